@@ -1,0 +1,139 @@
+// Command tally judges a change to a conversation-compaction summariser
+// per item rather than per conversation: binomial and paired statistics,
+// fixture selection, the per-item check and the quarterly report.
+//
+// Every subcommand accepts --format text|json. Exit codes: 0 ok; 1 bad
+// input or an I/O failure; 2 a usage error; 3 a gate failed.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	err := run(os.Stdout, os.Stderr, os.Args[1:])
+	if err != nil {
+		if msg := errorLine(err); msg != "" {
+			fmt.Fprintln(os.Stderr, msg)
+		}
+	}
+	os.Exit(exitCode(err))
+}
+
+// Exit codes of the CLI contract.
+const (
+	exitOK       = 0
+	exitInput    = 1
+	exitUsage    = 2
+	exitGateFail = 3
+)
+
+// runError marks an error returned by a command's own work (bad input,
+// I/O): exit 1. Errors without the mark come from cobra's parsing of the
+// command line: exit 2.
+type runError struct{ err error }
+
+func (e runError) Error() string { return e.err.Error() }
+func (e runError) Unwrap() error { return e.err }
+
+// gateError is returned when a gate failed: exit 3, with the reason
+// already printed as part of the command's output.
+type gateError struct{ msg string }
+
+func (e gateError) Error() string { return e.msg }
+
+func exitCode(err error) int {
+	var g gateError
+	var r runError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &g):
+		return exitGateFail
+	case errors.As(err, &r):
+		return exitInput
+	default:
+		return exitUsage
+	}
+}
+
+// errorLine is the one line printed on stderr for err.
+func errorLine(err error) string {
+	var g gateError
+	if errors.As(err, &g) {
+		return "" // the verdict is already on stdout
+	}
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	var r runError
+	if !errors.As(err, &r) {
+		msg += " (see tally --help)"
+	}
+	return "tally: " + msg
+}
+
+// options are the flags every command shares.
+type options struct {
+	format string
+}
+
+// run executes the CLI with args (without the program name), writing
+// results to stdout. It never exits; main maps the error to an exit code.
+func run(stdout, stderr io.Writer, args []string) error {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	return root.Execute()
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	opts := &options{}
+	root := &cobra.Command{
+		Use:   "tally",
+		Short: "Judge a compaction change per item, with the statistics said out loud",
+		Long: `tally judges a change to a conversation-compaction summariser per item rather
+than per conversation: binomial intervals and paired tests said out loud,
+fixtures chosen for being hard, a per-item check that keeps absent and
+contradicted apart, and a report with task success on the last line.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			switch opts.format {
+			case "text", "json":
+				return nil
+			}
+			return fmt.Errorf("--format must be text or json, got %q", opts.format)
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+	root.PersistentFlags().StringVar(&opts.format, "format", "text", "output format: text or json")
+	root.CompletionOptions.DisableDefaultCmd = true
+
+	root.AddCommand(
+		newIntervalCmd(opts),
+		newCompareCmd(opts),
+		newVersionCmd(opts),
+	)
+	return root
+}
+
+// work wraps a command's body so that its errors exit 1 (bad input, I/O)
+// rather than 2 (usage).
+func work(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := f(cmd, args); err != nil {
+			var g gateError
+			if errors.As(err, &g) {
+				return err
+			}
+			return runError{err}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// cli runs the CLI in-process and returns what main would print and the
+// exit code it would use.
+func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(&out, &errb, args)
+	if err != nil {
+		if line := errorLine(err); line != "" {
+			errb.WriteString(line + "\n")
+		}
+	}
+	return out.String(), errb.String(), exitCode(err)
+}
+
+// golden compares got with testdata/NAME, rewriting it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/tally -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run go test ./cmd/tally -update and review the diff)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"interval_166_200.txt", []string{"interval", "-k", "166", "-n", "200"}},
+		{"interval_0_10_json.json", []string{"interval", "-k", "0", "-n", "10", "--format", "json"}},
+		{"compare_168_166.txt", []string{"compare", "--a", "168/200", "--b", "166/200"}},
+		{"compare_168_166_json.json", []string{"compare", "--a", "168/200", "--b", "166/200", "--format", "json"}},
+		{"compare_boundary.txt", []string{"compare", "--a", "0/10", "--b", "0/20"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := cli(t, tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, tt.name, out)
+		})
+	}
+}
+
+// TestREADMEExample checks the numbers the README quotes from the source
+// text: standard error 0.0266 and Wilson 0.772–0.876 for 166/200, and a
+// difference of 168/200 against 166/200 that is not distinguishable.
+func TestREADMEExample(t *testing.T) {
+	out, _, code := cli(t, "interval", "-k", "166", "-n", "200", "--format", "json")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	var iv struct {
+		StandardError float64 `json:"standard_error"`
+		Intervals     []struct {
+			Method       string
+			Lower, Upper float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &iv); err != nil {
+		t.Fatal(err)
+	}
+	if s := formatFixed(iv.StandardError, 4); s != "0.0266" {
+		t.Errorf("standard error %s, README says 0.0266", s)
+	}
+	for _, m := range iv.Intervals {
+		if m.Method == "wilson" && (formatFixed(m.Lower, 3) != "0.772" || formatFixed(m.Upper, 3) != "0.876") {
+			t.Errorf("wilson %v–%v, README says 0.772–0.876", m.Lower, m.Upper)
+		}
+	}
+	out, _, _ = cli(t, "compare", "--a", "168/200", "--b", "166/200")
+	if !strings.Contains(out, "0.27 standard errors: not distinguishable from noise") {
+		t.Errorf("compare does not say the difference is noise:\n%s", out)
+	}
+}
+
+func TestCompareJSONContract(t *testing.T) {
+	out, _, code := cli(t, "compare", "--a", "0/10", "--b", "0/20", "--format", "json")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a", "b", "difference", "standard_error", "z", "p_value", "intervals", "noise"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	if m["p_value"] != nil || m["z"] != nil {
+		t.Errorf("pooled rate 0: z and p_value must be null, got %v, %v", m["z"], m["p_value"])
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"interval", "-k", "1", "-n", "0"}, 1, "tally: -k 1 -n 0 --confidence 0.95: trials must be at least 1, got 0\n"},
+		{[]string{"interval", "-k", "-1", "-n", "5"}, 1, "tally: -k -1 -n 5 --confidence 0.95: successes must not be negative, got -1\n"},
+		{[]string{"interval", "-k", "6", "-n", "5"}, 1, "tally: -k 6 -n 5 --confidence 0.95: successes 6 exceed trials 5\n"},
+		{[]string{"interval", "-k", "1", "-n", "5", "--confidence", "1.5"}, 1, "tally: -k 1 -n 5 --confidence 1.5: confidence must be strictly between 0 and 1, got 1.5\n"},
+		{[]string{"interval", "-k", "1", "-n", "5", "--confidence", "NaN"}, 1, "tally: -k 1 -n 5 --confidence NaN: confidence must be strictly between 0 and 1, got NaN\n"},
+		{[]string{"interval", "-k", "1", "-n", "5", "--method", "bayes"}, 1, "tally: --method: unknown interval method \"bayes\" (want all, wald, wilson, wilson-cc, agresti-coull, jeffreys, clopper-pearson)\n"},
+		{[]string{"compare", "--a", "3/x", "--b", "1/2"}, 1, "tally: --a: \"3/x\": trials \"x\" is not a whole number\n"},
+		{[]string{"compare", "--a", "3/4", "--b", "12"}, 1, "tally: --b: \"12\" is not K/N (successes/trials, e.g. 166/200)\n"},
+		{[]string{"compare", "--a", "3/4", "--b", "5/4"}, 1, "tally: --b: \"5/4\": successes 5 exceed trials 4\n"},
+		{[]string{"interval", "-k", "1"}, 2, "tally: required flag(s) \"trials\" not set (see tally --help)\n"},
+		{[]string{"interval", "-k", "x", "-n", "2"}, 2, ""},
+		{[]string{"interval", "-k", "1", "-n", "2", "extra"}, 2, ""},
+		{[]string{"nosuch"}, 2, ""},
+		{[]string{"interval", "-k", "1", "-n", "2", "--format", "yaml"}, 2, "tally: --format must be text or json, got \"yaml\" (see tally --help)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := cli(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, errOut)
+			}
+			if tt.msg != "" && errOut != tt.msg {
+				t.Errorf("stderr %q\nwant    %q", errOut, tt.msg)
+			}
+			if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "tally: ") {
+				t.Errorf("stderr must be one line starting with \"tally: \", got %q", errOut)
+			}
+			if out != "" {
+				t.Errorf("no output expected on error, got %q", out)
+			}
+		})
+	}
+}
+
+func TestHelpListsCommands(t *testing.T) {
+	out, _, code := cli(t, "--help")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, c := range []string{"interval", "compare", "version"} {
+		if !strings.Contains(out, "\n  "+c+" ") {
+			t.Errorf("--help does not list %q:\n%s", c, out)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := cli(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "tally "+version) {
+		t.Errorf("version printed %q (exit %d)", out, code)
+	}
+}

@@ -1,0 +1,5 @@
+package stats
+
+import "errors"
+
+func errorsIsInput(err error) bool { return errors.Is(err, ErrInput) }
