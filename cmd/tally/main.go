@@ -18,10 +18,8 @@ import (
 
 func main() {
 	err := run(os.Stdout, os.Stderr, os.Args[1:])
-	if err != nil {
-		if msg := errorLine(err); msg != "" {
-			fmt.Fprintln(os.Stderr, msg)
-		}
+	for _, line := range errorLines(err) {
+		fmt.Fprintln(os.Stderr, line)
 	}
 	os.Exit(exitCode(err))
 }
@@ -63,18 +61,42 @@ func exitCode(err error) int {
 	}
 }
 
-// errorLine is the one line printed on stderr for err.
-func errorLine(err error) string {
+// errorLines are the lines printed on stderr for err: one per problem.
+// An error that joins several (fixture.Problems, errors.Join) gives one
+// line for each.
+func errorLines(err error) []string {
 	var g gateError
-	if errors.As(err, &g) {
-		return "" // the verdict is already on stdout
+	if err == nil || errors.As(err, &g) {
+		return nil // a gate's verdict is already on stdout
 	}
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	var r runError
-	if !errors.As(err, &r) {
-		msg += " (see tally --help)"
+	usage := !errors.As(err, &r)
+	var lines []string
+	for _, e := range leafErrors(err) {
+		msg := strings.ReplaceAll(e.Error(), "\n", " ")
+		if usage {
+			msg += " (see tally --help)"
+		}
+		lines = append(lines, "tally: "+msg)
 	}
-	return "tally: " + msg
+	return lines
+}
+
+// leafErrors flattens an error tree: a joined error gives its parts (each
+// flattened in turn); runError and any other single-wrapping error whose
+// wrapped error joins several is flattened through.
+func leafErrors(err error) []error {
+	if r, ok := err.(runError); ok {
+		return leafErrors(r.err)
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, leafErrors(e)...)
+		}
+		return out
+	}
+	return []error{err}
 }
 
 // options are the flags every command shares.
@@ -118,6 +140,9 @@ contradicted apart, and a report with task success on the last line.`,
 	root.AddCommand(
 		newIntervalCmd(opts),
 		newCompareCmd(opts),
+		newMcNemarCmd(opts),
+		newPowerCmd(opts),
+		newPlanCmd(opts),
 		newVersionCmd(opts),
 	)
 	return root

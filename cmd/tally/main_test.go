@@ -18,10 +18,8 @@ func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	err := run(&out, &errb, args)
-	if err != nil {
-		if line := errorLine(err); line != "" {
-			errb.WriteString(line + "\n")
-		}
+	for _, line := range errorLines(err) {
+		errb.WriteString(line + "\n")
 	}
 	return out.String(), errb.String(), exitCode(err)
 }
@@ -166,7 +164,7 @@ func TestHelpListsCommands(t *testing.T) {
 	if code != 0 {
 		t.Fatal(code)
 	}
-	for _, c := range []string{"interval", "compare", "version"} {
+	for _, c := range []string{"interval", "compare", "mcnemar", "power", "plan", "version"} {
 		if !strings.Contains(out, "\n  "+c+" ") {
 			t.Errorf("--help does not list %q:\n%s", c, out)
 		}

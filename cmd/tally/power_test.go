@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestPowerGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"plan_source.txt", []string{"plan", "--rate", "0.83", "--conversations", "200", "--catastrophic", "3"}},
+		{"plan_source.json", []string{"plan", "--rate", "0.83", "--conversations", "200", "--catastrophic", "3", "--format", "json"}},
+		{"mcnemar_replay.txt", []string{"mcnemar", "--table", "157,9,11,23"}},
+		{"mcnemar_bentur.json", []string{"mcnemar", "--table", "1,1,7,12", "--format", "json"}},
+		{"mcnemar_empty.txt", []string{"mcnemar", "--table", "5,0,0,5"}},
+		{"power_paired_connor.txt", []string{"power", "paired", "--p-lost", "0.45", "--p-gained", "0.05", "--power", "0.8"}},
+		{"power_paired_exact.txt", []string{"power", "paired", "--p-lost", "0.02", "--p-gained", "0.06", "--power", "0.8", "--method", "exact"}},
+		{"power_independent_n.json", []string{"power", "independent", "--p1", "0.83", "--p2", "0.815", "--n", "200", "--format", "json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := cli(t, tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, tt.name, out)
+		})
+	}
+}
+
+// TestPlanReproducesSource: `tally plan --rate 0.83 --conversations 200
+// --catastrophic 3` must read as the source text's argument: SE 2.7
+// points (0.027), an interval of 0.78–0.88, four times the conversations
+// to halve it, and a drop of 1.5 points = 0.56 SE that the aggregate
+// cannot resolve.
+func TestPlanReproducesSource(t *testing.T) {
+	out, _, code := cli(t, "plan", "--rate", "0.83", "--conversations", "200", "--catastrophic", "3")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{
+		"= 0.0266, that is 2.7 points",
+		"interval 0.778–0.882",
+		"halving that uncertainty takes 800 conversations: four times as many",
+		"a drop of 3/200 = 1.5 points, which is 0.56 standard errors (one standard error is 2.7 points)",
+		"cannot be resolved by the aggregate",
+		"to detect it: 10185 conversations per run", // R: power.prop.test(p1=.83, p2=.815, power=.8) n = 10184.49
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = cli(t, "plan", "--rate", "0.83", "--conversations", "200", "--catastrophic", "3", "--format", "json")
+	var p struct {
+		StandardError float64 `json:"standard_error"`
+		Interval      struct{ Lower, Upper float64 }
+		Halve         int `json:"halve_uncertainty_conversations"`
+		Catastrophic  struct {
+			Drop             float64 `json:"drop"`
+			InStandardErrors float64 `json:"in_standard_errors"`
+			Resolvable       bool    `json:"resolvable"`
+			Needed           struct {
+				Independent, Paired int
+			} `json:"conversations_needed"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if math.Round(p.StandardError*1000)/1000 != 0.027 || math.Round(p.Interval.Lower*100)/100 != 0.78 || math.Round(p.Interval.Upper*100)/100 != 0.88 {
+		t.Errorf("SE %v, interval %v–%v; the source says 0.027 and 0.78–0.88", p.StandardError, p.Interval.Lower, p.Interval.Upper)
+	}
+	if p.Halve != 800 || p.Catastrophic.Drop != 0.015 || p.Catastrophic.Resolvable || p.Catastrophic.Drop >= p.StandardError {
+		t.Errorf("plan JSON %+v disagrees with the source's 1.5 points < 2.7 points", p)
+	}
+	if p.Catastrophic.Needed.Independent != 10185 {
+		t.Errorf("independent conversations needed %d; R's power.prop.test gives n = 10184.49 → 10185", p.Catastrophic.Needed.Independent)
+	}
+}
+
+func TestPowerErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"mcnemar", "--table", "1,2,3"}, 1, "tally: --table: "},
+		{[]string{"mcnemar", "--table", "1,-2,3,4"}, 1, "tally: --table: "},
+		{[]string{"mcnemar", "--table", "0,0,0,0"}, 1, "tally: --table: "},
+		{[]string{"mcnemar", "--table", "a,b,c,d"}, 1, "tally: --table: "},
+		{[]string{"mcnemar"}, 2, "tally: required flag(s) \"table\" not set"},
+		{[]string{"power", "paired", "--p-lost", "0.6", "--p-gained", "0.6", "--n", "10"}, 1, "tally: "},
+		{[]string{"power", "paired", "--p-lost", "NaN", "--p-gained", "0.1", "--n", "10"}, 1, "tally: "},
+		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "0"}, 1, "tally: --n 0: "},
+		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "10", "--power", "0.8"}, 2, "tally: if any flags in the group"},
+		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01"}, 2, "tally: at least one of the flags"},
+		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "10", "--method", "magic"}, 1, "tally: --method: "},
+		{[]string{"power", "independent", "--p1", "0.5", "--p2", "0.4", "--power", "1.2"}, 1, "tally: --power 1.2: "},
+		{[]string{"power", "independent", "--p1", "1.5", "--p2", "0.4", "--n", "5"}, 1, "tally: "},
+		{[]string{"plan", "--rate", "0.83", "--conversations", "-1"}, 1, "tally: "},
+		{[]string{"plan", "--rate", "1.83", "--conversations", "200"}, 1, "tally: "},
+		{[]string{"plan", "--rate", "0.83", "--conversations", "200", "--catastrophic", "201"}, 1, "tally: "},
+		{[]string{"plan", "--rate", "0.83", "--conversations", "200", "--alpha", "0"}, 1, "tally: "},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := cli(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, errOut)
+			}
+			if !strings.HasPrefix(errOut, tt.msg) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("stderr %q: want one line starting %q", errOut, tt.msg)
+			}
+			if out != "" {
+				t.Errorf("stdout %q on error", out)
+			}
+		})
+	}
+}

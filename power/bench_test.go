@@ -1,0 +1,87 @@
+package power
+
+import "testing"
+
+var (
+	sinkFloat  float64
+	sinkSize   SampleSize
+	sinkResult Result
+)
+
+// BenchmarkExactPower times the exact McNemar power at 10^5 pairs from a
+// cold cache (each iteration builds its rejection table anew): a large
+// effect (ψ = 0.8) and a near-null one (ψ = 0.0205).
+func BenchmarkExactPower(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		pl, pg float64
+	}{{"n=1e5/psi=0.8", 0.5, 0.3}, {"n=1e5/psi=0.0205", 0.01, 0.0105}} {
+		b.Run(c.name, func(b *testing.B) {
+			d := Paired{PLost: c.pl, PGained: c.pg, Alpha: 0.05, Method: Exact}
+			for b.Loop() {
+				p, err := d.Power(100_000)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sinkFloat = p
+			}
+		})
+	}
+}
+
+// BenchmarkExactSampleSize times the whole exact search, including the
+// check of every n in [N, 1.1N] and the actual size: N = 421, 4086 and
+// 10321 pairs at power 0.8.
+func BenchmarkExactSampleSize(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		pl, pg float64
+	}{{"pl=0.02/pg=0.06", 0.02, 0.06}, {"pl=0.02/pg=0.03", 0.02, 0.03}, {"pl=0.02/pg=0.026", 0.02, 0.026}} {
+		b.Run(c.name, func(b *testing.B) {
+			d := Paired{PLost: c.pl, PGained: c.pg, Alpha: 0.05, Method: Exact}
+			for b.Loop() {
+				ss, err := d.SampleSize(0.8)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sinkSize = ss
+			}
+			b.ReportMetric(float64(sinkSize.N), "pairs")
+		})
+	}
+}
+
+// BenchmarkTango times the Tango interval alone on the PropCIs example.
+func BenchmarkTango(b *testing.B) {
+	t := Table{A: 50, B: 40, C: 20, D: 50}
+	for b.Loop() {
+		lo, hi := tangoInterval(t, 1.959963984540054)
+		sinkFloat = lo + hi
+	}
+}
+
+// BenchmarkMcNemar times a full report: four tests and three intervals.
+func BenchmarkMcNemar(b *testing.B) {
+	for _, t := range []Table{{A: 1, B: 1, C: 7, D: 12}, {A: 1000, B: 512, C: 603, D: 2000}} {
+		b.Run(t.String(), func(b *testing.B) {
+			for b.Loop() {
+				r, err := McNemar(t, 0.95)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sinkResult = r
+			}
+		})
+	}
+}
+
+// BenchmarkPlan times `tally plan`'s computation for the seed's numbers.
+func BenchmarkPlan(b *testing.B) {
+	for b.Loop() {
+		p, err := Plan(0.83, 200, 3, 0.05, 0.8)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkFloat = p.StandardError
+	}
+}
