@@ -96,6 +96,11 @@ func leafErrors(err error) []error {
 		}
 		return out
 	}
+	if u := errors.Unwrap(err); u != nil {
+		if parts := leafErrors(u); len(parts) > 1 {
+			return parts
+		}
+	}
 	return []error{err}
 }
 
@@ -143,6 +148,8 @@ contradicted apart, and a report with task success on the last line.`,
 		newMcNemarCmd(opts),
 		newPowerCmd(opts),
 		newPlanCmd(opts),
+		newFixturesCmd(opts),
+		newCheckCmd(opts),
 		newVersionCmd(opts),
 	)
 	return root

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// Readers of the committed data for the tests. They decode the files as
+// any consumer would, independently of the generator's own types.
+
+type sessionRec struct {
+	SessionID   string          `json:"session_id"`
+	Turns       int             `json:"turns"`
+	Started     string          `json:"started"`
+	Incident    bool            `json:"incident"`
+	Compactions json.RawMessage `json:"compactions"`
+	Items       json.RawMessage `json:"items"`
+
+	compactions []int // turns; nil with counts only
+	nCompact    int
+	items       []itemRec // nil with counts only
+	nItems      int
+	countsOnly  bool
+}
+
+type itemRec struct {
+	Class string `json:"class"`
+	Turn  int    `json:"turn"`
+}
+
+type eventRec struct {
+	SessionID string          `json:"session_id"`
+	Turn      int             `json:"turn"`
+	TS        string          `json:"ts"`
+	Kind      string          `json:"kind"`
+	Role      string          `json:"role"`
+	Text      string          `json:"text"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+}
+
+type truthRec struct {
+	SessionID      string `json:"session_id"`
+	Signal         string `json:"signal"`
+	Lookalike      string `json:"lookalike"`
+	Turn           int    `json:"turn"`
+	CompactionTurn int    `json:"compaction_turn"`
+	EvidenceTurn   int    `json:"evidence_turn"`
+	Tool           string `json:"tool"`
+}
+
+// eachLine decodes every line of a JSONL file into a fresh T.
+func eachLine[T any](t *testing.T, path string, fn func(T)) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	n := 0
+	for sc.Scan() {
+		n++
+		var v T
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%s:%d: %v", path, n, err)
+		}
+		fn(v)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func loadSessions(t *testing.T) []*sessionRec {
+	t.Helper()
+	var out []*sessionRec
+	eachLine(t, filepath.Join(committed, "sessions.jsonl"), func(s sessionRec) {
+		var n int
+		if json.Unmarshal(s.Compactions, &n) == nil {
+			s.countsOnly, s.nCompact = true, n
+			if err := json.Unmarshal(s.Items, &s.nItems); err != nil {
+				t.Fatalf("%s: items: %v", s.SessionID, err)
+			}
+		} else {
+			var cs []struct{ Turn int }
+			var is []itemRec
+			if err := json.Unmarshal(s.Compactions, &cs); err != nil {
+				t.Fatalf("%s: compactions: %v", s.SessionID, err)
+			}
+			if err := json.Unmarshal(s.Items, &is); err != nil {
+				t.Fatalf("%s: items: %v", s.SessionID, err)
+			}
+			for _, c := range cs {
+				s.compactions = append(s.compactions, c.Turn)
+			}
+			s.items, s.nCompact, s.nItems = is, len(cs), len(is)
+		}
+		out = append(out, &s)
+	})
+	return out
+}
+
+// loadEvents returns each session's events in file order, and the file
+// each session's events were in.
+func loadEvents(t *testing.T) (map[string][]eventRec, map[string]string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(committed, "events", "week-*.jsonl"))
+	if err != nil || len(files) != Weeks {
+		t.Fatalf("%d week files (%v), want %d", len(files), err, Weeks)
+	}
+	sort.Strings(files)
+	events, where := make(map[string][]eventRec), make(map[string]string)
+	for _, f := range files {
+		last := ""
+		eachLine(t, f, func(e eventRec) {
+			if e.SessionID != last {
+				if _, seen := where[e.SessionID]; seen {
+					t.Fatalf("%s: %s's events are not together", f, e.SessionID)
+				}
+				where[e.SessionID], last = f, e.SessionID
+			}
+			events[e.SessionID] = append(events[e.SessionID], e)
+		})
+	}
+	return events, where
+}
+
+func loadTruth(t *testing.T) []truthRec {
+	t.Helper()
+	var out []truthRec
+	eachLine(t, filepath.Join(committed, "events", "truth.jsonl"), func(x truthRec) { out = append(out, x) })
+	return out
+}

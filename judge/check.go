@@ -1,0 +1,377 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// CheckConfig configures Check: one system's compacted contexts checked
+// item by item against a fixture set.
+type CheckConfig struct {
+	// Fixtures is a fixture file, a .jsonl of fixtures or a folder.
+	Fixtures string
+	// Contexts is the folder holding CONTEXTS/<conversation_id>/<n>.json.
+	Contexts string
+	// System names the summariser in every record.
+	System string
+	// Judge answers the items not found verbatim. Nil makes a dry run
+	// possible only with Plan.
+	Judge Judge
+	// Concurrency is the number of judge questions in flight (default 8).
+	Concurrency int
+	// Progress, when set, is called after each context's records are
+	// written, from one goroutine at a time.
+	Progress func(Progress)
+}
+
+// Progress is the state of a running check.
+type Progress struct {
+	// Contexts is the number of compacted contexts in the run;
+	// ContextsDone of them are written.
+	Contexts, ContextsDone int
+	// Checks counts the records written; Verbatim of them by substring.
+	Checks, Verbatim int
+	// Calls and CacheHits count judge backend calls made and replies
+	// taken from the cache; Errors counts error verdicts.
+	Calls, CacheHits, Errors int
+}
+
+// CheckResult sums a finished check.
+type CheckResult struct {
+	Progress
+	// Fixtures is the number of fixtures checked.
+	Fixtures int
+	// ByClass tallies the verdicts per item class.
+	ByClass fixture.ByClass
+}
+
+// PlanResult is what a check would cost: Questions are the items that
+// are not verbatim and go to the judge; VerdictsCached of them are already
+// answered in the cache; AgreementCalls are the agreement calls known to
+// be needed, and AgreementUnknown those that depend on uncached verdicts
+// (at most one each).
+type PlanResult struct {
+	Fixtures, Contexts, Checks, Verbatim int
+	Questions, VerdictsCached            int
+	AgreementCalls, AgreementUnknown     int
+}
+
+// Check runs every must-survive item of every fixture against each
+// compacted context of cfg.System in which it is live (stated before the
+// compaction's turn): verbatim by exact substring of the rendered context,
+// otherwise by cfg.Judge. It calls emit with each record in a fixed order —
+// fixtures as fixture.Walk gives them, compactions in order, items in
+// fixture order — whatever the concurrency, so the same inputs give the
+// same output.
+//
+// Memory stays bounded: fixtures stream, and at most a few contexts per
+// worker are held at once. The fixture set is validated completely before
+// the first record, so bad input gives its errors and no records.
+func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error) (CheckResult, error) {
+	if cfg.Judge == nil {
+		return CheckResult{}, errors.New("judge: Check needs a judge")
+	}
+	res := CheckResult{ByClass: fixture.ByClass{}}
+	err := run(ctx, cfg, &res.Fixtures, &res.Progress.Contexts, func(s *slot) error {
+		for _, r := range s.records {
+			res.ByClass.Add(r)
+			if err := emit(r); err != nil {
+				return err
+			}
+		}
+		res.ContextsDone++
+		res.Checks += len(s.records)
+		res.Verbatim += s.verbatim
+		res.Calls += s.calls
+		res.CacheHits += s.cacheHits
+		res.Errors += s.errors
+		if cfg.Progress != nil {
+			cfg.Progress(res.Progress)
+		}
+		return nil
+	}, func(ctx context.Context, q Question) (Answer, error) { return cfg.Judge.Judge(ctx, q) })
+	return res, err
+}
+
+// PlanCheck walks the same items as Check without judging: it counts the
+// questions a run would send to the judge and, with a *Model judge, how
+// many the cache already answers.
+func PlanCheck(ctx context.Context, cfg CheckConfig) (PlanResult, error) {
+	var pr PlanResult
+	model, _ := cfg.Judge.(*Model)
+	var mu sync.Mutex
+	err := run(ctx, cfg, &pr.Fixtures, &pr.Contexts, func(s *slot) error {
+		pr.Checks += len(s.records)
+		pr.Verbatim += s.verbatim
+		return nil
+	}, func(_ context.Context, q Question) (Answer, error) {
+		var p Plan
+		if model != nil {
+			var err error
+			if p, err = model.Plan(q); err != nil {
+				return Answer{}, err
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		pr.Questions++
+		if p.VerdictCached {
+			pr.VerdictsCached++
+		}
+		switch p.Agreement {
+		case AgreementNeeded:
+			pr.AgreementCalls++
+		case AgreementUnknown:
+			if model != nil {
+				pr.AgreementUnknown++
+			}
+		}
+		return Answer{Verdict: fixture.Error}, nil
+	})
+	return pr, err
+}
+
+// slot is one compacted context on its way through the pipeline.
+type slot struct {
+	fix  *fixture.Fixture
+	path string
+
+	records   []fixture.Record
+	verbatim  int
+	calls     int
+	cacheHits int
+	errors    int
+	err       error
+
+	mu      sync.Mutex
+	pending int
+	done    chan struct{}
+}
+
+// finish marks one of the slot's outstanding pieces of work done.
+func (s *slot) finish() {
+	s.mu.Lock()
+	s.pending--
+	last := s.pending == 0
+	s.mu.Unlock()
+	if last {
+		close(s.done)
+	}
+}
+
+type task struct {
+	s   *slot
+	i   int
+	q   Question
+	ctx context.Context
+}
+
+// run is the pipeline shared by Check and PlanCheck: a producer walks the
+// fixtures and their context files in order; loaders parse and render
+// contexts and settle the verbatim items; askers put the rest to ask; the
+// caller's goroutine writes each slot, in order, once it is complete.
+func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts *int, write func(*slot) error,
+	ask func(context.Context, Question) (Answer, error)) error {
+	if cfg.System == "" {
+		return errors.New("judge: Check needs a system name")
+	}
+	// Validate the whole fixture set, and count the contexts, before any
+	// record is written.
+	err := fixture.Walk(cfg.Fixtures, func(f fixture.Fixture) error {
+		files, err := fixture.ContextFiles(cfg.Contexts, f.ConversationID)
+		if err != nil {
+			return err
+		}
+		*nFixtures++
+		*nContexts += len(files)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if *nContexts == 0 {
+		return fmt.Errorf("%s: no compacted contexts for any of the %d fixtures (want %s)", cfg.Contexts, *nFixtures,
+			filepath.Join(cfg.Contexts, "<conversation_id>", "<n>.json"))
+	}
+
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+
+	conc := cfg.Concurrency
+	if conc <= 0 {
+		conc = 8
+	}
+	loaders := max(1, runtime.GOMAXPROCS(0))
+	ordered := make(chan *slot, 2*(conc+loaders))
+	loadq := make(chan *slot, loaders)
+	askq := make(chan task, conc)
+
+	var walkErr error
+	go func() {
+		defer close(ordered)
+		defer close(loadq)
+		walkErr = fixture.Walk(cfg.Fixtures, func(f fixture.Fixture) error {
+			files, err := fixture.ContextFiles(cfg.Contexts, f.ConversationID)
+			if err != nil {
+				return err
+			}
+			fp := &f
+			for _, path := range files {
+				s := &slot{fix: fp, path: path, pending: 1, done: make(chan struct{})}
+				select {
+				case ordered <- s:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				select {
+				case loadq <- s:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			return nil
+		})
+	}()
+
+	var loadWG sync.WaitGroup
+	for range loaders {
+		loadWG.Add(1)
+		go func() {
+			defer loadWG.Done()
+			for s := range loadq {
+				load(ctx, cfg.System, s, askq)
+			}
+		}()
+	}
+	var askWG sync.WaitGroup
+	for range conc {
+		askWG.Add(1)
+		go func() {
+			defer askWG.Done()
+			for t := range askq {
+				a, err := ask(t.ctx, t.q)
+				t.s.mu.Lock()
+				if err != nil && t.s.err == nil {
+					t.s.err = err
+				}
+				if err == nil {
+					t.s.records[t.i] = a.Record(t.q)
+					t.s.calls += a.Calls
+					t.s.cacheHits += a.CacheHits
+					if a.Verdict == fixture.Error {
+						t.s.errors++
+					}
+				}
+				t.s.mu.Unlock()
+				t.s.finish()
+			}
+		}()
+	}
+	go func() {
+		loadWG.Wait()
+		close(askq)
+	}()
+
+	var firstErr error
+	for s := range ordered {
+		if firstErr != nil {
+			continue // drain so the producer can finish
+		}
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+			firstErr = ctx.Err()
+			cancel()
+			continue
+		}
+		if s.err != nil {
+			firstErr = s.err
+			cancel()
+			continue
+		}
+		if err := write(s); err != nil {
+			firstErr = err
+			cancel()
+		}
+	}
+	askWG.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if walkErr != nil {
+		return walkErr
+	}
+	return parent.Err()
+}
+
+// load parses and renders s's context, settles its verbatim items and
+// queues the rest on askq.
+func load(ctx context.Context, system string, s *slot, askq chan<- task) {
+	defer s.finish()
+	if ctx.Err() != nil {
+		s.err = ctx.Err()
+		return
+	}
+	c, err := fixture.LoadContext(s.path)
+	if err != nil {
+		s.err = err
+		return
+	}
+	if c.ConversationID != s.fix.ConversationID {
+		s.err = fmt.Errorf("%s: conversation_id %q does not match the fixture's %q", s.path, c.ConversationID, s.fix.ConversationID)
+		return
+	}
+	rendered := fixture.Render(c)
+	live := 0
+	for _, it := range s.fix.MustSurvive {
+		if it.LiveAt(c) {
+			live++
+		}
+	}
+	// Sized once: askers write into it while this loop still runs.
+	s.records = make([]fixture.Record, 0, live)
+	var questions []task
+	for _, it := range s.fix.MustSurvive {
+		if !it.LiveAt(c) {
+			continue
+		}
+		rec := fixture.Record{
+			System: system, ConversationID: c.ConversationID, Compaction: c.Compaction,
+			ItemID: it.ID, Class: it.Class,
+		}
+		if fixture.IsVerbatim(rendered, it.Literal) {
+			rec.Verdict = fixture.Verbatim
+			s.verbatim++
+		} else {
+			questions = append(questions, task{s: s, i: len(s.records), ctx: ctx, q: Question{
+				System: system, ConversationID: c.ConversationID, Compaction: c.Compaction,
+				ItemID: it.ID, Class: it.Class, Probe: it.Probe, Expect: it.Expect, Context: rendered,
+			}})
+		}
+		s.records = append(s.records, rec)
+	}
+	s.mu.Lock()
+	s.pending += len(questions)
+	s.mu.Unlock()
+	for i, t := range questions {
+		select {
+		case askq <- t:
+		case <-ctx.Done():
+			s.mu.Lock()
+			if s.err == nil {
+				s.err = ctx.Err()
+			}
+			s.mu.Unlock()
+			for range questions[i:] {
+				s.finish()
+			}
+			return
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// maxCommandOutput bounds the reply a command may write; stderrTail is how
+// much of its standard error is kept for messages.
+const (
+	maxCommandOutput = 8 << 20
+	stderrTail       = 4 << 10
+)
+
+// CommandConfig configures a Command backend.
+type CommandConfig struct {
+	// Argv is the program and its arguments, run directly (no shell).
+	Argv []string
+	// Label names the model in Name ("command/" + Label); default: the
+	// whole Argv joined by spaces. Name is part of every cache key, so
+	// give a stable label when Argv has parts that change between runs.
+	Label string
+	// Timeout bounds each run; the program is killed after it
+	// (0: DefaultTimeout).
+	Timeout time.Duration
+	// MaxInFlight bounds the programs running at once (0: unlimited), and
+	// PerSecond the programs started per second (0: unlimited).
+	MaxInFlight int
+	PerSecond   float64
+}
+
+// Command is a Backend that runs a program for each prompt: the prompt is
+// written to its standard input, byte for byte, and its standard output is
+// the reply. The prompt is never an argument and no shell is involved. A
+// non-zero exit is an error quoting the last line of standard error.
+// Commands are not retried.
+type Command struct {
+	name    string
+	argv    []string
+	timeout time.Duration
+	limiter *Limiter
+}
+
+// NewCommand validates cfg and returns the backend. The program is looked
+// up in PATH now, so a missing program is reported before any question.
+func NewCommand(cfg CommandConfig) (*Command, error) {
+	if len(cfg.Argv) == 0 || cfg.Argv[0] == "" {
+		return nil, errors.New("command: no program given")
+	}
+	if cfg.Timeout < 0 {
+		return nil, fmt.Errorf("command: timeout must not be negative, got %v", cfg.Timeout)
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if _, err := exec.LookPath(cfg.Argv[0]); err != nil {
+		return nil, fmt.Errorf("command: %w", err)
+	}
+	lim, err := NewLimiter(cfg.MaxInFlight, cfg.PerSecond)
+	if err != nil {
+		return nil, fmt.Errorf("command: %w", err)
+	}
+	label := cfg.Label
+	if label == "" {
+		label = strings.Join(cfg.Argv, " ")
+	}
+	return &Command{name: "command/" + label, argv: append([]string(nil), cfg.Argv...), timeout: cfg.Timeout, limiter: lim}, nil
+}
+
+// Name is "command/" and the label.
+func (c *Command) Name() string { return c.name }
+
+// Complete runs the program with prompt on its standard input and returns
+// its standard output.
+func (c *Command) Complete(ctx context.Context, prompt string) (string, error) {
+	release, err := c.limiter.Acquire(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", c.name, err)
+	}
+	defer release()
+	rctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, c.argv[0], c.argv[1:]...)
+	cmd.Stdin = strings.NewReader(prompt)
+	stdout := &cappedBuffer{limit: maxCommandOutput}
+	stderr := &tailBuffer{limit: stderrTail}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = time.Second // do not wait for grandchildren holding the pipes
+	err = cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return "", fmt.Errorf("%s: %w", c.name, ctx.Err())
+	case rctx.Err() != nil:
+		return "", fmt.Errorf("%s: no reply within %v: killed", c.name, c.timeout)
+	case err != nil:
+		if line := lastLine(stderr.String()); line != "" {
+			return "", fmt.Errorf("%s: %w: %s", c.name, err, quoteShort(line))
+		}
+		return "", fmt.Errorf("%s: %w (nothing on stderr)", c.name, err)
+	case stdout.overflow:
+		return "", fmt.Errorf("%s: the reply is longer than %d bytes", c.name, maxCommandOutput)
+	}
+	return stdout.String(), nil
+}
+
+// lastLine is the last non-blank line of s, trimmed.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// cappedBuffer keeps the first limit bytes written to it and notes
+// whether more came.
+type cappedBuffer struct {
+	bytes.Buffer
+	limit    int
+	overflow bool
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - b.Len(); len(p) > room {
+		b.overflow = true
+		b.Buffer.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+// tailBuffer keeps the last limit bytes written to it (roughly: it trims
+// when it holds twice that).
+type tailBuffer struct {
+	buf   []byte
+	limit int
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > 2*b.limit {
+		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.limit:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string { return string(b.buf) }

@@ -1,0 +1,244 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+// maxResponseBytes bounds the body an HTTP backend reads.
+const maxResponseBytes = 8 << 20
+
+// errorBodyBytes is how much of an error response's body an HTTPError
+// keeps.
+const errorBodyBytes = 200
+
+// HTTPConfig configures an HTTP backend's transport, retries and limits.
+// The zero value is the defaults: a 60 s timeout per attempt, 5 attempts,
+// no limit on concurrency or rate.
+type HTTPConfig struct {
+	// Client sends the requests (nil: a client of the backend's own,
+	// honouring the proxy environment variables).
+	Client *http.Client
+	// Timeout bounds each attempt, reading the body included
+	// (0: DefaultTimeout).
+	Timeout time.Duration
+	// Retry says when and how often to retry.
+	Retry Retry
+	// MaxInFlight bounds the requests in flight at once (0: unlimited).
+	MaxInFlight int
+	// PerSecond bounds the requests started per second, retries included
+	// (0: unlimited).
+	PerSecond float64
+}
+
+// HTTPError is an HTTP response with a status other than 2xx; backends
+// return it wrapped with their name.
+type HTTPError struct {
+	StatusCode int
+	Body       string // the first 200 bytes of the body
+}
+
+// Error names the status and quotes the start of the body.
+func (e *HTTPError) Error() string {
+	return fmt.Sprintf("HTTP %d %s: %q", e.StatusCode, http.StatusText(e.StatusCode), e.Body)
+}
+
+// retryableStatus reports whether an HTTP status is worth retrying.
+func retryableStatus(code int) bool {
+	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
+}
+
+// httpClient posts JSON with a per-attempt timeout, bounded retries and
+// the backend's Limiter.
+type httpClient struct {
+	name    string
+	client  *http.Client
+	timeout time.Duration
+	retry   Retry
+	limiter *Limiter
+}
+
+// newHTTPClient validates cfg and baseURL and fills in the defaults.
+func newHTTPClient(name, baseURL string, cfg HTTPConfig) (*httpClient, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: base URL: %w", name, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s: base URL %q is not an http or https URL", name, baseURL)
+	}
+	if cfg.Timeout < 0 {
+		return nil, fmt.Errorf("%s: timeout must not be negative, got %v", name, cfg.Timeout)
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	retry, err := cfg.Retry.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	lim, err := NewLimiter(cfg.MaxInFlight, cfg.PerSecond)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	client := cfg.Client
+	if client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = max(cfg.MaxInFlight, 16)
+		client = &http.Client{Transport: tr}
+	}
+	return &httpClient{name: name, client: client, timeout: cfg.Timeout, retry: retry, limiter: lim}, nil
+}
+
+// post sends body to url until a 2xx reply, a permanent failure, the
+// last attempt, or the end of ctx, and returns the 2xx reply's body.
+func (h *httpClient) post(ctx context.Context, url string, header http.Header, body []byte) ([]byte, error) {
+	var last error
+	for attempt := 1; attempt <= h.retry.MaxAttempts; attempt++ {
+		resp, status, retryAfter, err := h.attempt(ctx, url, header, body)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", h.name, ctx.Err())
+		}
+		wait := time.Duration(-1)
+		switch {
+		case err != nil:
+			if !retryableTransport(err) {
+				return nil, fmt.Errorf("%s: %w", h.name, err)
+			}
+			last = err
+		case status >= 200 && status < 300:
+			return resp, nil
+		default:
+			herr := &HTTPError{StatusCode: status, Body: firstBytes(resp, errorBodyBytes)}
+			if !retryableStatus(status) {
+				return nil, fmt.Errorf("%s: %w", h.name, herr)
+			}
+			last = herr
+			if d, ok := parseRetryAfter(retryAfter, time.Now()); ok {
+				wait = min(d, h.retry.MaxRetryAfter)
+			}
+		}
+		if attempt == h.retry.MaxAttempts {
+			break
+		}
+		if wait < 0 {
+			wait = h.retry.backoff(attempt)
+		}
+		if err := h.retry.Sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%s: %w", h.name, err)
+		}
+	}
+	return nil, fmt.Errorf("%s: gave up after %d attempts; the last: %w", h.name, h.retry.MaxAttempts, last)
+}
+
+// attempt makes one request under the limiter and the attempt timeout.
+func (h *httpClient) attempt(ctx context.Context, url string, header http.Header, body []byte) (resp []byte, status int, retryAfter string, err error) {
+	release, err := h.limiter.Acquire(ctx)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	defer release()
+	actx, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, "", err
+	}
+	req.Header = header.Clone()
+	r, err := h.client.Do(req)
+	if err != nil {
+		return nil, 0, "", h.timeoutError(err)
+	}
+	defer r.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxResponseBytes+1))
+	if err != nil {
+		return nil, 0, "", h.timeoutError(fmt.Errorf("reading the HTTP %d response: %w", r.StatusCode, err))
+	}
+	if len(b) > maxResponseBytes {
+		return nil, 0, "", fmt.Errorf("HTTP %d response is larger than %d bytes", r.StatusCode, maxResponseBytes)
+	}
+	return b, r.StatusCode, r.Header.Get("Retry-After"), nil
+}
+
+// timeoutError says "timed out" for an attempt's deadline, which
+// net/http reports as a bare "context deadline exceeded".
+func (h *httpClient) timeoutError(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("no response within %v: %w", h.timeout, err)
+	}
+	return err
+}
+
+// retryableTransport reports whether a failed request (not an HTTP status)
+// might succeed if sent again: timeouts and connection failures, not
+// certificate errors or malformed URLs.
+func retryableTransport(err error) bool {
+	var (
+		unknownAuth *x509.UnknownAuthorityError
+		hostname    x509.HostnameError
+		invalid     x509.CertificateInvalidError
+		verify      *tls.CertificateVerificationError
+		dns         *net.DNSError
+		netErr      net.Error
+		opErr       *net.OpError
+	)
+	switch {
+	case errors.As(err, &unknownAuth), errors.As(err, &hostname), errors.As(err, &invalid), errors.As(err, &verify):
+		return false
+	case errors.Is(err, context.DeadlineExceeded):
+		return true
+	case errors.As(err, &dns):
+		return dns.IsTimeout || dns.IsTemporary
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return true
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return true
+	case errors.As(err, &opErr):
+		return true
+	}
+	return false
+}
+
+// parseRetryAfter reads a Retry-After header: delay-seconds or an
+// HTTP-date. A date in the past is a zero wait.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+		const most = 1 << 30 // seconds; anything longer is capped anyway
+		return time.Duration(min(n, most)) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// firstBytes is b cut to at most n bytes at a UTF-8 boundary.
+func firstBytes(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut])
+}

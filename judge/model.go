@@ -1,0 +1,266 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// Re-ask settings for Model.Reasks.
+const (
+	// DefaultReasks is how many times a Model re-asks after a reply it
+	// cannot parse, unless told otherwise.
+	DefaultReasks = 2
+	// NoReasks makes a Model record error at the first unusable reply.
+	NoReasks = -1
+)
+
+// Model is the model judge: it renders the prompt, consults the cache,
+// asks the backend, parses the reply (re-asking, with a short corrective
+// instruction, after an unusable one), and checks a supported answer
+// against the fixture's expected answer with the agreement question.
+// A Model is safe for concurrent use.
+type Model struct {
+	// Backend answers prompts; required.
+	Backend Backend
+	// Cache keeps parsed replies (nil: no cache).
+	Cache *Cache
+	// Template renders verdict prompts (nil: DefaultTemplate()).
+	Template *Template
+	// Reasks is how many times to re-ask after an unusable reply, for the
+	// verdict and the agreement question each (0: DefaultReasks;
+	// NoReasks: none).
+	Reasks int
+}
+
+// AgreementPlan is what a dry run knows about a question's agreement
+// call.
+type AgreementPlan string
+
+// What a dry run can know about the agreement call.
+const (
+	// AgreementUnknown: the verdict is not cached, so whether an agreement
+	// call follows depends on it (at most one).
+	AgreementUnknown AgreementPlan = "unknown"
+	// AgreementNone: the cached verdict needs no agreement call (it is not
+	// supported, the fixture has no expected answer, or the two answers
+	// are equal as written).
+	AgreementNone AgreementPlan = "none"
+	// AgreementCached: the agreement reply is cached too.
+	AgreementCached AgreementPlan = "cached"
+	// AgreementNeeded: the cached verdict is supported and its agreement
+	// call is not cached.
+	AgreementNeeded AgreementPlan = "needed"
+)
+
+// Plan is what judging a question would cost, as far as the cache can
+// tell before any call.
+type Plan struct {
+	// VerdictCached: the verdict reply is cached, so no verdict call.
+	VerdictCached bool
+	Agreement     AgreementPlan
+}
+
+// Judge judges q. See the Judge interface for what an error means.
+func (m *Model) Judge(ctx context.Context, q Question) (Answer, error) {
+	tmpl, err := m.check(q)
+	if err != nil {
+		return Answer{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Answer{}, fmt.Errorf("judge %s: %w", describe(q), err)
+	}
+	a := Answer{Judge: m.Backend.Name()}
+
+	var reply Reply
+	key := m.verdictKey(q, tmpl)
+	if e, ok := m.get(key); ok {
+		reply = *e.Reply
+		a.CacheHits++
+	} else {
+		prompt, err := tmpl.Render(q.Probe, q.Context)
+		if err != nil {
+			return Answer{}, fmt.Errorf("judge %s: %w", describe(q), err)
+		}
+		calls, failure, err := m.ask(ctx, prompt, reaskVerdict, func(s string) error {
+			var err error
+			reply, err = ParseReply(s)
+			return err
+		})
+		a.Calls += calls
+		if err != nil {
+			return Answer{}, fmt.Errorf("judge %s: %w", describe(q), err)
+		}
+		if failure != "" {
+			a.Verdict, a.Reason = fixture.Error, failure
+			return a, nil
+		}
+		m.put(key, Entry{Kind: KindVerdict, Judge: a.Judge, Reply: &reply})
+	}
+	a.Verdict, a.Answer, a.Reasoning = reply.Verdict, reply.Answer, reply.Reasoning
+	if !needsAgreement(reply, q.Expect) {
+		return a, nil
+	}
+
+	var agree bool
+	akey := m.agreementKey(q, reply.Answer)
+	if e, ok := m.get(akey); ok {
+		agree = *e.Agree
+		a.CacheHits++
+	} else {
+		prompt, err := renderAgreement(q.Probe, q.Expect, reply.Answer)
+		if err != nil {
+			return Answer{}, fmt.Errorf("judge %s: %w", describe(q), err)
+		}
+		calls, failure, err := m.ask(ctx, prompt, reaskAgreement, func(s string) error {
+			var err error
+			agree, err = ParseAgreement(s)
+			return err
+		})
+		a.Calls += calls
+		if err != nil {
+			return Answer{}, fmt.Errorf("judge %s: %w", describe(q), err)
+		}
+		if failure != "" {
+			a.Verdict, a.Expect = fixture.Error, q.Expect
+			a.Reason = "the judge found the answer supported, but the agreement check failed: " + failure
+			return a, nil
+		}
+		m.put(akey, Entry{Kind: KindAgreement, Judge: a.Judge, Agree: &agree})
+	}
+	if !agree {
+		a.Verdict, a.Expect = fixture.Contradicted, q.Expect
+		a.Reason = "the judge found the answer supported, but its answer disagrees with the expected answer"
+	}
+	return a, nil
+}
+
+// Cached reports whether q's verdict reply is cached, so judging it makes
+// no verdict call. It makes no call and counts no cache hit or miss.
+func (m *Model) Cached(q Question) (bool, error) {
+	p, err := m.Plan(q)
+	return p.VerdictCached, err
+}
+
+// Plan says what judging q would need from the backend, from the cache
+// alone: no call is made and no hit or miss is counted.
+func (m *Model) Plan(q Question) (Plan, error) {
+	tmpl, err := m.check(q)
+	if err != nil {
+		return Plan{}, err
+	}
+	if m.Cache == nil {
+		return Plan{Agreement: AgreementUnknown}, nil
+	}
+	e, ok := m.Cache.Lookup(m.verdictKey(q, tmpl))
+	if !ok {
+		return Plan{Agreement: AgreementUnknown}, nil
+	}
+	if !needsAgreement(*e.Reply, q.Expect) {
+		return Plan{VerdictCached: true, Agreement: AgreementNone}, nil
+	}
+	if m.Cache.Has(m.agreementKey(q, e.Reply.Answer)) {
+		return Plan{VerdictCached: true, Agreement: AgreementCached}, nil
+	}
+	return Plan{VerdictCached: true, Agreement: AgreementNeeded}, nil
+}
+
+// check reports misuse and returns the template to use.
+func (m *Model) check(q Question) (*Template, error) {
+	if m == nil || m.Backend == nil {
+		return nil, errors.New("judge: the model judge has no backend")
+	}
+	if strings.TrimSpace(q.Probe) == "" {
+		return nil, fmt.Errorf("judge %s: the question has no probe", describe(q))
+	}
+	if m.Template != nil {
+		return m.Template, nil
+	}
+	return DefaultTemplate(), nil
+}
+
+// ask asks prompt, re-asking after unusable replies. failure is the
+// Reason for an error verdict; err is set only when ctx ended.
+func (m *Model) ask(ctx context.Context, prompt, instruction string, parse func(string) error) (calls int, failure string, err error) {
+	attempts := 1 + DefaultReasks
+	switch {
+	case m.Reasks < 0:
+		attempts = 1
+	case m.Reasks > 0:
+		attempts = 1 + m.Reasks
+	}
+	p := prompt
+	var lastErr error
+	for range attempts {
+		reply, err := m.Backend.Complete(ctx, p)
+		calls++
+		if ctx.Err() != nil {
+			return calls, "", ctx.Err()
+		}
+		if err != nil {
+			return calls, "judge call failed: " + err.Error(), nil
+		}
+		if lastErr = parse(reply); lastErr == nil {
+			return calls, "", nil
+		}
+		p = reask(prompt, lastErr, instruction)
+	}
+	return calls, fmt.Sprintf("no usable reply in %d attempts; the last: %v", attempts, lastErr), nil
+}
+
+func (m *Model) get(k Key) (Entry, bool) {
+	if m.Cache == nil {
+		return Entry{}, false
+	}
+	return m.Cache.Get(k)
+}
+
+// put caches an entry; a failed write is counted in the cache's Stats and
+// costs only a repeated call next time.
+func (m *Model) put(k Key, e Entry) {
+	if m.Cache != nil {
+		_ = m.Cache.Put(k, e)
+	}
+}
+
+func (m *Model) verdictKey(q Question, tmpl *Template) Key {
+	return KeyParts{
+		Kind: KindVerdict, Backend: m.Backend.Name(), Template: tmpl.Text(),
+		Probe: q.Probe, Expect: q.Expect, Context: q.Context,
+	}.Key()
+}
+
+func (m *Model) agreementKey(q Question, answer string) Key {
+	return KeyParts{
+		Kind: KindAgreement, Backend: m.Backend.Name(), Template: agreementTemplateText,
+		Probe: q.Probe, Expect: q.Expect, Answer: answer,
+	}.Key()
+}
+
+// needsAgreement reports whether a verdict reply needs the agreement
+// question: it is supported, the fixture has an expected answer, and the
+// two are not equal as written (ignoring case, spacing and surrounding
+// punctuation).
+func needsAgreement(r Reply, expect string) bool {
+	if r.Verdict != fixture.Supported || strings.TrimSpace(expect) == "" {
+		return false
+	}
+	n := normalise(expect)
+	return n == "" || normalise(r.Answer) != n
+}
+
+// normalise folds case, collapses spaces and trims punctuation at the
+// ends, so "Yes." and "yes" compare equal.
+func normalise(s string) string {
+	s = strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
+}
+
+// describe names a question in messages.
+func describe(q Question) string {
+	return fmt.Sprintf("%s/%s/%d/%s", q.System, q.ConversationID, q.Compaction, q.ItemID)
+}
