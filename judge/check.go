@@ -80,10 +80,10 @@ func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error
 	res := CheckResult{ByClass: fixture.ByClass{}}
 	err := run(ctx, cfg, &res.Fixtures, &res.Progress.Contexts, func(s *slot) error {
 		for _, r := range s.records {
-			res.ByClass.Add(r)
 			if err := emit(r); err != nil {
 				return err
 			}
+			res.ByClass.Add(r) // counted once written, so a failed emit leaves the counts true
 		}
 		res.ContextsDone++
 		res.Checks += len(s.records)
@@ -334,7 +334,8 @@ func load(ctx context.Context, system string, s *slot, askq chan<- task) {
 			live++
 		}
 	}
-	// Sized once: askers write into it while this loop still runs.
+	// Sized once; the questions go to the askers only after this loop, so
+	// they never see the slice grow.
 	s.records = make([]fixture.Record, 0, live)
 	var questions []task
 	for _, it := range s.fix.MustSurvive {

@@ -61,6 +61,9 @@ var benchVerbatimTenths = [benchCompactions]int{7, 5, 3}
 // (HeapInuse, sampled every 10 ms), the peak live heap (as of each GC) and
 // the live heap before the run (the recorded verdicts).
 func BenchmarkCheckLarge(b *testing.B) {
+	if testing.Short() {
+		b.Skip("generates 1.5 GB of contexts; not in -short mode")
+	}
 	n := benchFixturesDefault
 	if s := os.Getenv(benchFixturesEnv); s != "" {
 		var err error

@@ -632,6 +632,11 @@ func TestCheckBadFixtures(t *testing.T) {
 			wantErr: "both hold compaction 1",
 		},
 		{
+			reason:  "no context for any fixture: a wrong --contexts folder, not a run of zero checks",
+			damage:  func(t *testing.T, s checkSet) { os.RemoveAll(s.contexts) },
+			wantErr: "no compacted contexts for any of the 3 fixtures",
+		},
+		{
 			reason: "an empty fixture file",
 			damage: func(t *testing.T, s checkSet) { writeFile(t, s.fixtures, nil) },
 			is:     fixture.ErrNoFixtures,
@@ -850,7 +855,7 @@ func TestCheckCancel(t *testing.T) {
 	hang := func(Question) time.Duration { return time.Hour }
 	tests := []struct {
 		reason string
-		// ctx returns the context to run in and the emit hook.
+		// ctx returns the context to run Check in.
 		ctx   func() (context.Context, context.CancelFunc)
 		delay func(Question) time.Duration
 		// cancelAt, if not negative, cancels from emit at that record.
