@@ -150,6 +150,10 @@ contradicted apart, and a report with task success on the last line.`,
 		newPlanCmd(opts),
 		newFixturesCmd(opts),
 		newCheckCmd(opts),
+		newSelectCmd(opts),
+		newSignalsCmd(opts),
+		newProposeCmd(opts),
+		newReviewCmd(opts),
 		newVersionCmd(opts),
 	)
 	return root

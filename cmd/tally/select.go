@@ -1,0 +1,264 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tally-eval/tally/internal/atomicfile"
+	"github.com/tally-eval/tally/selection"
+)
+
+// selectJSON is the JSON contract of `tally select` (the report consumes
+// it: keep the names).
+type selectJSON struct {
+	Budget                *int               `json:"budget"`
+	BudgetHours           *float64           `json:"budget_hours"`
+	Seed                  uint64             `json:"seed"`
+	Incidents             int                `json:"incidents"`
+	IncidentsExceedBudget bool               `json:"incidents_exceed_budget"`
+	Selected              selectedJSON       `json:"selected"`
+	Random                *randomJSON        `json:"random"`
+	Sessions              []selection.Picked `json:"sessions"`
+	Warnings              []string           `json:"warnings"`
+}
+
+type hoursJSON struct {
+	At15 float64 `json:"at_15_min"`
+	At2  float64 `json:"at_2_min"`
+}
+
+type selectedJSON struct {
+	Sessions        int64     `json:"sessions"`
+	NeverCompact    int64     `json:"never_compact"`
+	Compactions     int64     `json:"compactions"`
+	Decisions       int64     `json:"decisions"`
+	Items           int64     `json:"items"`
+	AnnotationHours hoursJSON `json:"annotation_hours"`
+}
+
+type spreadHoursJSON struct {
+	At15 selection.Spread `json:"at_15_min"`
+	At2  selection.Spread `json:"at_2_min"`
+}
+
+type randomJSON struct {
+	Size            int              `json:"size"`
+	Draws           int              `json:"draws"`
+	Sessions        selection.Spread `json:"sessions"`
+	NeverCompact    selection.Spread `json:"never_compact"`
+	Compactions     selection.Spread `json:"compactions"`
+	Decisions       selection.Spread `json:"decisions"`
+	Items           selection.Spread `json:"items"`
+	AnnotationHours spreadHoursJSON  `json:"annotation_hours"`
+}
+
+func newSelectCmd(opts *options) *cobra.Command {
+	var (
+		budget        int
+		budgetHours   float64
+		minutes       float64
+		compareRandom int
+		seed          uint64
+		output        string
+		skipBad       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "select SESSIONS.jsonl [--budget N | --budget-hours H] [--minutes-per-fixture 2] [--compare-random 200] [--seed S] [-o selected.jsonl]",
+		Short: "Choose the sessions that exercise the most compaction decisions, against a random baseline",
+		Long: `select reads session summaries (JSONL; "-" reads stdin) and chooses fixtures
+by compaction decisions: for each compaction, one decision per item stated
+before it, at least one per compaction (counts only: compactions × max(1,
+items)). Every incident is selected; when the incidents alone exceed the
+budget, those with the most decisions (ties by session_id). The rest of the
+budget goes to the sessions with the most decisions — per annotation minute
+under --budget-hours — ties by session_id. Sessions that never compact are
+never chosen: they exercise nothing.
+
+Annotation time grows with turns: m × (1/2 + 1/2 × turns/63) minutes a
+conversation, m being the minutes for a 63-turn conversation (the source
+text's example fixture): --minutes-per-fixture for the budget, 15 (authoring)
+and 2 (confirming proposed items) in the report.
+
+The selection is compared with --compare-random sessions drawn at random,
+1,000 seeded draws, all in one pass over the input in bounded memory: mean
+and 95% range of each total. -o writes the selected sessions as JSONL,
+atomically. A malformed line is an error naming file, line, column and field,
+or with --skip-bad is skipped and reported.`,
+		Example: `  tally select examples/quarterly/sessions.jsonl --budget 40
+  tally select sessions.jsonl --budget-hours 6 --minutes-per-fixture 2 -o selected.jsonl --format json`,
+		Args: cobra.ExactArgs(1),
+		RunE: work(func(cmd *cobra.Command, args []string) error {
+			cfg := selection.Config{Budget: budget, MinutesPerFixture: minutes, CompareRandom: compareRandom,
+				Draws: selection.DefaultDraws, Seed: seed, SkipBad: skipBad}
+			if cmd.Flags().Changed("budget-hours") {
+				cfg.Budget, cfg.BudgetHours = 0, budgetHours
+				if !(budgetHours > 0) {
+					return fmt.Errorf("--budget-hours must be positive, got %v", budgetHours)
+				}
+			} else if budget < 1 {
+				return fmt.Errorf("--budget must be at least 1, got %d", budget)
+			}
+			if !(minutes > 0) {
+				return fmt.Errorf("--minutes-per-fixture must be positive, got %v", minutes)
+			}
+			if compareRandom < 0 {
+				return fmt.Errorf("--compare-random must not be negative, got %d", compareRandom)
+			}
+			name, in := args[0], io.Reader(cmd.InOrStdin())
+			if name != "-" {
+				f, err := os.Open(name)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				in = f
+			}
+			res, err := selection.Select(in, name, cfg)
+			if err != nil {
+				return err
+			}
+			if output != "" {
+				if err := atomicfile.Write(output, func(w io.Writer) error { return writePickedJSONL(w, res.Selected) }); err != nil {
+					return err
+				}
+			}
+			w := cmd.OutOrStdout()
+			if opts.format == "json" {
+				return writeJSON(w, selectReport(res))
+			}
+			return writeSelectText(w, name, res)
+		}),
+	}
+	f := cmd.Flags()
+	f.IntVar(&budget, "budget", 40, "the most sessions to select")
+	f.Float64Var(&budgetHours, "budget-hours", 0, "or: the most annotation hours to select (at --minutes-per-fixture)")
+	f.Float64Var(&minutes, "minutes-per-fixture", selection.DefaultMinutesPerFixture, "annotation minutes for a 63-turn conversation, for --budget-hours")
+	f.IntVar(&compareRandom, "compare-random", selection.DefaultCompareRandom, "size of the random samples to compare with (0: none)")
+	f.Uint64Var(&seed, "seed", 1, "seed of the random comparison")
+	f.StringVarP(&output, "output", "o", "", "write the selected sessions as JSONL to this file")
+	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (counted and reported) instead of failing")
+	cmd.MarkFlagsMutuallyExclusive("budget", "budget-hours")
+	return cmd
+}
+
+// writePickedJSONL writes one selected session per line.
+func writePickedJSONL(w io.Writer, ps []selection.Picked) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, p := range ps {
+		if err := enc.Encode(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selectReport builds the JSON contract from a result.
+func selectReport(r *selection.Result) selectJSON {
+	out := selectJSON{Seed: r.Config.Seed, Incidents: r.Incidents, IncidentsExceedBudget: r.IncidentsExceedBudget,
+		Sessions: r.Selected, Warnings: r.Warnings}
+	if r.Config.Budget > 0 {
+		out.Budget = &r.Config.Budget
+	} else {
+		out.BudgetHours = &r.Config.BudgetHours
+	}
+	if out.Sessions == nil {
+		out.Sessions = []selection.Picked{}
+	}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	t := r.Totals
+	out.Selected = selectedJSON{Sessions: t.Sessions, NeverCompact: t.NeverCompact, Compactions: t.Compactions,
+		Decisions: t.Decisions, Items: t.Items, AnnotationHours: hoursJSON{At15: t.HoursAuthoring, At2: t.HoursReview}}
+	if c := r.Random; c != nil {
+		out.Random = &randomJSON{Size: c.Size, Draws: c.Draws, Sessions: c.Sessions, NeverCompact: c.NeverCompact,
+			Compactions: c.Compactions, Decisions: c.Decisions, Items: c.Items,
+			AnnotationHours: spreadHoursJSON{At15: c.HoursAuthoring, At2: c.HoursReview}}
+	}
+	return out
+}
+
+func writeSelectText(w io.Writer, name string, r *selection.Result) error {
+	cfg := r.Config
+	fmt.Fprintf(w, "%s: %d sessions, %d incidents, %d never compact (%.1f%%).\n",
+		name, r.Read, r.Incidents, r.NeverCompact, 100*float64(r.NeverCompact)/float64(max(1, r.Read)))
+	if cfg.Budget > 0 {
+		fmt.Fprintf(w, "Budget: %d sessions", cfg.Budget)
+	} else {
+		fmt.Fprintf(w, "Budget: %v annotation hours at %v minutes per 63-turn conversation", cfg.BudgetHours, cfg.MinutesPerFixture)
+	}
+	if r.IncidentsExceedBudget {
+		fmt.Fprintf(w, "; the incidents alone exceed it, so the selection is the %d incidents with the most decisions.\n\n", len(r.Selected))
+	} else {
+		fmt.Fprintf(w, "; every incident is in, the rest by decisions%s.\n\n", map[bool]string{true: "", false: " per annotation minute"}[cfg.Budget > 0])
+	}
+
+	t := table(w)
+	c := r.Random
+	if c != nil {
+		fmt.Fprintf(t, "\tselected\trandom %d: mean\t95%% range (%d draws, seed %d)\n", c.Size, c.Draws, cfg.Seed)
+	} else {
+		fmt.Fprintf(t, "\tselected\n")
+	}
+	row := func(label string, sel string, sp func(*selection.Comparison) selection.Spread, decimals int) {
+		if c == nil {
+			fmt.Fprintf(t, "%s\t%s\n", label, sel)
+			return
+		}
+		s := sp(c)
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s–%s\n", label, sel, formatFixed(s.Mean, decimals), formatFixed(s.Low, decimals), formatFixed(s.High, decimals))
+	}
+	tot := r.Totals
+	row("sessions", fmt.Sprint(tot.Sessions), func(c *selection.Comparison) selection.Spread { return c.Sessions }, 0)
+	row("never compact", fmt.Sprint(tot.NeverCompact), func(c *selection.Comparison) selection.Spread { return c.NeverCompact }, 1)
+	row("compactions", fmt.Sprint(tot.Compactions), func(c *selection.Comparison) selection.Spread { return c.Compactions }, 1)
+	row("decisions", fmt.Sprint(tot.Decisions), func(c *selection.Comparison) selection.Spread { return c.Decisions }, 1)
+	row("items", fmt.Sprint(tot.Items), func(c *selection.Comparison) selection.Spread { return c.Items }, 1)
+	row("annotation hours at 15 min", formatFixed(tot.HoursAuthoring, 1), func(c *selection.Comparison) selection.Spread { return c.HoursAuthoring }, 1)
+	row("annotation hours at 2 min", formatFixed(tot.HoursReview, 1), func(c *selection.Comparison) selection.Spread { return c.HoursReview }, 1)
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if v, ok := r.VersusRandom(); ok {
+		switch {
+		case v.Above:
+			fmt.Fprintf(w, "The %d selected sessions carry more decisions than %d random ones: %d against a mean of %.0f (95%% range %.0f–%.0f).\n",
+				tot.Sessions, c.Size, v.Selected, v.RandomMean, v.RandomLow, v.RandomHigh)
+		case v.Below:
+			fmt.Fprintf(w, "The %d selected sessions carry fewer decisions than %d random ones: %d against a mean of %.0f (95%% range %.0f–%.0f).\n",
+				tot.Sessions, c.Size, v.Selected, v.RandomMean, v.RandomLow, v.RandomHigh)
+		default:
+			fmt.Fprintf(w, "The %d selected sessions carry %d decisions, inside the range of %d random ones (mean %.0f, 95%% range %.0f–%.0f): not more.\n",
+				tot.Sessions, v.Selected, c.Size, v.RandomMean, v.RandomLow, v.RandomHigh)
+		}
+		fmt.Fprintf(w, "Per session: %.1f decisions against %.1f. Per annotation hour at %v minutes: %.0f against %.0f.\n",
+			float64(v.Selected)/float64(max(1, tot.Sessions)), v.RandomMean/max(1, c.Sessions.Mean),
+			cfg.MinutesPerFixture, v.PerHourSelected, v.PerHourRandom)
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "Annotation time per conversation: m × (1/2 + 1/2 × turns/%d) minutes, m = 15 authoring, 2 confirming proposals.\n\n", selection.ReferenceTurns)
+
+	t = table(w)
+	fmt.Fprintln(t, "rank\tsession_id\tturns\tcompactions\titems\tdecisions\treason")
+	for i, p := range r.Selected {
+		reason := string(p.Reason)
+		if p.Incident && p.Reason != selection.ReasonIncident && p.Reason != selection.ReasonIncidentMostDecisions {
+			reason += " (incident)"
+		}
+		fmt.Fprintf(t, "%d\t%s\t%d\t%d\t%d\t%d\t%s\n", i+1, p.ID, p.Turns, p.Compactions, p.Items, p.Decisions, reason)
+	}
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w)
+		writeWarnings(w, r.Warnings)
+	}
+	return nil
+}

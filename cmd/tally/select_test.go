@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// selCLI runs the CLI in-process like cli, with select and signals
+// registered on the root when main.go does not (yet) register them.
+func selCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	root := newRoot(&out, &errb)
+	if !hasCommand(root, "select") || !hasCommand(root, "signals") {
+		opts := &options{format: "text"}
+		pre := root.PersistentPreRunE
+		root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+			if err := pre(cmd, args); err != nil {
+				return err
+			}
+			opts.format = root.PersistentFlags().Lookup("format").Value.String()
+			return nil
+		}
+		if !hasCommand(root, "select") {
+			root.AddCommand(newSelectCmd(opts))
+		}
+		if !hasCommand(root, "signals") {
+			root.AddCommand(newSignalsCmd(opts))
+		}
+	}
+	root.SetArgs(args)
+	err := root.Execute()
+	for _, line := range errorLines(err) {
+		errb.WriteString(line + "\n")
+	}
+	return out.String(), errb.String(), exitCode(err)
+}
+
+func hasCommand(root *cobra.Command, name string) bool {
+	for _, c := range root.Commands() {
+		if c.Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	exampleSessions = filepath.Join("..", "..", "examples", "quarterly", "sessions.jsonl")
+	exampleFixtures = filepath.Join("..", "..", "examples", "quarterly", "fixtures")
+	exampleEvents   = filepath.Join("..", "..", "examples", "quarterly", "events")
+)
+
+// fixtureIDs lists the conversations examples/quarterly/fixtures holds.
+func fixtureIDs(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(exampleFixtures, "*.json"))
+	if err != nil || len(files) != 40 {
+		t.Fatalf("want the 40 example fixtures, got %d (%v)", len(files), err)
+	}
+	var ids []string
+	for _, f := range files {
+		ids = append(ids, strings.TrimSuffix(filepath.Base(f), ".json"))
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// TestSelectExample: with budget 40 the selection is exactly the sessions
+// the example fixtures were built from, -o writes them as JSONL, and the
+// text says how they compare with 200 random sessions.
+func TestSelectExample(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "selected.jsonl")
+	stdout, stderr, code := selCLI(t, "select", exampleSessions, "--budget", "40", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Logf("tally select examples/quarterly/sessions.jsonl --budget 40 -o selected.jsonl:\n%s", stdout)
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		var p struct {
+			ID       string `json:"session_id"`
+			Incident bool   `json:"incident"`
+			Reason   string `json:"reason"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			t.Fatal(err)
+		}
+		if !p.Incident || p.Reason != "incident_most_decisions" {
+			t.Errorf("%s: incident %v, reason %q", p.ID, p.Incident, p.Reason)
+		}
+		ids = append(ids, p.ID)
+	}
+	sort.Strings(ids)
+	if want := fixtureIDs(t); !slices.Equal(ids, want) {
+		t.Errorf("selected %v\nfixtures %v", ids, want)
+	}
+	for _, s := range []string{
+		"20000 sessions, 102 incidents, 13297 never compact (66.5%)",
+		"the incidents alone exceed it",
+		"decisions                   299",
+		"The 40 selected sessions carry",
+		"note: incidents alone exceed the budget: 102 incidents for 40 sessions",
+	} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+}
+
+// TestSelectJSONContract pins the names of `tally select --format json`.
+func TestSelectJSONContract(t *testing.T) {
+	stdout, stderr, code := selCLI(t, "select", exampleSessions, "--budget", "40", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(raw json.RawMessage) []string {
+		var o map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &o); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		var ks []string
+		for k := range o {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		return ks
+	}
+	check := func(what string, got, want []string) {
+		t.Helper()
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s keys %v, want %v", what, got, want)
+		}
+	}
+	check("top", keys(stdout2raw(stdout)), []string{"budget", "budget_hours", "seed", "incidents", "incidents_exceed_budget", "selected", "random", "sessions", "warnings"})
+	check("selected", keys(m["selected"]), []string{"sessions", "never_compact", "compactions", "decisions", "items", "annotation_hours"})
+	var sel map[string]json.RawMessage
+	json.Unmarshal(m["selected"], &sel)
+	check("selected.annotation_hours", keys(sel["annotation_hours"]), []string{"at_15_min", "at_2_min"})
+	check("random", keys(m["random"]), []string{"size", "draws", "sessions", "never_compact", "compactions", "decisions", "items", "annotation_hours"})
+	var rnd map[string]json.RawMessage
+	json.Unmarshal(m["random"], &rnd)
+	for _, k := range []string{"sessions", "never_compact", "compactions", "decisions", "items"} {
+		check("random."+k, keys(rnd[k]), []string{"mean", "low", "high"})
+	}
+	var hours map[string]json.RawMessage
+	json.Unmarshal(rnd["annotation_hours"], &hours)
+	check("random.annotation_hours", keys(rnd["annotation_hours"]), []string{"at_15_min", "at_2_min"})
+	check("random.annotation_hours.at_2_min", keys(hours["at_2_min"]), []string{"mean", "low", "high"})
+	var sessions []json.RawMessage
+	json.Unmarshal(m["sessions"], &sessions)
+	if len(sessions) != 40 {
+		t.Fatalf("%d sessions", len(sessions))
+	}
+	check("sessions[0]", keys(sessions[0]), []string{"session_id", "turns", "compactions", "items", "decisions", "incident", "reason"})
+	var top struct {
+		Budget      *int     `json:"budget"`
+		BudgetHours *float64 `json:"budget_hours"`
+		Seed        int      `json:"seed"`
+		Incidents   int      `json:"incidents"`
+		Exceed      bool     `json:"incidents_exceed_budget"`
+		Random      struct {
+			Size, Draws int
+		}
+	}
+	json.Unmarshal([]byte(stdout), &top)
+	if top.Budget == nil || *top.Budget != 40 || top.BudgetHours != nil || top.Seed != 1 || top.Incidents != 102 || !top.Exceed ||
+		top.Random.Size != 200 || top.Random.Draws != 1000 {
+		t.Errorf("header %+v", top)
+	}
+
+	// An hours budget: budget null, budget_hours set; no random: null.
+	stdout, stderr, code = selCLI(t, "select", exampleSessions, "--budget-hours", "3", "--compare-random", "0", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	json.Unmarshal([]byte(stdout), &m)
+	if string(m["budget"]) != "null" || string(m["budget_hours"]) != "3" || string(m["random"]) != "null" {
+		t.Errorf("budget %s, budget_hours %s, random %s", m["budget"], m["budget_hours"], m["random"])
+	}
+}
+
+func stdout2raw(s string) json.RawMessage { return json.RawMessage(s) }
+
+func TestSelectErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"session_id":"a","turns":3,"compactions":[{"turn":2}],"items":[]}
+{"session_id":"b","turns":3,"compactions":[{"turn":2}],"items":[{"class":"constraint","turn":0}]}
+{"session_id":"c","turns":3,"compactions":1,"items":2}
+`), 0o644)
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"select", bad}, 1, "tally: " + bad + ":2:94: items[0].turn: want a whole number from 1 to 16777216, got 0\n"},
+		{[]string{"select", filepath.Join(dir, "none.jsonl")}, 1, ""},
+		{[]string{"select", bad, "--budget", "0"}, 1, "tally: --budget must be at least 1, got 0\n"},
+		{[]string{"select", bad, "--budget-hours", "-1"}, 1, "tally: --budget-hours must be positive, got -1\n"},
+		{[]string{"select", bad, "--budget", "3", "--budget-hours", "1"}, 2, ""},
+		{[]string{"select"}, 2, ""},
+		{[]string{"signals"}, 2, ""},
+		{[]string{"signals", filepath.Join(dir, "none.jsonl")}, 1, ""},
+		{[]string{"signals", bad, "--window", "-1"}, 1, "tally: the window must not be negative, got -1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			_, errOut, code := selCLI(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, errOut)
+			}
+			if tt.msg != "" && errOut != tt.msg {
+				t.Errorf("stderr %q\nwant    %q", errOut, tt.msg)
+			}
+			if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "tally: ") {
+				t.Errorf("stderr must be one line starting with \"tally: \", got %q", errOut)
+			}
+		})
+	}
+
+	// --skip-bad: the line is skipped, counted and named in a note.
+	stdout, errOut, code := selCLI(t, "select", bad, "--skip-bad", "--compare-random", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, s := range []string{"note: skipped 1 malformed line(s) (--skip-bad)", "note: skipped " + bad + ":2:94: items[0].turn:", "2 sessions"} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("output lacks %q:\n%s", s, stdout)
+		}
+	}
+}
+
+// TestSignalsExample: the flagged sessions of the example quarter go to
+// -o as JSONL, the summary and weekly sample to stdout.
+func TestSignalsExample(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(exampleEvents, "week-*.jsonl"))
+	out := filepath.Join(t.TempDir(), "flagged.jsonl")
+	sample := filepath.Join(t.TempDir(), "sample.jsonl")
+	stdout, stderr, code := selCLI(t, append(append([]string{"signals"}, files...), "-o", out, "--sample-out", sample)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Logf("tally signals examples/quarterly/events/week-*.jsonl -o flagged.jsonl:\n%s", stdout)
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 167 {
+		t.Errorf("%d flagged sessions, want 167 (examples/quarterly/README.md)", len(lines))
+	}
+	var f struct {
+		SessionID string `json:"session_id"`
+		Week      string `json:"week"`
+		Signals   []struct {
+			Signal         string `json:"signal"`
+			Turn           int    `json:"turn"`
+			CompactionTurn int    `json:"compaction_turn"`
+			EvidenceTurn   int    `json:"evidence_turn"`
+		} `json:"signals"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &f); err != nil || f.SessionID == "" || !strings.HasPrefix(f.Week, "2026-W") || len(f.Signals) == 0 {
+		t.Errorf("first line %s: %+v (%v)", lines[0], f, err)
+	}
+	for _, s := range []string{"13 files, 70220 events", "167 flagged", "repeated_tool_call    127       149", "restated_instruction  64        64", "2026-W02"} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("summary lacks %q", s)
+		}
+	}
+	sdata, _ := os.ReadFile(sample)
+	if n := strings.Count(string(sdata), "\n"); n < 13 || n > 13*20 {
+		t.Errorf("sample file has %d lines", n)
+	}
+
+	// Without -o the flagged sessions are stdout, the summary stderr; the
+	// JSON summary parses.
+	stdout, stderr, code = selCLI(t, append(append([]string{"signals"}, files...), "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(stdout, "\n"); n != 167 {
+		t.Errorf("stdout has %d lines, want 167", n)
+	}
+	var rep signalsJSON
+	if err := json.Unmarshal([]byte(stderr), &rep); err != nil || rep.Flagged != 167 || len(rep.Weeks) != 13 {
+		t.Errorf("JSON summary %v: %+v", err, rep)
+	}
+}
+
+func TestSignalsBadLine(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.jsonl")
+	os.WriteFile(log, []byte(`{"session_id":"s","turn":1,"kind":"tool_call","tool":"grep","args":{"a":1}}
+{"session_id":"s","turn":2,"kind":"compaction"}
+{"session_id":"s","turn":3,"kind":"tool_call","tool":"grep","args":{"a":1}
+{"session_id":"s","turn":3,"kind":"tool_call","tool":"grep","args":{ "a" : 1 }}
+`), 0o644)
+	_, stderr, code := selCLI(t, "signals", log)
+	if code != 1 || stderr != "tally: "+log+":3:75: unexpected end of line: the JSON value is not complete\n" {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	stdout, stderr, code := selCLI(t, "signals", log, "--skip-bad")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"signal":"repeated_tool_call","turn":3,"compaction_turn":2,"evidence_turn":1,"tool":"grep","args":{"a":1}`) {
+		t.Errorf("stdout %s", stdout)
+	}
+	if !strings.Contains(stderr, "note: skipped 1 malformed line(s)") || !strings.Contains(stderr, "note: skipped "+log+":3:75:") {
+		t.Errorf("stderr %s", stderr)
+	}
+}
+
+// TestSelectStdin: "-" reads the summaries from stdin.
+func TestSelectStdin(t *testing.T) {
+	var out, errb bytes.Buffer
+	opts := &options{format: "json"}
+	cmd := newSelectCmd(opts)
+	cmd.SetIn(strings.NewReader(`{"session_id":"a","turns":9,"compactions":[{"turn":5}],"items":[{"class":"constraint","turn":2}]}` + "\n"))
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetArgs([]string{"-", "--budget", "3", "--compare-random", "0"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	var rep selectJSON
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].ID != "a" || rep.Random != nil {
+		t.Errorf("%v: %s", err, out.String())
+	}
+}

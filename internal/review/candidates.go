@@ -1,0 +1,590 @@
+package review
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/atomicfile"
+	"github.com/tally-eval/tally/selection"
+)
+
+// Load reads and checks the candidates file at path.
+func Load(path string) (selection.Proposal, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return selection.Proposal{}, fmt.Errorf("reading candidates: %w", err)
+	}
+	return Parse(path, data)
+}
+
+var (
+	proposalFields = []string{"conversation_id", "turns", "compactions_expected", "candidates", "position"}
+	itemFields     = []string{"id", "class", "turn", "role", "literal", "probe", "expect", "confidence", "rule", "status", "message"}
+	requiredItem   = []string{"id", "class", "turn", "literal", "probe", "expect"}
+)
+
+// Parse reads a candidates file — one JSON object, selection.Proposal —
+// from data; name is used in problems (normally the file's path).
+//
+// Required: conversation_id, turns, compactions_expected and candidates,
+// and in each candidate id, class, turn, literal, probe and expect.
+// Optional: position (default 0), and a candidate's status (default
+// pending), confidence (default 0), role, rule and message. Every problem
+// is reported, as fixture.Problems with line, column and field: malformed
+// JSON or UTF-8 (only that problem then), unknown or repeated fields,
+// missing fields and values of the wrong type, and everything Validate
+// checks.
+func Parse(name string, data []byte) (selection.Proposal, error) {
+	d := &checker{file: name, data: data, pos: map[string]int{}}
+	root, err := d.tree()
+	if err != nil {
+		return selection.Proposal{}, err
+	}
+	p := d.proposal(root)
+	if root.kind == 'o' {
+		d.check(&p)
+	}
+	if len(d.probs) > 0 {
+		slices.SortStableFunc(d.probs, func(a, b fixture.Problem) int {
+			if a.Line != b.Line {
+				return a.Line - b.Line
+			}
+			return a.Col - b.Col
+		})
+		return selection.Proposal{}, d.probs
+	}
+	return p, nil
+}
+
+// Validate checks a proposal built or changed in code against the rules
+// Parse applies to values, returning fixture.Problems without positions:
+// a conversation_id that can name a folder, turns at least 1,
+// compactions_expected not negative, unique non-blank ids, known classes,
+// turns inside 1..turns, non-blank literal, probe and expect, confidence in
+// [0, 1], a known status and position inside 0..len(candidates).
+func Validate(p selection.Proposal) error {
+	d := &checker{}
+	d.check(&p)
+	if len(d.probs) > 0 {
+		return d.probs
+	}
+	return nil
+}
+
+// Fixture returns the fixture the review has made so far: the accepted
+// candidates, in turn order (ties in candidate order), keeping their ids —
+// verdict records name items by id, so an id must not change when a later
+// decision accepts or rejects another item. It is checked with
+// fixture.Fixture.Validate.
+func Fixture(p selection.Proposal) (fixture.Fixture, error) {
+	f := fixture.Fixture{ConversationID: p.ConversationID, Turns: p.Turns, CompactionsExpected: p.CompactionsExpected, MustSurvive: []fixture.Item{}}
+	for _, c := range p.Candidates {
+		if c.Status == selection.ReviewAccepted {
+			f.MustSurvive = append(f.MustSurvive, c.Item())
+		}
+	}
+	slices.SortStableFunc(f.MustSurvive, func(a, b fixture.Item) int { return a.Turn - b.Turn })
+	if err := f.Validate(); err != nil {
+		return fixture.Fixture{}, err
+	}
+	return f, nil
+}
+
+// Counts tallies a proposal's candidates by status.
+type Counts struct {
+	Accepted, Rejected, Pending int
+}
+
+// Count tallies p's candidates by status.
+func Count(p selection.Proposal) Counts {
+	var c Counts
+	for _, it := range p.Candidates {
+		switch it.Status {
+		case selection.ReviewAccepted:
+			c.Accepted++
+		case selection.ReviewRejected:
+			c.Rejected++
+		default:
+			c.Pending++
+		}
+	}
+	return c
+}
+
+// Store writes a review's two files: the candidates file, which holds
+// the review's whole state, and the fixture made of its accepted items.
+type Store struct {
+	Candidates string // path of the candidates file
+	Fixture    string // path of the output fixture
+}
+
+// Save writes p to the candidates file and then its fixture to the
+// fixture file, each atomically (internal/atomicfile): a review killed at
+// any moment leaves both files whole, and the fixture is rewritten from
+// the candidates file when the review resumes. p is validated first.
+func (s Store) Save(p *selection.Proposal) error {
+	if err := Validate(*p); err != nil {
+		return err
+	}
+	fx, err := Fixture(*p)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(s.Candidates, func(w io.Writer) error { return writeJSON(w, p) }); err != nil {
+		return err
+	}
+	return atomicfile.Write(s.Fixture, func(w io.Writer) error { return writeJSON(w, fx) })
+}
+
+// writeJSON writes v indented by two spaces, with a final newline and
+// without escaping <, > and & (the files are read by people).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// checker collects the problems of one candidates file.
+type checker struct {
+	file  string
+	data  []byte
+	pos   map[string]int // path → byte offset of the value (nil: no positions)
+	probs fixture.Problems
+}
+
+// add records a problem with the value at path, located at byte offset
+// off, or where the value at path starts when off is negative.
+func (d *checker) add(path string, off int, msg string) {
+	p := fixture.Problem{File: d.file, Field: path, Msg: msg}
+	if d.data != nil {
+		if o, ok := d.pos[path]; ok && off < 0 {
+			off = o
+		}
+		p.Line, p.Col = lineCol(d.data, off)
+	}
+	d.probs = append(d.probs, p)
+}
+
+// lineCol converts a byte offset into a 1-based line and column (in
+// characters).
+func lineCol(data []byte, off int) (int, int) {
+	off = min(max(off, 0), len(data))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return line, utf8.RuneCount(data[start:off]) + 1
+}
+
+// node is a parsed JSON value with the offset where it starts.
+type node struct {
+	off   int
+	kind  byte // 'o' object, 'a' array, 's' string, 'n' number, 'b' boolean, 'z' null
+	str   string
+	num   json.Number
+	keys  []string
+	koffs []int
+	vals  []*node
+	elems []*node
+}
+
+// tree parses d.data, recording the offset of every value by path.
+func (d *checker) tree() (*node, error) {
+	fail := func(off int, msg string) error {
+		line, col := lineCol(d.data, off)
+		return fixture.Problems{{File: d.file, Line: line, Col: col, Msg: msg}}
+	}
+	if !utf8.Valid(d.data) {
+		off := 0
+		for off < len(d.data) {
+			r, size := utf8.DecodeRune(d.data[off:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			off += size
+		}
+		return nil, fail(off, fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", d.data[off]))
+	}
+	dec := json.NewDecoder(bytes.NewReader(d.data))
+	dec.UseNumber()
+	skip := func(off int) int {
+		for off < len(d.data) && strings.IndexByte(" \t\r\n,:", d.data[off]) >= 0 {
+			off++
+		}
+		return off
+	}
+	var walk func(depth int) (*node, error)
+	walk = func(depth int) (*node, error) {
+		if depth > 64 {
+			return nil, fail(skip(int(dec.InputOffset())), "nested more than 64 deep")
+		}
+		n := &node{off: skip(int(dec.InputOffset()))}
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' {
+				n.kind = 'o'
+				for dec.More() {
+					koff := skip(int(dec.InputOffset()))
+					kt, err := dec.Token()
+					if err != nil {
+						return nil, err
+					}
+					val, err := walk(depth + 1)
+					if err != nil {
+						return nil, err
+					}
+					k, _ := kt.(string)
+					n.keys, n.koffs, n.vals = append(n.keys, k), append(n.koffs, koff), append(n.vals, val)
+				}
+			} else {
+				n.kind = 'a'
+				for dec.More() {
+					val, err := walk(depth + 1)
+					if err != nil {
+						return nil, err
+					}
+					n.elems = append(n.elems, val)
+				}
+			}
+			if _, err := dec.Token(); err != nil { // closing delimiter
+				return nil, err
+			}
+		case string:
+			n.kind, n.str = 's', v
+		case json.Number:
+			n.kind, n.num = 'n', v
+		case bool:
+			n.kind = 'b'
+		case nil:
+			n.kind = 'z'
+		}
+		return n, nil
+	}
+	root, err := walk(0)
+	if err == nil {
+		if _, err2 := dec.Token(); err2 != io.EOF {
+			return nil, fail(skip(int(dec.InputOffset())), "extra data after the candidates object")
+		}
+		return root, nil
+	}
+	var p fixture.Problems
+	if errors.As(err, &p) {
+		return nil, p
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return nil, fail(syntaxOffset(d.data, se), strings.TrimPrefix(se.Error(), "json: "))
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fail(len(bytes.TrimRight(d.data, " \t\r\n")), "unexpected end of file: the JSON value is not complete")
+	}
+	return nil, fail(int(dec.InputOffset()), strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// syntaxOffset is the byte offset of the character a syntax error is
+// about. encoding/json's Offset is on that character, or one before or
+// after it, depending on which of its paths found the error; the
+// character the message names settles it.
+func syntaxOffset(data []byte, se *json.SyntaxError) int {
+	off := min(max(int(se.Offset), 0), len(data))
+	if m := quotedChar.FindStringSubmatch(se.Error()); m != nil {
+		if s, err := strconv.Unquote("'" + m[1] + "'"); err == nil {
+			r := []rune(s)[0]
+			at := func(i int) bool {
+				got, _ := utf8.DecodeRune(data[min(max(i, 0), len(data)):])
+				return i >= 0 && i < len(data) && got == r
+			}
+			j := off
+			for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\r' || data[j] == '\n') {
+				j++
+			}
+			switch {
+			case at(j):
+				return j
+			case at(off - 1):
+				return off - 1
+			case at(off + 1):
+				return off + 1
+			}
+		}
+	}
+	return max(off-1, 0)
+}
+
+var quotedChar = regexp.MustCompile(`^(?:json: )?invalid character '((?:[^'\\]|\\.)+)'`)
+
+// describe names a value's type, and its value when short.
+func describe(n *node) string {
+	switch n.kind {
+	case 'o':
+		return "an object"
+	case 'a':
+		return "an array"
+	case 's':
+		return "string " + strconv.Quote(preview(n.str))
+	case 'n':
+		return "number " + preview(n.num.String())
+	case 'b':
+		return "a boolean"
+	}
+	return "null"
+}
+
+// preview shortens s to at most 40 characters.
+func preview(s string) string {
+	if utf8.RuneCountInString(s) <= 40 {
+		return s
+	}
+	return string([]rune(s)[:39]) + "…"
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// members matches an object's members to names, reporting unknown and
+// repeated keys, and records each value's position.
+func (d *checker) members(n *node, path string, names []string) map[string]*node {
+	out := map[string]*node{}
+	for i, k := range n.keys {
+		switch {
+		case !slices.Contains(names, k):
+			d.add(path, n.koffs[i], fmt.Sprintf("unknown field %q (want %s)", preview(k), strings.Join(names, ", ")))
+		case out[k] != nil:
+			d.add(join(path, k), n.koffs[i], "repeated field")
+		default:
+			out[k] = n.vals[i]
+			d.pos[join(path, k)] = n.vals[i].off
+		}
+	}
+	return out
+}
+
+func (d *checker) str(m map[string]*node, path, key string, required bool, owner *node) (string, bool) {
+	n := m[key]
+	if n == nil {
+		if required {
+			d.add(join(path, key), owner.off, "missing")
+		}
+		return "", false
+	}
+	if n.kind != 's' {
+		d.add(join(path, key), n.off, "want a string, got "+describe(n))
+		return "", false
+	}
+	return n.str, true
+}
+
+func (d *checker) integer(m map[string]*node, path, key string, required bool, owner *node) (int, bool) {
+	n := m[key]
+	if n == nil {
+		if required {
+			d.add(join(path, key), owner.off, "missing")
+		}
+		return 0, false
+	}
+	v, err := strconv.Atoi(n.num.String())
+	if n.kind != 'n' || err != nil {
+		if n.kind == 'n' && !strings.ContainsAny(n.num.String(), ".eE") {
+			d.add(join(path, key), n.off, "number "+preview(n.num.String())+" is out of range")
+		} else {
+			d.add(join(path, key), n.off, "want a whole number, got "+describe(n))
+		}
+		return 0, false
+	}
+	return v, true
+}
+
+// proposal decodes the root object, reporting shape and type problems.
+// Values of the wrong type are left at their zero value and marked in
+// d.pos as unchecked (removed), so check does not report them twice.
+func (d *checker) proposal(root *node) selection.Proposal {
+	var p selection.Proposal
+	if root.kind != 'o' {
+		d.add("", root.off, "want a JSON object (one candidates file), got "+describe(root))
+		return p
+	}
+	m := d.members(root, "", proposalFields)
+	var ok bool
+	if p.ConversationID, ok = d.str(m, "", "conversation_id", true, root); !ok {
+		d.skip("conversation_id")
+	}
+	if p.Turns, ok = d.integer(m, "", "turns", true, root); !ok {
+		d.skip("turns")
+	}
+	if p.CompactionsExpected, ok = d.integer(m, "", "compactions_expected", true, root); !ok {
+		d.skip("compactions_expected")
+	}
+	if _, present := m["position"]; present {
+		if p.Position, ok = d.integer(m, "", "position", false, root); !ok {
+			d.skip("position")
+		}
+	}
+	list := m["candidates"]
+	switch {
+	case list == nil:
+		d.add("candidates", root.off, "missing")
+		d.skip("position")
+	case list.kind != 'a':
+		d.add("candidates", list.off, "want an array of candidates, got "+describe(list))
+		d.skip("position")
+	default:
+		p.Candidates = make([]selection.ProposedItem, len(list.elems))
+		for i, e := range list.elems {
+			p.Candidates[i] = d.item(e, fmt.Sprintf("candidates[%d]", i))
+		}
+	}
+	return p
+}
+
+// skipped marks a value already reported; check leaves it alone.
+const skipped = -2
+
+func (d *checker) skip(path string) {
+	if d.pos != nil {
+		d.pos[path] = skipped
+	}
+}
+
+func (d *checker) item(n *node, path string) selection.ProposedItem {
+	var it selection.ProposedItem
+	if n.kind != 'o' {
+		d.add(path, n.off, "want an object (a candidate), got "+describe(n))
+		for _, k := range itemFields {
+			d.skip(join(path, k))
+		}
+		return it
+	}
+	m := d.members(n, path, itemFields)
+	s := func(key string, dst *string) {
+		v, ok := d.str(m, path, key, slices.Contains(requiredItem, key), n)
+		if !ok {
+			d.skip(join(path, key))
+		}
+		*dst = v
+	}
+	s("id", &it.ID)
+	var class, status string
+	s("class", &class)
+	it.Class = fixture.Class(class)
+	s("role", &it.Role)
+	s("literal", &it.Literal)
+	s("probe", &it.Probe)
+	s("expect", &it.Expect)
+	s("rule", &it.Rule)
+	s("message", &it.Message)
+	if _, present := m["status"]; present {
+		s("status", &status)
+		it.Status = selection.ReviewStatus(status)
+	} else {
+		it.Status = selection.ReviewPending
+	}
+	if t, ok := d.integer(m, path, "turn", true, n); ok {
+		it.Turn = t
+	} else {
+		d.skip(join(path, "turn"))
+	}
+	if c := m["confidence"]; c != nil {
+		f, err := c.num.Float64()
+		if c.kind != 'n' || err != nil {
+			d.add(join(path, "confidence"), c.off, "want a number from 0 to 1, got "+describe(c))
+			d.skip(join(path, "confidence"))
+		} else {
+			it.Confidence = f
+		}
+	}
+	return it
+}
+
+// check applies the rules on values. With positions (Parse), values
+// marked skipped were reported already.
+func (d *checker) check(p *selection.Proposal) {
+	ok := func(path string) bool { return d.pos == nil || d.pos[path] != skipped }
+	blank := func(path, s string) {
+		if ok(path) && strings.TrimSpace(s) == "" {
+			if s == "" {
+				d.add(path, -1, "empty")
+			} else {
+				d.add(path, -1, "blank: only white space")
+			}
+		}
+	}
+	blank("conversation_id", p.ConversationID)
+	if ok("conversation_id") && strings.TrimSpace(p.ConversationID) != "" && !folderName(p.ConversationID) {
+		d.add("conversation_id", -1, fmt.Sprintf("%q cannot name a folder (no /, \\, :, control characters, \".\" or \"..\")", preview(p.ConversationID)))
+	}
+	turnsOK := ok("turns") && p.Turns >= 1
+	if ok("turns") && p.Turns < 1 {
+		d.add("turns", -1, fmt.Sprintf("must be at least 1, got %d", p.Turns))
+	}
+	if ok("compactions_expected") && p.CompactionsExpected < 0 {
+		d.add("compactions_expected", -1, fmt.Sprintf("must not be negative, got %d", p.CompactionsExpected))
+	}
+	if ok("position") && (p.Position < 0 || p.Position > len(p.Candidates)) {
+		d.add("position", -1, fmt.Sprintf("%d is outside 0..%d (the number of candidates)", p.Position, len(p.Candidates)))
+	}
+	first := map[string]int{}
+	for i, c := range p.Candidates {
+		path := fmt.Sprintf("candidates[%d]", i)
+		f := func(k string) string { return path + "." + k }
+		blank(f("id"), c.ID)
+		if ok(f("id")) && strings.TrimSpace(c.ID) != "" {
+			if j, dup := first[c.ID]; dup {
+				d.add(f("id"), -1, fmt.Sprintf("duplicate id %q (first at candidates[%d])", preview(c.ID), j))
+			} else {
+				first[c.ID] = i
+			}
+		}
+		if ok(f("class")) && !c.Class.Valid() {
+			d.add(f("class"), -1, fmt.Sprintf("%q is not a class (want constraint, commitment, open_question or reference)", preview(string(c.Class))))
+		}
+		if ok(f("turn")) {
+			switch {
+			case turnsOK && (c.Turn < 1 || c.Turn > p.Turns):
+				d.add(f("turn"), -1, fmt.Sprintf("%d is outside 1..%d (turns)", c.Turn, p.Turns))
+			case !turnsOK && c.Turn < 1:
+				d.add(f("turn"), -1, fmt.Sprintf("%d is not a turn (turns are numbered from 1)", c.Turn))
+			}
+		}
+		blank(f("literal"), c.Literal)
+		blank(f("probe"), c.Probe)
+		blank(f("expect"), c.Expect)
+		if ok(f("confidence")) && !(c.Confidence >= 0 && c.Confidence <= 1) {
+			d.add(f("confidence"), -1, fmt.Sprintf("%v is outside 0..1", c.Confidence))
+		}
+		if ok(f("status")) && !c.Status.Valid() {
+			d.add(f("status"), -1, fmt.Sprintf("%q is not a status (want pending, accepted or rejected)", preview(string(c.Status))))
+		}
+	}
+}
+
+// folderName reports whether s can name one folder, as fixture.Parse
+// requires of a conversation_id.
+func folderName(s string) bool {
+	if s == "" || s == "." || s == ".." {
+		return false
+	}
+	for _, r := range s {
+		if r == '/' || r == '\\' || r == ':' || unicode.IsControl(r) || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,26 @@
+// Package selection chooses the conversations worth turning into
+// fixtures, as the source text argues they must be chosen: by the
+// compaction decisions they exercise rather than by number, and from the
+// production signals that say a compaction went wrong.
+//
+// Selection (`tally select`) reads session summaries (SessionReader) and counts each session's Decisions: one per item live
+// at each compaction, at least one per compaction. Select keeps every
+// incident and fills the budget — in sessions, or in annotation hours by
+// the model of AnnotationMinutes — with the sessions carrying the most
+// decisions, in one pass and in memory bounded by the budget; it compares
+// the selection with a thousand seeded random samples drawn in the same
+// pass (random.go says how).
+//
+// Signals (`tally signals`) read event logs (EventReader) and find, per
+// session, the two signals of the source text: a tool call repeated with
+// canonically equal arguments within a few turns after a compaction
+// (RepeatedToolCall), and a user restating an instruction given before a
+// compaction (RestatedInstruction; restate.go documents the method and
+// its threshold). Scan reads many logs in parallel, streams the flagged
+// sessions in a deterministic order and draws a seeded weekly sample.
+//
+// Every problem in an input names its file, line, column and field as a
+// fixture.Problem; a reader moves past it, and Select and Scan either stop
+// at it or, with SkipBad, skip the line, count it and report it among
+// their warnings. Nothing here prints.
+package selection
