@@ -23,6 +23,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tally-eval/tally/internal/jsonpos"
+
 	"github.com/tally-eval/tally/fixture"
 )
 
@@ -218,7 +220,7 @@ func propParseEvent(file string, lineNo int, line []byte) (ev TranscriptEvent, p
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &se):
-			return fail(propSyntaxOffset(line, se), "", strings.TrimPrefix(se.Error(), "json: "))
+			return fail(jsonpos.SyntaxOffset(line, se), "", strings.TrimPrefix(se.Error(), "json: "))
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			return fail(len(bytes.TrimRight(line, " \t")), "", "unexpected end of line: the JSON object is not complete")
 		}
@@ -343,38 +345,6 @@ func propParseEvent(file string, lineNo int, line []byte) (ev TranscriptEvent, p
 	}
 	return ev, fixture.Problem{}, false
 }
-
-// propSyntaxOffset is the byte offset of the character a syntax error is
-// about. encoding/json's Offset is on that character, or one before or
-// after it, depending on which of its paths found the error; the
-// character the message names settles it.
-func propSyntaxOffset(line []byte, se *json.SyntaxError) int {
-	off := min(max(int(se.Offset), 0), len(line))
-	if m := propQuotedChar.FindStringSubmatch(se.Error()); m != nil {
-		if s, err := strconv.Unquote("'" + m[1] + "'"); err == nil {
-			r := []rune(s)[0]
-			at := func(i int) bool {
-				got, _ := utf8.DecodeRune(line[min(max(i, 0), len(line)):])
-				return i >= 0 && i < len(line) && got == r
-			}
-			j := off
-			for j < len(line) && (line[j] == ' ' || line[j] == '\t' || line[j] == '\r' || line[j] == '\n') {
-				j++
-			}
-			switch {
-			case at(j):
-				return j
-			case at(off - 1):
-				return off - 1
-			case at(off + 1):
-				return off + 1
-			}
-		}
-	}
-	return max(off-1, 0)
-}
-
-var propQuotedChar = regexp.MustCompile(`^(?:json: )?invalid character '((?:[^'\\]|\\.)+)'`)
 
 // propColumn is the 1-based column, in characters, of byte offset off.
 func propColumn(line []byte, off int) int {

@@ -77,7 +77,8 @@ func fixtureIDs(t *testing.T) []string {
 
 // TestSelectExample: with budget 40 the selection is exactly the sessions
 // the example fixtures were built from, -o writes them as JSONL, and the
-// text says how they compare with 200 random sessions.
+// text says how they compare with 200 random sessions: they carry more
+// decisions than the 95% range of 200 random ones.
 func TestSelectExample(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "selected.jsonl")
 	stdout, stderr, code := selCLI(t, "select", exampleSessions, "--budget", "40", "-o", out)
@@ -112,13 +113,58 @@ func TestSelectExample(t *testing.T) {
 	for _, s := range []string{
 		"20000 sessions, 102 incidents, 13297 never compact (66.5%)",
 		"the incidents alone exceed it",
-		"decisions                   299",
-		"The 40 selected sessions carry",
+		"decisions                   1572      577.7             289.9–1174.1",
+		"The 40 selected sessions carry more decisions than 200 random ones: 1572 against a mean of 578 (95% range 290–1174).",
 		"note: incidents alone exceed the budget: 102 incidents for 40 sessions",
 	} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("output lacks %q", s)
 		}
+	}
+}
+
+// exampleSelection is the committed output of
+// `tally select examples/quarterly/sessions.jsonl --budget 40 --format json`,
+// which examples/quarterly/report.yaml reads.
+var exampleSelection = filepath.Join("..", "..", "examples", "quarterly", "selection.json")
+
+// TestSelectCommittedSelection: re-running select on the example quarter
+// gives the committed selection.json byte for byte, and it is the 40
+// fixture sessions carrying more decisions than 200 random ones.
+func TestSelectCommittedSelection(t *testing.T) {
+	stdout, stderr, code := selCLI(t, "select", exampleSessions, "--budget", "40", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, err := os.ReadFile(exampleSelection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout != string(want) {
+		t.Fatalf("%s differs from the output of tally select (regenerate it: go run ./cmd/tally select examples/quarterly/sessions.jsonl --budget 40 --format json > examples/quarterly/selection.json)", exampleSelection)
+	}
+	var sel struct {
+		Selected struct{ Decisions int }
+		Random   struct {
+			Decisions struct{ Mean, Low, High float64 }
+		}
+		Sessions []struct {
+			ID string `json:"session_id"`
+		}
+	}
+	if err := json.Unmarshal(want, &sel); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range sel.Sessions {
+		ids = append(ids, s.ID)
+	}
+	sort.Strings(ids)
+	if want := fixtureIDs(t); !slices.Equal(ids, want) {
+		t.Errorf("selection.json selects %v\nfixtures %v", ids, want)
+	}
+	if d := sel.Random.Decisions; float64(sel.Selected.Decisions) <= d.High {
+		t.Errorf("selection.json: %d decisions, not above the random range %.0f–%.0f", sel.Selected.Decisions, d.Low, d.High)
 	}
 }
 

@@ -143,8 +143,10 @@ func TestSelectionPicksTheFixtures(t *testing.T) {
 	}
 }
 
-// TestFixturesMatchSessions: each fixture's turns, compactions and items
-// are its session's, and the fixtures share no literal.
+// TestFixturesMatchSessions: each fixture's turns and compactions are its
+// session's, its items are a subset of its session's items (class and
+// turn, in order), the session's other items are unannotated (at a turn
+// no fixture item has), and the fixtures share no literal.
 func TestFixturesMatchSessions(t *testing.T) {
 	sessions := make(map[string]*sessionRec)
 	for _, s := range loadSessions(t) {
@@ -156,6 +158,7 @@ func TestFixturesMatchSessions(t *testing.T) {
 	}
 	literals := make(map[string]string)
 	live := make(map[fixture.Class]int)
+	unannotated := 0
 	for _, f := range fixtures {
 		s := sessions[f.ConversationID]
 		if s == nil || s.countsOnly || !s.Incident {
@@ -180,9 +183,26 @@ func TestFixturesMatchSessions(t *testing.T) {
 				t.Errorf("%s %s: a commitment %q not in the first person", f.ConversationID, it.ID, it.Literal)
 			}
 		}
-		if !slices.Equal(fi, s.items) {
-			t.Errorf("%s: fixture items %v, session items %v", f.ConversationID, fi, s.items)
+		var annotated, extra []itemRec
+		for _, it := range s.items {
+			if slices.Contains(fi, it) {
+				annotated = append(annotated, it)
+			} else {
+				extra = append(extra, it)
+			}
 		}
+		if !slices.Equal(fi, annotated) {
+			t.Errorf("%s: fixture items %v are not among the session's items %v", f.ConversationID, fi, s.items)
+		}
+		for _, it := range extra {
+			if slices.ContainsFunc(fi, func(a itemRec) bool { return a.Turn == it.Turn }) {
+				t.Errorf("%s: session item %+v is at an annotated item's turn", f.ConversationID, it)
+			}
+		}
+		unannotated += len(extra)
+	}
+	if unannotated == 0 {
+		t.Error("no fixture session lists an item its annotation leaves out")
 	}
 	for c, n := range LiveTargets {
 		if live[c] != n {
@@ -262,7 +282,16 @@ func TestEventLogs(t *testing.T) {
 			}
 		}
 		f, isFixture := fixtureOf[id]
-		for i, it := range s.items {
+		// A fixture session's log states its annotated items, not the
+		// items its summary lists besides.
+		stated := s.items
+		if isFixture {
+			stated = nil
+			for _, it := range f.MustSurvive {
+				stated = append(stated, itemRec{string(it.Class), it.Turn})
+			}
+		}
+		for i, it := range stated {
 			var text string
 			switch it.Class {
 			case "constraint", "open_question":

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -35,11 +36,35 @@ func Generate(seed uint64) (*Quarter, error) {
 		return nil, err
 	}
 	q.Incidents, q.Tied = chooseIncidents(seed, ss, fixtures)
-	top := RankForFixtures(ss, FixtureBudget)
-	for i, s := range top {
+	// The fixture sessions' unannotated items, after the incidents are
+	// chosen: they only add decisions to fixtures, except to the fixture
+	// the tied incident ties with, which keeps its decisions.
+	keep := ""
+	if q.Tied != "" {
+		dmin := math.MaxInt
+		for _, f := range fixtures {
+			dmin = min(dmin, Decisions(f))
+		}
+		for _, f := range fixtures {
+			if Decisions(f) == dmin && f.ID > keep {
+				keep = f.ID
+			}
+		}
+	}
+	addUnannotated(seed, fixtures, keep)
+	for _, f := range fixtures {
+		if err := checkUnannotated(f); err != nil {
+			return nil, err
+		}
+	}
+	top := RankForFixtures(ss, FixtureBudget+1)
+	for i, s := range top[:FixtureBudget] {
 		if !s.Fixture {
 			return nil, fmt.Errorf("the ranking's #%d, %s, is not a designed fixture", i+1, s.ID)
 		}
+	}
+	if q.Tied != "" && (top[FixtureBudget].ID != q.Tied || Decisions(top[FixtureBudget]) != Decisions(top[FixtureBudget-1])) {
+		return nil, fmt.Errorf("the ranking's #%d is %s, not the tied incident %s", FixtureBudget+1, top[FixtureBudget].ID, q.Tied)
 	}
 
 	// Full logs for every incident and a uniform sample of the rest;

@@ -18,15 +18,16 @@ const FixtureBudget = 40
 //
 // tally select implements exactly this; the fixtures under
 // examples/quarterly/fixtures are the first FixtureBudget sessions of
-// RankForFixtures.
+// RankForFixtures. Every item the summary lists counts, the unannotated
+// ones too.
 func Decisions(s *Session) int {
 	if s.CountsOnly {
-		return len(s.Compactions) * max(1, len(s.Items))
+		return len(s.Compactions) * max(1, len(s.listed()))
 	}
 	n := 0
 	for _, c := range s.Compactions {
 		live := 0
-		for _, it := range s.Items {
+		for _, it := range s.listed() {
 			if it.Turn < c {
 				live++
 			}

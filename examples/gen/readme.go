@@ -90,7 +90,7 @@ func (q *Quarter) readme(sizes []promptSize) ([]byte, error) {
 	for _, s := range ss {
 		turns = append(turns, s.Turns)
 		comps = append(comps, len(s.Compactions))
-		itemsN = append(itemsN, len(s.Items))
+		itemsN = append(itemsN, len(s.listed()))
 		if len(s.Compactions) == 0 {
 			never++
 		}
@@ -106,10 +106,26 @@ func (q *Quarter) readme(sizes []promptSize) ([]byte, error) {
 		if s.Turns > 150 {
 			over150++
 		}
-		for _, it := range s.Items {
+		for _, it := range s.listed() {
 			classN[it.Class]++
 		}
 	}
+	// The fixture sessions' items their annotation leaves out.
+	var unann []int
+	unannN := make(map[fixture.Class]int)
+	unannAfter, fixtureAnnotated := 0, 0
+	for _, cv := range q.Fixtures {
+		fixtureAnnotated += len(cv.s.Items)
+		unann = append(unann, len(cv.s.Unannotated))
+		last := cv.s.Compactions[len(cv.s.Compactions)-1]
+		for _, it := range cv.s.Unannotated {
+			unannN[it.Class]++
+			if it.Turn > last {
+				unannAfter++
+			}
+		}
+	}
+	allUnann := sum(unann)
 	allItems := 0
 	for _, n := range classN {
 		allItems += n
@@ -161,6 +177,20 @@ outcomes for `+"`replay`"+`.
   0.07), a Poisson count, a class mix of the session's own around
   constraint 0.30, commitment 0.20, open question 0.30, reference 0.20;
   distinct turns from 2 on (turn 1 states the task), constraints early.
+- **Items the annotation leaves out**: a summary lists the items the
+  arrival-time classifier flagged, and an annotation keeps only some of
+  them. Each fixture session's summary lists its fixture's items (the
+  annotated ones) and, besides, %d items in all (%d to %d a session) that
+  the classifier flagged and the fixture's annotation leaves out: a density
+  per turn of the session's own (log-normal, median %g, log-sd %g; after
+  the last compaction %g of it), a class mix of the session's own around
+  the quarter's (constraint %s, commitment %s, open question %s, reference
+  %s), constraints early, at turns that are no compaction's and no
+  annotated item's; %d of them after the last compaction. They count in
+  the decisions below; the event logs, fixtures and contexts do not state
+  them (the logs state the annotated items only). Compaction incidents
+  concentrate in long, dense sessions: the fixture sessions' summaries
+  list %d items, of which the annotations keep %d.
 - **Incidents**: %d sessions (%s) are marked `+"`\"incident\": true`"+` —
   the 40 fixture sessions and others with fewer decisions, most of them
   sessions that compacted.
@@ -178,6 +208,9 @@ Distribution:
 |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|
 `, len(ss), first.Format("2006-01-02"), last.Format("2006-01-02"), Weeks, QuarterStart.Format("Monday 2006-01-02"),
 		medianTurns, turnsSigma, maxTurns, baseTokens, medianRate, rateSigma, perTurnSigma, maxTurnCost, CompactionThreshold,
+		allUnann, slices.Min(unann), slices.Max(unann), unannotatedDensity, unannotatedSigma, unannotatedAfterLast,
+		pct(unannN[fixture.Constraint], allUnann), pct(unannN[fixture.Commitment], allUnann), pct(unannN[fixture.OpenQuestion], allUnann), pct(unannN[fixture.Reference], allUnann),
+		unannAfter, allUnann+fixtureAnnotated, fixtureAnnotated,
 		incidents, pct(incidents, len(ss)), counts, pct(counts, len(ss)),
 		never, len(ss), pct(never, len(ss)), over150, slices.Max(turns), sum(comps), allItems,
 		pct(classN[fixture.Constraint], allItems), pct(classN[fixture.Commitment], allItems), pct(classN[fixture.OpenQuestion], allItems), pct(classN[fixture.Reference], allItems))
@@ -192,19 +225,24 @@ Distribution:
 The fixtures are the first %d sessions of this ranking (`+"`RankForFixtures`"+`
 and `+"`Decisions`"+` in `+"`examples/gen/rank.go`"+`; `+"`tally select`"+` implements exactly this):
 
-- A session's **decisions**: for each compaction, the number of items
-  stated before that compaction's turn (item turn < compaction turn), at
-  least 1 per compaction. With counts only: compactions × max(1, items).
+- A session's **decisions**: for each compaction, the number of items its
+  summary lists stated before that compaction's turn (item turn <
+  compaction turn), at least 1 per compaction; every listed item counts,
+  whether an annotation kept it or not. With counts only: compactions × max(1, items).
   A session that never compacts has 0.
 - **Rank**: incidents first; then decisions, descending; ties by
   session_id ascending (byte order). Take the first %d.
 
 Incidents alone exceed the budget (%d incidents), so all %d fixtures are
-incidents: those with the most decisions. The weakest fixtures have %d
+incidents: those with the most decisions. The fewest decisions a fixture has is %d
 decisions; %s
 
-| conversation | turns | compactions | items | decisions | live item-compactions |
-|---|--:|--:|--:|--:|--:|
+In the table, *items* are what the session's summary lists, *annotated*
+the fixture's must_survive items among them, and *live item-compactions*
+the annotated items' (the pairs the fixture checks).
+
+| conversation | turns | compactions | items | annotated | decisions | live item-compactions |
+|---|--:|--:|--:|--:|--:|--:|
 `, FixtureBudget, FixtureBudget, incidents, FixtureBudget, minDecisions(q.Fixtures), tieSentence(q))
 	for _, s := range RankForFixtures(ss, FixtureBudget) {
 		live := 0
@@ -215,7 +253,7 @@ decisions; %s
 				}
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", s.ID, s.Turns, len(s.Compactions), len(s.Items), Decisions(s), live)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d |\n", s.ID, s.Turns, len(s.Compactions), len(s.listed()), len(s.Items), Decisions(s), live)
 	}
 
 	// Events and signals.
@@ -260,7 +298,9 @@ read_file, grep, edit_file, run_tests, list_dir, run_command, with JSON
 arguments in a fixed key order. Apart from the injected repeats below, no
 session makes the same call (tool and arguments) twice.
 
-Every session's items are in its log at their turns: the user states a
+Every session's items are in its log at their turns — in a fixture
+session, the annotated items only: the items its summary lists that the
+annotation leaves out are not stated in its log. The user states a
 constraint, the assistant says a commitment ("I'll …"), the user asks an
 open question that nobody answers, and a reference is mentioned. Each
 message contains the item's literal exactly; in the fixture sessions the
@@ -327,7 +367,10 @@ appears at most once in truth.jsonl.
 ## fixtures/, contexts/ and judge/
 
 Each fixture's `+"`turns`"+` and `+"`compactions_expected`"+` equal its session's,
-and its `+"`must_survive`"+` items are the session's items (class and turn), with
+and its `+"`must_survive`"+` items are the items its annotation keeps: a subset
+of the items the session's summary lists (class and turn) — the summary
+also lists items the classifier flagged and the annotation leaves out, and
+a fixture cannot reveal that one of those was lost. The items come with
 literals, probes and expected answers drawn from templates with varied
 paths, branches, tables, files and revisions; no literal is shared between
 fixtures. The fixture set's live item-compaction pairs — an item is checked

@@ -54,6 +54,10 @@ type Session struct {
 	Incident    bool
 	Compactions []int // the turns at which a compaction ran, ascending
 	Items       []SessionItem
+	// Unannotated are items the summary lists besides Items that no
+	// annotation kept: only fixture sessions have them (see
+	// addUnannotated), and only sessions.jsonl shows them.
+	Unannotated []SessionItem
 	// CountsOnly marks a session whose summary reports only the number
 	// of compactions and items (an older client), not their turns.
 	CountsOnly bool
@@ -67,6 +71,17 @@ type Session struct {
 func (s *Session) Week() int {
 	w := int(s.Started.Sub(QuarterStart).Hours()/(24*7)) + 1
 	return min(max(w, 1), Weeks)
+}
+
+// listed is every item the session's summary lists, annotated or not, in
+// turn order.
+func (s *Session) listed() []SessionItem {
+	if len(s.Unannotated) == 0 {
+		return s.Items
+	}
+	all := append(append([]SessionItem{}, s.Items...), s.Unannotated...)
+	sortItems(all)
+	return all
 }
 
 // nextCompaction is the first compaction turn after turn t, or Turns+1.
@@ -227,14 +242,15 @@ func sessionsJSONL(ss []*Session) ([]byte, error) {
 	for _, s := range ss {
 		l := sessionLine{SessionID: s.ID, Turns: s.Turns, Started: s.Started.Format(time.RFC3339), Incident: s.Incident}
 		if s.CountsOnly {
-			l.Compactions, l.Items = len(s.Compactions), len(s.Items)
+			l.Compactions, l.Items = len(s.Compactions), len(s.listed())
 		} else {
 			cs := make([]turnJSON, len(s.Compactions))
 			for i, c := range s.Compactions {
 				cs[i] = turnJSON{c}
 			}
-			is := make([]itemJSON, len(s.Items))
-			for i, it := range s.Items {
+			all := s.listed()
+			is := make([]itemJSON, len(all))
+			for i, it := range all {
 				is[i] = itemJSON{it.Class, it.Turn}
 			}
 			l.Compactions, l.Items = cs, is

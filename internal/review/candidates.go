@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tally-eval/tally/internal/jsonpos"
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/atomicfile"
@@ -287,45 +288,13 @@ func (d *checker) tree() (*node, error) {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return nil, fail(syntaxOffset(d.data, se), strings.TrimPrefix(se.Error(), "json: "))
+		return nil, fail(jsonpos.SyntaxOffset(d.data, se), strings.TrimPrefix(se.Error(), "json: "))
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fail(len(bytes.TrimRight(d.data, " \t\r\n")), "unexpected end of file: the JSON value is not complete")
 	}
 	return nil, fail(int(dec.InputOffset()), strings.TrimPrefix(err.Error(), "json: "))
 }
-
-// syntaxOffset is the byte offset of the character a syntax error is
-// about. encoding/json's Offset is on that character, or one before or
-// after it, depending on which of its paths found the error; the
-// character the message names settles it.
-func syntaxOffset(data []byte, se *json.SyntaxError) int {
-	off := min(max(int(se.Offset), 0), len(data))
-	if m := quotedChar.FindStringSubmatch(se.Error()); m != nil {
-		if s, err := strconv.Unquote("'" + m[1] + "'"); err == nil {
-			r := []rune(s)[0]
-			at := func(i int) bool {
-				got, _ := utf8.DecodeRune(data[min(max(i, 0), len(data)):])
-				return i >= 0 && i < len(data) && got == r
-			}
-			j := off
-			for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\r' || data[j] == '\n') {
-				j++
-			}
-			switch {
-			case at(j):
-				return j
-			case at(off - 1):
-				return off - 1
-			case at(off + 1):
-				return off + 1
-			}
-		}
-	}
-	return max(off-1, 0)
-}
-
-var quotedChar = regexp.MustCompile(`^(?:json: )?invalid character '((?:[^'\\]|\\.)+)'`)
 
 // describe names a value's type, and its value when short.
 func describe(n *node) string {
