@@ -154,6 +154,9 @@ contradicted apart, and a report with task success on the last line.`,
 		newSignalsCmd(opts),
 		newProposeCmd(opts),
 		newReviewCmd(opts),
+		newReplayCmd(opts),
+		newReportCmd(opts),
+		newGateCmd(opts),
 		newVersionCmd(opts),
 	)
 	return root

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tally-eval/tally/report"
+)
+
+// gateSideJSON is one system's cell of a gate row.
+type gateSideJSON struct {
+	Retained         *int     `json:"retained,omitempty"`
+	Items            *int     `json:"items,omitempty"`
+	Share            *float64 `json:"retained_share,omitempty"`
+	Errors           *int     `json:"errors,omitempty"`
+	Contradicted     *int     `json:"contradicted,omitempty"`
+	MeanPromptTokens *float64 `json:"mean_prompt_tokens,omitempty"`
+	Status           string   `json:"status"`
+}
+
+// gateRowJSON is one row of `tally gate`'s JSON: a class, the
+// contradictions or the mean prompt size.
+type gateRowJSON struct {
+	Row       string       `json:"row"`
+	Gate      float64      `json:"gate"` // minimum share, maximum contradictions or maximum mean tokens (0: none)
+	Incumbent gateSideJSON `json:"incumbent"`
+	Candidate gateSideJSON `json:"candidate"`
+	Change    string       `json:"change"`
+	Lost      *int         `json:"lost,omitempty"`
+	Gained    *int         `json:"gained,omitempty"`
+	New       *int         `json:"new,omitempty"`
+	PValue    *float64     `json:"mcnemar_exact_p,omitempty"`
+}
+
+// gateJSON is the JSON contract of `tally gate`.
+type gateJSON struct {
+	Verdict        string        `json:"verdict"` // "blocks" | "does not block"
+	Blocks         bool          `json:"blocks"`
+	Strict         bool          `json:"strict"`
+	Fails          bool          `json:"fails"` // the exit code is 3
+	Worse          []string      `json:"worse"`
+	Undecided      []string      `json:"undecided"`
+	Backlog        []string      `json:"backlog"`
+	CandidateUnmet []string      `json:"candidate_unmet"`
+	Rule           string        `json:"rule"`
+	Rows           []gateRowJSON `json:"rows"`
+	Warnings       []string      `json:"warnings,omitempty"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func newGateJSON(r *report.Report, strict bool) gateJSON {
+	d := r.Decision
+	out := gateJSON{Verdict: verdictWord(d), Blocks: d.Blocks, Strict: strict, Fails: gateFails(d, strict),
+		Worse: nonNil(d.Worse), Undecided: nonNil(d.Undecided), Backlog: nonNil(d.Backlog),
+		CandidateUnmet: nonNil(d.CandidateUnmet), Rule: d.Rule, Warnings: r.Warnings}
+	side := func(s report.SystemClass) gateSideJSON {
+		c := s.Counts
+		g := gateSideJSON{Retained: ptr(c.Retained()), Items: ptr(c.Items), Errors: ptr(c.Errors), Contradicted: ptr(c.Contradicted), Status: string(s.Gate)}
+		if c.Items > 0 {
+			g.Share = ptr(s.Share)
+		}
+		return g
+	}
+	for _, c := range r.Classes {
+		row := gateRowJSON{Row: string(c.Class), Gate: c.MinShare, Incumbent: side(c.Incumbent), Candidate: side(c.Candidate),
+			Change: string(c.Change), Lost: ptr(len(c.Lost)), Gained: ptr(len(c.Gained))}
+		if c.Pairs.Pairs() > 0 {
+			row.PValue = ptr(c.McNemar.PValue)
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	k := r.Contradictions
+	out.Rows = append(out.Rows, gateRowJSON{Row: report.GateContradictions, Gate: float64(k.Max),
+		Incumbent: gateSideJSON{Contradicted: ptr(k.Incumbent), Status: string(k.IncumbentGate)},
+		Candidate: gateSideJSON{Contradicted: ptr(k.Candidate), Status: string(k.CandidateGate)},
+		Change:    string(k.Change), New: ptr(len(k.New))})
+	p := r.Prompt
+	out.Rows = append(out.Rows, gateRowJSON{Row: report.GateMeanPromptTokens, Gate: p.MaxMean,
+		Incumbent: gateSideJSON{MeanPromptTokens: optional(p.Incumbent.Mean, p.Incumbent.Contexts > 0), Status: string(p.IncumbentGate)},
+		Candidate: gateSideJSON{MeanPromptTokens: optional(p.Candidate.Mean, p.Candidate.Contexts > 0), Status: string(p.CandidateGate)},
+		Change:    string(p.Change)})
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func verdictWord(d report.Decision) string {
+	if d.Blocks {
+		return "blocks"
+	}
+	return "does not block"
+}
+
+// gateFails is the rule of `tally gate` and `tally report --gate`: the
+// change blocks, or, with --strict, the candidate leaves a gate unmet.
+func gateFails(d report.Decision, strict bool) bool {
+	if strict {
+		return d.StrictFails()
+	}
+	return d.Blocks
+}
+
+// gateErr returns the gateError for a failed gate, nil otherwise.
+func gateErr(d report.Decision, strict bool) error {
+	switch {
+	case d.Blocks:
+		return gateError{"the change blocks: " + strings.Join(append(append([]string{}, d.Worse...), d.Undecided...), ", ")}
+	case strict && d.StrictFails():
+		return gateError{"--strict: the candidate leaves gates unmet: " + strings.Join(d.CandidateUnmet, ", ")}
+	}
+	return nil
+}
+
+func newGateCmd(opts *options) *cobra.Command {
+	var strict bool
+	cmd := &cobra.Command{
+		Use:   "gate CONFIG.yaml [--strict]",
+		Short: "Apply the report's regression rule: exit 3 when the change blocks",
+		Long: `gate builds the report CONFIG.yaml describes (see tally report) and applies
+its rule, the one the report prints: the change blocks when any row got worse
+under the candidate — a class whose retained items fell by more than the
+tolerance, or more contradictions — or cannot be compared because of judge
+errors. Gates unmet by both systems are backlog, not a merge decision.
+
+It prints the verdict and the rows that decide it. Exit 0 when the change does
+not block, 3 when it does; with --strict, also 3 when the candidate leaves any
+gate unmet.`,
+		Example: "  tally gate examples/quarterly/report.yaml\n  tally gate report.yaml --strict --format json",
+		Args:    cobra.ExactArgs(1),
+		RunE: work(func(cmd *cobra.Command, args []string) error {
+			r, _, _, err := buildReport(args[0], "")
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if opts.format == "json" {
+				if err := writeJSON(w, newGateJSON(r, strict)); err != nil {
+					return err
+				}
+			} else if err := writeGateText(w, r, strict); err != nil {
+				return err
+			}
+			return gateErr(r.Decision, strict)
+		}),
+	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "also exit 3 when the candidate leaves any gate unmet")
+	return cmd
+}
+
+// writeVerdictLine prints the verdict and the rows that decide it.
+func writeVerdictLine(w io.Writer, d report.Decision) {
+	switch {
+	case d.Blocks && len(d.Worse) > 0:
+		fmt.Fprintf(w, "verdict: blocks — rows that got worse under the candidate: %s", strings.Join(d.Worse, ", "))
+		if len(d.Undecided) > 0 {
+			fmt.Fprintf(w, "; undecided because of judge errors: %s", strings.Join(d.Undecided, ", "))
+		}
+		fmt.Fprintln(w)
+	case d.Blocks:
+		fmt.Fprintf(w, "verdict: blocks — undecided because of judge errors: %s (re-run tally check)\n", strings.Join(d.Undecided, ", "))
+	default:
+		fmt.Fprintln(w, "verdict: does not block — no row got worse under the candidate")
+	}
+}
+
+func writeGateText(w io.Writer, r *report.Report, strict bool) error {
+	d := r.Decision
+	writeVerdictLine(w, d)
+	fmt.Fprintln(w)
+	t := table(w)
+	fmt.Fprintf(t, "row\tgate\t%s\t\t%s\t\tchange\n", printable(r.Incumbent), printable(r.Candidate))
+	for _, c := range r.Classes {
+		gate := "none"
+		if c.Incumbent.Gate != report.NoGate {
+			gate = "≥ " + pctShare(c.MinShare)
+		}
+		change := fmt.Sprintf("%s (%d lost, %d gained", c.Change, len(c.Lost), len(c.Gained))
+		if c.Pairs.Discordant() > 0 {
+			change += fmt.Sprintf(", exact McNemar p = %.3f", c.McNemar.PValue)
+		}
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s)\n", c.Class, gate, shareCell(c.Incumbent), c.Incumbent.Gate, shareCell(c.Candidate), c.Candidate.Gate, change)
+	}
+	k := r.Contradictions
+	fmt.Fprintf(t, "contradictions\t≤ %d\t%d\t%s\t%d\t%s\t%s (%d new)\n", k.Max, k.Incumbent, k.IncumbentGate, k.Candidate, k.CandidateGate, k.Change, len(k.New))
+	p := r.Prompt
+	gate := "none"
+	if p.MaxMean > 0 {
+		gate = fmt.Sprintf("≤ %.0f", p.MaxMean)
+	}
+	fmt.Fprintf(t, "mean prompt tokens\t%s\t%s\t%s\t%s\t%s\t%s\n", gate, meanCell(p.Incumbent), p.IncumbentGate, meanCell(p.Candidate), p.CandidateGate, p.Change)
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if len(d.Backlog) > 0 {
+		fmt.Fprintf(w, "backlog, unmet by both systems (a standard not yet met, not a merge decision): %s\n", strings.Join(d.Backlog, ", "))
+	}
+	if len(d.CandidateUnmet) > 0 {
+		fmt.Fprintf(w, "gates the candidate leaves unmet: %s", strings.Join(d.CandidateUnmet, ", "))
+		if strict {
+			fmt.Fprint(w, " (--strict: these fail the gate)")
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "rule: %s\n", d.Rule)
+	writeWarnings(w, r.Warnings)
+	return nil
+}
+
+func shareCell(s report.SystemClass) string {
+	c := s.Counts
+	if c.Items == 0 {
+		return "0/0"
+	}
+	out := fmt.Sprintf("%d/%d %s", c.Retained(), c.Items, pctShare(s.Share))
+	if c.Errors > 0 {
+		out += fmt.Sprintf(", %d errors", c.Errors)
+	}
+	return out
+}
+
+func meanCell(p report.PromptStats) string {
+	if p.Contexts == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f", p.Mean)
+}
+
+// pctShare formats a share as a percentage with one decimal.
+func pctShare(p float64) string { return fmt.Sprintf("%.1f%%", 100*p) }

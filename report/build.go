@@ -1,0 +1,875 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/stats"
+)
+
+// Options are Build's inputs that are not in the configuration.
+type Options struct {
+	// Generated is the report's one timestamp; see GeneratedTime.
+	Generated time.Time
+	// Version is tally's version, recorded in the provenance.
+	Version string
+}
+
+// GeneratedTime returns the report's timestamp: sourceDateEpoch (the
+// value of SOURCE_DATE_EPOCH, whole seconds since 1970-01-01 UTC) when it
+// is not empty, else now; in UTC, to the second.
+func GeneratedTime(sourceDateEpoch string, now time.Time) (time.Time, error) {
+	if sourceDateEpoch == "" {
+		return now.UTC().Truncate(time.Second), nil
+	}
+	s, err := strconv.ParseInt(strings.TrimSpace(sourceDateEpoch), 10, 64)
+	if err != nil || s < 0 || s > 253402300799 { // 9999-12-31T23:59:59Z
+		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q: want whole seconds since 1970-01-01 UTC", sourceDateEpoch)
+	}
+	return time.Unix(s, 0).UTC(), nil
+}
+
+// Build reads every input the configuration names and computes the
+// report: per class and system the verdict counts, the retained share
+// with its Wilson and cluster-robust intervals, the gates, the change
+// under the regression rule with the items lost and gained; the
+// contradiction and prompt-size rows; the decision; the replay analysis
+// and the selection summary when configured; and the provenance.
+//
+// Verdict files are streamed, in any order; each must be consistent with
+// the fixtures (every conversation and item id known, the class the
+// fixture's, the system's name, no item-compaction twice). Every problem
+// of every input file is reported, as fixture.Problems naming file,
+// line, column and field.
+func Build(cfg *Config, opts Options) (*Report, error) {
+	b := &builder{cfg: cfg, conv: map[string]int32{}, item: map[itemRef]int32{}, judges: map[string]string{}}
+	r := &Report{
+		Title:      cfg.Title,
+		Period:     cfg.Period,
+		Generated:  opts.Generated,
+		Confidence: cfg.Confidence,
+		Incumbent:  cfg.Incumbent.Name,
+		Candidate:  cfg.Candidate.Name,
+		Provenance: Provenance{Version: opts.Version, Config: string(cfg.Text)},
+	}
+	if r.Title == "" {
+		r.Title = "Compaction change report"
+	}
+	b.r = r
+	r.Provenance.Inputs = append(r.Provenance.Inputs, Input{Role: RoleConfig, Path: baseName(cfg.File), SHA256: sha256Hex(cfg.Text), Bytes: int64(len(cfg.Text))})
+	if err := b.loadFixtures(); err != nil {
+		return nil, err
+	}
+	// One row per item-compaction: about as many as the longer verdict
+	// file has lines. Allocating them once keeps the peak heap near the
+	// rows' own size.
+	rows := 0
+	for _, sc := range []SystemConfig{cfg.Incumbent, cfg.Candidate} {
+		rows = max(rows, countLines(cfg.Resolve(sc.Verdicts)))
+	}
+	r.Items = make([]ItemRow, 0, rows)
+	b.rowItem = make([]int32, 0, rows)
+	b.lines = [2][]int32{make([]int32, 0, rows), make([]int32, 0, rows)}
+	b.rows = make(map[rowKey]int32, rows)
+	var probs []error
+	for s, sc := range []SystemConfig{cfg.Incumbent, cfg.Candidate} {
+		if err := b.readVerdicts(s, sc); err != nil {
+			var ps fixture.Problems
+			if !errors.As(err, &ps) {
+				return nil, err
+			}
+			probs = append(probs, err)
+		}
+	}
+	if err := b.readPromptSizes(); err != nil {
+		var ps fixture.Problems
+		if !errors.As(err, &ps) {
+			return nil, err
+		}
+		probs = append(probs, err)
+	}
+	if len(probs) > 0 {
+		return nil, errors.Join(probs...)
+	}
+	b.sortRows()
+	if err := b.compute(); err != nil {
+		return nil, err
+	}
+	if cfg.Replay != "" {
+		if err := b.replay(); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Selection != "" {
+		if err := b.selection(); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Notebook != "" {
+		in, err := hashFile(RoleNotebook, cfg.Notebook, cfg.Resolve(cfg.Notebook))
+		if err != nil {
+			return nil, fmt.Errorf("notebook: %w", err)
+		}
+		r.Provenance.Inputs = append(r.Provenance.Inputs, in)
+	}
+	return r, nil
+}
+
+// countLines counts the lines of the file at path, 0 when it cannot be
+// read (reading it properly reports why).
+func countLines(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	n := 0
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err != nil {
+			return n
+		}
+	}
+}
+
+// itemRef names an item of a fixture.
+type itemRef struct{ conv, id string }
+
+// rowKey names an item at a compaction: the item's global index (in
+// fixture order) and the compaction.
+type rowKey struct{ item, compaction int32 }
+
+type builder struct {
+	cfg      *Config
+	r        *Report
+	fixtures []fixture.Fixture
+	conv     map[string]int32 // conversation id → fixture index
+	item     map[itemRef]int32
+	itemFix  []int32 // global item index → fixture index
+	itemPos  []int32 // global item index → index in its fixture
+	rows     map[rowKey]int32
+	rowItem  []int32    // row → global item index
+	lines    [2][]int32 // row → line of each system's record (0: none)
+	judges   map[string]string
+	prompts  [2][]int // each system's prompt sizes
+}
+
+func (b *builder) loadFixtures() error {
+	path := b.cfg.Resolve(b.cfg.Fixtures)
+	err := fixture.Walk(path, func(f fixture.Fixture) error {
+		fi := int32(len(b.fixtures))
+		if int(fi) != len(b.fixtures) || len(b.item)+len(f.MustSurvive) > math.MaxInt32 {
+			return errors.New("too many fixtures or items")
+		}
+		b.conv[f.ConversationID] = fi
+		for i := range f.MustSurvive {
+			it := &f.MustSurvive[i]
+			b.item[itemRef{f.ConversationID, it.ID}] = int32(len(b.itemFix))
+			b.itemFix = append(b.itemFix, fi)
+			b.itemPos = append(b.itemPos, int32(i))
+		}
+		b.fixtures = append(b.fixtures, f)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	in, err := hashFixtures(b.cfg.Fixtures, path)
+	if err != nil {
+		return fmt.Errorf("hashing fixtures: %w", err)
+	}
+	b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, in)
+	return nil
+}
+
+// itemOf returns the fixture item of global index g.
+func (b *builder) itemOf(g int32) *fixture.Item {
+	return &b.fixtures[b.itemFix[g]].MustSurvive[b.itemPos[g]]
+}
+
+// pending is a consistency problem whose column is found after the file
+// has been read: index into the problem list, line, and field.
+type pending struct {
+	idx, line int
+	field     string
+}
+
+// readVerdicts streams system s's verdict file into the rows.
+func (b *builder) readVerdicts(s int, sc SystemConfig) error {
+	role := []string{"incumbent", "candidate"}[s]
+	path := b.cfg.Resolve(sc.Verdicts)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("verdicts (systems.%s.verdicts): %w", role, err)
+	}
+	defer f.Close()
+	hr := newHashReader(f)
+	rr := fixture.NewRecordReader(hr, path)
+	var (
+		probs problemList
+		later []pending
+		count int
+	)
+	consistency := func(line int, field, format string, args ...any) {
+		if len(probs.probs) < maxProblems {
+			later = append(later, pending{idx: len(probs.probs), line: line, field: field})
+		}
+		probs.add(fixture.Problem{File: path, Line: line, Col: 1, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	for {
+		rec, err := rr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var ps fixture.Problems
+			if errors.As(err, &ps) {
+				probs.add(ps...)
+				continue
+			}
+			return err
+		}
+		line := rr.Line()
+		if rec.System != sc.Name {
+			consistency(line, "system", "%q is not %q, the %s's name (systems.%s.name in %s)", previewText(rec.System), previewText(sc.Name), role, role, baseName(b.cfg.File))
+			continue
+		}
+		fi, ok := b.conv[rec.ConversationID]
+		if !ok {
+			consistency(line, "conversation_id", "no fixture has conversation_id %q", previewText(rec.ConversationID))
+			continue
+		}
+		g, ok := b.item[itemRef{rec.ConversationID, rec.ItemID}]
+		if !ok {
+			consistency(line, "item_id", "fixture %s has no item %q", previewText(rec.ConversationID), previewText(rec.ItemID))
+			continue
+		}
+		it := b.itemOf(g)
+		if rec.Class != it.Class {
+			consistency(line, "class", "%q, but item %s of fixture %s is a %s", rec.Class, previewText(it.ID), previewText(rec.ConversationID), it.Class)
+			continue
+		}
+		if rec.Compaction > math.MaxInt32 {
+			consistency(line, "compaction", "%d is more compactions than tally counts", rec.Compaction)
+			continue
+		}
+		key := rowKey{g, int32(rec.Compaction)}
+		ri, ok := b.rows[key]
+		if !ok {
+			ri = int32(len(b.r.Items))
+			fx := &b.fixtures[fi]
+			b.r.Items = append(b.r.Items, ItemRow{
+				ItemKey: ItemKey{ConversationID: fx.ConversationID, Compaction: rec.Compaction, ItemID: it.ID},
+				Class:   it.Class, Literal: it.Literal, Probe: it.Probe, Expect: it.Expect,
+			})
+			b.rowItem = append(b.rowItem, g)
+			b.lines[0] = append(b.lines[0], 0)
+			b.lines[1] = append(b.lines[1], 0)
+			b.rows[key] = ri
+		}
+		if first := b.lines[s][ri]; first != 0 {
+			consistency(line, "item_id", "item %s of %s at compaction %d already has a verdict (line %d)", previewText(it.ID), previewText(rec.ConversationID), rec.Compaction, first)
+			continue
+		}
+		b.lines[s][ri] = int32(min(line, math.MaxInt32))
+		row := &b.r.Items[ri]
+		out := &row.Incumbent
+		if s == 1 {
+			out = &row.Candidate
+		}
+		*out = b.compact(rec, sc.Name, row, it)
+		count++
+	}
+	if len(later) > 0 {
+		locate(path, probs.probs, later)
+	}
+	if err := probs.err(); err != nil {
+		return err
+	}
+	if count == 0 {
+		return fmt.Errorf("%s: no verdict records (systems.%s.verdicts): run tally check first", path, role)
+	}
+	in, err := hr.input(RoleVerdicts+" ("+role+")", sc.Verdicts)
+	if err != nil {
+		return err
+	}
+	b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, in)
+	return nil
+}
+
+// compact returns rec with its strings shared: the system's name, the
+// fixture's ids and expected answer, the verdict and class constants and
+// one copy of each judge name.
+func (b *builder) compact(rec fixture.Record, system string, row *ItemRow, it *fixture.Item) fixture.Record {
+	rec.System = system
+	rec.ConversationID = row.ConversationID
+	rec.ItemID = row.ItemID
+	rec.Class = it.Class
+	for _, v := range fixture.Verdicts {
+		if rec.Verdict == v {
+			rec.Verdict = v
+		}
+	}
+	if rec.Expect == it.Expect {
+		rec.Expect = it.Expect
+	}
+	if rec.Judge != "" {
+		if j, ok := b.judges[rec.Judge]; ok {
+			rec.Judge = j
+		} else {
+			b.judges[rec.Judge] = rec.Judge
+		}
+	}
+	return rec
+}
+
+// locate fills in the columns of the pending problems by reading the
+// file again: the column of the named field's value on its line.
+func locate(path string, probs fixture.Problems, later []pending) {
+	f, err := os.Open(path)
+	if err != nil {
+		return // columns stay 1
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	next := 0
+	for n := 1; next < len(later); n++ {
+		line, err := readLine(br, 16<<20)
+		if err == io.EOF {
+			return
+		}
+		if err != nil && !errors.Is(err, errLineTooLong) {
+			return
+		}
+		for next < len(later) && later[next].line == n {
+			probs[later[next].idx].Col = valueCol(line, later[next].field)
+			next++
+		}
+	}
+}
+
+// readPromptSizes reads each system's prompt sizes; a file named by both
+// systems is read once.
+func (b *builder) readPromptSizes() error {
+	inc, cand := b.cfg.Incumbent.PromptSizes, b.cfg.Candidate.PromptSizes
+	var errs []error
+	switch {
+	case inc != "" && inc == cand:
+		errs = append(errs, b.promptFile(inc, RolePromptSizes, []bool{true, true}))
+	default:
+		if inc != "" {
+			errs = append(errs, b.promptFile(inc, RolePromptSizes+" (incumbent)", []bool{true, false}))
+		}
+		if cand != "" {
+			errs = append(errs, b.promptFile(cand, RolePromptSizes+" (candidate)", []bool{false, true}))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+var promptFields = []lineField{{name: "system"}, {name: "conversation_id"}, {name: "compaction", isInt: true}, {name: "prompt_tokens", isInt: true}}
+
+// promptFile reads one prompt-size file, keeping the lines of the systems
+// in want (by index: incumbent, candidate) and ignoring other systems'.
+func (b *builder) promptFile(shown, role string, want []bool) error {
+	path := b.cfg.Resolve(shown)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("prompt sizes: %w", err)
+	}
+	defer f.Close()
+	hr := newHashReader(f)
+	names := []string{b.cfg.Incumbent.Name, b.cfg.Candidate.Name}
+	type ctxKey struct {
+		sys  int
+		fix  int32
+		comp int64
+	}
+	first := map[ctxKey]int{}
+	var probs problemList
+	found := [2]int{}
+	err = eachJSONLine(hr, path, "prompt sizes", "a prompt size is one short JSON object", &probs, func(line []byte, n int) {
+		vals, lp := parseObjectLine(path, line, n, promptFields)
+		if len(lp) > 0 {
+			probs.add(lp...)
+			return
+		}
+		s := slices.Index(names, vals[0].str)
+		if s < 0 || !want[s] {
+			return
+		}
+		bad := func(i int, format string, args ...any) {
+			probs.add(fixture.Problem{File: path, Line: n, Col: runeCol(line, vals[i].off), Field: promptFields[i].name, Msg: fmt.Sprintf(format, args...)})
+		}
+		fi, ok := b.conv[vals[1].str]
+		switch {
+		case !ok:
+			bad(1, "no fixture has conversation_id %q", previewText(vals[1].str))
+			return
+		case vals[2].num < 1:
+			bad(2, "must be at least 1 (compactions are numbered from 1), got %d", vals[2].num)
+			return
+		case vals[3].num < 0 || vals[3].num > math.MaxInt32:
+			bad(3, "want a token count from 0 to %d, got %d", math.MaxInt32, vals[3].num)
+			return
+		}
+		k := ctxKey{s, fi, vals[2].num}
+		if at, dup := first[k]; dup {
+			bad(2, "%s's compaction %d of %s already has a prompt size (line %d)", previewText(names[s]), vals[2].num, previewText(vals[1].str), at)
+			return
+		}
+		first[k] = n
+		b.prompts[s] = append(b.prompts[s], int(vals[3].num))
+		found[s]++
+	})
+	if err != nil {
+		return err
+	}
+	if err := probs.err(); err != nil {
+		return err
+	}
+	for s, w := range want {
+		if w && found[s] == 0 {
+			return fmt.Errorf("%s: no prompt sizes for system %q", path, names[s])
+		}
+	}
+	in, err := hr.input(role, shown)
+	if err != nil {
+		return err
+	}
+	b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, in)
+	return nil
+}
+
+// sortRows puts the rows in fixture order — fixture, compaction, item —
+// unless they already are, permuting them in place.
+func (b *builder) sortRows() {
+	items := b.r.Items
+	less := func(i, j int32) int {
+		gi, gj := b.rowItem[i], b.rowItem[j]
+		if c := cmp.Compare(b.itemFix[gi], b.itemFix[gj]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(items[i].Compaction, items[j].Compaction); c != 0 {
+			return c
+		}
+		return cmp.Compare(gi, gj)
+	}
+	sorted := true
+	for i := 1; i < len(items) && sorted; i++ {
+		sorted = less(int32(i-1), int32(i)) < 0
+	}
+	b.rows, b.lines = nil, [2][]int32{} // no longer needed
+	if sorted {
+		return
+	}
+	perm := make([]int32, len(items)) // perm[new] = old
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, less)
+	// Apply the permutation cycle by cycle, moving each row once.
+	done := make([]bool, len(items))
+	for i := range items {
+		if done[i] {
+			continue
+		}
+		tmpRow, tmpItem := items[i], b.rowItem[i]
+		j := i
+		for {
+			done[j] = true
+			k := int(perm[j])
+			if k == i {
+				items[j], b.rowItem[j] = tmpRow, tmpItem
+				break
+			}
+			items[j], b.rowItem[j] = items[k], b.rowItem[k]
+			j = k
+		}
+	}
+}
+
+// classIndex is the index of cl in fixture.Classes.
+func classIndex(cl fixture.Class) int { return slices.Index(fixture.Classes, cl) }
+
+// compute fills in the rows, the decision and the warnings.
+func (b *builder) compute() error {
+	r, cfg := b.r, b.cfg
+	nc := len(fixture.Classes)
+	var (
+		counts   = make([][2]fixture.Counts, nc)
+		clusters = make([][2][]stats.Cluster, nc)
+		cur      = make([][2]stats.Cluster, nc)
+		tables   = make([]power.Table, nc)
+		lost     = make([][]ItemKey, nc)
+		gained   = make([][]ItemKey, nc)
+		totals   [2]fixture.Counts
+		only     [2]int
+		newContr []ItemKey
+	)
+	flush := func() {
+		for ci := range cur {
+			for s := range 2 {
+				if cur[ci][s].N > 0 {
+					clusters[ci][s] = append(clusters[ci][s], cur[ci][s])
+				}
+				cur[ci][s] = stats.Cluster{}
+			}
+		}
+	}
+	lastFix := int32(-1)
+	for i := range r.Items {
+		row := &r.Items[i]
+		if fi := b.itemFix[b.rowItem[i]]; fi != lastFix {
+			flush()
+			lastFix = fi
+		}
+		ci := classIndex(row.Class)
+		recs := [2]*fixture.Record{&row.Incumbent, &row.Candidate}
+		for s, rec := range recs {
+			if rec.Verdict == "" {
+				continue
+			}
+			counts[ci][s].Add(rec.Verdict)
+			totals[s].Add(rec.Verdict)
+			cur[ci][s].N++
+			if rec.Verdict.Retained() {
+				cur[ci][s].K++
+			}
+		}
+		iv, cv := row.Incumbent.Verdict, row.Candidate.Verdict
+		row.Changed = iv != cv
+		switch {
+		case iv == "":
+			only[1]++
+		case cv == "":
+			only[0]++
+		case iv == fixture.Error || cv == fixture.Error:
+			// unknown outcome: left out of the item-level pairs
+		default:
+			t := &tables[ci]
+			switch ir, cr := iv.Retained(), cv.Retained(); {
+			case ir && cr:
+				t.A++
+			case ir:
+				t.B++
+				lost[ci] = append(lost[ci], row.ItemKey)
+			case cr:
+				t.C++
+				gained[ci] = append(gained[ci], row.ItemKey)
+			default:
+				t.D++
+			}
+		}
+		if cv == fixture.Contradicted && iv != fixture.Contradicted {
+			newContr = append(newContr, row.ItemKey)
+		}
+	}
+	flush()
+
+	tol := cfg.Regression
+	for ci, cl := range fixture.Classes {
+		min, gated := cfg.Gates.Retained[cl]
+		row := ClassRow{Class: cl, MinShare: min, Lost: lost[ci], Gained: gained[ci], Pairs: tables[ci]}
+		for s, sc := range []*SystemClass{&row.Incumbent, &row.Candidate} {
+			c := counts[ci][s]
+			var err error
+			if *sc, err = systemClass(c, clusters[ci][s], cfg.Confidence); err != nil {
+				return err
+			}
+			sc.Gate = shareGate(c, min, gated)
+		}
+		row.Change = retainedChange(counts[ci][0], counts[ci][1], tol.RetainedTolerance)
+		row.McNemar = power.Test{Method: string(power.TestExact), PValue: 1}
+		if tables[ci].Pairs() > 0 {
+			res, err := power.McNemar(tables[ci], cfg.Confidence)
+			if err != nil {
+				return fmt.Errorf("%s: %w", cl, err)
+			}
+			row.McNemar, _ = res.Test(power.TestExact)
+		}
+		r.Classes = append(r.Classes, row)
+		if !gated {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: no retained-share gate (gates.retained.%s is not set)", cl, cl))
+		}
+		for s, name := range []string{r.Incumbent, r.Candidate} {
+			if counts[ci][s].Items == 0 {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s has no %s items checked; its row cannot pass", cl, name, cl))
+			}
+		}
+	}
+
+	max := cfg.Gates.MaxContradictions
+	r.Contradictions = ContradictionRow{
+		Max:       max,
+		Incumbent: totals[0].Contradicted, Candidate: totals[1].Contradicted,
+		IncumbentGate: contradictionGate(totals[0], max), CandidateGate: contradictionGate(totals[1], max),
+		Change: contradictionChange(totals[0], totals[1], tol.ContradictionTolerance),
+		New:    newContr,
+	}
+
+	r.Prompt = PromptRow{MaxMean: cfg.Gates.MaxMeanPromptTokens,
+		Incumbent: promptStats(b.prompts[0]), Candidate: promptStats(b.prompts[1])}
+	r.Prompt.IncumbentGate = promptGate(r.Prompt.Incumbent, r.Prompt.MaxMean)
+	r.Prompt.CandidateGate = promptGate(r.Prompt.Candidate, r.Prompt.MaxMean)
+	r.Prompt.Change = promptChange(r.Prompt.Incumbent, r.Prompt.Candidate)
+	b.prompts = [2][]int{}
+
+	r.Decision = decide(r, tol)
+
+	for s, name := range []string{r.Incumbent, r.Candidate} {
+		if e := totals[s].Errors; e > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf(
+				"%s: %d error %s (the judge failed); a row with one is incomplete, never a pass, and never counted as absent: re-run tally check to retry them",
+				name, e, pluralWord(e, "verdict", "verdicts")))
+		}
+	}
+	if only[0] > 0 || only[1] > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf(
+			"the systems checked different item-compactions: %d only by %s, %d only by %s; the rows compare counts over unequal sets, and the item-level pairs leave these out",
+			only[0], r.Incumbent, only[1], r.Candidate))
+	}
+	return nil
+}
+
+// systemClass computes one system's result for one class.
+func systemClass(c fixture.Counts, clusters []stats.Cluster, confidence float64) (SystemClass, error) {
+	sc := SystemClass{Counts: c, Share: math.NaN()}
+	if c.Items == 0 {
+		return sc, nil
+	}
+	p := stats.Proportion{K: c.Retained(), N: c.Items}
+	sc.Share = p.Estimate()
+	var err error
+	if sc.Wilson, err = p.Interval(stats.Wilson, confidence); err != nil {
+		return sc, err
+	}
+	if sc.Clustered, err = stats.ClusterRate(clusters); err != nil {
+		return sc, err
+	}
+	if sc.Robust, err = sc.Clustered.RobustInterval(confidence); err != nil {
+		return sc, err
+	}
+	return sc, nil
+}
+
+// promptStats summarises prompt sizes: mean, median (the mean of the
+// middle two for an even count), the 95th percentile by nearest rank,
+// and the maximum. It sorts sizes and keeps them as the result's Sizes.
+func promptStats(sizes []int) PromptStats {
+	n := len(sizes)
+	if n == 0 {
+		return PromptStats{Mean: math.NaN(), Median: math.NaN(), P95: math.NaN()}
+	}
+	slices.Sort(sizes)
+	var sum float64
+	for _, v := range sizes {
+		sum += float64(v)
+	}
+	med := float64(sizes[n/2])
+	if n%2 == 0 {
+		med = (float64(sizes[n/2-1]) + float64(sizes[n/2])) / 2
+	}
+	rank := int(math.Ceil(0.95 * float64(n)))
+	return PromptStats{Contexts: n, Mean: sum / float64(n), Median: med, P95: float64(sizes[max(rank, 1)-1]), Max: sizes[n-1], Sizes: sizes}
+}
+
+// replay reads and analyses the replay pairs.
+func (b *builder) replay() error {
+	path := b.cfg.Resolve(b.cfg.Replay)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	defer f.Close()
+	hr := newHashReader(f)
+	pairs, err := ReadReplay(hr, path)
+	if err != nil {
+		return err
+	}
+	rp, err := AnalyzeReplay(pairs, b.cfg.Confidence)
+	if err != nil {
+		return err
+	}
+	in, err := hr.input(RoleReplay, b.cfg.Replay)
+	if err != nil {
+		return err
+	}
+	b.r.Replay = rp
+	b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, in)
+	b.r.Warnings = append(b.r.Warnings, replayWarnings(rp)...)
+	return nil
+}
+
+// replayWarnings are the replay analysis's caveats: the McNemar result's
+// and the one about accepted traces.
+func replayWarnings(rp *Replay) []string {
+	var w []string
+	for _, s := range rp.Result.Warnings {
+		w = append(w, "task success: "+s)
+	}
+	if n := rp.ReferenceKinds[AcceptedTrace]; n > 0 {
+		w = append(w, fmt.Sprintf(
+			"task success: %d of %d references are accepted traces, not uncompacted runs (those conversations do not fit the window uncompacted); for them the replay is a regression test against a known-good trace, not against ground truth",
+			n, rp.Result.Pairs))
+	}
+	return w
+}
+
+// selectionJSON is the JSON `tally select --format json` writes. Fields
+// this version does not know are ignored, so that select may add some.
+type selectionJSON struct {
+	Budget                int       `json:"budget"`
+	Seed                  int64     `json:"seed"`
+	Incidents             int       `json:"incidents"`
+	IncidentsExceedBudget bool      `json:"incidents_exceed_budget"`
+	Selected              selTotals `json:"selected"`
+	Random                struct {
+		Size            int        `json:"size"`
+		Draws           int        `json:"draws"`
+		Sessions        rangeJSON  `json:"sessions"`
+		NeverCompact    rangeJSON  `json:"never_compact"`
+		Compactions     rangeJSON  `json:"compactions"`
+		Decisions       rangeJSON  `json:"decisions"`
+		Items           rangeJSON  `json:"items"`
+		AnnotationHours hoursRange `json:"annotation_hours"`
+	} `json:"random"`
+	Sessions []struct {
+		SessionID   string `json:"session_id"`
+		Turns       int    `json:"turns"`
+		Compactions int    `json:"compactions"`
+		Items       int    `json:"items"`
+		Decisions   int    `json:"decisions"`
+		Incident    bool   `json:"incident"`
+		Reason      string `json:"reason"`
+	} `json:"sessions"`
+	Warnings []string `json:"warnings"`
+}
+
+type selTotals struct {
+	Sessions        int `json:"sessions"`
+	NeverCompact    int `json:"never_compact"`
+	Compactions     int `json:"compactions"`
+	Decisions       int `json:"decisions"`
+	Items           int `json:"items"`
+	AnnotationHours struct {
+		At15 float64 `json:"at_15_min"`
+		At2  float64 `json:"at_2_min"`
+	} `json:"annotation_hours"`
+}
+
+type rangeJSON struct {
+	Mean float64 `json:"mean"`
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+type hoursRange struct {
+	At15 rangeJSON `json:"at_15_min"`
+	At2  rangeJSON `json:"at_2_min"`
+}
+
+func (r rangeJSON) model() Range { return Range{Mean: r.Mean, Low: r.Low, High: r.High} }
+
+// selection reads the fixture-selection summary.
+func (b *builder) selection() error {
+	path := b.cfg.Resolve(b.cfg.Selection)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("selection: %w", err)
+	}
+	sel, err := ParseSelection(path, data)
+	if err != nil {
+		return err
+	}
+	b.r.Selection = sel
+	b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, Input{Role: RoleSelection, Path: b.cfg.Selection, SHA256: sha256Hex(data), Bytes: int64(len(data))})
+	return nil
+}
+
+// ParseSelection parses the JSON `tally select --format json` writes;
+// name is the file's path, for errors.
+func ParseSelection(name string, data []byte) (*Selection, error) {
+	var j selectionJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			line, c := lineCol(data, int(se.Offset)-1)
+			return nil, fmt.Errorf("%s:%d:%d: %s", name, line, c, strings.TrimPrefix(se.Error(), "json: "))
+		case errors.As(err, &te):
+			line, c := lineCol(data, valueStart(data, int(te.Offset)))
+			return nil, fmt.Errorf("%s:%d:%d: %s: want %s, got a JSON %s", name, line, c, te.Field, te.Type, te.Value)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s := &Selection{
+		Budget: j.Budget, Seed: j.Seed, Incidents: j.Incidents, IncidentsExceedBudget: j.IncidentsExceedBudget,
+		Selected: SelectionTotals{
+			Sessions: j.Selected.Sessions, NeverCompact: j.Selected.NeverCompact, Compactions: j.Selected.Compactions,
+			Decisions: j.Selected.Decisions, Items: j.Selected.Items,
+			HoursAt15: j.Selected.AnnotationHours.At15, HoursAt2: j.Selected.AnnotationHours.At2,
+		},
+		Random: RandomTotals{
+			Size: j.Random.Size, Draws: j.Random.Draws,
+			Sessions: j.Random.Sessions.model(), NeverCompact: j.Random.NeverCompact.model(),
+			Compactions: j.Random.Compactions.model(), Decisions: j.Random.Decisions.model(), Items: j.Random.Items.model(),
+			HoursAt15: j.Random.AnnotationHours.At15.model(), HoursAt2: j.Random.AnnotationHours.At2.model(),
+		},
+		Warnings: j.Warnings,
+	}
+	for _, x := range j.Sessions {
+		s.Sessions = append(s.Sessions, SelectedSession{SessionID: x.SessionID, Turns: x.Turns, Compactions: x.Compactions,
+			Items: x.Items, Decisions: x.Decisions, Incident: x.Incident, Reason: x.Reason})
+	}
+	return s, nil
+}
+
+// valueStart returns the offset of the start of the JSON value that
+// ends at end (encoding/json reports a type error there).
+func valueStart(data []byte, end int) int {
+	i := min(end, len(data)) - 1
+	if i >= 0 && data[i] == '"' {
+		for i--; i >= 0; i-- {
+			if data[i] != '"' {
+				continue
+			}
+			bs := 0
+			for j := i - 1; j >= 0 && data[j] == '\\'; j-- {
+				bs++
+			}
+			if bs%2 == 0 {
+				return i
+			}
+		}
+		return 0
+	}
+	for i >= 0 && strings.IndexByte(" \t\r\n:,[{", data[i]) < 0 {
+		i--
+	}
+	return i + 1
+}
+
+// lineCol converts a byte offset of data to a 1-based line and column.
+func lineCol(data []byte, off int) (int, int) {
+	off = max(0, min(off, len(data)))
+	line := 1 + strings.Count(string(data[:off]), "\n")
+	start := strings.LastIndexByte(string(data[:off]), '\n') + 1
+	return line, runeCol(data[start:], off-start)
+}

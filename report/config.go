@@ -1,0 +1,478 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// Config is a report configuration, report.yaml: what the report is
+// made from and the rule it applies. README.md ("The configuration: report.yaml") documents every key.
+//
+// Paths are kept as written; Resolve turns one into a path usable from
+// the working folder (relative paths are relative to the configuration
+// file's folder).
+type Config struct {
+	// File is the configuration file's path, as given to LoadConfig or
+	// ParseConfig; every problem names it.
+	File string
+	// Text is the configuration's text, kept for the report's provenance.
+	Text []byte
+
+	Title      string
+	Period     string
+	Confidence float64 // default 0.95
+
+	Fixtures             string
+	Incumbent, Candidate SystemConfig
+	Replay               string // optional
+	Selection            string // optional
+	Notebook             string // optional
+
+	Gates      Gates
+	Regression Regression
+}
+
+// SystemConfig names one summariser and its inputs.
+type SystemConfig struct {
+	// Name is the system's name, as written in its verdict records and
+	// prompt-size lines; it defaults to the role ("incumbent",
+	// "candidate").
+	Name        string
+	Verdicts    string // verdict records (JSONL) from `tally check`
+	PromptSizes string // optional: JSONL {system, conversation_id, compaction, prompt_tokens}
+}
+
+// Gates are the standards each system is held to.
+type Gates struct {
+	// Retained is the minimum retained share per class; a class that is
+	// not listed has no retained-share gate.
+	Retained map[fixture.Class]float64
+	// MaxContradictions is the most contradicted items a system may
+	// have, all classes together (default 0).
+	MaxContradictions int
+	// MaxMeanPromptTokens is the largest mean prompt size allowed; 0
+	// means no gate.
+	MaxMeanPromptTokens float64
+}
+
+// Regression is the rule deciding whether a row got worse under the
+// candidate.
+type Regression struct {
+	// RetainedTolerance is the net number of items of a class the
+	// candidate may retain fewer than the incumbent before the row is
+	// worse (default 0: one fewer is worse).
+	RetainedTolerance int
+	// ContradictionTolerance is the number of contradictions the
+	// candidate may have more than the incumbent before the row is worse
+	// (default 0: one more is worse).
+	ContradictionTolerance int
+}
+
+// DefaultConfidence is the confidence level of the report's intervals
+// when the configuration does not set one.
+const DefaultConfidence = 0.95
+
+// MaxConfigBytes bounds a configuration file's size.
+const MaxConfigBytes = 1 << 20
+
+// Resolve returns path p of the configuration as a path usable from the
+// working folder: an absolute path unchanged, a relative one joined to
+// the configuration file's folder. It returns "" for "".
+func (c *Config) Resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(c.File), p)
+}
+
+// LoadConfig reads and parses the configuration file at path.
+func LoadConfig(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading configuration: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading configuration %s: %w", path, err)
+	}
+	if len(data) > MaxConfigBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes; a report configuration is a few dozen lines", path, MaxConfigBytes)
+	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig parses a configuration from data; path names the file in
+// problems and anchors relative paths.
+//
+// Every problem is reported, as fixture.Problems, each naming the file,
+// line, column and key: an unknown or repeated key, a value of the wrong
+// type or out of range, a missing required key. A YAML syntax error is
+// reported with its line alone (the YAML parser gives no column).
+func ParseConfig(path string, data []byte) (*Config, error) {
+	if len(data) > MaxConfigBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes; a report configuration is a few dozen lines", path, MaxConfigBytes)
+	}
+	doc, err := parseYAML(data)
+	if err != nil {
+		return nil, yamlSyntaxError(path, err)
+	}
+	p := &configParser{file: path}
+	cfg := &Config{File: path, Text: bytes.Clone(data), Confidence: DefaultConfidence}
+	cfg.Incumbent.Name = "incumbent"
+	cfg.Candidate.Name = "candidate"
+	cfg.Gates.Retained = map[fixture.Class]float64{}
+	p.root(doc, cfg)
+	if len(p.probs) > 0 {
+		return nil, p.probs
+	}
+	return cfg, nil
+}
+
+// parseYAML parses exactly one YAML document. The YAML parser is guarded
+// against panics, so that no input can crash the caller.
+func parseYAML(data []byte) (doc *yaml.Node, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			doc, err = nil, fmt.Errorf("yaml: the YAML parser failed on this input (%v)", v)
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var n yaml.Node
+	if err := dec.Decode(&n); err != nil {
+		if err == io.EOF {
+			return nil, errors.New("yaml: empty: want a mapping of report settings")
+		}
+		return nil, err
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
+		line := extra.Line
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("yaml: line %d: a second YAML document; a configuration is one document", line)
+	}
+	return &n, nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlSyntaxError turns the YAML parser's error into "FILE:LINE: msg".
+func yamlSyntaxError(path string, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return fmt.Errorf("%s:%d: %s", path, n, m[2])
+	}
+	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(msg, "yaml: "))
+}
+
+// configParser walks the YAML tree, collecting problems.
+type configParser struct {
+	file  string
+	probs fixture.Problems
+}
+
+func (p *configParser) add(n *yaml.Node, field, format string, args ...any) {
+	p.probs = append(p.probs, fixture.Problem{File: p.file, Line: n.Line, Col: n.Column, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// deref follows aliases (a few levels; the parser rejects cycles).
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 8; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// key is one entry of a mapping the parser knows.
+type cfgKey struct {
+	name string
+	set  func(v *yaml.Node, field string)
+}
+
+// mapping checks that n is a mapping and hands each known key's value to
+// its setter; an unknown or repeated key is a problem. It returns the
+// names of the keys present.
+func (p *configParser) mapping(n *yaml.Node, field string, keys []cfgKey) map[string]bool {
+	seen := map[string]bool{}
+	n = deref(n)
+	if n == nil || isNull(n) {
+		return seen
+	}
+	if n.Kind != yaml.MappingNode {
+		p.add(n, field, "want a mapping of keys (%s), got %s", keyNames(keys), describeNode(n))
+		return seen
+	}
+	first := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), n.Content[i+1]
+		name := k.Value
+		sub := cfgJoin(field, name)
+		if k.Kind != yaml.ScalarNode {
+			p.add(k, field, "a key must be a plain name, got %s", describeNode(k))
+			continue
+		}
+		if f, dup := first[name]; dup {
+			p.add(k, sub, "repeated key (first at line %d)", f.Line)
+			continue
+		}
+		first[name] = k
+		var set func(*yaml.Node, string)
+		for _, kk := range keys {
+			if kk.name == name {
+				set = kk.set
+			}
+		}
+		if set == nil {
+			p.add(k, sub, "unknown key %q (want %s)", previewText(name), keyNames(keys))
+			continue
+		}
+		seen[name] = true
+		set(v, sub)
+	}
+	return seen
+}
+
+func keyNames(keys []cfgKey) string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.name
+	}
+	return strings.Join(names, ", ")
+}
+
+func cfgJoin(field, name string) string {
+	if field == "" {
+		return name
+	}
+	return field + "." + name
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+func describeNode(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if isNull(n) {
+			return "nothing (null)"
+		}
+		return fmt.Sprintf("%q", previewText(n.Value))
+	}
+	return "something else"
+}
+
+// preview shortens s for a message.
+func previewText(s string) string {
+	const max = 40
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
+}
+
+// str reads a string scalar; null reads as "" (unset).
+func (p *configParser) str(dst *string) func(*yaml.Node, string) {
+	return func(n *yaml.Node, field string) {
+		n = deref(n)
+		if isNull(n) {
+			return
+		}
+		if n.Kind != yaml.ScalarNode {
+			p.add(n, field, "want text, got %s", describeNode(n))
+			return
+		}
+		if strings.ContainsRune(n.Value, 0) {
+			p.add(n, field, "contains a NUL character")
+			return
+		}
+		*dst = n.Value
+	}
+}
+
+// path reads a path: a non-empty string. Null leaves an optional path
+// unset and is a problem for a required one.
+func (p *configParser) path(dst *string, required bool) func(*yaml.Node, string) {
+	return func(n *yaml.Node, field string) {
+		n = deref(n)
+		if isNull(n) {
+			if required {
+				p.add(n, field, "empty: want a path")
+			}
+			return
+		}
+		var s string
+		before := len(p.probs)
+		p.str(&s)(n, field)
+		if len(p.probs) > before {
+			return
+		}
+		if strings.TrimSpace(s) == "" {
+			p.add(n, field, "empty path")
+			return
+		}
+		*dst = s
+	}
+}
+
+// number reads a finite number in [lo, hi].
+func (p *configParser) number(dst *float64, lo, hi float64, what string) func(*yaml.Node, string) {
+	return func(n *yaml.Node, field string) {
+		n = deref(n)
+		var v float64
+		if n.Kind != yaml.ScalarNode || isNull(n) || (n.Tag != "!!int" && n.Tag != "!!float") {
+			p.add(n, field, "want a number (%s), got %s", what, describeNode(n))
+			return
+		}
+		if err := n.Decode(&v); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			p.add(n, field, "want a finite number (%s), got %q", what, previewText(n.Value))
+			return
+		}
+		if v < lo || v > hi {
+			p.add(n, field, "%v is out of range: want %s", v, what)
+			return
+		}
+		*dst = v
+	}
+}
+
+// count reads a whole number ≥ 0.
+func (p *configParser) count(dst *int, what string) func(*yaml.Node, string) {
+	return func(n *yaml.Node, field string) {
+		n = deref(n)
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+			p.add(n, field, "want a whole number (%s), got %s", what, describeNode(n))
+			return
+		}
+		var v int64
+		if err := n.Decode(&v); err != nil || v < 0 || v > math.MaxInt32 {
+			p.add(n, field, "want a whole number from 0 to %d (%s), got %s", math.MaxInt32, what, previewText(n.Value))
+			return
+		}
+		*dst = int(v)
+	}
+}
+
+func (p *configParser) root(doc *yaml.Node, cfg *Config) {
+	top := doc
+	if top.Kind == yaml.DocumentNode {
+		if len(top.Content) == 0 {
+			p.add(top, "", "empty: want a mapping of report settings")
+			return
+		}
+		top = top.Content[0]
+	}
+	if deref(top).Kind != yaml.MappingNode {
+		p.add(top, "", "want a mapping of report settings (title, fixtures, systems, gates, …), got %s", describeNode(deref(top)))
+		return
+	}
+	var systemsNode *yaml.Node
+	seen := p.mapping(top, "", []cfgKey{
+		{"title", p.str(&cfg.Title)},
+		{"period", p.str(&cfg.Period)},
+		{"confidence", p.number(&cfg.Confidence, math.SmallestNonzeroFloat64, math.Nextafter(1, 0), "a level strictly between 0 and 1, such as 0.95")},
+		{"fixtures", p.path(&cfg.Fixtures, true)},
+		{"systems", func(n *yaml.Node, field string) { systemsNode = n; p.systems(n, field, cfg) }},
+		{"replay", p.path(&cfg.Replay, false)},
+		{"selection", p.path(&cfg.Selection, false)},
+		{"notebook", p.path(&cfg.Notebook, false)},
+		{"gates", func(n *yaml.Node, field string) { p.gates(n, field, &cfg.Gates) }},
+		{"regression", func(n *yaml.Node, field string) {
+			p.mapping(n, field, []cfgKey{
+				{"retained_tolerance", p.count(&cfg.Regression.RetainedTolerance, "items of a class the candidate may retain fewer than the incumbent")},
+				{"contradiction_tolerance", p.count(&cfg.Regression.ContradictionTolerance, "contradictions the candidate may have more than the incumbent")},
+			})
+		}},
+	})
+	if cfg.Confidence <= 0 || cfg.Confidence >= 1 {
+		cfg.Confidence = DefaultConfidence // a problem was reported
+	}
+	where := deref(top)
+	if !seen["fixtures"] {
+		p.add(where, "fixtures", "missing: the fixtures (a folder of .json fixtures, a .json or a .jsonl file)")
+	}
+	if !seen["systems"] {
+		p.add(where, "systems", "missing: systems.incumbent and systems.candidate, each with its verdicts")
+		return
+	}
+	if cfg.Gates.MaxMeanPromptTokens > 0 {
+		for _, s := range []struct {
+			role string
+			sys  *SystemConfig
+		}{{"incumbent", &cfg.Incumbent}, {"candidate", &cfg.Candidate}} {
+			if s.sys.PromptSizes == "" && systemsNode != nil {
+				p.add(deref(systemsNode), "systems."+s.role+".prompt_sizes", "missing: gates.max_mean_prompt_tokens needs each system's prompt sizes")
+			}
+		}
+	}
+	if systemsNode != nil && len(p.probs) == 0 && cfg.Incumbent.Name == cfg.Candidate.Name {
+		p.add(deref(systemsNode), "systems", "the incumbent and the candidate are both named %q; give them different names", previewText(cfg.Incumbent.Name))
+	}
+}
+
+func (p *configParser) systems(n *yaml.Node, field string, cfg *Config) {
+	seen := p.mapping(n, field, []cfgKey{
+		{"incumbent", func(v *yaml.Node, f string) { p.system(v, f, &cfg.Incumbent) }},
+		{"candidate", func(v *yaml.Node, f string) { p.system(v, f, &cfg.Candidate) }},
+	})
+	for _, role := range []string{"incumbent", "candidate"} {
+		if !seen[role] {
+			p.add(deref(n), cfgJoin(field, role), "missing: the %s's verdicts (systems.%s.verdicts)", role, role)
+		}
+	}
+}
+
+func (p *configParser) system(n *yaml.Node, field string, s *SystemConfig) {
+	seen := p.mapping(n, field, []cfgKey{
+		{"name", p.str(&s.Name)},
+		{"verdicts", p.path(&s.Verdicts, true)},
+		{"prompt_sizes", p.path(&s.PromptSizes, false)},
+	})
+	if !seen["verdicts"] {
+		p.add(deref(n), cfgJoin(field, "verdicts"), "missing: the verdict records `tally check` wrote for this system")
+	}
+	if strings.TrimSpace(s.Name) == "" {
+		p.add(deref(n), cfgJoin(field, "name"), "empty name")
+	}
+}
+
+func (p *configParser) gates(n *yaml.Node, field string, g *Gates) {
+	mcp := p.count(&g.MaxContradictions, "contradicted items allowed")
+	p.mapping(n, field, []cfgKey{
+		{"retained", func(v *yaml.Node, f string) {
+			var keys []cfgKey
+			for _, cl := range fixture.Classes {
+				keys = append(keys, cfgKey{string(cl), func(v *yaml.Node, f string) {
+					var share float64
+					before := len(p.probs)
+					p.number(&share, 0, 1, "a share from 0 to 1, such as 0.95")(v, f)
+					if len(p.probs) == before {
+						g.Retained[cl] = share
+					}
+				}})
+			}
+			p.mapping(v, f, keys)
+		}},
+		{"max_contradictions", mcp},
+		{"max_mean_prompt_tokens", p.number(&g.MaxMeanPromptTokens, 0, math.MaxFloat64, "tokens, 0 for no gate")},
+	})
+}

@@ -1,0 +1,186 @@
+package report
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// quarterlyConfig is the example's configuration, relative to this
+// package's folder.
+const quarterlyConfig = "../examples/quarterly/report.yaml"
+
+func TestLoadConfigQuarterly(t *testing.T) {
+	cfg, err := LoadConfig(quarterlyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Confidence != 0.95 || cfg.Incumbent.Name != "incumbent" || cfg.Candidate.Name != "candidate" {
+		t.Errorf("confidence %v, names %q %q", cfg.Confidence, cfg.Incumbent.Name, cfg.Candidate.Name)
+	}
+	want := map[fixture.Class]float64{fixture.Constraint: 0.95, fixture.Commitment: 0.90, fixture.OpenQuestion: 0.95, fixture.Reference: 0.98}
+	for cl, v := range want {
+		if cfg.Gates.Retained[cl] != v {
+			t.Errorf("gates.retained.%s = %v, want %v", cl, cfg.Gates.Retained[cl], v)
+		}
+	}
+	if cfg.Gates.MaxMeanPromptTokens != 12000 || cfg.Gates.MaxContradictions != 0 {
+		t.Errorf("gates %+v", cfg.Gates)
+	}
+	if got := cfg.Resolve(cfg.Fixtures); got != filepath.Join("..", "examples", "quarterly", "fixtures") {
+		t.Errorf("Resolve(fixtures) = %q", got)
+	}
+	if cfg.Resolve("/abs/x") != "/abs/x" || cfg.Resolve("") != "" {
+		t.Error("Resolve must leave absolute and empty paths alone")
+	}
+}
+
+func TestParseConfigDefaults(t *testing.T) {
+	cfg, err := ParseConfig("dir/r.yaml", []byte("fixtures: f\nsystems:\n  incumbent: {verdicts: a.jsonl}\n  candidate: {verdicts: b.jsonl}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Confidence != DefaultConfidence || cfg.Incumbent.Name != "incumbent" || cfg.Candidate.Name != "candidate" ||
+		cfg.Gates.MaxContradictions != 0 || cfg.Gates.MaxMeanPromptTokens != 0 || len(cfg.Gates.Retained) != 0 ||
+		cfg.Regression != (Regression{}) || cfg.Replay != "" || cfg.Selection != "" || cfg.Notebook != "" {
+		t.Errorf("defaults: %+v", cfg)
+	}
+	if cfg.Resolve(cfg.Incumbent.Verdicts) != filepath.Join("dir", "a.jsonl") {
+		t.Errorf("relative to the config folder: %q", cfg.Resolve(cfg.Incumbent.Verdicts))
+	}
+}
+
+const baseConfig = `fixtures: f
+systems:
+  incumbent: {verdicts: a.jsonl}
+  candidate: {verdicts: b.jsonl}
+`
+
+func TestParseConfigProblems(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       []string // each a problem line, exactly
+	}{
+		{"unknown top-level key", baseConfig + "titel: x\n",
+			[]string{`r.yaml:5:1: titel: unknown key "titel" (want title, period, confidence, fixtures, systems, replay, selection, notebook, gates, regression)`}},
+		{"unknown nested key", baseConfig + "gates:\n  retained:\n    constraints: 0.9\n",
+			[]string{`r.yaml:7:5: gates.retained.constraints: unknown key "constraints" (want constraint, commitment, open_question, reference)`}},
+		{"unknown system key", "fixtures: f\nsystems:\n  incumbent: {verdicts: a, prompt: p}\n  candidate: {verdicts: b}\n",
+			[]string{`r.yaml:3:28: systems.incumbent.prompt: unknown key "prompt" (want name, verdicts, prompt_sizes)`}},
+		{"repeated key", baseConfig + "title: a\ntitle: b\n",
+			[]string{`r.yaml:6:1: title: repeated key (first at line 5)`}},
+		{"share out of range", baseConfig + "gates:\n  retained: {constraint: 1.5}\n",
+			[]string{`r.yaml:6:26: gates.retained.constraint: 1.5 is out of range: want a share from 0 to 1, such as 0.95`}},
+		{"share not a number", baseConfig + "gates:\n  retained: {constraint: high}\n",
+			[]string{`r.yaml:6:26: gates.retained.constraint: want a number (a share from 0 to 1, such as 0.95), got "high"`}},
+		{"confidence 1", baseConfig + "confidence: 1\n",
+			[]string{`r.yaml:5:13: confidence: 1 is out of range: want a level strictly between 0 and 1, such as 0.95`}},
+		{"confidence NaN", baseConfig + "confidence: .nan\n",
+			[]string{`r.yaml:5:13: confidence: want a finite number (a level strictly between 0 and 1, such as 0.95), got ".nan"`}},
+		{"negative max", baseConfig + "gates: {max_contradictions: -1}\n",
+			[]string{`r.yaml:5:29: gates.max_contradictions: want a whole number from 0 to 2147483647 (contradicted items allowed), got -1`}},
+		{"fractional tolerance", baseConfig + "regression: {retained_tolerance: 0.5}\n",
+			[]string{`r.yaml:5:34: regression.retained_tolerance: want a whole number (items of a class the candidate may retain fewer than the incumbent), got "0.5"`}},
+		{"missing fixtures and systems", "title: x\n",
+			[]string{`r.yaml:1:1: fixtures: missing: the fixtures (a folder of .json fixtures, a .json or a .jsonl file)`,
+				`r.yaml:1:1: systems: missing: systems.incumbent and systems.candidate, each with its verdicts`}},
+		{"missing verdicts", "fixtures: f\nsystems:\n  incumbent: {name: x}\n  candidate: {verdicts: b}\n",
+			[]string{`r.yaml:3:14: systems.incumbent.verdicts: missing: the verdict records ` + "`tally check`" + ` wrote for this system`}},
+		{"same names", "fixtures: f\nsystems:\n  incumbent: {name: x, verdicts: a}\n  candidate: {name: x, verdicts: b}\n",
+			[]string{`r.yaml:3:3: systems: the incumbent and the candidate are both named "x"; give them different names`}},
+		{"prompt gate without sizes", baseConfig + "gates: {max_mean_prompt_tokens: 100}\n",
+			[]string{`r.yaml:3:3: systems.incumbent.prompt_sizes: missing: gates.max_mean_prompt_tokens needs each system's prompt sizes`,
+				`r.yaml:3:3: systems.candidate.prompt_sizes: missing: gates.max_mean_prompt_tokens needs each system's prompt sizes`}},
+		{"list for a path", baseConfig + "replay: [a, b]\n",
+			[]string{`r.yaml:5:9: replay: want text, got a list`}},
+		{"empty path", baseConfig + "replay: ''\n",
+			[]string{`r.yaml:5:9: replay: empty path`}},
+		{"not a mapping", "- a\n- b\n",
+			[]string{`r.yaml:1:1: want a mapping of report settings (title, fixtures, systems, gates, …), got a list`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig("r.yaml", []byte(tt.yaml))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			got := strings.Split(err.Error(), "\n")
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", err, strings.Join(tt.want, "\n"))
+			}
+			var p fixture.Problem
+			if !errors.As(err, &p) {
+				t.Error("not a fixture.Problem")
+			}
+		})
+	}
+}
+
+func TestParseConfigSyntax(t *testing.T) {
+	tests := []struct{ name, yaml, want string }{
+		{"bad indentation", "fixtures: f\n  systems: x\n", "r.yaml:2: mapping values are not allowed in this context"},
+		{"empty", "", "r.yaml: empty: want a mapping of report settings"},
+		{"two documents", baseConfig + "---\ntitle: x\n", "r.yaml:5: a second YAML document; a configuration is one document"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig("r.yaml", []byte(tt.yaml))
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got %v, want %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseConfigAliases(t *testing.T) {
+	// Anchors and aliases are YAML; they resolve like any value.
+	y := baseConfig + "gates:\n  retained: {constraint: &g 0.9, commitment: *g}\n"
+	cfg, err := ParseConfig("r.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Gates.Retained[fixture.Commitment] != 0.9 {
+		t.Errorf("alias: %v", cfg.Gates.Retained)
+	}
+}
+
+func TestLoadConfigMissing(t *testing.T) {
+	_, err := LoadConfig(filepath.Join(t.TempDir(), "nope.yaml"))
+	if err == nil || !strings.Contains(err.Error(), "nope.yaml") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte(baseConfig))
+	f.Add([]byte(baseConfig + "gates:\n  retained: {constraint: 0.95}\n  max_contradictions: 0\nregression: {retained_tolerance: 1}\n"))
+	f.Add([]byte("a: &a [*a]\n"))
+	f.Add([]byte("{{{"))
+	f.Add([]byte("confidence: 0x10\nfixtures: !!binary aGk=\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := ParseConfig("f.yaml", data)
+		if err != nil {
+			return
+		}
+		if cfg.Confidence <= 0 || cfg.Confidence >= 1 {
+			t.Errorf("accepted confidence %v", cfg.Confidence)
+		}
+		if cfg.Fixtures == "" || cfg.Incumbent.Verdicts == "" || cfg.Candidate.Verdicts == "" {
+			t.Errorf("accepted without fixtures or verdicts: %+v", cfg)
+		}
+		if cfg.Incumbent.Name == cfg.Candidate.Name {
+			t.Errorf("accepted one name for both systems: %q", cfg.Incumbent.Name)
+		}
+		for cl, v := range cfg.Gates.Retained {
+			if !cl.Valid() || v < 0 || v > 1 {
+				t.Errorf("accepted gate %s = %v", cl, v)
+			}
+		}
+		if cfg.Gates.MaxContradictions < 0 || cfg.Regression.RetainedTolerance < 0 || cfg.Regression.ContradictionTolerance < 0 {
+			t.Errorf("accepted a negative count: %+v %+v", cfg.Gates, cfg.Regression)
+		}
+	})
+}

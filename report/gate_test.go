@@ -1,0 +1,258 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// caseItems are the items of each hand-made fixture: one per class.
+var caseItems = []struct {
+	id    string
+	class fixture.Class
+}{{"c1", fixture.Constraint}, {"c2", fixture.Commitment}, {"c3", fixture.OpenQuestion}, {"c4", fixture.Reference}}
+
+// caseConversations are the hand-made fixtures.
+var caseConversations = []string{"conv_a", "conv_b"}
+
+// verdictsFor returns one verdict line per item per conversation at
+// compaction 1 for system sys: verbatim, except where override names
+// "conv/item" → verdict.
+func verdictsFor(sys string, override map[string]fixture.Verdict) string {
+	var b strings.Builder
+	for _, conv := range caseConversations {
+		for _, it := range caseItems {
+			v := fixture.Verbatim
+			if o, ok := override[conv+"/"+it.id]; ok {
+				v = o
+			}
+			fmt.Fprintf(&b, `{"system":%q,"conversation_id":%q,"compaction":1,"item_id":%q,"class":%q,"verdict":%q}`+"\n", sys, conv, it.id, it.class, v)
+		}
+	}
+	return b.String()
+}
+
+// writeCase writes two hand-made fixtures, each system's verdicts and a
+// configuration (extra appended to it) into a temporary folder, and
+// returns the configuration's path.
+func writeCase(t testing.TB, inc, cand, extra string) string {
+	t.Helper()
+	dir := t.TempDir()
+	var fx strings.Builder
+	for _, conv := range caseConversations {
+		fmt.Fprintf(&fx, `{"conversation_id":%q,"turns":40,"compactions_expected":1,"must_survive":[`, conv)
+		for i, it := range caseItems {
+			if i > 0 {
+				fx.WriteString(",")
+			}
+			fmt.Fprintf(&fx, `{"id":%q,"class":%q,"turn":%d,"literal":"literal %s %s","probe":"probe?","expect":"yes"}`, it.id, it.class, 2+i, conv, it.id)
+		}
+		fx.WriteString("]}\n")
+	}
+	cfg := `title: hand-made
+fixtures: fixtures.jsonl
+systems:
+  incumbent: {verdicts: inc.jsonl}
+  candidate: {verdicts: cand.jsonl}
+` + extra
+	for name, data := range map[string]string{"fixtures.jsonl": fx.String(), "inc.jsonl": inc, "cand.jsonl": cand, "report.yaml": cfg} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "report.yaml")
+}
+
+// buildCase builds the report of a case.
+func buildCase(t testing.TB, path string) *Report {
+	t.Helper()
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(cfg, Options{Generated: time.Unix(0, 0).UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func classRow(t testing.TB, r *Report, cl fixture.Class) ClassRow {
+	t.Helper()
+	for _, c := range r.Classes {
+		if c.Class == cl {
+			return c
+		}
+	}
+	t.Fatalf("no row %s", cl)
+	return ClassRow{}
+}
+
+func TestShareGate(t *testing.T) {
+	tests := []struct {
+		reason string
+		c      fixture.Counts
+		min    float64
+		gated  bool
+		want   GateStatus
+	}{
+		{"19/20 meets 0.95 exactly", fixture.Counts{Items: 20, Verbatim: 19, Absent: 1}, 0.95, true, Pass},
+		{"18/20 is under 0.95", fixture.Counts{Items: 20, Verbatim: 18, Absent: 2}, 0.95, true, Fail},
+		{"an error makes a passing row incomplete, never a pass", fixture.Counts{Items: 20, Verbatim: 19, Errors: 1}, 0.5, true, Incomplete},
+		{"an error cannot rescue a row that fails even were it retained", fixture.Counts{Items: 20, Verbatim: 17, Absent: 2, Errors: 1}, 0.95, true, Fail},
+		{"an error that might decide it: incomplete", fixture.Counts{Items: 20, Verbatim: 18, Absent: 1, Errors: 1}, 0.95, true, Incomplete},
+		{"no items cannot pass", fixture.Counts{}, 0.9, true, Incomplete},
+		{"no gate", fixture.Counts{Items: 1, Errors: 1}, 0, false, NoGate},
+		{"a gate of 0 with an error is still incomplete", fixture.Counts{Items: 2, Verbatim: 1, Errors: 1}, 0, true, Incomplete},
+	}
+	for _, tt := range tests {
+		if got := shareGate(tt.c, tt.min, tt.gated); got != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.reason, got, tt.want)
+		}
+	}
+}
+
+func TestRetainedChange(t *testing.T) {
+	c := func(retained, errs int) fixture.Counts {
+		return fixture.Counts{Items: 10, Verbatim: retained, Errors: errs, Absent: 10 - retained - errs}
+	}
+	tests := []struct {
+		reason    string
+		inc, cand fixture.Counts
+		tol       int
+		want      Change
+	}{
+		{"one fewer is worse by default", c(8, 0), c(7, 0), 0, Worse},
+		{"one fewer is within a tolerance of 1", c(8, 0), c(7, 0), 1, Same},
+		{"two fewer is beyond a tolerance of 1", c(8, 0), c(6, 0), 1, Worse},
+		{"equal is same", c(8, 0), c(8, 0), 0, Same},
+		{"one more is better", c(8, 0), c(9, 0), 0, Better},
+		{"one more is within a tolerance of 1", c(8, 0), c(9, 0), 1, Same},
+		{"a candidate error that might close the gap: undecided", c(8, 0), c(7, 1), 0, Undecided},
+		{"an incumbent error: undecided", c(8, 1), c(9, 0), 0, Undecided},
+		{"worse even with the candidate's errors retained", c(9, 0), c(6, 1), 0, Worse},
+	}
+	for _, tt := range tests {
+		if got := retainedChange(tt.inc, tt.cand, tt.tol); got != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.reason, got, tt.want)
+		}
+	}
+}
+
+func TestContradictionChange(t *testing.T) {
+	c := func(contradicted, errs int) fixture.Counts {
+		return fixture.Counts{Items: 10, Contradicted: contradicted, Errors: errs, Verbatim: 10 - contradicted - errs}
+	}
+	tests := []struct {
+		reason    string
+		inc, cand fixture.Counts
+		tol       int
+		want      Change
+	}{
+		{"one more is worse by default", c(0, 0), c(1, 0), 0, Worse},
+		{"one more is within a tolerance of 1", c(0, 0), c(1, 0), 1, Same},
+		{"fewer is better", c(2, 0), c(1, 0), 0, Better},
+		{"an incumbent error that might be a contradiction: undecided", c(0, 1), c(1, 0), 0, Undecided},
+		{"worse even were every incumbent error a contradiction", c(0, 1), c(3, 0), 0, Worse},
+	}
+	for _, tt := range tests {
+		if got := contradictionChange(tt.inc, tt.cand, tt.tol); got != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.reason, got, tt.want)
+		}
+	}
+}
+
+// TestGateErrorVerdict: a judge error makes the row incomplete, never a
+// pass, and the change undecided, which blocks.
+func TestGateErrorVerdict(t *testing.T) {
+	gates := "gates:\n  retained: {constraint: 0.5, commitment: 0.5, open_question: 0.5, reference: 0.5}\n"
+	path := writeCase(t, verdictsFor("incumbent", nil), verdictsFor("candidate", map[string]fixture.Verdict{"conv_a/c1": fixture.Error}), gates)
+	r := buildCase(t, path)
+	row := classRow(t, r, fixture.Constraint)
+	if row.Candidate.Gate != Incomplete {
+		t.Errorf("candidate constraint gate %s with an error verdict (1/2 retained ≥ 0.5): want incomplete, never pass", row.Candidate.Gate)
+	}
+	if row.Incumbent.Gate != Pass {
+		t.Errorf("incumbent constraint gate %s", row.Incumbent.Gate)
+	}
+	if row.Change != Undecided {
+		t.Errorf("change %s, want undecided", row.Change)
+	}
+	if r.Contradictions.CandidateGate != Incomplete {
+		t.Errorf("contradiction gate %s: an error might hide a contradiction", r.Contradictions.CandidateGate)
+	}
+	d := r.Decision
+	if !d.Blocks || len(d.Worse) != 0 || !slices.Equal(d.Undecided, []string{"constraint", "contradictions"}) {
+		t.Errorf("decision %+v", d)
+	}
+	if !slices.Contains(d.CandidateUnmet, "constraint") || slices.Contains(d.Backlog, "constraint") {
+		t.Errorf("unmet %v, backlog %v", d.CandidateUnmet, d.Backlog)
+	}
+	if row.Pairs.Pairs() != 1 || len(row.Lost) != 0 {
+		t.Errorf("the error pair must be left out of the item-level pairs: %v, lost %v", row.Pairs, row.Lost)
+	}
+	if !slices.ContainsFunc(r.Warnings, func(s string) bool { return strings.Contains(s, "candidate: 1 error verdict") }) {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+}
+
+func TestGateTolerance(t *testing.T) {
+	inc := verdictsFor("incumbent", nil)
+	cand := verdictsFor("candidate", map[string]fixture.Verdict{"conv_a/c1": fixture.Absent, "conv_b/c3": fixture.Contradicted})
+	tests := []struct {
+		reason     string
+		regression string
+		worse      []string
+		blocks     bool
+	}{
+		{"default: one fewer constraint and one more contradiction are worse", "", []string{"constraint", "open_question", "contradictions"}, true},
+		{"retained tolerance 1: one fewer item of a class is not worse", "regression: {retained_tolerance: 1}\n", []string{"contradictions"}, true},
+		{"both tolerances 1: nothing is worse", "regression: {retained_tolerance: 1, contradiction_tolerance: 1}\n", nil, false},
+	}
+	for _, tt := range tests {
+		r := buildCase(t, writeCase(t, inc, cand, tt.regression))
+		if !slices.Equal(r.Decision.Worse, tt.worse) || r.Decision.Blocks != tt.blocks {
+			t.Errorf("%s: worse %v blocks %v, want %v %v", tt.reason, r.Decision.Worse, r.Decision.Blocks, tt.worse, tt.blocks)
+		}
+		if !strings.Contains(r.Decision.Rule, "The change blocks when any row got worse") {
+			t.Errorf("rule %q", r.Decision.Rule)
+		}
+	}
+	r := buildCase(t, writeCase(t, inc, cand, "regression: {retained_tolerance: 2}\n"))
+	if !strings.Contains(r.Decision.Rule, "retains more than 2 items fewer of a class") {
+		t.Errorf("the rule must state the tolerance: %q", r.Decision.Rule)
+	}
+	row := classRow(t, r, fixture.Constraint)
+	if len(row.Lost) != 1 || row.Lost[0] != (ItemKey{"conv_a", 1, "c1"}) || row.Pairs.B != 1 {
+		t.Errorf("lost %v pairs %v", row.Lost, row.Pairs)
+	}
+	if len(r.Contradictions.New) != 1 || r.Contradictions.New[0].ItemID != "c3" {
+		t.Errorf("new contradictions %v", r.Contradictions.New)
+	}
+}
+
+func TestGateStrictAndBacklog(t *testing.T) {
+	gates := "gates:\n  retained: {constraint: 0.9}\n"
+	both := map[string]fixture.Verdict{"conv_a/c1": fixture.Absent}
+	r := buildCase(t, writeCase(t, verdictsFor("incumbent", both), verdictsFor("candidate", both), gates))
+	d := r.Decision
+	if d.Blocks || !slices.Equal(d.Backlog, []string{"constraint"}) || !slices.Equal(d.CandidateUnmet, []string{"constraint"}) {
+		t.Errorf("decision %+v", d)
+	}
+	if !d.StrictFails() {
+		t.Error("--strict must fail when the candidate leaves a gate unmet")
+	}
+	if got := classRow(t, r, fixture.Commitment).Candidate.Gate; got != NoGate {
+		t.Errorf("ungated class: %s", got)
+	}
+	r = buildCase(t, writeCase(t, verdictsFor("incumbent", nil), verdictsFor("candidate", nil), gates))
+	if r.Decision.Blocks || r.Decision.StrictFails() || len(r.Decision.Backlog) != 0 {
+		t.Errorf("clean: %+v", r.Decision)
+	}
+}

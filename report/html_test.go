@@ -1,0 +1,339 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// htmlRender renders r with nb and fails the test on error.
+func htmlRender(t testing.TB, r *Report, nb *Notebook) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := RenderHTML(&b, r, nb); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+var (
+	htmlReStyle  = regexp.MustCompile(`(?s)<style>.*?</style>`)
+	htmlReTag    = regexp.MustCompile(`<[^>]*>`)
+	htmlReBlock  = regexp.MustCompile(`^</?(p|h[1-6]|tr|li|ul|ol|table|thead|tbody|div|section|header|figure|figcaption|caption|pre|aside|main|title|text|svg|br)\b`)
+	htmlReInline = regexp.MustCompile(`^</?(strong|em|code|a|b|i)\b`)
+	htmlReSpaces = regexp.MustCompile(`[ \t\r\f\v]+`)
+)
+
+// htmlTextContent is the page's text for people: style dropped, htmlTags
+// removed (a block tag ends a line), entities decoded, whitespace
+// normalised, blank lines dropped.
+func htmlTextContent(page string) string {
+	page = htmlReStyle.ReplaceAllString(page, "")
+	page = htmlReTag.ReplaceAllStringFunc(page, func(tag string) string {
+		switch {
+		case htmlReBlock.MatchString(tag):
+			return "\n"
+		case htmlReInline.MatchString(tag):
+			return ""
+		}
+		return " "
+	})
+	page = html.UnescapeString(page)
+	var out []string
+	for _, line := range strings.Split(page, "\n") {
+		line = strings.TrimSpace(htmlReSpaces.ReplaceAllString(line, " "))
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+func TestRenderHTMLGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		report *Report
+		reason string
+	}{
+		{"hostile", hostileReport(), "the source text's example full of hostile text, through the default notebook"},
+		{"minimal", minimalReport(), "no replay, no selection, a class without items, a judge error, NaN shares and prompt sizes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			golden(t, "html/"+tc.name+".golden", htmlTextContent(htmlRender(t, tc.report, nil)))
+		})
+	}
+}
+
+// TestRenderHTMLQuarterlyExample renders the example's report as `tally
+// report` does, from examples/quarterly, and pins its text, to be read
+// in testdata/html/quarterly_example.golden. Whatever else the example
+// gains, the page shows the source text's table and ends with task
+// success.
+func TestRenderHTMLQuarterlyExample(t *testing.T) {
+	text := htmlTextContent(htmlRender(t, quarterlyReport(t), nil))
+	for _, want := range []struct{ text, reason string }{
+		{"constraint at least 95% retained fail 71/80 · 88.8%", "the incumbent's constraints"},
+		{"commitment at least 90% retained fail 44/51 · 86.3%", "the incumbent's commitments"},
+		{"open question at least 95% retained fail 96/103 · 93.2%", "the incumbent's open questions"},
+		{"reference at least 98% retained fail 58/61 · 95.1%", "the incumbent's references"},
+		{"contradictions at most 0 fail 2 fail 7 worse", "the incumbent's 2 contradictions against the candidate's 7"},
+		{"This change blocks. The rows that got worse under it: open question, contradictions.", "the verdict"},
+		{"Backlog, not a merge decision: 5 gates unmet by the incumbent as well", "the backlog"},
+	} {
+		if !strings.Contains(text, want.text) {
+			t.Errorf("%s: the page does not read %q", want.reason, want.text)
+		}
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "Task success — reported, not gated:") {
+		t.Errorf("the page's last line is not task success:\n%s", last)
+	}
+	for _, want := range []string{
+		"the reference 166/200", "the candidate 168/200",
+		"9 lost and 11 gained, exact McNemar p = 0.824",
+		"is not evidence of anything, in either direction",
+	} {
+		if !strings.Contains(last, want) {
+			t.Errorf("the page's last line does not read %q:\n%s", want, last)
+		}
+	}
+	// Last, so that a change to the example (a selection added, say)
+	// shows both the checks above and the golden's first difference.
+	golden(t, "html/quarterly_example.golden", text)
+}
+
+func TestRenderHTMLDeterministic(t *testing.T) {
+	a := htmlRender(t, hostileReport(), nil)
+	b := htmlRender(t, hostileReport(), nil)
+	if a != b {
+		t.Fatal("two renders of the same report differ")
+	}
+}
+
+// htmlTags returns every tag of page: all text is escaped, so each '<' in
+// the output opens a real tag.
+func htmlTags(page string) []string { return htmlReTag.FindAllString(page, -1) }
+
+func TestRenderHTMLSelfContained(t *testing.T) {
+	page := htmlRender(t, hostileReport(), nil)
+	if !strings.Contains(page, `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:;`) {
+		t.Error("no Content-Security-Policy meta forbidding scripts and requests")
+	}
+	if i, j := strings.Index(page, "Content-Security-Policy"), strings.Index(page, "<style>"); i < 0 || j < i {
+		t.Error("the CSP meta must come before any content")
+	}
+	for _, tag := range htmlTags(page) {
+		low := strings.ToLower(tag)
+		for _, bad := range []string{"<script", "<iframe", "<object", "<embed", "<link rel=\"stylesheet", "<img", "<base", " on"} {
+			if strings.HasPrefix(low, bad) || (bad == " on" && regexp.MustCompile(`\son[a-z]+\s*=`).MatchString(low)) {
+				t.Errorf("tag %q: a report has no %s", tag, strings.TrimSpace(bad))
+			}
+		}
+		for _, m := range regexp.MustCompile(`(?:href|src|action)\s*=\s*"([^"]*)"`).FindAllStringSubmatch(tag, -1) {
+			if !strings.HasPrefix(m[1], "data:") && !strings.HasPrefix(m[1], "#") {
+				t.Errorf("tag %q refers to %q: only data: URLs are allowed", tag, m[1])
+			}
+		}
+	}
+	for _, bad := range []string{"url(", "@import", "@font-face"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q: the CSS may not fetch anything", bad)
+		}
+	}
+	if n := strings.Count(page, "<svg "); n != 3 {
+		t.Errorf("want 3 inline SVG charts, got %d", n)
+	}
+	if strings.Contains(page, "<?xml") {
+		t.Error("an SVG kept its <?xml …?> line")
+	}
+	if !strings.Contains(page, "@media print") {
+		t.Error("no print styles")
+	}
+}
+
+func TestRenderHTMLHostile(t *testing.T) {
+	page := htmlRender(t, hostileReport(), nil)
+	for _, tag := range htmlTags(page) {
+		low := strings.ToLower(tag)
+		if strings.HasPrefix(low, "<script") || strings.Contains(low, "onerror") {
+			t.Errorf("hostile input became markup: %q", tag)
+		}
+	}
+	if strings.Contains(strings.ToLower(page), "<script") {
+		t.Error("the page contains <script")
+	}
+	h := hostileStrings
+	for _, want := range []struct{ escaped, reason string }{
+		{html.EscapeString(h["script"]), "a fixture literal with a script element shows as text"},
+		{html.EscapeString(h["img"]), "a literal breaking out of an attribute shows as text"},
+		{html.EscapeString(h["hyperlink"]), "a spreadsheet formula shows as text"},
+		{html.EscapeString(h["dde"]), "a DDE payload shows as text"},
+		{html.EscapeString(h["at"]), "an @-led formula shows as text"},
+		{html.EscapeString(h["minus"]), "a minus-led formula shows as text"},
+		{`<span class="ctl">\t</span>` + html.EscapeString(h["tab"][1:]), "a tab-led string shows its tab"},
+		{`<span class="ctl">\r</span>` + html.EscapeString(h["cr"][1:]), "a CR-led string shows its carriage return"},
+		{html.EscapeString(hostileLong[:600]) + " … [39400 more characters; the full text is in report.xlsx]", "a very long line is cut with a note"},
+		{"the candidate <strong>" + html.EscapeString(h["dde"]) + "</strong>", "a system name is escaped"},
+		{"# &lt;/code&gt;&lt;/pre&gt;" + html.EscapeString(h["script"]), "the configuration text is escaped"},
+	} {
+		if !strings.Contains(page, want.escaped) {
+			t.Errorf("%s: %q not in the page", want.reason, want.escaped)
+		}
+	}
+	if strings.Contains(page, html.EscapeString(hostileLong)) {
+		t.Error("the 40,000-character line is shown whole")
+	}
+	text := htmlTextContent(page)
+	for _, name := range []string{"script", "img", "hyperlink", "dde", "at", "minus"} {
+		if !strings.Contains(text, h[name]) {
+			t.Errorf("the page's text does not read the %s string %q", name, h[name])
+		}
+	}
+}
+
+func TestHEscape(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want string
+		why  string
+	}{
+		{`<a href="x">&'`, 100, "&lt;a href=&#34;x&#34;&gt;&amp;&#39;", "HTML metacharacters"},
+		{"\t\r\x00\x1b\x7f", 100, `<span class="ctl">\t</span><span class="ctl">\r</span><span class="ctl">\x00</span><span class="ctl">\x1B</span><span class="ctl">\x7F</span>`, "control characters are shown as escapes"},
+		{"a\nb", 100, "a\nb", "newlines stay, shown by white-space: pre-wrap"},
+		{"\xff\xfe", 100, "\uFFFD", "invalid UTF-8 becomes one replacement character per run"},
+		{"abc\u202Efed", 100, `abc<span class="ctl">\u202E</span>fed`, "a bidi override cannot reorder the text"},
+		{"\u0085<", 100, `<span class="ctl">\x85</span>&lt;`, "C1 controls are shown"},
+		{"\t<", 1, `<span class="ctl">\t</span> … [1 more characters; the full text is in report.xlsx]`, "the cut counts an escaped character as one"},
+		{"héllo wörld", 5, "héllo … [6 more characters; the full text is in report.xlsx]", "cut by runes, with a note"},
+		{"", 5, "", "empty"},
+	} {
+		if got := hEscape(tc.in, tc.max); got != tc.want {
+			t.Errorf("%s: hEscape(%q, %d) = %q, want %q", tc.why, tc.in, tc.max, got, tc.want)
+		}
+	}
+}
+
+func TestHFormats(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{hPct(71.0 / 80), "88.8%"},
+		{hPct(math.NaN()), "—"},
+		{hGatePct(0.95), "95%"},
+		{hGatePct(0.975), "97.5%"},
+		{hRange(0.799, 0.94), "79.9–94.0%"},
+		{hPoints(0.01, true), "+1.0 points"},
+		{hPoints(-0.047, true), "−4.7 points"},
+		{hPoints(-0.0001, true), "0.0 points"},
+		{hP(0.82), "0.820"},
+		{hP(0.00012), "0.0001"},
+		{hP(1e-9), "&lt; 0.0001"},
+		{hInt(1234567), "1,234,567"},
+		{hInt(-1000), "−1,000"},
+		{hInt(999), "999"},
+		{hTokens(11840.5), "11,841"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+func TestRenderHTMLNilNotebookIsDefault(t *testing.T) {
+	r := sampleReport()
+	if htmlRender(t, r, nil) != htmlRender(t, r, DefaultNotebook()) {
+		t.Error("a nil notebook does not render as the default one")
+	}
+	if err := RenderHTML(&bytes.Buffer{}, nil, nil); err == nil {
+		t.Error("a nil report renders")
+	}
+}
+
+func TestRenderHTMLWarnings(t *testing.T) {
+	page := htmlRender(t, minimalReport(), nil)
+	text := htmlTextContent(page)
+	for _, want := range []string{
+		"retention chart: the incumbent has no retained share for reference (0 items); its point is left out",
+		"prompt-size chart: the candidate has no prompt sizes (0 contexts); its box is left out",
+		"gates: the candidate has no reference items; its share is undefined",
+		"No replay data",
+		"Task success — reported, not gated: not measured",
+		"No fixture selection in this report.",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the minimal report does not say %q", want)
+		}
+	}
+	if strings.Contains(page, "NaN") {
+		t.Error("a NaN reached the page")
+	}
+}
+
+func TestRenderHTMLTaskSuccessLast(t *testing.T) {
+	text := htmlTextContent(htmlRender(t, sampleReport(), nil))
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "Task success — reported, not gated:") {
+		t.Errorf("the page's last line is %q, want the task-success line", last)
+	}
+}
+
+func TestRenderHTMLLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the 300,000-item render")
+	}
+	r := largeReport(300_000)
+	nb, err := ParseNotebook("large.md", []byte("```tally\ntitle\n```\n\n```tally\nlost-items\n```\n\n```tally\nchanged-items\n```\n\n```tally\ncontradictions\n```\n\n```tally\ngates\n```\n\n```tally\nplot retention\n```\n\n```tally\ntask-success\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		nb   *Notebook
+	}{{"default notebook", nil}, {"every item list", nb}} {
+		start := time.Now()
+		page := htmlRender(t, r, tc.nb)
+		took := time.Since(start)
+		t.Logf("%s: 300,000 item rows rendered in %v, %d bytes", tc.name, took, len(page))
+		if took > 3*time.Second {
+			t.Errorf("%s: rendering 300,000 item rows took %v, want well under a few seconds", tc.name, took)
+		}
+		if len(page) > 8<<20 {
+			t.Errorf("%s: the page is %d bytes: items are not capped", tc.name, len(page))
+		}
+		if !strings.Contains(page, "29,500 more lost items in report.xlsx") {
+			t.Errorf("%s: no note of the lost items left out", tc.name)
+		}
+	}
+}
+
+func BenchmarkRenderHTML(b *testing.B) {
+	for _, n := range []int{300, 300_000} {
+		r := largeReport(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				if err := RenderHTML(&bytes.Buffer{}, r, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderHTMLWarningsOnce(t *testing.T) {
+	r := sampleReport()
+	w := r.Replay.Result.Warnings[0]
+	r.Warnings = append(r.Warnings, "task success: "+w)
+	if n := strings.Count(htmlRender(t, r, nil), html.EscapeString(w)); n != 1 {
+		t.Errorf("the replay's warning %q is shown %d times; want once, at the top, where the report carries it", w, n)
+	}
+	r.Warnings = nil
+	if n := strings.Count(htmlRender(t, r, nil), html.EscapeString(w)); n != 1 {
+		t.Errorf("the replay's warning %q is shown %d times; want once, in the replay cell", w, n)
+	}
+}

@@ -1,0 +1,266 @@
+package report
+
+import (
+	"time"
+
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/stats"
+)
+
+// Report is the computed quarterly report: plain values, ready for the
+// renderers (Markdown, HTML, XLSX). Renderers never compute a statistic;
+// everything they show is here.
+type Report struct {
+	Title  string
+	Period string
+	// Generated is the report's one timestamp: SOURCE_DATE_EPOCH when set,
+	// else the time of the run (UTC, to the second).
+	Generated  time.Time
+	Confidence float64
+	// Incumbent and Candidate name the two systems.
+	Incumbent, Candidate string
+
+	// Classes has one row per item class, in fixture.Classes order.
+	Classes []ClassRow
+	// Contradictions is the contradiction row (all classes together).
+	Contradictions ContradictionRow
+	// Prompt is the mean prompt size row.
+	Prompt PromptRow
+	// Decision is the change's verdict and the rule that produced it.
+	Decision Decision
+
+	// Items has one row per item and compaction checked in either
+	// system, in fixture order.
+	Items []ItemRow
+	// Replay is the paired task-success analysis; nil without replay data.
+	Replay *Replay
+	// Selection is the fixture selection summary; nil when not configured.
+	Selection *Selection
+	// Provenance records what the report was made from.
+	Provenance Provenance
+	// Warnings are shown by every renderer.
+	Warnings []string
+}
+
+// GateStatus is the state of one gate for one system.
+type GateStatus string
+
+// Gate states. An error verdict makes a row incomplete, never a pass.
+const (
+	Pass       GateStatus = "pass"
+	Fail       GateStatus = "fail"
+	Incomplete GateStatus = "incomplete"
+	// NoGate marks a row without a gate (a class with no minimum share,
+	// a prompt row with no maximum mean): shown, never unmet.
+	NoGate GateStatus = "none"
+)
+
+// Change says how the candidate's row compares with the incumbent's
+// under the regression rule.
+type Change string
+
+// Row changes.
+const (
+	Better Change = "better"
+	Same   Change = "same"
+	Worse  Change = "worse"
+	// Undecided is a row the rule cannot compare because of error
+	// verdicts (the judge failed) in either system, unless it is worse
+	// even counting every candidate error in the candidate's favour. An
+	// undecided row blocks, like a worse one, until the check is re-run.
+	Undecided Change = "undecided"
+)
+
+// SystemClass is one system's result for one item class.
+type SystemClass struct {
+	Counts fixture.Counts
+	// Share is Counts.Retained()/Counts.Items (NaN with no items).
+	Share float64
+	// Wilson is the Wilson interval of Share at the report's confidence.
+	Wilson stats.Interval
+	// Clustered is the retained share with its cluster-robust standard
+	// error and design effect, clustering items by conversation.
+	Clustered stats.ClusteredRate
+	// Robust is the cluster-robust interval.
+	Robust stats.Interval
+	// Gate is this system's status against the class's minimum share.
+	Gate GateStatus
+}
+
+// ItemKey names one item at one compaction.
+type ItemKey struct {
+	ConversationID string
+	Compaction     int
+	ItemID         string
+}
+
+// ClassRow is one class of items, both systems side by side.
+type ClassRow struct {
+	Class fixture.Class
+	// MinShare is the gate: the minimum retained share.
+	MinShare             float64
+	Incumbent, Candidate SystemClass
+	Change               Change
+	// Lost are the item-compactions the incumbent retained and the
+	// candidate did not; Gained the reverse.
+	Lost, Gained []ItemKey
+	// McNemar is the exact McNemar test on the item-level pairs
+	// (retained by incumbent × retained by candidate), shown as context,
+	// not used by the rule.
+	McNemar power.Test
+	// Pairs is the item-level paired table behind McNemar: A both
+	// retained, B lost, C gained, D neither, over the item-compactions
+	// both systems checked without an error verdict.
+	Pairs power.Table
+}
+
+// ContradictionRow counts contradicted items in each system.
+type ContradictionRow struct {
+	Max                  int // the gate: maximum contradictions (default 0)
+	Incumbent, Candidate int
+	IncumbentGate        GateStatus
+	CandidateGate        GateStatus
+	Change               Change
+	// New are the items contradicted by the candidate and not by the
+	// incumbent.
+	New []ItemKey
+}
+
+// PromptRow is the mean prompt size of each system against its budget.
+type PromptRow struct {
+	MaxMean              float64 // the gate: maximum mean prompt tokens (0: no gate)
+	Incumbent, Candidate PromptStats
+	IncumbentGate        GateStatus
+	CandidateGate        GateStatus
+	// Change is never Worse for prompt size: smaller prompts are the point
+	// of compaction; it is reported, and gated only by MaxMean.
+	Change Change
+}
+
+// PromptStats summarises one system's prompt sizes.
+type PromptStats struct {
+	Contexts int
+	Mean     float64
+	Median   float64
+	P95      float64
+	Max      int
+	// Sizes are the prompt sizes of the Contexts contexts, sorted
+	// ascending: the distribution the prompt-size chart draws. At 8
+	// bytes a context, 300,000 contexts hold 2.4 MB.
+	Sizes []int
+}
+
+// Decision is the change's verdict: it blocks when any row got worse.
+type Decision struct {
+	Blocks bool
+	// Worse names the rows that got worse (class names, "contradictions").
+	Worse []string
+	// Backlog names the gates unmet by both systems: a standard not yet
+	// met, not a merge decision.
+	Backlog []string
+	// CandidateUnmet names the gates the candidate does not meet.
+	CandidateUnmet []string
+	// Undecided names the rows whose change is Undecided (error
+	// verdicts); they block too.
+	Undecided []string
+	// Rule states the regression rule in words, exactly as applied.
+	Rule string
+}
+
+// ItemRow is one item at one compaction, both systems side by side.
+type ItemRow struct {
+	ItemKey
+	Class   fixture.Class
+	Literal string
+	Probe   string
+	Expect  string
+	// Incumbent and Candidate are each system's record ("" verdict when
+	// the system has no record for it).
+	Incumbent, Candidate fixture.Record
+	// Changed is true when the two verdicts differ.
+	Changed bool
+}
+
+// Replay is the paired task-success analysis: reported, never gated.
+type Replay struct {
+	Result power.Result
+	// Pairs counts conversations by reference kind: "uncompacted" and
+	// "accepted_trace".
+	ReferenceKinds map[string]int
+	// ByKind is the paired table of each reference kind present, in
+	// ReferenceKinds order (uncompacted runs, accepted traces).
+	ByKind []ReplayKind
+	// Discordant is the review queue: the conversations where the two
+	// runs disagree, the only ones that carry information.
+	Discordant []ReplayPair
+	// Sentence says in words what the difference is worth.
+	Sentence string
+}
+
+// ReplayKind is the paired table of the conversations whose reference
+// is of one kind.
+type ReplayKind struct {
+	Kind  string // uncompacted | accepted_trace
+	Table power.Table
+}
+
+// ReplayPair is one replayed conversation.
+type ReplayPair struct {
+	ConversationID string
+	Reference      string // success | failure
+	Candidate      string // success | failure
+	ReferenceKind  string // uncompacted | accepted_trace
+}
+
+// Selection is the fixture-selection summary, as `tally select --format
+// json` writes it.
+type Selection struct {
+	Budget                int
+	Seed                  int64
+	Incidents             int
+	IncidentsExceedBudget bool
+	Selected              SelectionTotals
+	Random                RandomTotals
+	Sessions              []SelectedSession
+	Warnings              []string
+}
+
+// SelectionTotals sums a set of sessions.
+type SelectionTotals struct {
+	Sessions, NeverCompact, Compactions, Decisions, Items int
+	HoursAt15, HoursAt2                                   float64
+}
+
+// Range is a mean with a 95% range over seeded random draws.
+type Range struct{ Mean, Low, High float64 }
+
+// RandomTotals sums random samples of Size sessions over Draws draws.
+type RandomTotals struct {
+	Size, Draws                                           int
+	Sessions, NeverCompact, Compactions, Decisions, Items Range
+	HoursAt15, HoursAt2                                   Range
+}
+
+// SelectedSession is one selected session.
+type SelectedSession struct {
+	SessionID                            string
+	Turns, Compactions, Items, Decisions int
+	Incident                             bool
+	Reason                               string
+}
+
+// Provenance records what the report was made from.
+type Provenance struct {
+	Version string
+	Config  string // the configuration file's text
+	Inputs  []Input
+}
+
+// Input is one input file with its SHA-256.
+type Input struct {
+	Role   string // "fixtures", "verdicts (incumbent)", …
+	Path   string
+	SHA256 string
+	Bytes  int64
+}

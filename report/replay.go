@@ -1,0 +1,525 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/power"
+)
+
+// Replay outcomes and reference kinds, as written in replay pairs.
+const (
+	Success       = "success"
+	Failure       = "failure"
+	Uncompacted   = "uncompacted"
+	AcceptedTrace = "accepted_trace"
+)
+
+// ReferenceKinds lists the reference kinds in the order reports show
+// them.
+var ReferenceKinds = []string{Uncompacted, AcceptedTrace}
+
+// MaxReplayLine bounds one line of a replay file: a pair is four short
+// fields.
+const MaxReplayLine = 64 << 10
+
+// maxProblems is the most problems reported for one input file; the
+// rest are counted in a last line.
+const maxProblems = 100
+
+var replayFields = []string{"conversation_id", "reference", "candidate", "reference_kind"}
+
+// LoadReplay reads the replay pairs in the JSONL file at path.
+func LoadReplay(path string) ([]ReplayPair, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading replay pairs: %w", err)
+	}
+	defer f.Close()
+	return ReadReplay(f, path)
+}
+
+// ReadReplay reads replay pairs, one JSON object per line:
+// {"conversation_id","reference":"success"|"failure",
+// "candidate":"success"|"failure","reference_kind":"uncompacted"|"accepted_trace"}.
+// Blank lines are skipped; a line may end in "\n" or "\r\n".
+//
+// Every problem is reported (up to 100 per file), as fixture.Problems
+// naming the file, line, column and field: malformed JSON, an unknown,
+// repeated or missing field, a wrong type or value, a conversation_id
+// used twice. A file with no pairs is an error. A read error is returned
+// wrapped with the file and line.
+func ReadReplay(r io.Reader, name string) ([]ReplayPair, error) {
+	var (
+		pairs []ReplayPair
+		probs problemList
+		first = map[string]int{}
+	)
+	err := eachJSONLine(r, name, "replay pairs", "a replay pair is one short JSON object", &probs, func(line []byte, lineNo int) {
+		p, lp := parseReplayLine(name, line, lineNo)
+		if len(lp) > 0 {
+			probs.add(lp...)
+			return
+		}
+		if at, dup := first[p.ConversationID]; dup {
+			probs.add(fixture.Problem{File: name, Line: lineNo, Col: valueCol(line, "conversation_id"), Field: "conversation_id",
+				Msg: fmt.Sprintf("duplicate conversation_id %q (first at line %d); each conversation is replayed once", previewText(p.ConversationID), at)})
+			return
+		}
+		first[p.ConversationID] = lineNo
+		pairs = append(pairs, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := probs.err(); err != nil {
+		return nil, err
+	}
+	if len(pairs) == 0 {
+		return nil, fmt.Errorf("%s: no replay pairs (want one JSON object per line: conversation_id, reference, candidate, reference_kind)", name)
+	}
+	return pairs, nil
+}
+
+// problemList collects up to maxProblems problems and counts the rest.
+type problemList struct {
+	probs fixture.Problems
+	more  int
+}
+
+func (l *problemList) add(ps ...fixture.Problem) {
+	for _, p := range ps {
+		if len(l.probs) < maxProblems {
+			l.probs = append(l.probs, p)
+		} else {
+			l.more++
+		}
+	}
+}
+
+func (l *problemList) err() error {
+	if len(l.probs) == 0 {
+		return nil
+	}
+	if l.more > 0 {
+		last := l.probs[len(l.probs)-1]
+		return append(l.probs, fixture.Problem{File: last.File, Msg: fmt.Sprintf("… and %d more problems", l.more)})
+	}
+	return l.probs
+}
+
+// eachJSONLine calls do with each line of r that is not blank, without
+// its line end, and the line's number (from 1). A line longer than
+// MaxReplayLine is skipped and added to probs, with hint saying what a
+// line should be; a read error ends it, wrapped with what is read (the
+// file's kind), name and the line.
+func eachJSONLine(r io.Reader, name, what, hint string, probs *problemList, do func(line []byte, lineNo int)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for lineNo := 1; ; lineNo++ {
+		line, err := readLine(br, MaxReplayLine)
+		if err == io.EOF {
+			return nil
+		}
+		if errors.Is(err, errLineTooLong) {
+			probs.add(fixture.Problem{File: name, Line: lineNo, Col: 1, Msg: fmt.Sprintf("line longer than %d bytes; %s", MaxReplayLine, hint)})
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %s:%d: %w", what, name, lineNo, err)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		do(line, lineNo)
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine returns the next line without its "\n" or "\r\n", or io.EOF.
+// A line longer than max is skipped whole and reported as
+// errLineTooLong.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var buf []byte
+	long := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long {
+			buf = append(buf, chunk...)
+			if len(buf) > max+2 {
+				long, buf = true, nil
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			if len(buf) == 0 && !long {
+				return nil, io.EOF
+			}
+			err = nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if long {
+			return nil, errLineTooLong
+		}
+		buf = bytes.TrimSuffix(buf, []byte("\n"))
+		buf = bytes.TrimSuffix(buf, []byte("\r"))
+		return buf, nil
+	}
+}
+
+// col is the 1-based column, in characters, of byte offset off of line.
+func runeCol(line []byte, off int) int {
+	off = max(0, min(off, len(line)))
+	return utf8.RuneCount(line[:off]) + 1
+}
+
+// valueCol is the column of the value of key in a JSON line, found by
+// search (the line has been parsed, so the key is there); 1 when the key
+// is written with escapes and the search misses it.
+func valueCol(line []byte, key string) int {
+	i := bytes.Index(line, []byte(`"`+key+`"`))
+	if i < 0 {
+		return 1
+	}
+	j := i + len(key) + 2
+	for j < len(line) && (line[j] == ' ' || line[j] == '\t' || line[j] == ':') {
+		j++
+	}
+	return runeCol(line, j)
+}
+
+// skipSep returns the offset of the next token at or after off.
+func skipSep(line []byte, off int64) int {
+	i := int(off)
+	for i < len(line) && strings.IndexByte(" \t\r\n,:", line[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+// field is one field of a flat JSON object read by parseObjectLine.
+type lineField struct {
+	name  string
+	isInt bool // a whole number; otherwise a string
+}
+
+// value is one field's value as read: its text or number, and the byte
+// offset of the value (-1 when the field is missing or was not of its
+// type, which is already a problem).
+type lineValue struct {
+	str string
+	num int64
+	off int
+}
+
+// parseObjectLine parses one JSON object of string and integer fields,
+// all required, on one line, reporting every problem: malformed JSON
+// (with the position of the fault), an unknown, repeated or missing
+// field, a value of the wrong type.
+func parseObjectLine(name string, line []byte, lineNo int, fields []lineField) ([]lineValue, []fixture.Problem) {
+	var probs []fixture.Problem
+	add := func(off int, field, format string, args ...any) {
+		probs = append(probs, fixture.Problem{File: name, Line: lineNo, Col: runeCol(line, off), Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	vals := make([]lineValue, len(fields))
+	for i := range vals {
+		vals[i].off = -1
+	}
+	// syntax reports err from reading the token or value at offset off.
+	syntax := func(err error, off int) ([]lineValue, []fixture.Problem) {
+		msg := strings.TrimPrefix(err.Error(), "json: ")
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			msg = "unexpected end of line: want one JSON object on one line"
+			off = len(line)
+		}
+		add(off, "", "%s", msg)
+		return nil, probs
+	}
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.name
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return syntax(err, skipSep(line, 0))
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		at := skipSep(line, 0)
+		add(at, "", "want a JSON object, got %s", jsonKind(line[at:]))
+		return nil, probs
+	}
+	seen := make([]bool, len(fields))
+	for dec.More() {
+		keyOff := skipSep(line, dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return syntax(err, keyOff)
+		}
+		k, _ := tok.(string)
+		valOff := skipSep(line, dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return syntax(err, valOff)
+		}
+		i := slices.Index(names, k)
+		switch {
+		case i < 0:
+			add(keyOff, k, "unknown field (want %s)", strings.Join(names, ", "))
+			continue
+		case seen[i]:
+			add(keyOff, k, "repeated field")
+			continue
+		}
+		seen[i] = true
+		if fields[i].isInt {
+			var n json.Number
+			if len(raw) == 0 || raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
+				add(valOff, k, "want a whole number, got %s", jsonKind(raw))
+				continue
+			}
+			v, err := strconv.ParseInt(string(n), 10, 64)
+			if err != nil {
+				add(valOff, k, "want a whole number, got %s", previewText(string(n)))
+				continue
+			}
+			vals[i] = lineValue{num: v, off: valOff}
+			continue
+		}
+		if len(raw) == 0 || raw[0] != '"' {
+			add(valOff, k, "want a string, got %s", jsonKind(raw))
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			add(valOff, k, "%v", err)
+			continue
+		}
+		if !utf8.Valid(raw) {
+			add(valOff, k, "not valid UTF-8")
+			continue
+		}
+		vals[i] = lineValue{str: s, off: valOff}
+	}
+	if _, err := dec.Token(); err != nil { // the closing '}'
+		return syntax(err, skipSep(line, dec.InputOffset()))
+	}
+	end := skipSep(line, dec.InputOffset())
+	if _, err := dec.Token(); err != io.EOF {
+		add(end, "", "more after the JSON object: want one object per line")
+	}
+	for i, f := range fields {
+		if !seen[i] {
+			add(skipSep(line, 0), f.name, "missing")
+		}
+	}
+	return vals, probs
+}
+
+// parseReplayLine parses one replay pair, reporting every problem.
+func parseReplayLine(name string, line []byte, lineNo int) (ReplayPair, []fixture.Problem) {
+	vals, probs := parseObjectLine(name, line, lineNo, []lineField{{name: "conversation_id"}, {name: "reference"}, {name: "candidate"}, {name: "reference_kind"}})
+	if vals == nil {
+		return ReplayPair{}, probs
+	}
+	add := func(off int, field, format string, args ...any) {
+		probs = append(probs, fixture.Problem{File: name, Line: lineNo, Col: runeCol(line, off), Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	check := func(i int, allowed ...string) {
+		v := vals[i]
+		if v.off < 0 || slices.Contains(allowed, v.str) {
+			return
+		}
+		add(v.off, replayFields[i], "%q is not %s", previewText(v.str), strings.Join(allowed, " or "))
+	}
+	check(1, Success, Failure)
+	check(2, Success, Failure)
+	check(3, ReferenceKinds...)
+	if v := vals[0]; v.off >= 0 && strings.TrimSpace(v.str) == "" {
+		add(v.off, "conversation_id", "empty")
+	}
+	if len(probs) > 0 {
+		slices.SortStableFunc(probs, func(a, b fixture.Problem) int { return a.Col - b.Col })
+		return ReplayPair{}, probs
+	}
+	return ReplayPair{ConversationID: vals[0].str, Reference: vals[1].str, Candidate: vals[2].str, ReferenceKind: vals[3].str}, nil
+}
+
+// jsonKind names the JSON value at the start of b, for a message.
+func jsonKind(b []byte) string {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch c := b[0]; {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || '0' <= c && c <= '9':
+		return "a number"
+	}
+	return fmt.Sprintf("%q", previewText(string(b)))
+}
+
+// AnalyzeReplay computes the paired task-success analysis of pairs:
+// the McNemar tests and paired intervals at the given confidence, the
+// reference kinds, and the review queue of discordant conversations —
+// the lost ones (reference succeeded, candidate failed) first, then the
+// gained, each in input order.
+func AnalyzeReplay(pairs []ReplayPair, confidence float64) (*Replay, error) {
+	var t power.Table
+	kinds := map[string]*power.Table{}
+	var lost, gained []ReplayPair
+	for _, p := range pairs {
+		kt := kinds[p.ReferenceKind]
+		if kt == nil {
+			kt = &power.Table{}
+			kinds[p.ReferenceKind] = kt
+		}
+		for _, tt := range []*power.Table{&t, kt} {
+			switch {
+			case p.Reference == Success && p.Candidate == Success:
+				tt.A++
+			case p.Reference == Success:
+				tt.B++
+			case p.Candidate == Success:
+				tt.C++
+			default:
+				tt.D++
+			}
+		}
+		switch {
+		case p.Reference == Success && p.Candidate != Success:
+			lost = append(lost, p)
+		case p.Reference != Success && p.Candidate == Success:
+			gained = append(gained, p)
+		}
+	}
+	res, err := power.McNemar(t, confidence)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	r := &Replay{Result: res, ReferenceKinds: map[string]int{}}
+	for _, k := range ReferenceKinds {
+		if kt := kinds[k]; kt != nil {
+			r.ReferenceKinds[k] = kt.Pairs()
+			r.ByKind = append(r.ByKind, ReplayKind{Kind: k, Table: *kt})
+		}
+	}
+	r.Discordant = append(lost, gained...)
+	r.Sentence = replaySentence(res)
+	return r, nil
+}
+
+// replaySentence says in words what the replay's difference is worth.
+func replaySentence(res power.Result) string {
+	exact, _ := res.Test(power.TestExact)
+	iv, _ := res.Interval(power.IntervalNewcombe)
+	t := res.Table
+	if res.Discordant == 0 {
+		return fmt.Sprintf("The two runs agree on all %d conversations: the replay says nothing about a difference, in either direction.", res.Pairs)
+	}
+	diff := fmt.Sprintf("The difference, %s points (%s newcombe interval %s to %s points)",
+		signedPoints(res.Difference), confidenceLabel(res.Confidence), signedPoints(iv.Lower), signedPoints(iv.Upper))
+	alpha := 1 - res.Confidence
+	if exact.PValue > alpha && iv.Lower <= 0 && iv.Upper >= 0 {
+		return fmt.Sprintf("%s, is not evidence of anything, in either direction: %d gained against %d lost is what chance alone often gives.",
+			diff, t.C, t.B)
+	}
+	dir := "higher"
+	if res.Difference < 0 {
+		dir = "lower"
+	}
+	return fmt.Sprintf("%s, is unlikely to be chance alone (exact McNemar p = %s): task success under the candidate is %s. It is reported, not gated; the per-item rows decide the change.",
+		diff, formatP(exact.PValue), dir)
+}
+
+// signedPoints formats a difference of rates as signed percentage
+// points with one decimal, with a true minus sign.
+func signedPoints(d float64) string {
+	s := fmt.Sprintf("%+.1f", 100*d)
+	if s == "-0.0" || s == "+0.0" {
+		return "0.0"
+	}
+	return strings.Replace(s, "-", "−", 1)
+}
+
+// confidenceLabel formats a confidence level such as 0.95 as "95%".
+func confidenceLabel(c float64) string { return fmt.Sprintf("%.4g%%", 100*c) }
+
+// formatP formats a p-value: three significant decimals, "< 0.0001"
+// below that.
+func formatP(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "—"
+	case p < 0.0001:
+		return "< 0.0001"
+	case p < 0.001:
+		return fmt.Sprintf("%.4f", p)
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+// QueueHeader is the header of the review queue CSV.
+var QueueHeader = []string{"conversation_id", "change", "reference", "candidate", "reference_kind", "reviewer", "caused_by_compaction", "notes"}
+
+// WriteQueue writes the review queue of r — one row per discordant
+// conversation, lost before gained — as CSV for reviewers, with empty
+// columns for their name, their finding and their notes. A cell that
+// starts with =, +, -, @, tab, CR or NUL is prefixed with ' (OWASP's
+// advice against formula injection).
+func WriteQueue(w io.Writer, r *Replay) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(QueueHeader); err != nil {
+		return err
+	}
+	for _, p := range r.Discordant {
+		change := "lost"
+		if p.Reference != Success {
+			change = "gained"
+		}
+		row := []string{p.ConversationID, change, p.Reference, p.Candidate, p.ReferenceKind, "", "", ""}
+		for i := range row {
+			row[i] = CSVCell(row[i])
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// CSVCell neutralises a cell that a spreadsheet would read as a formula:
+// one starting with =, +, -, @, tab, CR or NUL gets a leading '.
+func CSVCell(s string) string {
+	if s != "" && strings.IndexByte("=+-@\t\r\x00", s[0]) >= 0 {
+		return "'" + s
+	}
+	return s
+}

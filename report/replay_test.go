@@ -1,0 +1,215 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/power"
+)
+
+const quarterlyReplay = "../examples/quarterly/replay.jsonl"
+
+func TestReplayQuarterly(t *testing.T) {
+	pairs, err := LoadReplay(quarterlyReplay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := AnalyzeReplay(pairs, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The example README's table: A=157, B=9 lost, C=11 gained, D=23;
+	// 160 uncompacted references and 40 accepted traces.
+	if rp.Result.Table != (power.Table{A: 157, B: 9, C: 11, D: 23}) {
+		t.Errorf("table %v", rp.Result.Table)
+	}
+	if rp.ReferenceKinds[Uncompacted] != 160 || rp.ReferenceKinds[AcceptedTrace] != 40 {
+		t.Errorf("kinds %v", rp.ReferenceKinds)
+	}
+	if len(rp.ByKind) != 2 || rp.ByKind[0].Kind != Uncompacted || rp.ByKind[0].Table.Pairs()+rp.ByKind[1].Table.Pairs() != 200 {
+		t.Errorf("by kind %v", rp.ByKind)
+	}
+	if len(rp.Discordant) != 20 {
+		t.Fatalf("%d discordant", len(rp.Discordant))
+	}
+	for i, p := range rp.Discordant {
+		lost := p.Reference == Success
+		if lost != (i < 9) {
+			t.Errorf("queue[%d] = %+v: want the 9 lost first, then the 11 gained", i, p)
+		}
+	}
+	exact, _ := rp.Result.Test(power.TestExact)
+	// R: binom.test(9, 20)$p.value = 0.8238029.
+	if d := exact.PValue - 0.8238029; d > 1e-7 || d < -1e-7 {
+		t.Errorf("exact p %v, R says 0.8238029", exact.PValue)
+	}
+	if !strings.Contains(rp.Sentence, "is not evidence of anything, in either direction") {
+		t.Errorf("sentence: %s", rp.Sentence)
+	}
+}
+
+func TestReplaySentence(t *testing.T) {
+	tests := []struct {
+		name  string
+		table power.Table
+		want  string
+	}{
+		{"no discordant pairs", power.Table{A: 10, D: 2}, "The two runs agree on all 12 conversations"},
+		{"a real drop", power.Table{A: 150, B: 30, C: 2, D: 18}, "is unlikely to be chance alone (exact McNemar p = < 0.0001): task success under the candidate is lower"},
+		{"noise", power.Table{A: 157, B: 9, C: 11, D: 23}, "The difference, +1.0 points (95% newcombe interval"},
+	}
+	for _, tt := range tests {
+		res, err := power.McNemar(tt.table, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := replaySentence(res); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q does not contain %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestReadReplayProblems(t *testing.T) {
+	good := `{"conversation_id":"a","reference":"success","candidate":"failure","reference_kind":"uncompacted"}`
+	tests := []struct {
+		name, input string
+		want        string // the whole error
+	}{
+		{"malformed", good + "\n{\"conversation_id\":\"b\",\n",
+			`p.jsonl:2:24: unexpected end of line: want one JSON object on one line`},
+		{"bad value", strings.Replace(good, `"failure"`, `"failed"`, 1),
+			`p.jsonl:1:58: candidate: "failed" is not success or failure`},
+		{"bad kind", strings.Replace(good, `"uncompacted"`, `"trace"`, 1),
+			`p.jsonl:1:85: reference_kind: "trace" is not uncompacted or accepted_trace`},
+		{"unknown field", strings.Replace(good, `}`, `,"note":"x"}`, 1),
+			`p.jsonl:1:99: note: unknown field (want conversation_id, reference, candidate, reference_kind)`},
+		{"missing field", `{"conversation_id":"a","reference":"success","candidate":"failure"}`,
+			`p.jsonl:1:1: reference_kind: missing`},
+		{"wrong type", strings.Replace(good, `"success"`, `true`, 1),
+			`p.jsonl:1:36: reference: want a string, got a boolean`},
+		{"repeated field", strings.Replace(good, `}`, `,"candidate":"success"}`, 1),
+			`p.jsonl:1:99: candidate: repeated field`},
+		{"duplicate conversation", good + "\n\n" + good,
+			`p.jsonl:3:20: conversation_id: duplicate conversation_id "a" (first at line 1); each conversation is replayed once`},
+		{"empty id", strings.Replace(good, `"a"`, `" "`, 1),
+			`p.jsonl:1:20: conversation_id: empty`},
+		{"not an object", `["a"]`,
+			`p.jsonl:1:1: want a JSON object, got an array`},
+		{"trailing data", good + ` {}`,
+			`p.jsonl:1:100: more after the JSON object: want one object per line`},
+		{"invalid character", `{"conversation_id":x}`,
+			`p.jsonl:1:20: invalid character 'x' looking for beginning of value`},
+		{"empty file", "\n\n", `p.jsonl: no replay pairs (want one JSON object per line: conversation_id, reference, candidate, reference_kind)`},
+		{"column counts characters", `{"conversation_id":"é€","reference":"maybe","candidate":"failure","reference_kind":"uncompacted"}`,
+			`p.jsonl:1:37: reference: "maybe" is not success or failure`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadReplay(strings.NewReader(tt.input), "p.jsonl")
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got  %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadReplayManyProblems(t *testing.T) {
+	var b strings.Builder
+	for range 150 {
+		b.WriteString("{}\n")
+	}
+	_, err := ReadReplay(strings.NewReader(b.String()), "p.jsonl")
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != maxProblems+1 || lines[maxProblems] != "p.jsonl: … and 500 more problems" {
+		t.Errorf("%d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+}
+
+func TestReadReplayCRLFAndLongLine(t *testing.T) {
+	good := `{"conversation_id":"a","reference":"success","candidate":"failure","reference_kind":"accepted_trace"}`
+	pairs, err := ReadReplay(strings.NewReader(good+"\r\n"), "p.jsonl")
+	if err != nil || len(pairs) != 1 || pairs[0].ReferenceKind != AcceptedTrace {
+		t.Errorf("CRLF: %v %v", pairs, err)
+	}
+	long := `{"conversation_id":"` + strings.Repeat("x", MaxReplayLine) + `"}`
+	_, err = ReadReplay(strings.NewReader(long+"\n"+good+"\n"), "p.jsonl")
+	if err == nil || !strings.HasPrefix(err.Error(), "p.jsonl:1:1: line longer than") {
+		t.Errorf("long line: %v", err)
+	}
+}
+
+func TestWriteQueueOWASP(t *testing.T) {
+	ids := []string{"=HYPERLINK(\"http://x\")", "+1", "-2", "@SUM(A1)", "\tx", "\rx", "\x00x", "a,b", "line\nbreak", "plain"}
+	var pairs []ReplayPair
+	for i, id := range ids {
+		ref, cand := Success, Failure
+		if i%2 == 1 {
+			ref, cand = Failure, Success
+		}
+		pairs = append(pairs, ReplayPair{ConversationID: id, Reference: ref, Candidate: cand, ReferenceKind: Uncompacted})
+	}
+	pairs = append(pairs, ReplayPair{ConversationID: "same", Reference: Success, Candidate: Success, ReferenceKind: AcceptedTrace})
+	rp, err := AnalyzeReplay(pairs, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteQueue(&buf, rp); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rows[0], ",") != "conversation_id,change,reference,candidate,reference_kind,reviewer,caused_by_compaction,notes" {
+		t.Errorf("header %v", rows[0])
+	}
+	if len(rows) != 1+len(ids) {
+		t.Fatalf("%d rows, want %d discordant", len(rows)-1, len(ids))
+	}
+	got := map[string]string{}
+	for _, r := range rows[1:] {
+		if len(r) != len(QueueHeader) || r[5] != "" || r[6] != "" || r[7] != "" {
+			t.Errorf("row %q: want %d columns, the reviewer's empty", r, len(QueueHeader))
+		}
+		got[r[0]] = r[1]
+	}
+	for _, want := range []string{"'=HYPERLINK(\"http://x\")", "'+1", "'-2", "'@SUM(A1)", "'\tx", "'\rx", "'\x00x", "a,b", "line\nbreak", "plain"} {
+		if _, ok := got[want]; !ok {
+			t.Errorf("no cell %q in %q", want, got)
+		}
+	}
+	if got["'=HYPERLINK(\"http://x\")"] != "lost" || got["'+1"] != "gained" {
+		t.Errorf("changes %v", got)
+	}
+}
+
+func FuzzReadReplay(f *testing.F) {
+	f.Add([]byte(`{"conversation_id":"a","reference":"success","candidate":"failure","reference_kind":"uncompacted"}` + "\n"))
+	f.Add([]byte(`{"conversation_id":"a","reference":"success"` + "\n\r\n{}"))
+	f.Add([]byte(`{"conversation_id":"\u00e9","reference":"failure","candidate":"failure","reference_kind":"accepted_trace","x":[1,{"y":2}]}`))
+	f.Add([]byte("\xff\xfe{"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pairs, err := ReadReplay(bytes.NewReader(data), "f.jsonl")
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, p := range pairs {
+			if (p.Reference != Success && p.Reference != Failure) || (p.Candidate != Success && p.Candidate != Failure) ||
+				(p.ReferenceKind != Uncompacted && p.ReferenceKind != AcceptedTrace) || strings.TrimSpace(p.ConversationID) == "" || seen[p.ConversationID] {
+				t.Fatalf("accepted %+v", p)
+			}
+			seen[p.ConversationID] = true
+		}
+		rp, err := AnalyzeReplay(pairs, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteQueue(&bytes.Buffer{}, rp); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
