@@ -43,7 +43,8 @@ type Comparison struct {
 	ZDefined  bool
 	Intervals []Interval
 	// InStandardErrors is Difference / StandardError; InStandardErrorsDefined
-	// is false when the standard error is 0.
+	// is false when the standard error is 0 (both rates at 0 or 1), where
+	// the ratio is undefined even for a zero difference.
 	InStandardErrors        float64
 	InStandardErrorsDefined bool
 	// Distinguishable reports whether the z-test rejects equal rates at
@@ -75,8 +76,6 @@ func Compare(a, b Proportion, confidence float64) (Comparison, error) {
 	c.Distinguishable = c.ZDefined && c.PValue < 1-confidence
 	if c.StandardError > 0 {
 		c.InStandardErrors, c.InStandardErrorsDefined = c.Difference/c.StandardError, true
-	} else if c.Difference == 0 {
-		c.InStandardErrorsDefined = true
 	}
 
 	wa, _ := a.Interval(Wilson, confidence)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -71,7 +70,7 @@ func (f *judgeFlags) build() (judge.Judge, error) {
 	switch f.backend {
 	case "recorded":
 		if f.recorded == "" {
-			return nil, errors.New("--judge recorded needs --recorded FILE")
+			return nil, usagef("--judge recorded needs --recorded FILE")
 		}
 		return judge.LoadRecorded(f.recorded)
 	case "openai":
@@ -80,16 +79,16 @@ func (f *judgeFlags) build() (judge.Judge, error) {
 		backend, err = judge.NewAnthropic(judge.AnthropicConfig{BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv, HTTP: httpCfg})
 	case "command":
 		if f.command == "" {
-			return nil, errors.New("--judge command needs --command PROGRAM")
+			return nil, usagef("--judge command needs --command PROGRAM")
 		}
 		backend, err = judge.NewCommand(judge.CommandConfig{
 			Argv: append([]string{f.command}, f.commandArgs...), Label: f.model,
 			Timeout: f.timeout, MaxInFlight: f.concurrency, PerSecond: f.rate,
 		})
 	case "":
-		return nil, errors.New("--judge is required: openai, anthropic, command or recorded")
+		return nil, usagef("--judge is required: openai, anthropic, command or recorded")
 	default:
-		return nil, fmt.Errorf("--judge %q: want openai, anthropic, command or recorded", f.backend)
+		return nil, usagef("--judge %q: want openai, anthropic, command or recorded", f.backend)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--judge %s: %w", f.backend, err)
@@ -123,6 +122,10 @@ type classRowJSON struct {
 	Retained     int             `json:"retained"`
 	Share        *float64        `json:"retained_share"`
 	Interval     *stats.Interval `json:"interval,omitempty"`
+	// Complete is false when some checks have an error verdict: the share
+	// is then only known to lie in ShareRange, and no interval is given.
+	Complete   bool        `json:"complete"`
+	ShareRange *shareRange `json:"retained_share_range,omitempty"`
 }
 
 type checkJSON struct {
@@ -178,7 +181,7 @@ without repeating a completed call.`,
 				return fmt.Errorf("--confidence: %w", err)
 			}
 			if output == "" && !dryRun {
-				return errors.New("-o VERDICTS.jsonl is required (or --dry-run)")
+				return usagef("-o VERDICTS.jsonl is required (or --dry-run)")
 			}
 			j, err := jf.build()
 			if err != nil {
@@ -259,14 +262,26 @@ func writeDryRun(w io.Writer, opts *options, sys string, p judge.PlanResult, ask
 	return nil
 }
 
+// shareRange bounds a retained share that judge errors leave unknown:
+// every error absent (Lower) or every error retained (Upper).
+type shareRange struct {
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+}
+
 func classRows(res judge.CheckResult, confidence float64) []classRowJSON {
 	var rows []classRowJSON
 	add := func(name string, c fixture.Counts) {
 		r := classRowJSON{
 			Class: name, Items: c.Items, Verbatim: c.Verbatim, Supported: c.Supported,
 			Absent: c.Absent, Contradicted: c.Contradicted, Error: c.Errors, Retained: c.Retained(),
+			Complete: c.Errors == 0,
 		}
-		if c.Items > 0 {
+		switch {
+		case c.Items > 0 && c.Errors > 0:
+			n := float64(c.Items)
+			r.ShareRange = &shareRange{Lower: float64(c.Retained()) / n, Upper: float64(c.Retained()+c.Errors) / n}
+		case c.Items > 0:
 			p := stats.Proportion{K: c.Retained(), N: c.Items}
 			share := p.Estimate()
 			r.Share = &share
@@ -298,6 +313,10 @@ func writeCheck(w io.Writer, opts *options, sys, output string, res judge.CheckR
 	fmt.Fprintf(t, "class\titems\tverbatim\tsupported\tabsent\tcontradicted\terror\tretained\t%s wilson\n", pct(confidence))
 	for _, r := range rows {
 		share, iv := "—", "—"
+		if r.ShareRange != nil {
+			share = fmt.Sprintf("%d–%d (%.1f–%.1f%%)", r.Retained, r.Retained+r.Error, 100*r.ShareRange.Lower, 100*r.ShareRange.Upper)
+			iv = fmt.Sprintf("incomplete: %d errors", r.Error)
+		}
 		if r.Share != nil {
 			share = fmt.Sprintf("%d (%.1f%%)", r.Retained, 100**r.Share)
 		}

@@ -1010,11 +1010,11 @@ func TestCheckBadInput(t *testing.T) {
 		{"no --judge", []string{"check", "--fixtures", quarterly + "/fixtures", "--contexts", quarterly + "/contexts/incumbent", "--system", "incumbent"},
 			2, "tally: required flag(s) \"judge\" not set (see tally --help)\n"},
 		{"recorded without --recorded", []string{"check", "--fixtures", quarterly + "/fixtures", "--contexts", quarterly + "/contexts/incumbent", "--system", "incumbent", "--judge", "recorded"},
-			1, "tally: --judge recorded needs --recorded FILE\n"},
+			2, "tally: --judge recorded needs --recorded FILE (see tally --help)\n"},
 		{"unknown judge", []string{"check", "--fixtures", quarterly + "/fixtures", "--contexts", quarterly + "/contexts/incumbent", "--system", "incumbent", "--judge", "gpt-4o"},
-			1, "tally: --judge \"gpt-4o\": want openai, anthropic, command or recorded\n"},
+			2, "tally: --judge \"gpt-4o\": want openai, anthropic, command or recorded (see tally --help)\n"},
 		{"command without --command", []string{"check", "--fixtures", quarterly + "/fixtures", "--contexts", quarterly + "/contexts/incumbent", "--system", "incumbent", "--judge", "command"},
-			1, "tally: --judge command needs --command PROGRAM\n"},
+			2, "tally: --judge command needs --command PROGRAM (see tally --help)\n"},
 		{"missing fixtures", []string{"check", "--fixtures", "testdata/check/no-such-folder", "--contexts", quarterly + "/contexts/incumbent", "--system", "incumbent", "--judge", "recorded", "--recorded", quarterly + "/judge/recorded.jsonl"},
 			1, ""},
 		{"missing recorded file", []string{"check", "--fixtures", quarterly + "/fixtures", "--contexts", quarterly + "/contexts/incumbent", "--system", "incumbent", "--judge", "recorded", "--recorded", "testdata/check/no-such-file.jsonl"},
@@ -1043,7 +1043,7 @@ func TestCheckBadInput(t *testing.T) {
 
 	t.Run("no -o", func(t *testing.T) {
 		stdout, stderr, code := cli(t, recordedArgs("incumbent")...)
-		if code != 1 || stdout != "" || stderr != "tally: -o VERDICTS.jsonl is required (or --dry-run)\n" {
+		if code != 2 || stdout != "" || stderr != "tally: -o VERDICTS.jsonl is required (or --dry-run) (see tally --help)\n" {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 		}
 	})
@@ -1228,4 +1228,48 @@ func copyBytes(t *testing.T, path string, b []byte) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCheckIncompleteShare: when the judge fails, the share of a class is
+// not a measurement — it is only bounded (every error absent, or every
+// error retained) and no interval is printed.
+func TestCheckIncompleteShare(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "broken.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ncat >/dev/null\necho 'no JSON here'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := cli(t, "check", "--fixtures", quarterly+"/fixtures", "--contexts", quarterly+"/contexts/incumbent",
+		"--system", "incumbent", "--judge", "command", "--command", script, "--reasks", "0", "--cache", "",
+		"--format", "json", "-o", filepath.Join(dir, "v.jsonl"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out struct {
+		Classes []struct {
+			Class    string
+			Items    int
+			Error    int
+			Share    *float64 `json:"retained_share"`
+			Interval *struct{ Lower, Upper float64 }
+			Complete bool
+			Range    *struct{ Lower, Upper float64 } `json:"retained_share_range"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range out.Classes {
+		if c.Class != "constraint" {
+			continue
+		}
+		// 50 of the 80 constraint checks are verbatim (no judge); the 30
+		// others all fail.
+		if c.Error != 30 || c.Complete || c.Share != nil || c.Interval != nil || c.Range == nil ||
+			c.Range.Lower != 50.0/80 || c.Range.Upper != 1 {
+			t.Errorf("constraint row %+v (range %+v): want 30 errors, incomplete, no share or interval, range 50/80–80/80", c, c.Range)
+		}
+		return
+	}
+	t.Fatal("no constraint row")
 }

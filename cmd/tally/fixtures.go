@@ -14,6 +14,7 @@ func newFixturesCmd(opts *options) *cobra.Command {
 		Use:   "fixtures",
 		Short: "Work with fixture files (validate)",
 		Args:  cobra.NoArgs,
+		RunE:  needSubcommand,
 	}
 	cmd.AddCommand(newFixturesValidateCmd(opts))
 	return cmd

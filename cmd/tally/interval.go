@@ -38,7 +38,7 @@ two-sided confidence interval by each method: wald, wilson, wilson-cc
 			if method != "all" {
 				m, err := stats.ParseMethod(method)
 				if err != nil {
-					return fmt.Errorf("--method: %w", err)
+					return usageError{fmt.Errorf("--method: %w", err)}
 				}
 				methods = []stats.Method{m}
 			}

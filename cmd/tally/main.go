@@ -40,6 +40,20 @@ type runError struct{ err error }
 func (e runError) Error() string { return e.err.Error() }
 func (e runError) Unwrap() error { return e.err }
 
+// usageError marks a mistake in how a command was called that cobra's
+// own parsing cannot see — an unknown choice for a flag such as --method
+// or --judge, a flag the others make required, a missing subcommand —
+// so it exits 2 like cobra's own usage errors.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef formats a usageError.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
 // gateError is returned when a gate failed: exit 3, with the reason
 // already printed as part of the command's output.
 type gateError struct{ msg string }
@@ -54,6 +68,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &g):
 		return exitGateFail
+	case errors.As(err, new(usageError)):
+		return exitUsage
 	case errors.As(err, &r):
 		return exitInput
 	default:
@@ -69,8 +85,7 @@ func errorLines(err error) []string {
 	if err == nil || errors.As(err, &g) {
 		return nil // a gate's verdict is already on stdout
 	}
-	var r runError
-	usage := !errors.As(err, &r)
+	usage := exitCode(err) == exitUsage
 	var lines []string
 	for _, e := range leafErrors(err) {
 		msg := strings.ReplaceAll(e.Error(), "\n", " ")
@@ -168,11 +183,24 @@ func work(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, 
 	return func(cmd *cobra.Command, args []string) error {
 		if err := f(cmd, args); err != nil {
 			var g gateError
-			if errors.As(err, &g) {
+			var u usageError
+			if errors.As(err, &g) || errors.As(err, &u) {
 				return err
 			}
 			return runError{err}
 		}
 		return nil
 	}
+}
+
+// needSubcommand is the RunE of a command that only groups subcommands:
+// called bare, it is a usage error naming them.
+func needSubcommand(cmd *cobra.Command, _ []string) error {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	return usagef("%s needs a subcommand: %s", cmd.CommandPath(), strings.Join(names, ", "))
 }

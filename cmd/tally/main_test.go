@@ -130,7 +130,10 @@ func TestErrors(t *testing.T) {
 		{[]string{"interval", "-k", "6", "-n", "5"}, 1, "tally: -k 6 -n 5 --confidence 0.95: successes 6 exceed trials 5\n"},
 		{[]string{"interval", "-k", "1", "-n", "5", "--confidence", "1.5"}, 1, "tally: -k 1 -n 5 --confidence 1.5: confidence must be strictly between 0 and 1, got 1.5\n"},
 		{[]string{"interval", "-k", "1", "-n", "5", "--confidence", "NaN"}, 1, "tally: -k 1 -n 5 --confidence NaN: confidence must be strictly between 0 and 1, got NaN\n"},
-		{[]string{"interval", "-k", "1", "-n", "5", "--method", "bayes"}, 1, "tally: --method: unknown interval method \"bayes\" (want all, wald, wilson, wilson-cc, agresti-coull, jeffreys, clopper-pearson)\n"},
+		{[]string{"interval", "-k", "1", "-n", "5", "--method", "bayes"}, 2, "tally: --method: unknown interval method \"bayes\" (want all, wald, wilson, wilson-cc, agresti-coull, jeffreys, clopper-pearson) (see tally --help)\n"},
+		{[]string{"power"}, 2, "tally: tally power needs a subcommand: independent, paired (see tally --help)\n"},
+		{[]string{"power", "foo"}, 2, "tally: unknown command \"foo\" for \"tally power\" (see tally --help)\n"},
+		{[]string{"fixtures"}, 2, "tally: tally fixtures needs a subcommand: validate (see tally --help)\n"},
 		{[]string{"compare", "--a", "3/x", "--b", "1/2"}, 1, "tally: --a: \"3/x\": trials \"x\" is not a whole number\n"},
 		{[]string{"compare", "--a", "3/4", "--b", "12"}, 1, "tally: --b: \"12\" is not K/N (successes/trials, e.g. 166/200)\n"},
 		{[]string{"compare", "--a", "3/4", "--b", "5/4"}, 1, "tally: --b: \"5/4\": successes 5 exceed trials 4\n"},
@@ -175,5 +178,33 @@ func TestVersion(t *testing.T) {
 	out, _, code := cli(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "tally "+version) {
 		t.Errorf("version printed %q (exit %d)", out, code)
+	}
+}
+
+// TestREADMEConfigIsTheExample: the configuration README.md shows is the
+// example's report.yaml, byte for byte, so the README's verdict is the one
+// that configuration gives.
+func TestREADMEConfigIsTheExample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("../../examples/quarterly/report.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i := strings.Index(s, "### The configuration: `report.yaml`")
+	if i < 0 {
+		t.Fatal("README.md has no section \"The configuration: `report.yaml`\"")
+	}
+	a := strings.Index(s[i:], "```yaml\n")
+	if a < 0 {
+		t.Fatal("the configuration section has no yaml block")
+	}
+	block := s[i+a+len("```yaml\n"):]
+	block = block[:strings.Index(block, "```\n")]
+	if block != string(want) {
+		t.Errorf("README.md's report.yaml block differs from examples/quarterly/report.yaml:\n%s", block)
 	}
 }

@@ -81,6 +81,7 @@ func newPowerCmd(opts *options) *cobra.Command {
 		Use:   "power paired|independent …",
 		Short: "Power and sample size of the paired and independent designs",
 		Args:  cobra.NoArgs,
+		RunE:  needSubcommand,
 	}
 	cmd.AddCommand(newPowerPairedCmd(opts), newPowerIndependentCmd(opts))
 	return cmd
@@ -107,7 +108,7 @@ reaches the power.`,
 		RunE: work(func(cmd *cobra.Command, _ []string) error {
 			m, err := power.ParsePairedMethod(method)
 			if err != nil {
-				return fmt.Errorf("--method: %w", err)
+				return usageError{fmt.Errorf("--method: %w", err)}
 			}
 			d := power.Paired{PLost: pLost, PGained: pGained, Alpha: s.alpha, Method: m}
 			if err := d.Validate(); err != nil {

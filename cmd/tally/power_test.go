@@ -98,7 +98,7 @@ func TestPowerErrors(t *testing.T) {
 		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "0"}, 1, "tally: --n 0: "},
 		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "10", "--power", "0.8"}, 2, "tally: if any flags in the group"},
 		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01"}, 2, "tally: at least one of the flags"},
-		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "10", "--method", "magic"}, 1, "tally: --method: "},
+		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "10", "--method", "magic"}, 2, "tally: --method: "},
 		{[]string{"power", "independent", "--p1", "0.5", "--p2", "0.4", "--power", "1.2"}, 1, "tally: --power 1.2: "},
 		{[]string{"power", "independent", "--p1", "1.5", "--p2", "0.4", "--n", "5"}, 1, "tally: "},
 		{[]string{"plan", "--rate", "0.83", "--conversations", "-1"}, 1, "tally: "},

@@ -338,17 +338,19 @@ func TestSignalsExample(t *testing.T) {
 		t.Errorf("sample file has %d lines", n)
 	}
 
-	// Without -o the flagged sessions are stdout, the summary stderr; the
-	// JSON summary parses.
-	stdout, stderr, code = selCLI(t, append(append([]string{"signals"}, files...), "--format", "json")...)
+	// Without -o the flagged sessions are stdout, the summary stderr; with
+	// --format json that would leave stdout two kinds of JSON, so it is a
+	// usage error, and with -o stdout is the JSON summary alone.
+	_, stderr, code = selCLI(t, append(append([]string{"signals"}, files...), "--format", "json")...)
+	if code != 2 || !strings.Contains(stderr, "--format json needs -o") {
+		t.Errorf("--format json without -o: exit %d, stderr %q", code, stderr)
+	}
+	stdout, stderr, code = selCLI(t, append(append([]string{"signals"}, files...), "--format", "json", "-o", filepath.Join(t.TempDir(), "f.jsonl"))...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if n := strings.Count(stdout, "\n"); n != 167 {
-		t.Errorf("stdout has %d lines, want 167", n)
-	}
 	var rep signalsJSON
-	if err := json.Unmarshal([]byte(stderr), &rep); err != nil || rep.Flagged != 167 || len(rep.Weeks) != 13 {
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Flagged != 167 || len(rep.Weeks) != 13 {
 		t.Errorf("JSON summary %v: %+v", err, rep)
 	}
 }

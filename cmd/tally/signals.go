@@ -80,6 +80,11 @@ column and field, or with --skip-bad is skipped and reported.`,
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
+			if opts.format == "json" && output == "" {
+				// Without -o the flagged sessions are JSON Lines on
+				// stdout; a JSON summary there too would not parse.
+				return usagef("--format json needs -o FLAGGED.jsonl: stdout then holds the JSON summary alone")
+			}
 			report := cmd.ErrOrStderr()
 			var rep *selection.SignalReport
 			var err error
