@@ -78,7 +78,10 @@ func ValidateRate(name string, r float64) error {
 }
 
 // Z is the two-sided critical value of the standard normal for a
-// confidence level c: the (1+c)/2 quantile, 1.959964 at c = 0.95.
+// confidence level c: the (1+c)/2 quantile, 1.959964 at c = 0.95. It is
+// taken as minus the lower (1−c)/2 quantile, which stays finite for every
+// c < 1; 1 − (1−c)/2 rounds to 1 (and the quantile to +Inf) once c is
+// within 1e-16 of 1.
 func Z(c float64) float64 {
-	return distuv.UnitNormal.Quantile(1 - (1-c)/2)
+	return -distuv.UnitNormal.Quantile((1 - c) / 2)
 }
