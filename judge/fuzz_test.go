@@ -1,8 +1,14 @@
 package judge
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tally-eval/tally/fixture"
 )
@@ -50,6 +56,72 @@ func FuzzParseAgreement(f *testing.F) {
 		}
 		if err1 != nil && a1 {
 			t.Fatalf("ParseAgreement(%q) = true with an error", s)
+		}
+	})
+}
+
+// recordedErrLine matches the start of ReadRecorded's errors: the file
+// and the line.
+var recordedErrLine = regexp.MustCompile(`^v\.jsonl:([0-9]+)(:[0-9]+)?: `)
+
+// FuzzReadRecorded: any verdict file gives an error naming the file and
+// a line in it, or verdicts that are each complete and valid — system,
+// conversation and item named, compaction not negative, a class and a
+// verdict from their lists, strings in UTF-8 — at most one per line,
+// each answered back by Judge; never a panic.
+func FuzzReadRecorded(f *testing.F) {
+	if data, err := os.ReadFile("testdata/verdicts.jsonl"); err == nil {
+		f.Add(data)
+	}
+	const good = `{"system":"s","conversation_id":"c","compaction":1,"item_id":"i","class":"constraint","verdict":"absent"}`
+	for _, s := range []string{
+		good + "\n" + good + "\r\n",
+		good + "\n" + strings.Replace(good, "absent", "verbatim", 1),
+		`{"system":"s","conversation_id":"c","compaction":-1,"item_id":"i","class":"x","verdict":"y"}`,
+		`{"system":"s","compaction":"1"}`, `{"system":1}`, `{"x":1}`, `{`, `{} {}`, `[]`, `null`, "\n\n \t\n",
+		"{\"system\":\"\xff\",\"conversation_id\":\"c\",\"compaction\":0,\"item_id\":\"i\",\"class\":\"reference\",\"verdict\":\"error\"}",
+		`{"system":"s","conversation_id":"c","compaction":1e3,"item_id":"i","class":"constraint","verdict":"absent"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ReadRecorded(bytes.NewReader(data), "v.jsonl")
+		lines := bytes.Count(data, []byte("\n")) + 1
+		if err != nil {
+			m := recordedErrLine.FindStringSubmatch(err.Error())
+			if m == nil {
+				t.Fatalf("error %q does not name the file and line", err)
+			}
+			if n, _ := strconv.Atoi(m[1]); n < 1 || n > lines+1 {
+				t.Fatalf("error %q names line %d of %d", err, n, lines)
+			}
+			return
+		}
+		nonBlank := 0
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(l)) > 0 {
+				nonBlank++
+			}
+		}
+		if r.Len() > nonBlank {
+			t.Fatalf("%d verdicts from %d lines", r.Len(), nonBlank)
+		}
+		for k, x := range r.records {
+			if x.System == "" || x.ConversationID == "" || x.ItemID == "" || x.Compaction < 0 || !x.Class.Valid() || !x.Verdict.Valid() {
+				t.Fatalf("accepted %+v", x)
+			}
+			for _, s := range []string{x.System, x.ConversationID, x.ItemID, x.Answer, x.Judge, x.Expect, x.Reason} {
+				if !utf8.ValidString(s) {
+					t.Fatalf("accepted invalid UTF-8 %q in %+v", s, x)
+				}
+			}
+			if k != (recordKey{x.System, x.ConversationID, x.Compaction, x.ItemID}) {
+				t.Fatalf("record %+v under key %+v", x, k)
+			}
+			a, err := r.Judge(context.Background(), Question{System: x.System, ConversationID: x.ConversationID, Compaction: x.Compaction, ItemID: x.ItemID, Class: x.Class})
+			if err != nil || a.Verdict != x.Verdict || a.Answer != x.Answer || a.Reason != x.Reason || a.Judge == "" {
+				t.Fatalf("Judge for %+v = %+v, %v", x, a, err)
+			}
 		}
 	})
 }

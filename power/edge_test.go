@@ -2,6 +2,7 @@ package power
 
 import (
 	"math"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -229,5 +230,92 @@ func TestDefinedEdges(t *testing.T) {
 	ss, err := Paired{PLost: 0.1, PGained: 0.2, Alpha: 0.5, Method: Connor}.SampleSize(0.1)
 	if err != nil || ss.N != 1 || ss.Unrounded != 0 {
 		t.Errorf("tiny target: %+v, %v", ss, err)
+	}
+}
+
+// TestMcNemarExactAtSymmetry: where 2m+1 = B+C (m = min(B, C)),
+// P(X ≤ m) = ½ exactly for X ~ Bin(B+C, ½), so the exact p is 1 to the
+// bit, as R's binom.test(9, 19)$p.value == 1, and mid-p is
+// 1 − P(X = m); at B = C both are 1 (binom.test(10, 20)$p.value == 1).
+// The incomplete beta alone gave 0.9999999999999987 at B = 10, C = 9.
+func TestMcNemarExactAtSymmetry(t *testing.T) {
+	ds := []int{9999999}
+	for d := 1; d <= 2001; d += 2 {
+		ds = append(ds, d)
+	}
+	for _, d := range ds {
+		m := (d - 1) / 2
+		if got := halfBinomialCDF(d, m); got != 0.5 {
+			t.Errorf("P(Bin(%d, ½) ≤ %d) = %.17g, want ½ exactly", d, m, got)
+		}
+		for _, tb := range []Table{{B: m + 1, C: m}, {B: m, C: m + 1}} {
+			r := mustMcNemar(t, tb, 0.95)
+			if ex, _ := r.Test(TestExact); ex.PValue != 1 {
+				t.Errorf("%v: exact p %.17g, want 1 exactly", tb, ex.PValue)
+			}
+		}
+	}
+	// B = 10, C = 9: mid-p = 1 − C(19, 9)/2^19 = 1 − 92378/524288, a
+	// float64 exactly. Allow 2 ulps (a fused multiply-add may round
+	// differently); R's 2*pbinom(8, 19, .5) + dbinom(9, 19, .5) is 3 ulps
+	// off, and gonum's tail and point mass gave 0.8238029479980437, 29.
+	r := mustMcNemar(t, Table{5, 10, 9, 6}, 0.95)
+	mid, _ := r.Test(TestMidP)
+	check(t, "5,10,9,6 mid-p", mid.PValue, 1-92378.0/524288, 2.3e-16, "1 − C(19, 9)/2^19, exact")
+	for _, b := range []int{1, 10, 500, 4999999} {
+		r := mustMcNemar(t, Table{B: b, C: b}, 0.95)
+		for _, m := range []TestMethod{TestExact, TestMidP} {
+			if ts, _ := r.Test(m); ts.PValue != 1 {
+				t.Errorf("B = C = %d: %s p %.17g, want 1", b, m, ts.PValue)
+			}
+		}
+	}
+}
+
+// TestHalfBinomialCDF checks the tail, the point mass and the mid-p of
+// Bin(n, ½) against exact rational sums over every m for n up to 300:
+// the point mass to a relative 4e−15 within two standard deviations of
+// the centre (where the tails sum it) and 1e−12 further out; the tail and
+// mid-p to 1e−12 (the far tails are gonum's, some n·1e−15).
+func TestHalfBinomialCDF(t *testing.T) {
+	for n := 1; n <= 300; n++ {
+		den := new(big.Int).Lsh(big.NewInt(1), uint(n))
+		sum, c := new(big.Int), big.NewInt(1)
+		prevTail := new(big.Int)
+		for m := 0; m <= n; m++ {
+			if m > 0 {
+				c.Mul(c, big.NewInt(int64(n-m+1)))
+				c.Quo(c, big.NewInt(int64(m)))
+			}
+			prevTail.Set(sum)
+			sum.Add(sum, c)
+			tail, _ := new(big.Rat).SetFrac(sum, den).Float64()
+			point, _ := new(big.Rat).SetFrac(c, den).Float64()
+			if point < 1e-300 {
+				continue // gonum's tail may underflow differently down there
+			}
+			tol := 1e-12 // R's dbinom(7, 49, .5) is 1e−13 off too
+			if math.Abs(float64(2*m-n)) <= math.Sqrt(float64(n)) {
+				tol = 4e-15 // within two standard deviations of the centre
+			}
+			if got := halfBinomialProb(n, m); math.Abs(got-point) > tol*point {
+				t.Fatalf("P(Bin(%d, ½) = %d) = %.17g, want %.17g", n, m, got, point)
+			}
+			if got := halfBinomialCDF(n, m); math.Abs(got-tail) > 1e-12*tail {
+				t.Fatalf("P(Bin(%d, ½) ≤ %d) = %.17g, want %.17g", n, m, got, tail)
+			}
+			if 2*m < n {
+				// 2·P(X < m) + P(X = m) = (2·prevTail + c) / 2^n.
+				num := new(big.Int).Add(new(big.Int).Lsh(prevTail, 1), c)
+				mid, _ := new(big.Rat).SetFrac(num, den).Float64()
+				if got := halfBinomialMidP(n, m); math.Abs(got-mid) > 1e-12*mid {
+					t.Fatalf("mid-p of Bin(%d, ½) at %d = %.17g, want %.17g", n, m, got, mid)
+				}
+			}
+		}
+	}
+	if halfBinomialCDF(10, -1) != 0 || halfBinomialCDF(10, 10) != 1 || halfBinomialCDF(10, 12) != 1 ||
+		halfBinomialProb(10, -1) != 0 || halfBinomialProb(10, 11) != 0 || halfBinomialProb(1074, 0) != 0x1p-1074 {
+		t.Error("out-of-range or edge m")
 	}
 }

@@ -56,6 +56,10 @@ func TestMcNemarProperties(t *testing.T) {
 			if tb.Discordant() == 0 && (ts.PValue != 1 || ts.Statistic != 0) {
 				t.Fatalf("%v: B+C = 0 but %s has p %v, statistic %v", tb, ts.Method, ts.PValue, ts.Statistic)
 			}
+			// Exact and mid-p carry a statistic (0) only when B+C = 0.
+			if hasStat := tb.Discordant() == 0 || (ts.Method != string(TestExact) && ts.Method != string(TestMidP)); ts.HasStatistic != hasStat {
+				t.Fatalf("%v: %s HasStatistic %v, want %v", tb, ts.Method, ts.HasStatistic, hasStat)
+			}
 		}
 		ex, _ := res.Test(TestExact)
 		mid, _ := res.Test(TestMidP)

@@ -446,16 +446,29 @@ func replaySentence(res power.Result) string {
 	diff := fmt.Sprintf("The difference, %s points (%s newcombe interval %s to %s points)",
 		signedPoints(res.Difference), confidenceLabel(res.Confidence), signedPoints(iv.Lower), signedPoints(iv.Upper))
 	alpha := 1 - res.Confidence
-	if exact.PValue > alpha && iv.Lower <= 0 && iv.Upper >= 0 {
-		return fmt.Sprintf("%s, is not evidence of anything, in either direction: %d gained against %d lost is what chance alone often gives.",
-			diff, t.C, t.B)
-	}
+	testRejects := exact.PValue <= alpha
+	intervalExcludes := iv.Lower > 0 || iv.Upper < 0
 	dir := "higher"
 	if res.Difference < 0 {
 		dir = "lower"
 	}
-	return fmt.Sprintf("%s, is unlikely to be chance alone (exact McNemar p = %s): task success under the candidate is %s. It is reported, not gated; the per-item rows decide the change.",
-		diff, formatP(exact.PValue), dir)
+	switch {
+	case !testRejects && !intervalExcludes:
+		return fmt.Sprintf("%s, is not evidence of anything, in either direction: %d gained against %d lost is what chance alone often gives.",
+			diff, t.C, t.B)
+	case testRejects && intervalExcludes:
+		return fmt.Sprintf("%s, is unlikely to be chance alone (exact McNemar p = %s): task success under the candidate is %s. It is reported, not gated; the per-item rows decide the change.",
+			diff, formatP(exact.PValue), dir)
+	}
+	// The exact test and the interval disagree: the data sit at the
+	// edge of what either can tell from chance.
+	level := confidenceLabel(alpha)
+	why := fmt.Sprintf("the interval leaves out 0, but the exact McNemar test does not rule out chance at the %s level (p = %s)", level, formatP(exact.PValue))
+	if testRejects {
+		why = fmt.Sprintf("the exact McNemar test rules out chance at the %s level (p = %s), but the interval includes 0", level, formatP(exact.PValue))
+	}
+	return fmt.Sprintf("%s, is borderline: %s. The two disagree, so the evidence that task success under the candidate is %s is weak; more replayed conversations would settle it. It is reported, not gated; the per-item rows decide the change.",
+		diff, why, dir)
 }
 
 // signedPoints formats a difference of rates as signed percentage

@@ -54,19 +54,55 @@ func TestReplaySentence(t *testing.T) {
 	tests := []struct {
 		name  string
 		table power.Table
+		conf  float64 // 0.95 when 0
 		want  string
 	}{
-		{"no discordant pairs", power.Table{A: 10, D: 2}, "The two runs agree on all 12 conversations"},
-		{"a real drop", power.Table{A: 150, B: 30, C: 2, D: 18}, "is unlikely to be chance alone (exact McNemar p = < 0.0001): task success under the candidate is lower"},
-		{"noise", power.Table{A: 157, B: 9, C: 11, D: 23}, "The difference, +1.0 points (95% newcombe interval"},
+		{name: "no discordant pairs", table: power.Table{A: 10, D: 2}, want: "The two runs agree on all 12 conversations"},
+		{name: "a real drop", table: power.Table{A: 150, B: 30, C: 2, D: 18}, want: "is unlikely to be chance alone (exact McNemar p = < 0.0001): task success under the candidate is lower"},
+		{name: "noise", table: power.Table{A: 157, B: 9, C: 11, D: 23}, want: "The difference, +1.0 points (95% newcombe interval"},
+		{name: "noise: test and interval agree", table: power.Table{A: 157, B: 9, C: 11, D: 23}, want: "is not evidence of anything, in either direction: 11 gained against 9 lost"},
+		// The exact2x2 vignette's b = 2, c = 9: exact p 0.065 > 0.05, and
+		// Newcombe's interval (+0.4, +13.5 points) leaves out 0.
+		{name: "interval excludes 0, test does not reject", table: power.Table{A: 50, B: 2, C: 9, D: 39},
+			want: "The difference, +7.0 points (95% newcombe interval +0.4 to +13.5 points), is borderline: the interval leaves out 0, but the exact McNemar test does not rule out chance at the 5% level (p = 0.065). " +
+				"The two disagree, so the evidence that task success under the candidate is higher is weak; more replayed conversations would settle it. It is reported, not gated; the per-item rows decide the change."},
+		// 0 lost and 8 gained in 318: exact p = 2/256 ≤ 0.01, but the
+		// 99% Newcombe interval starts just below 0.
+		{name: "test rejects, interval includes 0", table: power.Table{A: 10, B: 0, C: 8, D: 300}, conf: 0.99,
+			want: "The difference, +2.5 points (99% newcombe interval −0.1 to +5.9 points), is borderline: the exact McNemar test rules out chance at the 1% level (p = 0.008), but the interval includes 0. " +
+				"The two disagree, so the evidence that task success under the candidate is higher is weak; more replayed conversations would settle it. It is reported, not gated; the per-item rows decide the change."},
 	}
 	for _, tt := range tests {
-		res, err := power.McNemar(tt.table, 0.95)
+		conf := tt.conf
+		if conf == 0 {
+			conf = 0.95
+		}
+		res, err := power.McNemar(tt.table, conf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := replaySentence(res); !strings.Contains(got, tt.want) {
+		got := replaySentence(res)
+		if !strings.Contains(got, tt.want) {
 			t.Errorf("%s: %q does not contain %q", tt.name, got, tt.want)
+		}
+		// The branch must be the one the test and interval call for.
+		if res.Discordant == 0 {
+			continue
+		}
+		exact, _ := res.Test(power.TestExact)
+		iv, _ := res.Interval(power.IntervalNewcombe)
+		rejects, excludes := exact.PValue <= 1-conf, iv.Lower > 0 || iv.Upper < 0
+		var branch string
+		switch {
+		case rejects && excludes:
+			branch = "is unlikely to be chance alone"
+		case !rejects && !excludes:
+			branch = "is not evidence of anything"
+		default:
+			branch = "is borderline"
+		}
+		if !strings.Contains(got, branch) {
+			t.Errorf("%s: exact p %v, interval [%v, %v]: %q lacks %q", tt.name, exact.PValue, iv.Lower, iv.Upper, got, branch)
 		}
 	}
 }

@@ -151,7 +151,7 @@ func ReadTranscripts(name string, r io.Reader, opts TranscriptOptions) (Transcri
 		}
 		i, ok := index[ev.SessionID]
 		if !ok {
-			if !propFolderName(ev.SessionID) {
+			if !fixture.ValidConversationID(ev.SessionID) {
 				refused[ev.SessionID] = true
 				problem(fixture.Problem{File: name, Line: lineNo, Col: 1, Field: "session_id",
 					Msg: fmt.Sprintf("%q cannot name a folder (no /, \\, :, control characters, \".\" or \"..\"), and it would be the fixture's conversation_id", propPreview(ev.SessionID))})
@@ -407,20 +407,6 @@ func propPreview(s string) string {
 		return s
 	}
 	return string([]rune(s)[:39]) + "…"
-}
-
-// propFolderName reports whether s can name one folder, the rule
-// fixture.Parse applies to conversation ids.
-func propFolderName(s string) bool {
-	if s == "" || s == "." || s == ".." {
-		return false
-	}
-	for _, r := range s {
-		if r == '/' || r == '\\' || r == ':' || unicode.IsControl(r) || r == utf8.RuneError {
-			return false
-		}
-	}
-	return true
 }
 
 // ReviewStatus is where a proposed item stands in review.

@@ -1,16 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/report"
 )
 
@@ -103,7 +104,8 @@ func newReportCmd(opts *options) *cobra.Command {
 		Use:   "report CONFIG.yaml -o DIR [--notebook FILE] [--gate]",
 		Short: "Write the quarterly report: Markdown summary, HTML notebook, XLSX workbook, review queue",
 		Long: `report builds the report CONFIG.yaml describes (README.md documents every
-key) and writes, each atomically, in DIR:
+key) and writes in DIR, all or none: every file is rendered and written
+aside before any is replaced, so that a failure leaves DIR as it was:
 
   report.md    the summary in GitHub Markdown, for a pull-request comment or a
                CI step summary: the verdict, the gates table, the rows that got
@@ -111,7 +113,8 @@ key) and writes, each atomically, in DIR:
                last line (reported, not gated)
   report.html  the notebook-style page, one self-contained file
   report.xlsx  the workbook
-  queue.csv    the replay's review queue (when a replay is configured)
+  queue.csv    the replay's review queue (when a replay is configured; without
+               one, a queue.csv left in DIR by an earlier report is removed)
 
 The report's one timestamp is SOURCE_DATE_EPOCH when set, so that the same
 inputs give the same bytes. With --gate it exits 3 when the change blocks,
@@ -120,7 +123,7 @@ exactly as tally gate does.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
 			if dir == "" {
-				return errors.New("-o DIR is required: the folder to write the report into")
+				return usagef("-o DIR must name the folder to write the report into, not be empty")
 			}
 			r, _, nb, err := buildReport(args[0], notebook)
 			if err != nil {
@@ -157,12 +160,17 @@ exactly as tally gate does.`,
 	f.StringVarP(&dir, "output", "o", "", "folder to write report.md, report.html, report.xlsx and queue.csv into (created if missing)")
 	f.StringVar(&notebook, "notebook", "", "notebook for the HTML report (Markdown with ```tally cells), replacing the configuration's")
 	f.BoolVar(&gate, "gate", false, "exit 3 when the change blocks, as tally gate does")
+	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
 
-// writeReportFiles writes every output of the report into dir,
-// atomically each.
+// writeReportFiles writes every output of the report into dir, all or
+// none (see writeFileSet), creating dir when missing. Without a replay it
+// removes a queue.csv an earlier report left in dir, so that an old review
+// queue does not pass for this report's. When nothing could be written,
+// a dir it created is removed again.
 func writeReportFiles(dir string, r *report.Report, nb *report.Notebook) (reportOutputs, error) {
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return reportOutputs{}, err
 	}
@@ -171,27 +179,161 @@ func writeReportFiles(dir string, r *report.Report, nb *report.Notebook) (report
 		HTML:     filepath.Join(dir, "report.html"),
 		XLSX:     filepath.Join(dir, "report.xlsx"),
 	}
-	if err := atomicfile.Write(out.Markdown, func(w io.Writer) error { return report.WriteMarkdown(w, r) }); err != nil {
-		return out, err
+	files := []outputFile{
+		{out.Markdown, func(w io.Writer) error { return report.WriteMarkdown(w, r) }},
+		{out.HTML, func(w io.Writer) error { return report.RenderHTML(w, r, nb) }},
+		{out.XLSX, func(w io.Writer) error { return report.WriteXLSX(w, r) }},
 	}
-	if err := atomicfile.Write(out.HTML, func(w io.Writer) error { return renderHTML(w, r, nb) }); err != nil {
-		return out, err
-	}
-	if err := atomicfile.Write(out.XLSX, func(w io.Writer) error { return report.WriteXLSX(w, r) }); err != nil {
-		return out, err
-	}
+	queue := filepath.Join(dir, "queue.csv")
+	var stale []string
 	if r.Replay != nil {
-		out.Queue = filepath.Join(dir, "queue.csv")
-		if err := atomicfile.Write(out.Queue, func(w io.Writer) error { return report.WriteQueue(w, r.Replay) }); err != nil {
-			return out, err
+		out.Queue = queue
+		files = append(files, outputFile{queue, func(w io.Writer) error { return report.WriteQueue(w, r.Replay) }})
+	} else {
+		stale = append(stale, queue)
+	}
+	if err := writeFileSet(files, stale); err != nil {
+		if errors.Is(statErr, fs.ErrNotExist) {
+			_ = os.Remove(dir) // only if still empty
 		}
+		return reportOutputs{}, err
 	}
 	return out, nil
 }
 
-// renderHTML is the single call site of the HTML renderer.
-// COORDINATION: report.RenderHTML(w, r, nb) is owned by the notebook/HTML
-// engineer; nb nil means the default notebook. Change the call here only.
-func renderHTML(w io.Writer, r *report.Report, nb *report.Notebook) error {
-	return report.RenderHTML(w, r, nb)
+// outputFile is one file of a set: its path, and what writes its content.
+type outputFile struct {
+	path  string
+	write func(w io.Writer) error
+}
+
+// writeFileSet replaces the files, and removes the paths in stale, so
+// that a reader or a later run sees the old set or the new one, not a mix:
+// internal/atomicfile's way, for several files at once.
+//
+// First every target is checked (a missing file or a regular one or a
+// symbolic link can be replaced; anything else is an error). Then each
+// file is written to a temporary ".<name>.tmp-<random>" in its folder,
+// flushed and synced. Only when every one is written are they renamed
+// over their targets, the stale paths removed and the folders synced.
+// When a write fails (or panics) every temporary file is removed and no
+// target is touched. Only the renames themselves, after every check has
+// passed, could fail part way.
+//
+// A new file gets mode 0644; a replaced file keeps its permission bits.
+func writeFileSet(files []outputFile, stale []string) error {
+	perms := make([]fs.FileMode, len(files))
+	for i, f := range files {
+		perm, err := replaceablePerm(f.path)
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		perms[i] = perm
+	}
+	for _, p := range stale {
+		if _, err := replaceablePerm(p); err != nil {
+			return fmt.Errorf("removing %s: %w", p, err)
+		}
+	}
+	temps := make([]string, 0, len(files))
+	renamed := 0
+	defer func() {
+		for _, t := range temps[renamed:] {
+			_ = os.Remove(t)
+		}
+	}()
+	for i, f := range files {
+		tmp, err := writeTemp(f, perms[i])
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		temps = append(temps, tmp)
+	}
+	dirs := map[string]bool{}
+	for i, f := range files {
+		if err := os.Rename(temps[i], f.path); err != nil {
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		renamed++
+		dirs[filepath.Dir(f.path)] = true
+	}
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", p, err)
+		}
+		dirs[filepath.Dir(p)] = true
+	}
+	for d := range dirs {
+		syncDir(d)
+	}
+	return nil
+}
+
+// replaceablePerm returns the permission bits a new file at path gets:
+// a regular file's own, 0644 for a new file or one replacing a symbolic
+// link (which is replaced, not followed). Anything else at path (a
+// folder, a device) is an error.
+func replaceablePerm(path string) (fs.FileMode, error) {
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0o644, nil
+	case err != nil:
+		return 0, err
+	case info.Mode().IsRegular():
+		return info.Mode().Perm(), nil
+	case info.Mode()&fs.ModeSymlink != 0:
+		return 0o644, nil
+	}
+	return 0, errors.New("not a regular file")
+}
+
+// writeTemp writes f to a new temporary file in f's folder, flushed,
+// with mode perm and synced, and returns its path. On a failure, or a
+// panic in f.write, the temporary file is removed.
+func writeTemp(f outputFile, perm fs.FileMode) (string, error) {
+	dir, name := filepath.Split(f.path)
+	if dir == "" {
+		dir = "."
+	}
+	file, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = file.Close()
+			_ = os.Remove(file.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(file, 64<<10)
+	if err := f.write(bw); err != nil {
+		return "", err
+	}
+	if err := bw.Flush(); err != nil {
+		return "", err
+	}
+	if err := file.Chmod(perm); err != nil {
+		return "", err
+	}
+	if err := file.Sync(); err != nil {
+		return "", err
+	}
+	if err := file.Close(); err != nil {
+		return "", err
+	}
+	done = true
+	return file.Name(), nil
+}
+
+// syncDir makes the renames in dir durable, where the system allows it
+// (Windows cannot sync a folder; the files themselves are synced).
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
 }

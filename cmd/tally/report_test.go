@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -320,11 +325,172 @@ func TestReportCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "report.md")); err != nil {
 		t.Error(err)
 	}
-	if _, _, code := repCLI(t, "report", exampleConfig); code != exitInput {
-		t.Errorf("without -o: exit %d, want 1", code)
+	if _, errOut, code := repCLI(t, "report", exampleConfig); code != exitUsage || !strings.Contains(errOut, `"output"`) {
+		t.Errorf("without -o: exit %d, stderr %q; want 2, naming the flag", code, errOut)
+	}
+	if _, _, code := repCLI(t, "report", exampleConfig, "-o", ""); code != exitUsage {
+		t.Errorf("-o with an empty folder name: exit %d, want 2", code)
 	}
 	t.Setenv("SOURCE_DATE_EPOCH", "yesterday")
 	if _, errOut, code := repCLI(t, "report", exampleConfig, "-o", dir); code != exitInput || !strings.Contains(errOut, "SOURCE_DATE_EPOCH") {
 		t.Errorf("bad SOURCE_DATE_EPOCH: exit %d, %q", code, errOut)
+	}
+}
+
+// dirContents maps each name in dir to its bytes ("<folder>" for a
+// folder).
+func dirContents(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, e := range entries {
+		if e.IsDir() {
+			m[e.Name()] = "<folder>"
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[e.Name()] = string(b)
+	}
+	return m
+}
+
+// TestReportAllOrNothing: when one output cannot be written, the folder
+// keeps the last report whole: report.md is not replaced beside an old
+// report.html and report.xlsx, and no temporary file is left.
+func TestReportAllOrNothing(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1775433600")
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, errOut, code := repCLI(t, "report", exampleConfig, "-o", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// report.xlsx, the third output, cannot be written over a folder.
+	xlsx := filepath.Join(dir, "report.xlsx")
+	if err := os.Remove(xlsx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(xlsx, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before := dirContents(t, dir)
+	t.Setenv("SOURCE_DATE_EPOCH", "1775520000") // a day later: every output would differ
+	_, errOut, code := repCLI(t, "report", exampleConfig, "-o", dir)
+	if code != exitInput || !strings.Contains(errOut, "writing "+xlsx+": not a regular file") {
+		t.Errorf("exit %d, stderr %q; want 1 and the folder in the way", code, errOut)
+	}
+	after := dirContents(t, dir)
+	if len(after) != len(before) {
+		t.Errorf("the folder holds %d entries, had %d: %v", len(after), len(before), slices.Sorted(maps.Keys(after)))
+	}
+	for name, b := range before {
+		if after[name] != b {
+			t.Errorf("%s changed although the report failed", name)
+		}
+	}
+}
+
+// TestWriteFileSet: a write that fails, or panics, part way through the
+// set leaves every existing file byte-identical and no temporary file;
+// a set that succeeds replaces every file, keeps a replaced file's mode
+// and removes the stale paths.
+func TestWriteFileSet(t *testing.T) {
+	put := func(text string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, text); return err }
+	}
+	setup := func(t *testing.T) (string, map[string]string) {
+		dir := t.TempDir()
+		for name, text := range map[string]string{"a.md": "old a", "b.html": "old b", "c.xlsx": "old c", "queue.csv": "old queue"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir, dirContents(t, dir)
+	}
+	boom := errors.New("a cell failed")
+	for _, tt := range []struct {
+		reason string
+		second func(io.Writer) error
+	}{
+		{"the second file's renderer fails after writing part of it", func(w io.Writer) error { io.WriteString(w, "half"); return boom }},
+		{"the second file's renderer panics", func(w io.Writer) error { io.WriteString(w, "half"); panic(boom) }},
+	} {
+		t.Run(tt.reason, func(t *testing.T) {
+			dir, before := setup(t)
+			files := []outputFile{
+				{filepath.Join(dir, "a.md"), put("new a")},
+				{filepath.Join(dir, "b.html"), tt.second},
+				{filepath.Join(dir, "c.xlsx"), put("new c")},
+			}
+			var err error
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						err = fmt.Errorf("panic: %v", p)
+					}
+				}()
+				err = writeFileSet(files, []string{filepath.Join(dir, "queue.csv")})
+			}()
+			if err == nil || !strings.Contains(err.Error(), "a cell failed") {
+				t.Errorf("error %v", err)
+			}
+			if after := dirContents(t, dir); !maps.Equal(after, before) {
+				t.Errorf("the folder changed:\nbefore %q\nafter  %q", before, after)
+			}
+		})
+	}
+
+	dir, _ := setup(t)
+	err := writeFileSet([]outputFile{
+		{filepath.Join(dir, "a.md"), put("new a")},
+		{filepath.Join(dir, "new.txt"), put("new")},
+	}, []string{filepath.Join(dir, "queue.csv"), filepath.Join(dir, "never.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a.md": "new a", "b.html": "old b", "c.xlsx": "old c", "new.txt": "new"}
+	if got := dirContents(t, dir); !maps.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	for name, mode := range map[string]fs.FileMode{"a.md": 0o600, "new.txt": 0o644} {
+		if info, err := os.Stat(filepath.Join(dir, name)); err != nil || info.Mode().Perm() != mode {
+			t.Errorf("%s: mode %v (%v), want %v", name, info.Mode().Perm(), err, mode)
+		}
+	}
+}
+
+// TestReportRemovesStaleQueue: a report without a replay removes the
+// queue.csv an earlier report with one left, so that it cannot pass for
+// this report's review queue.
+func TestReportRemovesStaleQueue(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1775433600")
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, errOut, code := repCLI(t, "report", exampleConfig, "-o", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	queue := filepath.Join(dir, "queue.csv")
+	if _, err := os.Stat(queue); err != nil {
+		t.Fatalf("the example report wrote no queue.csv: %v", err)
+	}
+	out, errOut, code := repCLI(t, "report", repCase(t, nil, nil, ""), "-o", dir, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(queue); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("queue.csv is still there after a report without a replay (%v)", err)
+	}
+	var j reportJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Outputs.Queue != "" || j.Outputs.Markdown != filepath.Join(dir, "report.md") {
+		t.Errorf("outputs %+v", j.Outputs)
+	}
+	if names := slices.Sorted(maps.Keys(dirContents(t, dir))); !slices.Equal(names, []string{"report.html", "report.md", "report.xlsx"}) {
+		t.Errorf("the folder holds %v", names)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tally-eval/tally/internal/jsonpos"
@@ -496,7 +495,7 @@ func (d *checker) check(p *selection.Proposal) {
 		}
 	}
 	blank("conversation_id", p.ConversationID)
-	if ok("conversation_id") && strings.TrimSpace(p.ConversationID) != "" && !folderName(p.ConversationID) {
+	if ok("conversation_id") && strings.TrimSpace(p.ConversationID) != "" && !fixture.ValidConversationID(p.ConversationID) {
 		d.add("conversation_id", -1, fmt.Sprintf("%q cannot name a folder (no /, \\, :, control characters, \".\" or \"..\")", preview(p.ConversationID)))
 	}
 	turnsOK := ok("turns") && p.Turns >= 1
@@ -542,18 +541,4 @@ func (d *checker) check(p *selection.Proposal) {
 			d.add(f("status"), -1, fmt.Sprintf("%q is not a status (want pending, accepted or rejected)", preview(string(c.Status))))
 		}
 	}
-}
-
-// folderName reports whether s can name one folder, as fixture.Parse
-// requires of a conversation_id.
-func folderName(s string) bool {
-	if s == "" || s == "." || s == ".." {
-		return false
-	}
-	for _, r := range s {
-		if r == '/' || r == '\\' || r == ':' || unicode.IsControl(r) || r == utf8.RuneError {
-			return false
-		}
-	}
-	return true
 }

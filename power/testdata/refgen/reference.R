@@ -26,7 +26,11 @@ tables <- list(
   c(1000, 512, 603, 2000),
   c(0, 1, 0, 0),      # n = 1
   c(7, 0, 1, 7),
-  c(166, 3, 0, 31)    # the seed's three lost conversations in 200
+  c(166, 3, 0, 31),   # the seed's three lost conversations in 200
+  c(5, 10, 9, 6),     # 2m+1 = B+C: binom.test(10, 19)$p.value is exactly 1
+  c(5, 9, 10, 6),     # the same, mirrored: binom.test(9, 19)
+  c(2, 10, 10, 3),    # B = C: binom.test(10, 20)$p.value is 1
+  c(0, 501, 500, 0)   # 2m+1 = B+C far from the first few
 )
 
 cat("// ---- McNemar tests: mcnemar.test (correct = FALSE / TRUE), binom.test, mid-p\n")
