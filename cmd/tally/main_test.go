@@ -208,3 +208,21 @@ func TestREADMEConfigIsTheExample(t *testing.T) {
 		t.Errorf("README.md's report.yaml block differs from examples/quarterly/report.yaml:\n%s", block)
 	}
 }
+
+// TestREADMEShowsRealOutput: the console examples README.md shows are the
+// commands' real output, as pinned by the golden files.
+func TestREADMEShowsRealOutput(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"interval_166_200.txt", "compare_168_166.txt", "plan_source.txt", "mcnemar_replay.txt", "power_paired_connor.txt"} {
+		g, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(readme), string(g)) {
+			t.Errorf("README.md does not show testdata/%s as it is; paste the new output", name)
+		}
+	}
+}
