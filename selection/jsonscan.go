@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/tally-eval/tally/internal/jsonenc"
 )
 
 // This file holds the small strict JSON lexer that the session and event
@@ -676,7 +678,7 @@ func (s *scanner) canonical(dst []byte) ([]byte, *lineError) {
 				dst = append(dst, ',')
 			}
 			m0 := len(dst)
-			dst = appendString(dst, key)
+			dst = jsonenc.AppendString(dst, key)
 			k1 := len(dst)
 			dst = append(dst, ':')
 			if dst, err = s.canonical(dst); err != nil {
@@ -717,7 +719,7 @@ func (s *scanner) canonical(dst []byte) ([]byte, *lineError) {
 		if err != nil {
 			return dst, err
 		}
-		return appendString(dst, b), nil
+		return jsonenc.AppendString(dst, b), nil
 	case c == '-' || isDigit(c):
 		start, _, err := s.number()
 		return append(dst, s.data[start:s.pos]...), err
@@ -758,36 +760,6 @@ func (s *scanner) sortMembers(dst []byte, ms []span) []byte {
 		s.canon = append(s.canon, dst[m.m0:m.m1]...)
 	}
 	return append(dst[:start], s.canon...)
-}
-
-// appendString appends text as a JSON string: '"' and '\\' escaped,
-// control characters as \n, \r, \t or \u00XX, everything else as is. The
-// text is valid UTF-8 (the scanner checked it or decoded it so).
-func appendString(dst, text []byte) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	last := 0
-	for i, c := range text {
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, text[last:i]...)
-		last = i + 1
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		}
-	}
-	dst = append(dst, text[last:]...)
-	return append(dst, '"')
 }
 
 // position converts byte offset off of line into a 1-based column
