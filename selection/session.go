@@ -235,67 +235,29 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 				return err
 			}
 			compOff = sc.pos
-			switch c := sc.peek(); {
-			case c == '[':
-				compList = true
-				sc.beginArray()
-				for j := 0; ; j++ {
-					more, err := sc.element(j)
-					if err != nil {
-						return err
-					}
-					if !more {
-						break
-					}
-					t, off, err := turnObject(sc, "compactions", j, nil)
-					if err != nil {
-						return err
-					}
-					comps, compOffs = append(comps, t), append(compOffs, off)
-				}
-			case c == '-' || isDigit(c):
-				n, err := sc.integer("compactions", 0, MaxTurns)
-				if err != nil {
-					return err
-				}
-				s.CompactionCount = n
-			default:
-				desc := sc.describe()
-				return sc.errAt(sc.pos, "compactions", "want a list of {\"turn\"} or a count, got %s", desc)
+			isList, n, err := listOrCount(sc, "compactions", `{"turn"}`, func(j int) *lineError {
+				t, off, err := turnObject(sc, "compactions", j, nil)
+				comps, compOffs = append(comps, t), append(compOffs, off)
+				return err
+			})
+			if err != nil {
+				return err
 			}
+			compList, s.CompactionCount = isList, n
 		case "items":
 			if err := once(fItems, "items", keyOff); err != nil {
 				return err
 			}
-			switch c := sc.peek(); {
-			case c == '[':
-				itemList = true
-				sc.beginArray()
-				for j := 0; ; j++ {
-					more, err := sc.element(j)
-					if err != nil {
-						return err
-					}
-					if !more {
-						break
-					}
-					var class fixture.Class
-					t, off, err := turnObject(sc, "items", j, &class)
-					if err != nil {
-						return err
-					}
-					items, itemOffs = append(items, Item{Class: class, Turn: t}), append(itemOffs, off)
-				}
-			case c == '-' || isDigit(c):
-				n, err := sc.integer("items", 0, MaxTurns)
-				if err != nil {
-					return err
-				}
-				s.ItemCount = n
-			default:
-				desc := sc.describe()
-				return sc.errAt(sc.pos, "items", "want a list of {\"class\",\"turn\"} or a count, got %s", desc)
+			isList, n, err := listOrCount(sc, "items", `{"class","turn"}`, func(j int) *lineError {
+				var class fixture.Class
+				t, off, err := turnObject(sc, "items", j, &class)
+				items, itemOffs = append(items, Item{Class: class, Turn: t}), append(itemOffs, off)
+				return err
+			})
+			if err != nil {
+				return err
 			}
+			itemList, s.ItemCount = isList, n
 		default:
 			if err := sc.skipValue(); err != nil {
 				return err
@@ -437,4 +399,32 @@ func classOf(b []byte) (fixture.Class, bool) {
 		}
 	}
 	return "", false
+}
+
+// listOrCount reads a field that is either a list of objects, calling
+// each for element j, or a count from 0 to MaxTurns (the session summary's
+// "compactions" and "items"); shape names the list's objects in errors.
+func listOrCount(sc *scanner, field, shape string, each func(j int) *lineError) (isList bool, count int, err *lineError) {
+	switch c := sc.peek(); {
+	case c == '[':
+		sc.beginArray()
+		for j := 0; ; j++ {
+			more, err := sc.element(j)
+			if err != nil {
+				return true, 0, err
+			}
+			if !more {
+				return true, 0, nil
+			}
+			if err := each(j); err != nil {
+				return true, 0, err
+			}
+		}
+	case c == '-' || isDigit(c):
+		n, err := sc.integer(field, 0, MaxTurns)
+		return false, n, err
+	default:
+		desc := sc.describe()
+		return false, 0, sc.errAt(sc.pos, field, "want a list of %s or a count, got %s", shape, desc)
+	}
 }
