@@ -113,6 +113,11 @@ type ClassRow struct {
 	// retained, B lost, C gained, D neither, over the item-compactions
 	// both systems checked without an error verdict.
 	Pairs power.Table
+	// OnlyIncumbent and OnlyCandidate are the item-compactions of this
+	// class that one system checked and the other did not. The row is
+	// decided on the paired item-compactions only; any unpaired one
+	// makes it Undecided.
+	OnlyIncumbent, OnlyCandidate []ItemKey
 }
 
 // ContradictionRow counts contradicted items in each system.
@@ -196,6 +201,15 @@ type Replay struct {
 	Discordant []ReplayPair
 	// Sentence says in words what the difference is worth.
 	Sentence string
+	// Grade is the sentence's grade under Rule: "significant",
+	// "inconclusive" or "no change".
+	Grade string
+	// Rule states in words how Sentence was graded, printed with it.
+	Rule string
+	// Warnings are the task-success caveats (the χ² approximation, the
+	// accepted traces). Renderers show them in the task-success section
+	// at the bottom, never among the report's own warnings.
+	Warnings []string
 }
 
 // ReplayKind is the paired table of the conversations whose reference

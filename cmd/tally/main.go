@@ -3,7 +3,8 @@
 // fixture selection, the per-item check and the quarterly report.
 //
 // Every subcommand accepts --format text|json. Exit codes: 0 ok; 1 bad
-// input or an I/O failure; 2 a usage error; 3 a gate failed.
+// input or an I/O failure; 2 a usage error; 3 a gate failed; 4 incomplete
+// (check wrote its verdicts but some are error); 130/143 interrupted.
 package main
 
 import (
@@ -30,6 +31,9 @@ const (
 	exitInput    = 1
 	exitUsage    = 2
 	exitGateFail = 3
+	// exitIncomplete: check wrote its verdicts, but more of them are
+	// error than --max-errors allows.
+	exitIncomplete = 4
 )
 
 // runError marks an error returned by a command's own work (bad input,
@@ -60,6 +64,12 @@ type gateError struct{ msg string }
 
 func (e gateError) Error() string { return e.msg }
 
+// incompleteError is returned when check wrote its verdicts but too many
+// are error: exit 4, with the counts already printed.
+type incompleteError struct{ msg string }
+
+func (e incompleteError) Error() string { return e.msg }
+
 func exitCode(err error) int {
 	var g gateError
 	var r runError
@@ -68,6 +78,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &g):
 		return exitGateFail
+	case errors.As(err, new(incompleteError)):
+		return exitIncomplete
 	case errors.As(err, new(usageError)):
 		return exitUsage
 	case errors.As(err, &r):
@@ -184,7 +196,7 @@ func work(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, 
 		if err := f(cmd, args); err != nil {
 			var g gateError
 			var u usageError
-			if errors.As(err, &g) || errors.As(err, &u) {
+			if errors.As(err, &g) || errors.As(err, &u) || errors.As(err, new(incompleteError)) {
 				return err
 			}
 			return runError{err}
