@@ -517,9 +517,10 @@ func (b *builder) compute() error {
 		tables   = make([]power.Table, nc)
 		lost     = make([][]ItemKey, nc)
 		gained   = make([][]ItemKey, nc)
+		only     = make([][2][]ItemKey, nc)
+		errPairs = make([]pairedErrors, nc)
 		totals   [2]fixture.Counts
-		only     [2]int
-		newContr []ItemKey
+		contr    contradictionPairs
 	)
 	flush := func() {
 		for ci := range cur {
@@ -555,11 +556,14 @@ func (b *builder) compute() error {
 		row.Changed = iv != cv
 		switch {
 		case iv == "":
-			only[1]++
+			only[ci][1] = append(only[ci][1], row.ItemKey)
 		case cv == "":
-			only[0]++
+			only[ci][0] = append(only[ci][0], row.ItemKey)
 		case iv == fixture.Error || cv == fixture.Error:
-			// unknown outcome: left out of the item-level pairs
+			// Unknown outcome: left out of the item-level pairs, and
+			// counted for the rule's best case for the candidate.
+			errPairs[ci].add(iv, cv)
+			contr.addError(iv, cv)
 		default:
 			t := &tables[ci]
 			switch ir, cr := iv.Retained(), cv.Retained(); {
@@ -575,8 +579,8 @@ func (b *builder) compute() error {
 				t.D++
 			}
 		}
-		if cv == fixture.Contradicted && iv != fixture.Contradicted {
-			newContr = append(newContr, row.ItemKey)
+		if iv != "" && cv != "" && iv != fixture.Error && cv != fixture.Error {
+			contr.add(row.ItemKey, iv, cv)
 		}
 	}
 	flush()
@@ -584,7 +588,8 @@ func (b *builder) compute() error {
 	tol := cfg.Regression
 	for ci, cl := range fixture.Classes {
 		min, gated := cfg.Gates.Retained[cl]
-		row := ClassRow{Class: cl, MinShare: min, Lost: lost[ci], Gained: gained[ci], Pairs: tables[ci]}
+		row := ClassRow{Class: cl, MinShare: min, Lost: lost[ci], Gained: gained[ci], Pairs: tables[ci],
+			OnlyIncumbent: only[ci][0], OnlyCandidate: only[ci][1]}
 		for s, sc := range []*SystemClass{&row.Incumbent, &row.Candidate} {
 			c := counts[ci][s]
 			var err error
@@ -593,7 +598,7 @@ func (b *builder) compute() error {
 			}
 			sc.Gate = shareGate(c, min, gated)
 		}
-		row.Change = retainedChange(counts[ci][0], counts[ci][1], tol.RetainedTolerance)
+		row.Change = retainedChange(tables[ci], errPairs[ci], len(only[ci][0])+len(only[ci][1]), tol.RetainedTolerance)
 		row.McNemar = power.Test{Method: string(power.TestExact), PValue: 1}
 		if tables[ci].Pairs() > 0 {
 			res, err := power.McNemar(tables[ci], cfg.Confidence)
@@ -614,12 +619,19 @@ func (b *builder) compute() error {
 	}
 
 	max := cfg.Gates.MaxContradictions
+	var onlyInc, onlyCand int
+	for ci := range only {
+		onlyInc += len(only[ci][0])
+		onlyCand += len(only[ci][1])
+	}
 	r.Contradictions = ContradictionRow{
 		Max:       max,
 		Incumbent: totals[0].Contradicted, Candidate: totals[1].Contradicted,
 		IncumbentGate: contradictionGate(totals[0], max), CandidateGate: contradictionGate(totals[1], max),
-		Change: contradictionChange(totals[0], totals[1], tol.ContradictionTolerance),
-		New:    newContr,
+		Change:        contradictionChange(contr, onlyInc+onlyCand, tol.ContradictionTolerance),
+		New:           contr.new,
+		Resolved:      contr.resolved,
+		OnlyIncumbent: onlyInc, OnlyCandidate: onlyCand,
 	}
 
 	r.Prompt = PromptRow{MaxMean: cfg.Gates.MaxMeanPromptTokens,
@@ -638,10 +650,10 @@ func (b *builder) compute() error {
 				name, e, pluralWord(e, "verdict", "verdicts")))
 		}
 	}
-	if only[0] > 0 || only[1] > 0 {
+	if onlyInc > 0 || onlyCand > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf(
-			"the systems checked different item-compactions: %d only by %s, %d only by %s; the rows compare counts over unequal sets, and the item-level pairs leave these out",
-			only[0], r.Incumbent, only[1], r.Candidate))
+			"the systems checked different item-compactions: %d only by %s, %d only by %s; each row is decided on the item-compactions both checked, and a row with one checked by one system only is undecided until both have checked it",
+			onlyInc, r.Incumbent, onlyCand, r.Candidate))
 	}
 	return nil
 }

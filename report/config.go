@@ -37,8 +37,13 @@ type Config struct {
 	Fixtures             string
 	Incumbent, Candidate SystemConfig
 	Replay               string // optional
-	Selection            string // optional
-	Notebook             string // optional
+	// ReplayDrop is d, the drop in task success (a fraction of the
+	// replayed conversations) the task-success sentence asks about:
+	// a result whose interval does not rule out a drop of d is
+	// inconclusive (default DefaultReplayDrop).
+	ReplayDrop float64
+	Selection  string // optional
+	Notebook   string // optional
 
 	Gates      Gates
 	Regression Regression
@@ -83,6 +88,11 @@ type Regression struct {
 // DefaultConfidence is the confidence level of the report's intervals
 // when the configuration does not set one.
 const DefaultConfidence = 0.95
+
+// DefaultReplayDrop is the drop in task success the task-success
+// sentence asks about when the configuration does not set replay_drop:
+// five points.
+const DefaultReplayDrop = 0.05
 
 // MaxConfigBytes bounds a configuration file's size.
 const MaxConfigBytes = 1 << 20
@@ -130,7 +140,7 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 		return nil, yamlSyntaxError(path, err)
 	}
 	p := &configParser{file: path}
-	cfg := &Config{File: path, Text: bytes.Clone(data), Confidence: DefaultConfidence}
+	cfg := &Config{File: path, Text: bytes.Clone(data), Confidence: DefaultConfidence, ReplayDrop: DefaultReplayDrop}
 	cfg.Incumbent.Name = "incumbent"
 	cfg.Candidate.Name = "candidate"
 	cfg.Gates.Retained = map[fixture.Class]float64{}
@@ -393,6 +403,7 @@ func (p *configParser) root(doc *yaml.Node, cfg *Config) {
 		{"fixtures", p.path(&cfg.Fixtures, true)},
 		{"systems", func(n *yaml.Node, field string) { systemsNode = n; p.systems(n, field, cfg) }},
 		{"replay", p.path(&cfg.Replay, false)},
+		{"replay_drop", p.number(&cfg.ReplayDrop, math.SmallestNonzeroFloat64, math.Nextafter(1, 0), "a drop in task success strictly between 0 and 1, such as 0.05 for five points")},
 		{"selection", p.path(&cfg.Selection, false)},
 		{"notebook", p.path(&cfg.Notebook, false)},
 		{"gates", func(n *yaml.Node, field string) { p.gates(n, field, &cfg.Gates) }},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/power"
 )
 
 // Gate names used in Decision's lists besides the class names.
@@ -62,19 +63,39 @@ func promptGate(p PromptStats, maxMean float64) GateStatus {
 	return Fail
 }
 
-// retainedChange compares the candidate's retained count of a class
-// with the incumbent's. It is Worse when the candidate retains more than
-// tol fewer, Better when more than tol more, else Same. With error
-// verdicts in either system it is Undecided — unless the candidate is
-// worse even counting each of its errors as retained.
-func retainedChange(inc, cand fixture.Counts, tol int) Change {
-	if cand.Retained()+cand.Errors < inc.Retained()-tol {
-		return Worse
+// pairedErrors counts the item-compactions of a class both systems
+// checked with an error verdict in either: their outcome is unknown.
+type pairedErrors struct {
+	n int
+	// gains counts those that would be a gain in the candidate's favour:
+	// the incumbent's verdict an error or not retained, the candidate's
+	// an error or retained.
+	gains int
+}
+
+func (e *pairedErrors) add(inc, cand fixture.Verdict) {
+	e.n++
+	if (inc == fixture.Error || !inc.Retained()) && (cand == fixture.Error || cand.Retained()) {
+		e.gains++
 	}
-	if inc.Errors > 0 || cand.Errors > 0 {
+}
+
+// retainedChange decides a class row on the item-compactions both
+// systems checked (the paired table t: B lost, C gained). With unpaired
+// item-compactions (checked by one system only) it is Undecided. It is
+// Worse when the candidate lost more than tol items net, even counting
+// every error pair that could be a gain as one; otherwise Undecided with
+// error pairs; otherwise Worse or Better by more than tol net, else Same.
+func retainedChange(t power.Table, e pairedErrors, unpaired, tol int) Change {
+	switch {
+	case unpaired > 0:
+		return Undecided
+	case t.B-t.C-e.gains > tol:
+		return Worse
+	case e.n > 0:
 		return Undecided
 	}
-	switch d := cand.Retained() - inc.Retained(); {
+	switch d := t.C - t.B; {
 	case d < -tol:
 		return Worse
 	case d > tol:
@@ -83,21 +104,52 @@ func retainedChange(inc, cand fixture.Counts, tol int) Change {
 	return Same
 }
 
-// contradictionChange compares the candidate's contradictions with the
-// incumbent's: Worse when more than tol more, Better when more than tol
-// fewer, else Same; Undecided with error verdicts unless worse even
-// counting every incumbent error as a contradiction.
-func contradictionChange(inc, cand fixture.Counts, tol int) Change {
-	if cand.Contradicted > inc.Contradicted+inc.Errors+tol {
-		return Worse
+// contradictionPairs collects the contradiction row over the
+// item-compactions both systems checked.
+type contradictionPairs struct {
+	new      []ItemKey // contradicted by the candidate, not the incumbent
+	resolved int       // contradicted by the incumbent, not the candidate
+	// errors counts the pairs with an error verdict; mayResolve those
+	// that would be resolved in the candidate's favour.
+	errors, mayResolve int
+}
+
+func (c *contradictionPairs) add(k ItemKey, inc, cand fixture.Verdict) {
+	ic, cc := inc == fixture.Contradicted, cand == fixture.Contradicted
+	switch {
+	case cc && !ic:
+		c.new = append(c.new, k)
+	case ic && !cc:
+		c.resolved++
 	}
-	if inc.Errors > 0 || cand.Errors > 0 {
+}
+
+func (c *contradictionPairs) addError(inc, cand fixture.Verdict) {
+	c.errors++
+	if (inc == fixture.Contradicted || inc == fixture.Error) && cand != fixture.Contradicted {
+		c.mayResolve++
+	}
+}
+
+// contradictionChange decides the contradiction row on the paired
+// item-compactions: the net new contradictions are those the candidate
+// newly contradicts less those it stops contradicting. Undecided with
+// unpaired item-compactions; Worse when the net is more than tol even
+// counting every error pair that could be a resolved one as resolved;
+// otherwise Undecided with error pairs; otherwise Worse when the net is
+// more than tol, Better when less than −tol, else Same.
+func contradictionChange(c contradictionPairs, unpaired, tol int) Change {
+	net := len(c.new) - c.resolved
+	switch {
+	case unpaired > 0:
 		return Undecided
-	}
-	switch d := cand.Contradicted - inc.Contradicted; {
-	case d > tol:
+	case net-c.mayResolve > tol:
 		return Worse
-	case d < -tol:
+	case c.errors > 0:
+		return Undecided
+	case net > tol:
+		return Worse
+	case net < -tol:
 		return Better
 	}
 	return Same
@@ -143,17 +195,18 @@ func decide(r *Report, reg Regression) Decision {
 // RuleText states the regression rule with its tolerances, in the words
 // every renderer prints and `tally gate` applies.
 func RuleText(reg Regression) string {
-	fewer := "retains fewer items of a class than the incumbent"
+	fewer := "loses more items of a class than it gains"
 	if t := reg.RetainedTolerance; t > 0 {
-		fewer = fmt.Sprintf("retains more than %d %s fewer of a class than the incumbent", t, pluralWord(t, "item", "items"))
+		fewer = fmt.Sprintf("loses more than %d %s of a class net (lost less gained)", t, pluralWord(t, "item", "items"))
 	}
-	more := "has more contradictions than the incumbent"
+	more := "newly contradicts more items than it stops contradicting"
 	if t := reg.ContradictionTolerance; t > 0 {
-		more = fmt.Sprintf("has more than %d %s more than the incumbent", t, pluralWord(t, "contradiction", "contradictions"))
+		more = fmt.Sprintf("newly contradicts more than %d %s net (new less resolved)", t, pluralWord(t, "item", "items"))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "The change blocks when any row got worse: a class row is worse when the candidate %s, and the contradiction row when it %s. ", fewer, more)
-	b.WriteString("A row with an error verdict in either system is undecided unless it is worse even with every candidate error in the candidate's favour; an undecided row blocks too, until the check is re-run. ")
+	b.WriteString("The change blocks when any row got worse. Each row is decided item by item, on the item-compactions both systems checked: ")
+	fmt.Fprintf(&b, "a class row is worse when the candidate %s, and the contradiction row when the candidate %s. ", fewer, more)
+	b.WriteString("A row with an item-compaction checked by one system only is undecided, and so is a row with an error verdict in either system unless it is worse even with every error in the candidate's favour; an undecided row blocks too, until both systems have checked every item. ")
 	b.WriteString("Otherwise the change does not block, and the gates unmet by both systems are backlog: a standard not yet met, not a merge decision. ")
 	b.WriteString("Mean prompt size is gated by its maximum alone; task success is reported, not gated.")
 	return b.String()

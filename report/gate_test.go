@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/power"
 )
 
 // caseItems are the items of each hand-made fixture: one per class.
@@ -119,50 +121,52 @@ func TestShareGate(t *testing.T) {
 }
 
 func TestRetainedChange(t *testing.T) {
-	c := func(retained, errs int) fixture.Counts {
-		return fixture.Counts{Items: 10, Verbatim: retained, Errors: errs, Absent: 10 - retained - errs}
-	}
 	tests := []struct {
-		reason    string
-		inc, cand fixture.Counts
-		tol       int
-		want      Change
+		reason   string
+		t        power.Table // A both, B lost, C gained, D neither
+		errs     pairedErrors
+		unpaired int
+		tol      int
+		want     Change
 	}{
-		{"one fewer is worse by default", c(8, 0), c(7, 0), 0, Worse},
-		{"one fewer is within a tolerance of 1", c(8, 0), c(7, 0), 1, Same},
-		{"two fewer is beyond a tolerance of 1", c(8, 0), c(6, 0), 1, Worse},
-		{"equal is same", c(8, 0), c(8, 0), 0, Same},
-		{"one more is better", c(8, 0), c(9, 0), 0, Better},
-		{"one more is within a tolerance of 1", c(8, 0), c(9, 0), 1, Same},
-		{"a candidate error that might close the gap: undecided", c(8, 0), c(7, 1), 0, Undecided},
-		{"an incumbent error: undecided", c(8, 1), c(9, 0), 0, Undecided},
-		{"worse even with the candidate's errors retained", c(9, 0), c(6, 1), 0, Worse},
+		{"one lost, none gained is worse by default", power.Table{A: 7, B: 1, D: 2}, pairedErrors{}, 0, 0, Worse},
+		{"one lost net is within a tolerance of 1", power.Table{A: 7, B: 1, D: 2}, pairedErrors{}, 0, 1, Same},
+		{"two lost net is beyond a tolerance of 1", power.Table{A: 6, B: 3, C: 1}, pairedErrors{}, 0, 1, Worse},
+		{"as many lost as gained is same", power.Table{A: 6, B: 2, C: 2}, pairedErrors{}, 0, 0, Same},
+		{"one gained net is better", power.Table{A: 8, C: 1, D: 1}, pairedErrors{}, 0, 0, Better},
+		{"one gained net is within a tolerance of 1", power.Table{A: 8, C: 1, D: 1}, pairedErrors{}, 0, 1, Same},
+		{"an error pair that might be a gain and close the gap: undecided", power.Table{A: 7, B: 1}, pairedErrors{n: 1, gains: 1}, 0, 0, Undecided},
+		{"an error pair that cannot be a gain still leaves the row unknown: undecided", power.Table{A: 8}, pairedErrors{n: 1}, 0, 0, Undecided},
+		{"worse even with every error pair a gain", power.Table{A: 5, B: 3}, pairedErrors{n: 1, gains: 1}, 0, 0, Worse},
+		{"6 lost, 0 gained, 6 unpaired (exact p = 0.031): undecided, not same", power.Table{B: 6}, pairedErrors{}, 6, 0, Undecided},
+		{"one unpaired item-compaction makes an unchanged row undecided", power.Table{A: 9}, pairedErrors{}, 1, 0, Undecided},
 	}
 	for _, tt := range tests {
-		if got := retainedChange(tt.inc, tt.cand, tt.tol); got != tt.want {
+		if got := retainedChange(tt.t, tt.errs, tt.unpaired, tt.tol); got != tt.want {
 			t.Errorf("%s: got %s, want %s", tt.reason, got, tt.want)
 		}
 	}
 }
 
 func TestContradictionChange(t *testing.T) {
-	c := func(contradicted, errs int) fixture.Counts {
-		return fixture.Counts{Items: 10, Contradicted: contradicted, Errors: errs, Verbatim: 10 - contradicted - errs}
-	}
+	news := func(n int) []ItemKey { return make([]ItemKey, n) }
 	tests := []struct {
-		reason    string
-		inc, cand fixture.Counts
-		tol       int
-		want      Change
+		reason   string
+		c        contradictionPairs
+		unpaired int
+		tol      int
+		want     Change
 	}{
-		{"one more is worse by default", c(0, 0), c(1, 0), 0, Worse},
-		{"one more is within a tolerance of 1", c(0, 0), c(1, 0), 1, Same},
-		{"fewer is better", c(2, 0), c(1, 0), 0, Better},
-		{"an incumbent error that might be a contradiction: undecided", c(0, 1), c(1, 0), 0, Undecided},
-		{"worse even were every incumbent error a contradiction", c(0, 1), c(3, 0), 0, Worse},
+		{"one new is worse by default", contradictionPairs{new: news(1)}, 0, 0, Worse},
+		{"one new is within a tolerance of 1", contradictionPairs{new: news(1)}, 0, 1, Same},
+		{"one new, one resolved is same", contradictionPairs{new: news(1), resolved: 1}, 0, 0, Same},
+		{"one resolved is better", contradictionPairs{resolved: 1}, 0, 0, Better},
+		{"an incumbent error that might be resolved: undecided", contradictionPairs{new: news(1), errors: 1, mayResolve: 1}, 0, 0, Undecided},
+		{"worse even were every error pair resolved", contradictionPairs{new: news(3), errors: 1, mayResolve: 1}, 0, 0, Worse},
+		{"an unpaired item-compaction: undecided even with new ones", contradictionPairs{new: news(3)}, 4, 0, Undecided},
 	}
 	for _, tt := range tests {
-		if got := contradictionChange(tt.inc, tt.cand, tt.tol); got != tt.want {
+		if got := contradictionChange(tt.c, tt.unpaired, tt.tol); got != tt.want {
 			t.Errorf("%s: got %s, want %s", tt.reason, got, tt.want)
 		}
 	}
@@ -225,7 +229,7 @@ func TestGateTolerance(t *testing.T) {
 		}
 	}
 	r := buildCase(t, writeCase(t, inc, cand, "regression: {retained_tolerance: 2}\n"))
-	if !strings.Contains(r.Decision.Rule, "retains more than 2 items fewer of a class") {
+	if !strings.Contains(r.Decision.Rule, "loses more than 2 items of a class net") {
 		t.Errorf("the rule must state the tolerance: %q", r.Decision.Rule)
 	}
 	row := classRow(t, r, fixture.Constraint)
@@ -234,6 +238,49 @@ func TestGateTolerance(t *testing.T) {
 	}
 	if len(r.Contradictions.New) != 1 || r.Contradictions.New[0].ItemID != "c3" {
 		t.Errorf("new contradictions %v", r.Contradictions.New)
+	}
+}
+
+// TestGateUnpaired: testdata/unpaired's incumbent lacks four fixtures;
+// on the six both checked, the candidate lost six constraint items and
+// gained none. Counted whole, both retain six (the counts read "same");
+// item by item, the row is undecided, names the unpaired
+// item-compactions, and blocks.
+func TestGateUnpaired(t *testing.T) {
+	r := buildCase(t, filepath.Join("testdata", "unpaired", "report.yaml"))
+	row := classRow(t, r, fixture.Constraint)
+	if row.Incumbent.Counts.Retained() != 6 || row.Candidate.Counts.Retained() != 6 {
+		t.Fatalf("the case must retain 6 each, counted whole: %d, %d", row.Incumbent.Counts.Retained(), row.Candidate.Counts.Retained())
+	}
+	if row.Change != Undecided || len(row.Lost) != 6 || len(row.Gained) != 0 || math.Abs(row.McNemar.PValue-0.03125) > 1e-12 {
+		t.Errorf("constraint row: change %s, lost %d, gained %d, p %v; want undecided, 6, 0, 0.03125 (2·0.5⁶)", row.Change, len(row.Lost), len(row.Gained), row.McNemar.PValue)
+	}
+	if len(row.OnlyIncumbent) != 0 || len(row.OnlyCandidate) != 6 || row.OnlyCandidate[0] != (ItemKey{"conv_07", 1, "c1"}) {
+		t.Errorf("unpaired: incumbent only %v, candidate only %v", row.OnlyIncumbent, row.OnlyCandidate)
+	}
+	k := r.Contradictions
+	if k.Change != Undecided || k.OnlyIncumbent != 0 || k.OnlyCandidate != 18 {
+		t.Errorf("contradiction row %+v", k)
+	}
+	d := r.Decision
+	if !d.Blocks || len(d.Worse) != 0 || !slices.Contains(d.Undecided, "constraint") || !slices.Contains(d.Undecided, GateContradictions) {
+		t.Errorf("decision %+v", d)
+	}
+	if !strings.Contains(d.Rule, "checked by one system only is undecided") {
+		t.Errorf("the rule must say that unpaired item-compactions make a row undecided: %q", d.Rule)
+	}
+	var html strings.Builder
+	if err := RenderHTML(&html, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"0 item-compactions checked by the incumbent only and 18 by the candidate only",
+		"<em>constraint</em>: 6 checked by the candidate only — <code>conv_07</code> · compaction 1 · <code>c1</code>",
+		" and 1 more</li>",
+	} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
 	}
 }
 

@@ -35,6 +35,9 @@ type Report struct {
 	Items []ItemRow
 	// Replay is the paired task-success analysis; nil without replay data.
 	Replay *Replay
+	// Paper is the on-paper argument computed from the report's own
+	// replay; nil without replay data.
+	Paper *Paper
 	// Selection is the fixture selection summary; nil when not configured.
 	Selection *Selection
 	// Provenance records what the report was made from.
@@ -127,9 +130,17 @@ type ContradictionRow struct {
 	IncumbentGate        GateStatus
 	CandidateGate        GateStatus
 	Change               Change
-	// New are the items contradicted by the candidate and not by the
-	// incumbent.
+	// New are the item-compactions both systems checked that the
+	// candidate contradicts and the incumbent does not (an incumbent
+	// error verdict leaves the item out).
 	New []ItemKey
+	// Resolved counts the item-compactions both systems checked that the
+	// incumbent contradicts and the candidate does not.
+	Resolved int
+	// OnlyIncumbent and OnlyCandidate count the item-compactions, all
+	// classes together, that one system checked and the other did not
+	// (the class rows name them); any makes the row Undecided.
+	OnlyIncumbent, OnlyCandidate int
 }
 
 // PromptRow is the mean prompt size of each system against its budget.
@@ -201,9 +212,13 @@ type Replay struct {
 	Discordant []ReplayPair
 	// Sentence says in words what the difference is worth.
 	Sentence string
-	// Grade is the sentence's grade under Rule: "significant",
-	// "inconclusive" or "no change".
+	// Grade is the sentence's grade under Rule: GradeSignificant,
+	// GradeInconclusive or GradeNoChange.
 	Grade string
+	// Drop is d, the drop in task success the grade asks about (a
+	// fraction): a result whose interval reaches below −d is
+	// inconclusive, not evidence of no change.
+	Drop float64
 	// Rule states in words how Sentence was graded, printed with it.
 	Rule string
 	// Warnings are the task-success caveats (the χ² approximation, the
@@ -211,6 +226,51 @@ type Replay struct {
 	// at the bottom, never among the report's own warnings.
 	Warnings []string
 }
+
+// The grades of the task-success sentence (Replay.Grade).
+const (
+	// GradeSignificant: the exact McNemar p is below α.
+	GradeSignificant = "significant"
+	// GradeInconclusive: not significant, and the interval's lower end
+	// is below −d: a drop of d is not ruled out.
+	GradeInconclusive = "inconclusive"
+	// GradeNoChange: not significant, and the interval rules out a drop
+	// of d or more: consistent with no change.
+	GradeNoChange = "no change"
+)
+
+// Paper is the seed's "on paper first" argument, computed from the
+// report's own inputs: what the replay's aggregate task success can see
+// at its own number of conversations and reference success rate.
+type Paper struct {
+	// Rate is the reference's success rate over the replayed
+	// conversations, with its standard error and intervals at the
+	// report's confidence.
+	Rate stats.RateSummary
+	// Plan is `tally plan` at the replay's conversations and reference
+	// rate, α = 1 − confidence and power PaperPower. Plan.Catastrophic
+	// is set when Catastrophic is usable (at least 1, at most the
+	// expected successes).
+	Plan power.PlanResult
+	// Catastrophic is the number of fixture conversations in which the
+	// candidate lost a constraint item or newly contradicted an item
+	// (paired item-compactions): the conversations an item-level failure
+	// of the change reaches, were each of them to fail outright.
+	Catastrophic int
+	// CatastrophicConversations are the first of those conversations,
+	// in fixture order (at most MaxNamed).
+	CatastrophicConversations []string
+	// Notes say what the argument leaves out and why (no catastrophic
+	// count, a count larger than the successes).
+	Notes []string
+}
+
+// PaperPower is the power of the on-paper argument's plan.
+const PaperPower = 0.8
+
+// MaxNamed is how many item-compactions or conversations a list in the
+// model names at most where it stands for a count (the first few).
+const MaxNamed = 5
 
 // ReplayKind is the paired table of the conversations whose reference
 // is of one kind.

@@ -33,6 +33,45 @@ type gateRowJSON struct {
 	Gained    *int         `json:"gained,omitempty"`
 	New       *int         `json:"new,omitempty"`
 	PValue    *float64     `json:"mcnemar_exact_p,omitempty"`
+	// OnlyIncumbent and OnlyCandidate are the item-compactions one
+	// system checked and the other did not; any makes the row undecided.
+	OnlyIncumbent *gateUnpairedJSON `json:"only_incumbent,omitempty"`
+	OnlyCandidate *gateUnpairedJSON `json:"only_candidate,omitempty"`
+}
+
+// gateUnpairedJSON counts the item-compactions of a row checked by one
+// system only and names the first few (the class rows name them; the
+// contradiction row, all classes together, gives the count alone).
+type gateUnpairedJSON struct {
+	Count int           `json:"count"`
+	First []itemKeyJSON `json:"first,omitempty"`
+}
+
+// itemKeyJSON names one item at one compaction.
+type itemKeyJSON struct {
+	ConversationID string `json:"conversation_id"`
+	Compaction     int    `json:"compaction"`
+	ItemID         string `json:"item_id"`
+}
+
+// unpairedJSON is the JSON of keys, nil when there are none.
+func unpairedJSON(keys []report.ItemKey) *gateUnpairedJSON {
+	if len(keys) == 0 {
+		return nil
+	}
+	u := &gateUnpairedJSON{Count: len(keys)}
+	for _, k := range keys[:min(len(keys), report.MaxNamed)] {
+		u.First = append(u.First, itemKeyJSON{k.ConversationID, k.Compaction, k.ItemID})
+	}
+	return u
+}
+
+// unpairedCount is the JSON of a bare count, nil when 0.
+func unpairedCount(n int) *gateUnpairedJSON {
+	if n == 0 {
+		return nil
+	}
+	return &gateUnpairedJSON{Count: n}
 }
 
 // gateJSON is the JSON contract of `tally gate`.
@@ -67,7 +106,8 @@ func newGateJSON(r *report.Report, strict bool) gateJSON {
 	}
 	for _, c := range r.Classes {
 		row := gateRowJSON{Row: string(c.Class), Gate: c.MinShare, Incumbent: side(c.Incumbent), Candidate: side(c.Candidate),
-			Change: string(c.Change), Lost: ptr(len(c.Lost)), Gained: ptr(len(c.Gained))}
+			Change: string(c.Change), Lost: ptr(len(c.Lost)), Gained: ptr(len(c.Gained)),
+			OnlyIncumbent: unpairedJSON(c.OnlyIncumbent), OnlyCandidate: unpairedJSON(c.OnlyCandidate)}
 		if c.Pairs.Pairs() > 0 {
 			row.PValue = ptr(c.McNemar.PValue)
 		}
@@ -77,7 +117,8 @@ func newGateJSON(r *report.Report, strict bool) gateJSON {
 	out.Rows = append(out.Rows, gateRowJSON{Row: report.GateContradictions, Gate: float64(k.Max),
 		Incumbent: gateSideJSON{Contradicted: ptr(k.Incumbent), Status: string(k.IncumbentGate)},
 		Candidate: gateSideJSON{Contradicted: ptr(k.Candidate), Status: string(k.CandidateGate)},
-		Change:    string(k.Change), New: ptr(len(k.New))})
+		Change:    string(k.Change), New: ptr(len(k.New)),
+		OnlyIncumbent: unpairedCount(k.OnlyIncumbent), OnlyCandidate: unpairedCount(k.OnlyCandidate)})
 	p := r.Prompt
 	out.Rows = append(out.Rows, gateRowJSON{Row: report.GateMeanPromptTokens, Gate: p.MaxMean,
 		Incumbent: gateSideJSON{MeanPromptTokens: optional(p.Incumbent.Mean, p.Incumbent.Contexts > 0), Status: string(p.IncumbentGate)},
@@ -157,24 +198,80 @@ gate unmet.`,
 }
 
 // writeVerdictLine prints the verdict and the rows that decide it.
-func writeVerdictLine(w io.Writer, d report.Decision) {
+func writeVerdictLine(w io.Writer, r *report.Report) {
+	d := r.Decision
 	switch {
 	case d.Blocks && len(d.Worse) > 0:
 		fmt.Fprintf(w, "verdict: blocks — rows that got worse under the candidate: %s", strings.Join(d.Worse, ", "))
 		if len(d.Undecided) > 0 {
-			fmt.Fprintf(w, "; undecided because of judge errors: %s", strings.Join(d.Undecided, ", "))
+			fmt.Fprintf(w, "; undecided (%s): %s", undecidedWhy(r), strings.Join(d.Undecided, ", "))
 		}
 		fmt.Fprintln(w)
 	case d.Blocks:
-		fmt.Fprintf(w, "verdict: blocks — undecided because of judge errors: %s (re-run tally check)\n", strings.Join(d.Undecided, ", "))
+		fmt.Fprintf(w, "verdict: blocks — undecided (%s): %s\n", undecidedWhy(r), strings.Join(d.Undecided, ", "))
 	default:
 		fmt.Fprintln(w, "verdict: does not block — no row got worse under the candidate")
 	}
 }
 
+// undecidedWhy says why rows are undecided: item-compactions checked by
+// one system only, judge errors, or both.
+func undecidedWhy(r *report.Report) string {
+	unpaired := r.Contradictions.OnlyIncumbent+r.Contradictions.OnlyCandidate > 0
+	errs := false
+	for _, c := range r.Classes {
+		errs = errs || c.Incumbent.Counts.Errors > 0 || c.Candidate.Counts.Errors > 0
+	}
+	switch {
+	case unpaired && errs:
+		return "items checked by one system only, and judge errors"
+	case unpaired:
+		return "items checked by one system only"
+	}
+	return "judge errors; re-run tally check"
+}
+
+// writeUnpaired names, for each row with item-compactions checked by one
+// system only, how many and the first few.
+func writeUnpaired(w io.Writer, r *report.Report) {
+	k := r.Contradictions
+	if k.OnlyIncumbent+k.OnlyCandidate == 0 {
+		return
+	}
+	fmt.Fprintf(w, "undecided: %d item-compactions checked by %s only and %d by %s only; each row is decided on the item-compactions both checked, and is undecided until both have checked these:\n",
+		k.OnlyIncumbent, printable(r.Incumbent), k.OnlyCandidate, printable(r.Candidate))
+	for _, c := range r.Classes {
+		for _, s := range []struct {
+			name string
+			keys []report.ItemKey
+		}{{r.Incumbent, c.OnlyIncumbent}, {r.Candidate, c.OnlyCandidate}} {
+			if len(s.keys) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "  %s: %d checked by %s only: %s\n", c.Class, len(s.keys), printable(s.name), itemList(s.keys))
+		}
+	}
+}
+
+// itemList names the first few item-compactions of keys, and how many
+// more there are.
+func itemList(keys []report.ItemKey) string {
+	var b strings.Builder
+	for i, k := range keys[:min(len(keys), report.MaxNamed)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s/%s at compaction %d", printable(k.ConversationID), printable(k.ItemID), k.Compaction)
+	}
+	if n := len(keys) - report.MaxNamed; n > 0 {
+		fmt.Fprintf(&b, " and %d more", n)
+	}
+	return b.String()
+}
+
 func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 	d := r.Decision
-	writeVerdictLine(w, d)
+	writeVerdictLine(w, r)
 	fmt.Fprintln(w)
 	t := table(w)
 	fmt.Fprintf(t, "row\tgate\t%s\t\t%s\t\tchange\n", printable(r.Incumbent), printable(r.Candidate))
@@ -201,6 +298,7 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	writeUnpaired(w, r)
 	if len(d.Backlog) > 0 {
 		fmt.Fprintf(w, "backlog, unmet by both systems (a standard not yet met, not a merge decision): %s\n", strings.Join(d.Backlog, ", "))
 	}

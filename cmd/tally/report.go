@@ -140,7 +140,7 @@ exactly as tally gate does.`,
 					return err
 				}
 			} else {
-				writeVerdictLine(w, r.Decision)
+				writeVerdictLine(w, r)
 				if len(r.Decision.Backlog) > 0 {
 					fmt.Fprintf(w, "backlog (unmet by both systems): %d gates\n", len(r.Decision.Backlog))
 				}

@@ -94,7 +94,7 @@ func TestGateQuarterly(t *testing.T) {
 		regexp.MustCompile(`(?m)^contradictions +≤ 0 +2 +fail +7 +fail +worse \(7 new\)$`),
 		regexp.MustCompile(`(?m)^mean prompt tokens +≤ 12000 +6407 +pass +4196 +pass +better$`),
 		regexp.MustCompile(`(?m)^backlog, unmet by both systems \(a standard not yet met, not a merge decision\): constraint, commitment, open_question, reference, contradictions$`),
-		regexp.MustCompile(`(?m)^rule: The change blocks when any row got worse: a class row is worse when the candidate retains more than 1 item fewer of a class`),
+		regexp.MustCompile(`(?m)^rule: The change blocks when any row got worse\. Each row is decided item by item, on the item-compactions both systems checked: a class row is worse when the candidate loses more than 1 item of a class net`),
 	} {
 		if !want.MatchString(out) {
 			t.Errorf("gate output does not match %s:\n%s", want, out)
@@ -201,6 +201,64 @@ func TestGateExitCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGateUnpaired: when the incumbent's verdicts lack four fixtures, a
+// candidate that lost six constraint items and gained none (exact p =
+// 0.031) retains as many constraint items as the incumbent, counted
+// whole. Compared item by item, the row is undecided: the gate exits 3
+// and names how many item-compactions one system checked alone, and the
+// first of them.
+func TestGateUnpaired(t *testing.T) {
+	const cfg = "../../report/testdata/unpaired/report.yaml"
+	out, errOut, code := repCLI(t, "gate", cfg)
+	if code != exitGateFail || errOut != "" {
+		t.Errorf("exit %d, stderr %q; want 3 and nothing on stderr", code, errOut)
+	}
+	for _, want := range []string{
+		"verdict: blocks — undecided (items checked by one system only): constraint, commitment, open_question, reference, contradictions\n",
+		"undecided (6 lost, 0 gained, exact McNemar p = 0.031)",
+		"undecided: 0 item-compactions checked by incumbent only and 18 by candidate only",
+		"  constraint: 6 checked by candidate only: conv_07/c1 at compaction 1, conv_07/c5 at compaction 1, conv_08/c1 at compaction 1, conv_08/c5 at compaction 1, conv_09/c1 at compaction 1 and 1 more\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("gate output lacks %q", want)
+		}
+	}
+	golden(t, "gate_unpaired.txt", out)
+
+	out, _, code = repCLI(t, "gate", cfg, "--format", "json")
+	if code != exitGateFail {
+		t.Errorf("--format json: exit %d, want 3", code)
+	}
+	var j struct {
+		Undecided []string `json:"undecided"`
+		Rows      []struct {
+			Row           string `json:"row"`
+			Change        string `json:"change"`
+			Lost          *int   `json:"lost"`
+			OnlyCandidate *struct {
+				Count int `json:"count"`
+				First []struct {
+					ConversationID string `json:"conversation_id"`
+					Compaction     int    `json:"compaction"`
+					ItemID         string `json:"item_id"`
+				} `json:"first"`
+			} `json:"only_candidate"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	c := j.Rows[0]
+	if c.Row != "constraint" || c.Change != "undecided" || *c.Lost != 6 || c.OnlyCandidate == nil || c.OnlyCandidate.Count != 6 ||
+		len(c.OnlyCandidate.First) != 5 || c.OnlyCandidate.First[0].ConversationID != "conv_07" || c.OnlyCandidate.First[0].ItemID != "c1" {
+		t.Errorf("constraint row %+v", c)
+	}
+	if k := j.Rows[4]; k.Row != "contradictions" || k.Change != "undecided" || k.OnlyCandidate == nil || k.OnlyCandidate.Count != 18 {
+		t.Errorf("contradiction row %+v", k)
+	}
+	golden(t, "gate_unpaired.json", out)
 }
 
 func TestGateErrors(t *testing.T) {
