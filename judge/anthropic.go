@@ -107,19 +107,26 @@ func (a *Anthropic) Complete(ctx context.Context, prompt string) (string, error)
 	if a.key != "" {
 		header.Set("X-Api-Key", a.key)
 	}
-	b, err := a.http.post(ctx, a.url, header, body)
+	var text string
+	err = a.http.post(ctx, a.url, header, body, func(b []byte) error {
+		var r anthropicResponse
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("the response is not Messages API JSON (%v): %q", err, firstBytes(b, errorBodyBytes))
+		}
+		var sb strings.Builder
+		for _, c := range r.Content {
+			if c.Type == "text" {
+				sb.WriteString(c.Text)
+			}
+		}
+		if sb.Len() == 0 {
+			return errors.New("the response has no text content")
+		}
+		text = sb.String()
+		return nil
+	})
 	if err != nil {
 		return "", err
 	}
-	var r anthropicResponse
-	if err := json.Unmarshal(b, &r); err != nil {
-		return "", fmt.Errorf("%s: the response is not Messages API JSON (%v): %q", a.name, err, firstBytes(b, errorBodyBytes))
-	}
-	var text strings.Builder
-	for _, c := range r.Content {
-		if c.Type == "text" {
-			text.WriteString(c.Text)
-		}
-	}
-	return text.String(), nil
+	return text, nil
 }

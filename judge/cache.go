@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -35,8 +36,8 @@ const TempMaxAge = time.Hour
 const tempPrefix = ".tmp-"
 
 // cacheVersion is written into every entry; entries of another version
-// are misses.
-const cacheVersion = 1
+// are misses, counted as OldFormat. Version 1 entries had no checksum.
+const cacheVersion = 2
 
 // KeyParts is everything a cached reply depends on. Backend is the
 // backend's Name ("backend/model"); Template is the source text of the
@@ -94,6 +95,28 @@ type Entry struct {
 	Reply *Reply `json:"reply,omitempty"`
 	// Agree is the parsed agreement reply (KindAgreement).
 	Agree *bool `json:"agree,omitempty"`
+	// Sum is the hex SHA-256 of the entry's canonical content (see
+	// checksum), verified on every read: an entry changed by anything but
+	// Put — a flipped bit, a hand edit — is a miss, counted as damaged.
+	Sum string `json:"sum"`
+}
+
+// checksum is the hex SHA-256 of e's canonical content: the JSON of its
+// key, kind, judge and reply (Reply or Agree), fields in that order,
+// Created and Sum left out.
+func (e *Entry) checksum() string {
+	b, err := json.Marshal(struct {
+		Key   string `json:"key"`
+		Kind  Kind   `json:"kind"`
+		Judge string `json:"judge"`
+		Reply *Reply `json:"reply"`
+		Agree *bool  `json:"agree"`
+	}{e.Key, e.Kind, e.Judge, e.Reply, e.Agree})
+	if err != nil {
+		panic("judge: encoding a cache entry's checksum: " + err.Error()) // plain strings and bools always encode
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // validate reports whether e is a complete, usable entry.
@@ -125,22 +148,30 @@ type Cache struct {
 	dir string
 	now func() time.Time
 
-	hits, misses, writes, writeErrors, unreadable atomic.Int64
-	mu                                            sync.Mutex
-	lastErr                                       string
+	hits, misses, damaged, oldFormat, writes, writeErrors atomic.Int64
+	mu                                                    sync.Mutex
+	firstErr, lastErr                                     string
 }
 
 // CacheStats counts a Cache's lookups and writes since it was opened.
 type CacheStats struct {
+	// Hits and Misses count the lookups; Damaged and OldFormat count the
+	// misses that found a file but could not use it.
 	Hits, Misses int64
+	// Damaged counts entries that could not be read or decoded, or whose
+	// checksum, key or contents do not verify (they are replaced on the
+	// next write).
+	Damaged int64
+	// OldFormat counts entries written by another cache version (version
+	// 1 entries have no checksum): not trusted, replaced like damaged
+	// ones.
+	OldFormat int64
 	// Writes counts entries written; WriteErrors those that failed, the
-	// last with LastWriteError. A failed write loses no verdict, only
-	// the chance to skip its call next time.
-	Writes, WriteErrors int64
-	LastWriteError      string
-	// Unreadable counts entries that could not be read or decoded and
-	// were treated as misses (they are replaced on the next write).
-	Unreadable int64
+	// first with FirstWriteError and the last with LastWriteError. A
+	// failed write loses no verdict, only the chance to skip its call
+	// next time.
+	Writes, WriteErrors             int64
+	FirstWriteError, LastWriteError string
 }
 
 // OpenCache opens (creating if need be) the cache in dir and removes the
@@ -169,7 +200,8 @@ func (c *Cache) Path(k Key) string {
 }
 
 // Get returns the entry for k, counting a hit or a miss. An entry that
-// cannot be read or decoded is a miss.
+// cannot be read or decoded, does not verify against its checksum, or is
+// of another version is a miss, counted as Damaged or OldFormat.
 func (c *Cache) Get(k Key) (Entry, bool) {
 	e, ok := c.read(k)
 	if ok {
@@ -193,14 +225,24 @@ func (c *Cache) Lookup(k Key) (Entry, bool) { return c.read(k) }
 func (c *Cache) read(k Key) (Entry, bool) {
 	b, err := os.ReadFile(c.Path(k))
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			c.unreadable.Add(1)
+		// A missing entry, or a missing shard (a file where the shard's
+		// folder should be is a write failure's business, not a read's).
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			c.damaged.Add(1)
 		}
 		return Entry{}, false
 	}
 	var e Entry
-	if json.Unmarshal(b, &e) != nil || e.Version != cacheVersion || e.Key != k.String() || e.validate() != nil {
-		c.unreadable.Add(1)
+	if json.Unmarshal(b, &e) != nil {
+		c.damaged.Add(1)
+		return Entry{}, false
+	}
+	if e.Version != cacheVersion {
+		c.oldFormat.Add(1)
+		return Entry{}, false
+	}
+	if e.Key != k.String() || e.validate() != nil || e.Sum != e.checksum() {
+		c.damaged.Add(1)
 		return Entry{}, false
 	}
 	return e, true
@@ -215,6 +257,9 @@ func (c *Cache) Put(k Key, e Entry) error {
 	if err != nil {
 		c.writeErrors.Add(1)
 		c.mu.Lock()
+		if c.firstErr == "" {
+			c.firstErr = err.Error()
+		}
 		c.lastErr = err.Error()
 		c.mu.Unlock()
 		return err
@@ -231,6 +276,7 @@ func (c *Cache) put(k Key, e Entry) error {
 	if err := e.validate(); err != nil {
 		return fmt.Errorf("judge cache: refusing to write %s: %w", e.Key, err)
 	}
+	e.Sum = e.checksum()
 	b, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return fmt.Errorf("judge cache: %w", err)
@@ -299,11 +345,12 @@ func (c *Cache) Sweep(age time.Duration) (int, error) {
 // Stats returns the counts since the cache was opened.
 func (c *Cache) Stats() CacheStats {
 	c.mu.Lock()
-	last := c.lastErr
+	first, last := c.firstErr, c.lastErr
 	c.mu.Unlock()
 	return CacheStats{
 		Hits: c.hits.Load(), Misses: c.misses.Load(),
-		Writes: c.writes.Load(), WriteErrors: c.writeErrors.Load(), LastWriteError: last,
-		Unreadable: c.unreadable.Load(),
+		Damaged: c.damaged.Load(), OldFormat: c.oldFormat.Load(),
+		Writes: c.writes.Load(), WriteErrors: c.writeErrors.Load(),
+		FirstWriteError: first, LastWriteError: last,
 	}
 }

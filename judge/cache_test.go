@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -39,7 +40,7 @@ func TestCacheLayoutAndRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var raw map[string]any
-	if err := json.Unmarshal(b, &raw); err != nil || raw["key"] != hex || raw["kind"] != "verdict" || raw["version"] != 1.0 {
+	if err := json.Unmarshal(b, &raw); err != nil || raw["key"] != hex || raw["kind"] != "verdict" || raw["version"] != 2.0 {
 		t.Fatalf("entry file %s: %v", b, err)
 	}
 	e, ok := c.Get(k)
@@ -103,7 +104,7 @@ func TestCacheUnreadableEntries(t *testing.T) {
 	if _, ok := c.Get(k1); ok {
 		t.Fatal("a truncated entry was a hit")
 	}
-	if s := c.Stats(); s.Unreadable != 2 || s.Misses != 2 {
+	if s := c.Stats(); s.Damaged != 2 || s.Misses != 2 {
 		t.Fatalf("stats %+v", s)
 	}
 	if err := c.Put(k1, verdictEntry("b")); err != nil {
@@ -137,7 +138,7 @@ func TestCacheConcurrentWriters(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if s := c.Stats(); s.Unreadable != 0 || s.Misses != 0 || s.Writes != 128 {
+	if s := c.Stats(); s.Damaged != 0 || s.Misses != 0 || s.Writes != 128 {
 		t.Fatalf("stats %+v", s)
 	}
 	files, _ := os.ReadDir(filepath.Dir(c.Path(k)))
@@ -251,7 +252,7 @@ func TestCacheKill(t *testing.T) {
 			t.Fatalf("entry %d is incomplete after kill -9", i)
 		}
 	}
-	if n == 0 || c.Stats().Unreadable != 0 {
+	if n == 0 || c.Stats().Damaged != 0 {
 		t.Fatalf("%d entries, stats %+v", n, c.Stats())
 	}
 }
@@ -259,4 +260,76 @@ func TestCacheKill(t *testing.T) {
 func countEntries(t *testing.T, dir string) int {
 	matches, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
 	return len(matches)
+}
+
+// TestCacheDamagedEntryIsAMiss is the issue's case: one changed byte
+// inside a cached reply ("off" became "ofd") turned a supported item into
+// a contradicted one, since the damaged answer no longer matched the
+// expected answer and the agreement question said no. With the checksum
+// the damaged entry is a miss, counted, and the result is a fresh call's.
+func TestCacheDamagedEntryIsAMiss(t *testing.T) {
+	q := sampleQuestion()
+	q.Probe, q.Expect = "Is the feature flag on or off?", "off"
+	// The judge answers "off" (equal to the expected answer: no agreement
+	// question), and would say the two answers disagree if asked.
+	verdict := `{"reasoning": "the flag is off", "answer": "off", "verdict": "supported"}`
+	tests := []struct {
+		reason    string
+		from, to  string // the damage: the first from in the entry file becomes to
+		damaged   int64
+		oldFormat int64
+	}{
+		{"a flipped byte in the answer", `"answer": "off"`, `"answer": "ofd"`, 1, 0},
+		{"a flipped byte in the verdict", `"verdict": "supported"`, `"verdict": "absent"`, 1, 0},
+		{"a hand-edited checksum", `"sum": "`, `"sum": "0`, 1, 0},
+		{"an old entry without a checksum", `"version": 2`, `"version": 1`, 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			dir := t.TempDir()
+			c1, err := OpenCache(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := (&Model{Backend: &scripted{name: "fake/model", reply: brain(verdict, agreeNo)}, Cache: c1}).Judge(context.Background(), q)
+			if err != nil || fresh.Verdict != fixture.Supported || fresh.Answer != "off" || fresh.Calls != 1 {
+				t.Fatalf("fresh call: %+v, %v", fresh, err)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "??", "*.json"))
+			if len(files) != 1 {
+				t.Fatalf("%d entries, want 1", len(files))
+			}
+			b, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), tt.from) {
+				t.Fatalf("entry has no %q:\n%s", tt.from, b)
+			}
+			if err := os.WriteFile(files[0], []byte(strings.Replace(string(b), tt.from, tt.to, 1)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+
+			c2, err := OpenCache(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			backend := &scripted{name: "fake/model", reply: brain(verdict, agreeNo)}
+			again, err := (&Model{Backend: backend, Cache: c2}).Judge(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Verdict != fresh.Verdict || again.Answer != fresh.Answer || again.Reason != fresh.Reason || backend.calls() != 1 {
+				t.Errorf("after the damage: %+v with %d calls; want a fresh call's %+v", again, backend.calls(), fresh)
+			}
+			if s := c2.Stats(); s.Damaged != tt.damaged || s.OldFormat != tt.oldFormat || s.Hits != 0 || s.Misses != 1 || s.Writes != 1 {
+				t.Errorf("stats %+v; want %d damaged, %d old format, 0 hits, 1 miss, 1 write (the entry replaced)", s, tt.damaged, tt.oldFormat)
+			}
+			// The replaced entry is good again.
+			c3, _ := OpenCache(dir)
+			if _, ok := c3.Get(KeyParts{Kind: KindVerdict, Backend: "fake/model", Template: DefaultTemplateText, Probe: q.Probe, Expect: q.Expect, Context: q.Context}.Key()); !ok {
+				t.Errorf("the rewritten entry is not a hit: %+v", c3.Stats())
+			}
+		})
+	}
 }

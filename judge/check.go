@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/tally-eval/tally/fixture"
 )
@@ -28,6 +28,22 @@ type CheckConfig struct {
 	// Progress, when set, is called after each context's records are
 	// written, from one goroutine at a time.
 	Progress func(Progress)
+	// AllowMissing accepts a fixture's missing context files: each
+	// missing compaction's items that may be live (see
+	// fixture.ContextSet.MaxTurn) are recorded as error with the reason
+	// ReasonNoContext, so they are counted, never silently absent.
+	// Without it a missing file is an input error like the other
+	// mismatches between contexts and fixtures.
+	AllowMissing bool
+	// Deadline bounds the judging (0: none): once it has passed since
+	// Check began, every item not yet judged is recorded as error with
+	// the reason ReasonDeadline.
+	Deadline time.Duration
+	// Breaker is the number of consecutive failed judge calls after which
+	// the judge is not called again: every item not yet judged is
+	// recorded as error with the reason ReasonUnavailable
+	// (0: DefaultBreaker; negative: never).
+	Breaker int
 }
 
 // Progress is the state of a running check.
@@ -49,6 +65,8 @@ type CheckResult struct {
 	Fixtures int
 	// ByClass tallies the verdicts per item class.
 	ByClass fixture.ByClass
+	// ErrorReasons counts the error verdicts by their reason.
+	ErrorReasons map[string]int
 }
 
 // PlanResult is what a check would cost: Questions are the items that
@@ -77,25 +95,30 @@ func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error
 	if cfg.Judge == nil {
 		return CheckResult{}, errors.New("judge: Check needs a judge")
 	}
-	res := CheckResult{ByClass: fixture.ByClass{}}
+	res := CheckResult{ByClass: fixture.ByClass{}, ErrorReasons: map[string]int{}}
+	b := newBounds(cfg.Judge, cfg.Deadline, cfg.Breaker)
+	defer b.close()
 	err := run(ctx, cfg, &res.Fixtures, &res.Progress.Contexts, func(s *slot) error {
 		for _, r := range s.records {
 			if err := emit(r); err != nil {
 				return err
 			}
 			res.ByClass.Add(r) // counted once written, so a failed emit leaves the counts true
+			if r.Verdict == fixture.Error {
+				res.Errors++
+				res.ErrorReasons[r.Reason]++
+			}
 		}
 		res.ContextsDone++
 		res.Checks += len(s.records)
 		res.Verbatim += s.verbatim
 		res.Calls += s.calls
 		res.CacheHits += s.cacheHits
-		res.Errors += s.errors
 		if cfg.Progress != nil {
 			cfg.Progress(res.Progress)
 		}
 		return nil
-	}, func(ctx context.Context, q Question) (Answer, error) { return cfg.Judge.Judge(ctx, q) })
+	}, b.ask)
 	return res, err
 }
 
@@ -137,7 +160,8 @@ func PlanCheck(ctx context.Context, cfg CheckConfig) (PlanResult, error) {
 	return pr, err
 }
 
-// slot is one compacted context on its way through the pipeline.
+// slot is one compacted context on its way through the pipeline. A slot
+// of a missing context (path "") is complete when made.
 type slot struct {
 	fix  *fixture.Fixture
 	path string
@@ -146,7 +170,6 @@ type slot struct {
 	verbatim  int
 	calls     int
 	cacheHits int
-	errors    int
 	err       error
 
 	mu      sync.Mutex
@@ -181,23 +204,11 @@ func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts *int, wri
 	if cfg.System == "" {
 		return errors.New("judge: Check needs a system name")
 	}
-	// Validate the whole fixture set, and count the contexts, before any
-	// record is written.
-	err := fixture.Walk(cfg.Fixtures, func(f fixture.Fixture) error {
-		files, err := fixture.ContextFiles(cfg.Contexts, f.ConversationID)
-		if err != nil {
-			return err
-		}
-		*nFixtures++
-		*nContexts += len(files)
-		return nil
-	})
+	// Validate the whole fixture set and every context against its
+	// fixture before any record is written.
+	sets, err := planContexts(cfg, nFixtures, nContexts)
 	if err != nil {
 		return err
-	}
-	if *nContexts == 0 {
-		return fmt.Errorf("%s: no compacted contexts for any of the %d fixtures (want %s)", cfg.Contexts, *nFixtures,
-			filepath.Join(cfg.Contexts, "<conversation_id>", "<n>.json"))
 	}
 
 	ctx, cancel := context.WithCancel(parent)
@@ -217,17 +228,21 @@ func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts *int, wri
 		defer close(ordered)
 		defer close(loadq)
 		walkErr = fixture.Walk(cfg.Fixtures, func(f fixture.Fixture) error {
-			files, err := fixture.ContextFiles(cfg.Contexts, f.ConversationID)
-			if err != nil {
-				return err
-			}
+			set := sets[f.ConversationID]
 			fp := &f
-			for _, path := range files {
+			for i, path := range set.Files {
 				s := &slot{fix: fp, path: path, pending: 1, done: make(chan struct{})}
+				if path == "" {
+					s.records = missingRecords(cfg.System, f, i+1, set.MaxTurn(i+1, f))
+					s.finish()
+				}
 				select {
 				case ordered <- s:
 				case <-ctx.Done():
 					return ctx.Err()
+				}
+				if path == "" {
+					continue
 				}
 				select {
 				case loadq <- s:
@@ -264,9 +279,6 @@ func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts *int, wri
 					t.s.records[t.i] = a.Record(t.q)
 					t.s.calls += a.Calls
 					t.s.cacheHits += a.CacheHits
-					if a.Verdict == fixture.Error {
-						t.s.errors++
-					}
 				}
 				t.s.mu.Unlock()
 				t.s.finish()

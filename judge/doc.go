@@ -54,11 +54,15 @@
 // its first two hex digits. An entry is written to a temporary file in the
 // same shard (".tmp-<hex>-<random>") and renamed into place, so a reader —
 // another goroutine, another process, a run after kill -9 — sees the
-// complete entry or none. (Entries are not fsynced: after a power cut a
-// damaged entry fails to decode and counts as a miss, never as an
-// answer.) Temporary files are never read; [OpenCache]
-// removes those older than an hour. Only parsed, valid answers are cached;
-// errors never are.
+// complete entry or none. Every entry carries the SHA-256 of its
+// canonical content, verified on every read: an entry damaged in any way
+// (a power cut — entries are not fsynced —, a flipped bit, a hand edit)
+// or written by an older version without a checksum is a miss, counted
+// in [CacheStats] (Damaged, OldFormat), never an answer, and is replaced
+// by the next write. A write that fails (a read-only or full disk) is
+// counted with its reason and costs only a repeated call next time.
+// Temporary files are never read; [OpenCache] removes those older than
+// an hour. Only parsed, valid answers are cached; errors never are.
 //
 // # Dry runs
 //

@@ -103,28 +103,37 @@ func newHTTPClient(name, baseURL string, cfg HTTPConfig) (*httpClient, error) {
 	return &httpClient{name: name, client: client, timeout: cfg.Timeout, retry: retry, limiter: lim}, nil
 }
 
-// post sends body to url until a 2xx reply, a permanent failure, the
-// last attempt, or the end of ctx, and returns the 2xx reply's body.
-func (h *httpClient) post(ctx context.Context, url string, header http.Header, body []byte) ([]byte, error) {
+// errUnusable200 marks an HTTP 2xx reply whose body decode rejected.
+var errUnusable200 = errors.New("an unusable 2xx reply")
+
+// post sends body to url until a usable 2xx reply, a permanent failure,
+// the last attempt, or the end of ctx. A 2xx reply is usable when decode
+// accepts its body; one it rejects (malformed JSON, no choices, no
+// content: a server that is overloaded or half-up) is retried like a 5xx.
+func (h *httpClient) post(ctx context.Context, url string, header http.Header, body []byte, decode func([]byte) error) error {
 	var last error
 	for attempt := 1; attempt <= h.retry.MaxAttempts; attempt++ {
 		resp, status, retryAfter, err := h.attempt(ctx, url, header, body)
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: %w", h.name, ctx.Err())
+			return fmt.Errorf("%s: %w", h.name, ctx.Err())
 		}
 		wait := time.Duration(-1)
 		switch {
 		case err != nil:
 			if !retryableTransport(err) {
-				return nil, fmt.Errorf("%s: %w", h.name, err)
+				return fmt.Errorf("%s: %w", h.name, err)
 			}
 			last = err
 		case status >= 200 && status < 300:
-			return resp, nil
+			derr := decode(resp)
+			if derr == nil {
+				return nil
+			}
+			last = fmt.Errorf("HTTP %d but %w: %w", status, errUnusable200, derr)
 		default:
 			herr := &HTTPError{StatusCode: status, Body: firstBytes(resp, errorBodyBytes)}
 			if !retryableStatus(status) {
-				return nil, fmt.Errorf("%s: %w", h.name, herr)
+				return fmt.Errorf("%s: %w", h.name, herr)
 			}
 			last = herr
 			if d, ok := parseRetryAfter(retryAfter, time.Now()); ok {
@@ -138,10 +147,10 @@ func (h *httpClient) post(ctx context.Context, url string, header http.Header, b
 			wait = h.retry.backoff(attempt)
 		}
 		if err := h.retry.Sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("%s: %w", h.name, err)
+			return fmt.Errorf("%s: %w", h.name, err)
 		}
 	}
-	return nil, fmt.Errorf("%s: gave up after %d attempts; the last: %w", h.name, h.retry.MaxAttempts, last)
+	return fmt.Errorf("%s: gave up after %d attempts; the last: %w", h.name, h.retry.MaxAttempts, last)
 }
 
 // attempt makes one request under the limiter and the attempt timeout.

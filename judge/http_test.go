@@ -301,6 +301,28 @@ func TestHTTPRetries(t *testing.T) {
 			checkSleeps: exactSleeps(500 * time.Millisecond),
 		},
 		{
+			// A server half-up (a proxy's error page with status 200, a
+			// truncated body) is retried like a 5xx, not recorded as an
+			// unusable reply at once.
+			reason:   "a 200 with malformed JSON, then one with no choices or content, then success",
+			failures: []func(http.ResponseWriter, *http.Request){body200(`{"choi`), body200(`{}`)},
+			want:     fixture.Absent, wantRequests: 3,
+			checkSleeps: exactSleeps(500*time.Millisecond, time.Second),
+		},
+		{
+			reason:   "a 200 with an empty reply text, then success",
+			failures: []func(http.ResponseWriter, *http.Request){body200(`{"choices": [{"message": {"content": ""}}], "content": [{"type": "text", "text": ""}]}`)},
+			want:     fixture.Absent, wantRequests: 2,
+			checkSleeps: exactSleeps(500 * time.Millisecond),
+		},
+		{
+			reason:   "200s without choices forever: bounded at MaxAttempts, then an error verdict",
+			failures: repeat(body200(`{"choices": [], "content": []}`), 100),
+			want:     fixture.Error, wantRequests: DefaultMaxAttempts,
+			checkSleeps: exactSleeps(500*time.Millisecond, time.Second, 2*time.Second, 4*time.Second),
+			reasonHas:   []string{"gave up after 5 attempts; the last: HTTP 200 but an unusable 2xx reply: the response has no"},
+		},
+		{
 			reason:   "connection resets forever: bounded",
 			failures: repeat(reset, 100),
 			cfg:      HTTPConfig{Retry: Retry{MaxAttempts: 4, Base: time.Second, Cap: 3 * time.Second}},
@@ -339,6 +361,14 @@ func TestHTTPRetries(t *testing.T) {
 				tt.checkSleeps(t, sleeps.all())
 			})
 		}
+	}
+}
+
+// body200 answers HTTP 200 with body.
+func body200(body string) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
 	}
 }
 

@@ -35,6 +35,12 @@ type Model struct {
 	// verdict and the agreement question each (0: DefaultReasks;
 	// NoReasks: none).
 	Reasks int
+	// NoAgree switches the agreement question off: a supported verdict
+	// is kept as supported whatever its answer, without comparing it with
+	// the expected answer, so a supported answer that inverts the
+	// expected one is not caught as contradicted. For a judge that can
+	// answer only the verdict question.
+	NoAgree bool
 }
 
 // AgreementPlan is what a dry run knows about a question's agreement
@@ -102,7 +108,7 @@ func (m *Model) Judge(ctx context.Context, q Question) (Answer, error) {
 		m.put(key, Entry{Kind: KindVerdict, Judge: a.Judge, Reply: &reply})
 	}
 	a.Verdict, a.Answer, a.Reasoning = reply.Verdict, reply.Answer, reply.Reasoning
-	if !needsAgreement(reply, q.Expect) {
+	if m.NoAgree || !needsAgreement(reply, q.Expect) {
 		return a, nil
 	}
 
@@ -153,14 +159,18 @@ func (m *Model) Plan(q Question) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
+	unknown := AgreementUnknown
+	if m.NoAgree {
+		unknown = AgreementNone
+	}
 	if m.Cache == nil {
-		return Plan{Agreement: AgreementUnknown}, nil
+		return Plan{Agreement: unknown}, nil
 	}
 	e, ok := m.Cache.Lookup(m.verdictKey(q, tmpl))
 	if !ok {
-		return Plan{Agreement: AgreementUnknown}, nil
+		return Plan{Agreement: unknown}, nil
 	}
-	if !needsAgreement(*e.Reply, q.Expect) {
+	if m.NoAgree || !needsAgreement(*e.Reply, q.Expect) {
 		return Plan{VerdictCached: true, Agreement: AgreementNone}, nil
 	}
 	if m.Cache.Has(m.agreementKey(q, e.Reply.Answer)) {

@@ -339,3 +339,43 @@ func TestModelCacheWriteFailure(t *testing.T) {
 		t.Fatalf("stats %+v", s)
 	}
 }
+
+// TestModelNoAgree: without the agreement question a supported answer
+// stays supported whatever it says — which is what a judge that can only
+// answer the verdict question needs, and what lets an inverted answer
+// through.
+func TestModelNoAgree(t *testing.T) {
+	q := sampleQuestion() // expects "develop"
+	inverted := `{"reasoning": "the summary says main", "answer": "main", "verdict": "supported"}`
+	tests := []struct {
+		reason  string
+		reply   func(int, string) (string, error)
+		noAgree bool
+		want    fixture.Verdict
+		calls   int
+	}{
+		{"agreement on: the inverted answer is caught", brain(inverted, agreeNo), false, fixture.Contradicted, 2},
+		{"agreement off: the inverted answer is kept as supported", brain(inverted, agreeNo), true, fixture.Supported, 1},
+		{"a verdict-only judge, agreement on: its verdict JSON is no agreement reply", brain(inverted, inverted), false, fixture.Error, 1 + 1 + DefaultReasks},
+		{"a verdict-only judge, agreement off: supported", brain(inverted, inverted), true, fixture.Supported, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			b := &scripted{name: "fake/model", reply: tt.reply}
+			m := &Model{Backend: b, NoAgree: tt.noAgree, Cache: openCache(t)}
+			a, err := m.Judge(context.Background(), q)
+			if err != nil || a.Verdict != tt.want || a.Calls != tt.calls || b.calls() != tt.calls {
+				t.Fatalf("%+v, %v, %d backend calls; want %s after %d calls", a, err, b.calls(), tt.want, tt.calls)
+			}
+			for i := range b.calls() {
+				if tt.noAgree && isAgreement(b.prompt(i)) {
+					t.Errorf("call %d is an agreement question, with NoAgree", i)
+				}
+			}
+			p, err := m.Plan(q)
+			if err != nil || !p.VerdictCached || (tt.noAgree && p.Agreement != AgreementNone) {
+				t.Errorf("plan after the run %+v, %v", p, err)
+			}
+		})
+	}
+}

@@ -113,22 +113,27 @@ func (o *OpenAI) Complete(ctx context.Context, prompt string) (string, error) {
 	if o.key != "" {
 		header.Set("Authorization", "Bearer "+o.key)
 	}
-	b, err := o.http.post(ctx, o.url, header, body)
+	var content string
+	err = o.http.post(ctx, o.url, header, body, func(b []byte) error {
+		var r openAIResponse
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("the response is not chat-completions JSON (%v): %q", err, firstBytes(b, errorBodyBytes))
+		}
+		if len(r.Choices) == 0 {
+			if r.Error != nil {
+				return fmt.Errorf("the response has no choices, only the error %q", firstBytes([]byte(r.Error.Message), errorBodyBytes))
+			}
+			return errors.New("the response has no choices")
+		}
+		c := r.Choices[0].Message.Content
+		if c == nil || *c == "" {
+			return errors.New("the response's first choice has no content")
+		}
+		content = *c
+		return nil
+	})
 	if err != nil {
 		return "", err
 	}
-	var r openAIResponse
-	if err := json.Unmarshal(b, &r); err != nil {
-		return "", fmt.Errorf("%s: the response is not chat-completions JSON (%v): %q", o.name, err, firstBytes(b, errorBodyBytes))
-	}
-	if len(r.Choices) == 0 {
-		if r.Error != nil {
-			return "", fmt.Errorf("%s: the response has no choices, only the error %q", o.name, firstBytes([]byte(r.Error.Message), errorBodyBytes))
-		}
-		return "", fmt.Errorf("%s: the response has no choices", o.name)
-	}
-	if c := r.Choices[0].Message.Content; c != nil {
-		return *c, nil
-	}
-	return "", nil
+	return content, nil
 }

@@ -1,0 +1,192 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// TestCheckBreaker: after Breaker consecutive failed calls the judge is
+// not called again; every item still to judge is an error verdict with
+// the reason ReasonUnavailable, and the run ends at once.
+func TestCheckBreaker(t *testing.T) {
+	convs := genConvs("b", 30, 3, 5)
+	set := writeCheckSet(t, t.TempDir(), false, convs)
+	down := func(Question) (Answer, error) {
+		return Answer{Verdict: fixture.Error, Judge: "stub/model", Reason: "down", Calls: 1}, nil
+	}
+	// A judge that recovers: every third call fails, whatever the order
+	// the questions come in, so never breaker-many failures in a row.
+	var n atomic.Int64
+	flaky := func(q Question) (Answer, error) {
+		if n.Add(1)%3 == 0 {
+			return down(q)
+		}
+		return fine(q)
+	}
+	tests := []struct {
+		reason   string
+		answer   func(Question) (Answer, error)
+		breaker  int
+		conc     int
+		maxCalls int // the judge calls at most (the breaker plus those in flight when it opens)
+		tripped  bool
+	}{
+		{"one asker: exactly breaker calls", down, 5, 1, 5, true},
+		{"four askers: at most those in flight besides", down, 5, 4, 5 + 3, true},
+		{"the default breaker", down, 0, 2, DefaultBreaker + 1, true},
+		{"breaker off: every item asked", down, -1, 4, -1, false},
+		{"a judge that fails only now and then never trips it", flaky, 3, 4, -1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			want := wantChecks(convs, stubAnswer)
+			judged := 0
+			for _, w := range want {
+				if w.judged {
+					judged++
+				}
+			}
+			j := newStub(tt.answer, nil)
+			cfg := CheckConfig{Fixtures: set.fixtures, Contexts: set.contexts, System: checkSystem, Judge: j, Concurrency: tt.conc, Breaker: tt.breaker}
+			got, res, err := runCheck(t, context.Background(), cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d records, want %d: every item recorded", len(got), len(want))
+			}
+			unavailable := res.ErrorReasons[ReasonUnavailable]
+			if !tt.tripped {
+				if unavailable != 0 || j.calls() != judged {
+					t.Errorf("%d judge unavailable, %d calls; want 0 and every judged item (%d) asked", unavailable, j.calls(), judged)
+				}
+				return
+			}
+			if j.calls() > tt.maxCalls || j.calls() < min(tt.maxCalls, max(tt.breaker, 1)) {
+				t.Errorf("%d judge calls, want at most %d", j.calls(), tt.maxCalls)
+			}
+			if unavailable+res.ErrorReasons["down"] != judged || unavailable < judged-tt.maxCalls || res.Errors != judged {
+				t.Errorf("reasons %v, errors %d; want the %d judged items all error, all but the calls made %q", res.ErrorReasons, res.Errors, judged, ReasonUnavailable)
+			}
+			for i, r := range got {
+				if want[i].judged != (r.Verdict == fixture.Error) {
+					t.Fatalf("record %d %+v: a judged item must be error, a verbatim one verbatim", i, r)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckDeadline: when the deadline passes, the calls in flight are
+// cancelled and every item not judged yet is an error verdict with the
+// reason ReasonDeadline; the run returns promptly with every record.
+func TestCheckDeadline(t *testing.T) {
+	convs := genConvs("d", 10, 3, 5)
+	set := writeCheckSet(t, t.TempDir(), false, convs)
+	want := wantChecks(convs, stubAnswer)
+	judged := 0
+	for _, w := range want {
+		if w.judged {
+			judged++
+		}
+	}
+	for _, tt := range []struct {
+		reason   string
+		delay    time.Duration // each call's
+		deadline time.Duration
+		all      bool // every judged item reaches the deadline
+	}{
+		{"a judge that hangs: everything is the deadline's", time.Hour, 50 * time.Millisecond, true},
+		{"a slow judge: some answered, the rest the deadline's", 20 * time.Millisecond, 150 * time.Millisecond, false},
+	} {
+		t.Run(tt.reason, func(t *testing.T) {
+			j := newStub(fine, func(Question) time.Duration { return tt.delay })
+			cfg := CheckConfig{Fixtures: set.fixtures, Contexts: set.contexts, System: checkSystem, Judge: j, Concurrency: 2, Deadline: tt.deadline}
+			start := time.Now()
+			got, res, err := runCheck(t, context.Background(), cfg, nil)
+			took := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if took > tt.deadline+2*time.Second {
+				t.Errorf("took %v with a deadline of %v", took, tt.deadline)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d records, want %d", len(got), len(want))
+			}
+			late := res.ErrorReasons[ReasonDeadline]
+			if res.Errors != late || late == 0 || (tt.all && late != judged) || (!tt.all && late == judged) {
+				t.Errorf("%d errors, %d of them %q, of %d judged items (all: %v)", res.Errors, late, ReasonDeadline, judged, tt.all)
+			}
+			for i, r := range got {
+				if r.Verdict == fixture.Error && (r.Reason != ReasonDeadline || !want[i].judged) {
+					t.Fatalf("record %d: %+v", i, r)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckAllowMissing: a missing context is an error unless
+// AllowMissing, and then its items are error verdicts "no context" in
+// their place among the records, counted, never silently absent.
+func TestCheckAllowMissing(t *testing.T) {
+	// One conversation, three contexts (turns 15, 25, 35), items stated
+	// at turns 1, 8, 15, 22, 29; compaction 2 is removed.
+	convs := genConvs("m", 1, 3, 5)
+	set := writeCheckSet(t, t.TempDir(), false, convs)
+	missing := set.ctxPath("m-000", 2)
+	removeFile(t, missing)
+
+	_, _, err := runCheck(t, context.Background(), CheckConfig{Fixtures: set.fixtures, Contexts: set.contexts, System: checkSystem, Judge: newStub(stubAnswer, nil)}, nil)
+	if ps := fixture.AsProblems(err); len(ps) != 1 || ps[0].File != missing {
+		t.Fatalf("without AllowMissing: %v; want one problem naming %s", err, missing)
+	}
+
+	got, res, err := runCheck(t, context.Background(), CheckConfig{Fixtures: set.fixtures, Contexts: set.contexts, System: checkSystem,
+		Judge: newStub(stubAnswer, nil), AllowMissing: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at2 []string
+	for _, r := range got {
+		if r.Compaction == 2 {
+			if r.Verdict != fixture.Error || r.Reason != ReasonNoContext {
+				t.Errorf("compaction 2: %+v, want error %q", r, ReasonNoContext)
+			}
+			at2 = append(at2, r.ItemID)
+		}
+	}
+	// Compaction 2 served a turn before 35 (compaction 3's): at most 34,
+	// so the items of turns 1, 8, 15, 22 and 29 may all be live.
+	if fmt.Sprint(at2) != "[i1 i2 i3 i4 i5]" {
+		t.Errorf("compaction 2's records are for %v, want [i1 i2 i3 i4 i5]", at2)
+	}
+	if res.ErrorReasons[ReasonNoContext] != 5 || res.Errors != 5 || res.Contexts != 3 {
+		t.Errorf("result %+v, reasons %v", res.Progress, res.ErrorReasons)
+	}
+	// The records are in compaction order.
+	for i := 1; i < len(got); i++ {
+		if got[i].Compaction < got[i-1].Compaction {
+			t.Fatalf("record %d (compaction %d) after compaction %d", i, got[i].Compaction, got[i-1].Compaction)
+		}
+	}
+}
+
+func removeFile(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fine answers every question supported, with one call.
+func fine(Question) (Answer, error) {
+	return Answer{Verdict: fixture.Supported, Judge: "stub/model", Answer: "yes", Calls: 1}, nil
+}
