@@ -6,62 +6,9 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/tally-eval/tally/selection"
 )
-
-// selectionJSON is the JSON `tally select --format json` writes. Fields
-// this version does not know are ignored, so that select may add some.
-type selectionJSON struct {
-	Budget                int       `json:"budget"`
-	Seed                  int64     `json:"seed"`
-	Incidents             int       `json:"incidents"`
-	IncidentsExceedBudget bool      `json:"incidents_exceed_budget"`
-	Selected              selTotals `json:"selected"`
-	Random                struct {
-		Size            int        `json:"size"`
-		Draws           int        `json:"draws"`
-		Sessions        rangeJSON  `json:"sessions"`
-		NeverCompact    rangeJSON  `json:"never_compact"`
-		Compactions     rangeJSON  `json:"compactions"`
-		Decisions       rangeJSON  `json:"decisions"`
-		Items           rangeJSON  `json:"items"`
-		AnnotationHours hoursRange `json:"annotation_hours"`
-	} `json:"random"`
-	Sessions []struct {
-		SessionID   string `json:"session_id"`
-		Turns       int    `json:"turns"`
-		Compactions int    `json:"compactions"`
-		Items       int    `json:"items"`
-		Decisions   int    `json:"decisions"`
-		Incident    bool   `json:"incident"`
-		Reason      string `json:"reason"`
-	} `json:"sessions"`
-	Warnings []string `json:"warnings"`
-}
-
-type selTotals struct {
-	Sessions        int `json:"sessions"`
-	NeverCompact    int `json:"never_compact"`
-	Compactions     int `json:"compactions"`
-	Decisions       int `json:"decisions"`
-	Items           int `json:"items"`
-	AnnotationHours struct {
-		At15 float64 `json:"at_15_min"`
-		At2  float64 `json:"at_2_min"`
-	} `json:"annotation_hours"`
-}
-
-type rangeJSON struct {
-	Mean float64 `json:"mean"`
-	Low  float64 `json:"low"`
-	High float64 `json:"high"`
-}
-
-type hoursRange struct {
-	At15 rangeJSON `json:"at_15_min"`
-	At2  rangeJSON `json:"at_2_min"`
-}
-
-func (r rangeJSON) model() Range { return Range{Mean: r.Mean, Low: r.Low, High: r.High} }
 
 // selection reads the fixture-selection summary.
 func (b *builder) selection() error {
@@ -79,10 +26,12 @@ func (b *builder) selection() error {
 	return nil
 }
 
-// ParseSelection parses the JSON `tally select --format json` writes;
-// name is the file's path, for errors.
+// ParseSelection parses the JSON `tally select --format json` writes
+// (selection.Summary; fields this version does not know are ignored, so
+// that select may add some); name is the file's path, for errors, which
+// give the line and column of a syntax or type error.
 func ParseSelection(name string, data []byte) (*Selection, error) {
-	var j selectionJSON
+	var j selection.Summary
 	if err := json.Unmarshal(data, &j); err != nil {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
@@ -96,27 +45,41 @@ func ParseSelection(name string, data []byte) (*Selection, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	s := &Selection{
-		Budget: j.Budget, Seed: j.Seed, Incidents: j.Incidents, IncidentsExceedBudget: j.IncidentsExceedBudget,
+	return selectionModel(&j), nil
+}
+
+// selectionModel is the report's view of a selection summary. A budget
+// in hours leaves Budget 0 (the model has no field for hours), and no
+// random comparison leaves Random zero.
+func selectionModel(j *selection.Summary) *Selection {
+	s := &Selection{Seed: j.Seed, Incidents: j.Incidents, IncidentsExceedBudget: j.IncidentsExceedBudget,
 		Selected: SelectionTotals{
-			Sessions: j.Selected.Sessions, NeverCompact: j.Selected.NeverCompact, Compactions: j.Selected.Compactions,
-			Decisions: j.Selected.Decisions, Items: j.Selected.Items,
+			Sessions: int(j.Selected.Sessions), NeverCompact: int(j.Selected.NeverCompact), Compactions: int(j.Selected.Compactions),
+			Decisions: int(j.Selected.Decisions), Items: int(j.Selected.Items),
 			HoursAt15: j.Selected.AnnotationHours.At15, HoursAt2: j.Selected.AnnotationHours.At2,
-		},
-		Random: RandomTotals{
-			Size: j.Random.Size, Draws: j.Random.Draws,
-			Sessions: j.Random.Sessions.model(), NeverCompact: j.Random.NeverCompact.model(),
-			Compactions: j.Random.Compactions.model(), Decisions: j.Random.Decisions.model(), Items: j.Random.Items.model(),
-			HoursAt15: j.Random.AnnotationHours.At15.model(), HoursAt2: j.Random.AnnotationHours.At2.model(),
 		},
 		Warnings: j.Warnings,
 	}
-	for _, x := range j.Sessions {
-		s.Sessions = append(s.Sessions, SelectedSession{SessionID: x.SessionID, Turns: x.Turns, Compactions: x.Compactions,
-			Items: x.Items, Decisions: x.Decisions, Incident: x.Incident, Reason: x.Reason})
+	if j.Budget != nil {
+		s.Budget = *j.Budget
 	}
-	return s, nil
+	if r := j.Random; r != nil {
+		s.Random = RandomTotals{
+			Size: r.Size, Draws: r.Draws,
+			Sessions: rangeOf(r.Sessions), NeverCompact: rangeOf(r.NeverCompact),
+			Compactions: rangeOf(r.Compactions), Decisions: rangeOf(r.Decisions), Items: rangeOf(r.Items),
+			HoursAt15: rangeOf(r.AnnotationHours.At15), HoursAt2: rangeOf(r.AnnotationHours.At2),
+		}
+	}
+	for _, x := range j.Sessions {
+		s.Sessions = append(s.Sessions, SelectedSession{SessionID: x.ID, Turns: x.Turns, Compactions: x.Compactions,
+			Items: x.Items, Decisions: int(x.Decisions), Incident: x.Incident, Reason: string(x.Reason)})
+	}
+	return s
 }
+
+// rangeOf is a spread over random draws in the model.
+func rangeOf(s selection.Spread) Range { return Range{Mean: s.Mean, Low: s.Low, High: s.High} }
 
 // valueStart returns the offset of the start of the JSON value that
 // ends at end (encoding/json reports a type error there).

@@ -410,11 +410,11 @@ func BenchmarkRandomComparison(b *testing.B) {
 	n := envInt(b, "TALLY_BENCH_SESSIONS", 1_000_000)
 	b.ReportAllocs()
 	for b.Loop() {
-		r := newReservoirs(DefaultCompareRandom, DefaultDraws, 1)
+		r := newReservoirs(200, DefaultDraws, 1)
 		for i := range n {
 			r.add(summary{turns: int32(i % 400), compactions: int32(i % 3), items: int32(i % 5), decisions: int64(i % 7)})
 		}
-		_ = r.comparison()
+		_ = r.comparison(200)
 	}
 	b.ReportMetric(float64(n), "sessions")
 }

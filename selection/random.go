@@ -120,10 +120,10 @@ func (r *reservoirs) storedAt(i int) summary { return r.stored[i/storeChunk][i%s
 
 // floyd fills d.sample with min(k, stored) distinct stored sessions,
 // every subset equally likely (Floyd's algorithm).
-func (r *reservoirs) floyd(d *draw) {
+func (r *reservoirs) floyd(d *draw, k int) {
 	m := r.nStored
-	k := min(r.k, m)
-	d.sample = make([]summary, 0, r.k)
+	d.sample = make([]summary, 0, k)
+	k = min(k, m)
 	if words := (m + 63) / 64; len(r.chosen) < words {
 		r.chosen = make([]uint64, words)
 	}
@@ -173,7 +173,7 @@ func (r *reservoirs) toReservoirs() {
 	r.heap = make([]slot, len(r.draws))
 	for j := range r.draws {
 		d := &r.draws[j]
-		r.floyd(d)
+		r.floyd(d, r.k)
 		d.w = distuv.Beta{Alpha: float64(r.k), Beta: float64(m - r.k + 1), Src: &d.rng}.Rand()
 		r.heap[j] = slot{next: d.skip(int64(m) - 1), d: j}
 	}
@@ -214,7 +214,9 @@ type Spread struct {
 
 // Comparison is the random baseline: Draws seeded uniform samples of Size
 // sessions each (all of them when the input has fewer), each summed like
-// the selection.
+// the selection. Size is the number of sessions selected unless the
+// configuration asked for another: then the totals compare like with
+// like.
 type Comparison struct {
 	Size  int
 	Draws int
@@ -244,14 +246,34 @@ func quantile7(sorted []float64, p float64) float64 {
 	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
 }
 
-// comparison sums every draw.
-func (r *reservoirs) comparison() *Comparison {
-	if !r.switched {
-		for j := range r.draws {
-			r.floyd(&r.draws[j])
+// comparison sums every draw, each a uniform sample of size sessions
+// (all of them when fewer were read). Past the store, a draw is a
+// reservoir of r.k sessions: a uniform subset of size of it is a uniform
+// sample of the input (a partial Fisher–Yates shuffle), and a size above
+// r.k gets the r.k (Select warns).
+func (r *reservoirs) comparison(size int) *Comparison {
+	if r.switched {
+		size = min(size, r.k)
+	}
+	samples := make([][]summary, len(r.draws))
+	for j := range r.draws {
+		d := &r.draws[j]
+		if !r.switched {
+			r.floyd(d, size)
+		}
+		samples[j] = d.sample
+		if size < len(d.sample) {
+			// On a copy, with a copy of the generator: the reservoir goes
+			// on taking sessions after a Result.
+			sub, pick := slices.Clone(d.sample), draw{rng: d.rng}
+			for i := range size {
+				t := i + pick.intN(len(sub)-i)
+				sub[i], sub[t] = sub[t], sub[i]
+			}
+			samples[j] = sub[:size]
 		}
 	}
-	c := &Comparison{Size: r.k, Draws: len(r.draws)}
+	c := &Comparison{Size: size, Draws: len(r.draws)}
 	if len(r.draws) == 0 {
 		return c
 	}
@@ -259,9 +281,9 @@ func (r *reservoirs) comparison() *Comparison {
 	for i := range cols {
 		cols[i] = make([]float64, len(r.draws))
 	}
-	for j, d := range r.draws {
+	for j, sample := range samples {
 		var t Totals
-		for _, s := range d.sample {
+		for _, s := range sample {
 			t.addSummary(s)
 		}
 		for i, v := range []float64{float64(t.Sessions), float64(t.NeverCompact), float64(t.Compactions),

@@ -11,9 +11,18 @@ import (
 // Defaults of a selection, as `tally select` uses them.
 const (
 	DefaultMinutesPerFixture = ReviewMinutes
-	DefaultCompareRandom     = 200
+	DefaultCompareRandom     = SameSize
 	DefaultDraws             = 1000
 )
+
+// SameSize as Config.CompareRandom draws random samples of as many
+// sessions as were selected, so that every total of the comparison is
+// set against totals of the same number of sessions.
+const SameSize = -1
+
+// maxSampled bounds the sessions the random comparison keeps in its
+// reservoirs (draws × sample size; random.go).
+const maxSampled = 1 << 22
 
 // Config says how to select.
 type Config struct {
@@ -24,10 +33,12 @@ type Config struct {
 	BudgetHours       float64
 	MinutesPerFixture float64
 	// CompareRandom is the size of the random samples the selection is
-	// compared with (0: no comparison), and Draws how many are drawn.
+	// compared with (SameSize: as many as were selected; 0: no
+	// comparison), and Draws how many are drawn.
 	CompareRandom int
 	Draws         int
-	Seed          uint64
+	// Seed seeds the draws (its bits: -1 and 2⁶⁴−1 are one seed).
+	Seed int64
 	// SkipBad makes Select skip a malformed line (counting it and
 	// reporting it as a warning) instead of failing at it.
 	SkipBad bool
@@ -49,14 +60,29 @@ func (c Config) Validate() error {
 		return errors.New("give exactly one budget: in sessions or in hours")
 	case !(c.MinutesPerFixture > 0) || math.IsInf(c.MinutesPerFixture, 0):
 		return fmt.Errorf("minutes per fixture must be positive, got %v", c.MinutesPerFixture)
-	case c.CompareRandom < 0:
+	case c.CompareRandom < SameSize:
 		return fmt.Errorf("the random comparison size must not be negative, got %d", c.CompareRandom)
-	case c.CompareRandom > 0 && c.Draws < 1:
+	case c.CompareRandom != 0 && c.Draws < 1:
 		return fmt.Errorf("the random comparison needs at least one draw, got %d", c.Draws)
-	case c.CompareRandom > 0 && c.CompareRandom*c.Draws > 1<<22:
-		return fmt.Errorf("random comparison of %d draws of %d: too large (at most %d sessions in all)", c.Draws, c.CompareRandom, 1<<22)
+	case c.CompareRandom > 0 && c.CompareRandom*c.Draws > maxSampled:
+		return fmt.Errorf("random comparison of %d draws of %d: too large (at most %d sessions in all)", c.Draws, c.CompareRandom, maxSampled)
 	}
 	return nil
+}
+
+// reservoirSize is the number of sessions each draw of the random
+// comparison keeps once the input outgrows the store: CompareRandom, or
+// under SameSize the most sessions the budget can select (an hours
+// budget: at least m/2 minutes a session), within maxSampled in all.
+func (c Config) reservoirSize() int {
+	if c.CompareRandom > 0 {
+		return c.CompareRandom
+	}
+	most := float64(c.Budget)
+	if c.Budget == 0 {
+		most = math.Floor(c.BudgetHours * 60 / (c.MinutesPerFixture / 2))
+	}
+	return int(max(1, min(most, float64(maxSampled/c.Draws), StoredSessions)))
 }
 
 // Reason says why a session was selected.
@@ -164,8 +190,8 @@ func NewSelector(cfg Config) (*Selector, error) {
 		s.inc.maxMinutes = cfg.BudgetHours * 60
 		s.rest.maxMinutes = cfg.BudgetHours * 60
 	}
-	if cfg.CompareRandom > 0 {
-		s.res = newReservoirs(cfg.CompareRandom, cfg.Draws, cfg.Seed)
+	if cfg.CompareRandom != 0 {
+		s.res = newReservoirs(cfg.reservoirSize(), cfg.Draws, uint64(cfg.Seed))
 	}
 	return s, nil
 }
@@ -299,10 +325,19 @@ func (s *Selector) Result() *Result {
 		}
 	}
 	if s.res != nil {
-		r.Random = s.res.comparison()
-		if s.read < s.cfg.CompareRandom {
+		size := s.cfg.CompareRandom
+		if size == SameSize {
+			size = len(r.Selected)
+		}
+		r.Random = s.res.comparison(size)
+		switch {
+		case s.res.switched && size > s.res.k:
 			r.Warnings = append(r.Warnings, fmt.Sprintf(
-				"only %d sessions, fewer than the random comparison's %d: every draw is the whole input", s.read, s.cfg.CompareRandom))
+				"the random samples hold %d sessions, not %d: past %d sessions the comparison keeps at most %d a draw; compare per session",
+				s.res.k, size, StoredSessions, s.res.k))
+		case s.read < size:
+			r.Warnings = append(r.Warnings, fmt.Sprintf(
+				"only %d sessions, fewer than the random comparison's %d: every draw is the whole input", s.read, size))
 		}
 	}
 	return r
@@ -368,9 +403,14 @@ func Select(r io.Reader, name string, cfg Config) (*Result, error) {
 // Versus compares a selection with the random baseline by decisions.
 type Versus struct {
 	// Selected is the selection's decisions; RandomMean, RandomLow and
-	// RandomHigh the random samples' mean and 95% range.
+	// RandomHigh the random samples' mean and 95% range (samples of as
+	// many sessions as were selected, unless configured otherwise).
 	Selected                          int64
 	RandomMean, RandomLow, RandomHigh float64
+	// SelectedPerSession and RandomPerSession are decisions per session
+	// (the random figure from the means): like with like whatever the
+	// samples' size.
+	SelectedPerSession, RandomPerSession float64
 	// Above: more decisions than 97.5% of the random samples; Below:
 	// fewer than 97.5% of them. Neither: inside their 95% range.
 	Above, Below bool
@@ -389,6 +429,12 @@ func (r *Result) VersusRandom() (v Versus, ok bool) {
 	v = Versus{Selected: r.Totals.Decisions, RandomMean: d.Mean, RandomLow: d.Low, RandomHigh: d.High}
 	v.Above = float64(v.Selected) > d.High
 	v.Below = float64(v.Selected) < d.Low
+	if r.Totals.Sessions > 0 {
+		v.SelectedPerSession = float64(v.Selected) / float64(r.Totals.Sessions)
+	}
+	if n := r.Random.Sessions.Mean; n > 0 {
+		v.RandomPerSession = d.Mean / n
+	}
 	m := r.Config.MinutesPerFixture
 	if h := r.Totals.HoursReview * m / ReviewMinutes; h > 0 {
 		v.PerHourSelected = float64(v.Selected) / h

@@ -12,62 +12,18 @@ import (
 	"github.com/tally-eval/tally/selection"
 )
 
-// selectJSON is the JSON contract of `tally select` (the report consumes
-// it: keep the names).
-type selectJSON struct {
-	Budget                *int               `json:"budget"`
-	BudgetHours           *float64           `json:"budget_hours"`
-	Seed                  uint64             `json:"seed"`
-	Incidents             int                `json:"incidents"`
-	IncidentsExceedBudget bool               `json:"incidents_exceed_budget"`
-	Selected              selectedJSON       `json:"selected"`
-	Random                *randomJSON        `json:"random"`
-	Sessions              []selection.Picked `json:"sessions"`
-	Warnings              []string           `json:"warnings"`
-}
-
-type hoursJSON struct {
-	At15 float64 `json:"at_15_min"`
-	At2  float64 `json:"at_2_min"`
-}
-
-type selectedJSON struct {
-	Sessions        int64     `json:"sessions"`
-	NeverCompact    int64     `json:"never_compact"`
-	Compactions     int64     `json:"compactions"`
-	Decisions       int64     `json:"decisions"`
-	Items           int64     `json:"items"`
-	AnnotationHours hoursJSON `json:"annotation_hours"`
-}
-
-type spreadHoursJSON struct {
-	At15 selection.Spread `json:"at_15_min"`
-	At2  selection.Spread `json:"at_2_min"`
-}
-
-type randomJSON struct {
-	Size            int              `json:"size"`
-	Draws           int              `json:"draws"`
-	Sessions        selection.Spread `json:"sessions"`
-	NeverCompact    selection.Spread `json:"never_compact"`
-	Compactions     selection.Spread `json:"compactions"`
-	Decisions       selection.Spread `json:"decisions"`
-	Items           selection.Spread `json:"items"`
-	AnnotationHours spreadHoursJSON  `json:"annotation_hours"`
-}
-
 func newSelectCmd(opts *options) *cobra.Command {
 	var (
 		budget        int
 		budgetHours   float64
 		minutes       float64
 		compareRandom int
-		seed          uint64
+		seed          int64
 		output        string
 		skipBad       bool
 	)
 	cmd := &cobra.Command{
-		Use:   "select SESSIONS.jsonl [--budget N | --budget-hours H] [--minutes-per-fixture 2] [--compare-random 200] [--seed S] [-o selected.jsonl]",
+		Use:   "select SESSIONS.jsonl [--budget N | --budget-hours H] [--minutes-per-fixture 2] [--compare-random N] [--seed S] [-o selected.jsonl]",
 		Short: "Choose the sessions that exercise the most compaction decisions, against a random baseline",
 		Long: `select reads session summaries (JSONL; "-" reads stdin) and chooses fixtures
 by compaction decisions: for each compaction, one decision per item stated
@@ -83,9 +39,11 @@ conversation, m being the minutes for a 63-turn conversation (the source
 text's example fixture): --minutes-per-fixture for the budget, 15 (authoring)
 and 2 (confirming proposed items) in the report.
 
-The selection is compared with --compare-random sessions drawn at random,
-1,000 seeded draws, all in one pass over the input in bounded memory: mean
-and 95% range of each total. -o writes the selected sessions as JSONL,
+The selection is compared with as many sessions drawn at random (or
+--compare-random N), 1,000 seeded draws, all in one pass over the input in
+bounded memory: mean and 95% range of each total, so totals are set
+against totals of the same number of sessions, then decisions per session
+and per annotation hour. -o writes the selected sessions as JSONL,
 atomically. A malformed line is an error naming file, line, column and field,
 or with --skip-bad is skipped and reported.`,
 		Example: `  tally select examples/quarterly/sessions.jsonl --budget 40
@@ -108,6 +66,9 @@ or with --skip-bad is skipped and reported.`,
 			if compareRandom < 0 {
 				return fmt.Errorf("--compare-random must not be negative, got %d", compareRandom)
 			}
+			if !cmd.Flags().Changed("compare-random") {
+				cfg.CompareRandom = selection.SameSize
+			}
 			name, in := args[0], io.Reader(cmd.InOrStdin())
 			if name != "-" {
 				f, err := os.Open(name)
@@ -128,7 +89,7 @@ or with --skip-bad is skipped and reported.`,
 			}
 			w := cmd.OutOrStdout()
 			if opts.format == "json" {
-				return writeJSON(w, selectReport(res))
+				return writeJSON(w, res.Summary())
 			}
 			return writeSelectText(w, name, res)
 		}),
@@ -137,8 +98,8 @@ or with --skip-bad is skipped and reported.`,
 	f.IntVar(&budget, "budget", 40, "the most sessions to select")
 	f.Float64Var(&budgetHours, "budget-hours", 0, "or: the most annotation hours to select (at --minutes-per-fixture)")
 	f.Float64Var(&minutes, "minutes-per-fixture", selection.DefaultMinutesPerFixture, "annotation minutes for a 63-turn conversation, for --budget-hours")
-	f.IntVar(&compareRandom, "compare-random", selection.DefaultCompareRandom, "size of the random samples to compare with (0: none)")
-	f.Uint64Var(&seed, "seed", 1, "seed of the random comparison")
+	f.IntVar(&compareRandom, "compare-random", 0, "size of the random samples to compare with (0: none; default: as many as were selected)")
+	f.Int64Var(&seed, "seed", 1, "seed of the random comparison (any int64)")
 	f.StringVarP(&output, "output", "o", "", "write the selected sessions as JSONL to this file")
 	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (counted and reported) instead of failing")
 	cmd.MarkFlagsMutuallyExclusive("budget", "budget-hours")
@@ -155,32 +116,6 @@ func writePickedJSONL(w io.Writer, ps []selection.Picked) error {
 		}
 	}
 	return nil
-}
-
-// selectReport builds the JSON contract from a result.
-func selectReport(r *selection.Result) selectJSON {
-	out := selectJSON{Seed: r.Config.Seed, Incidents: r.Incidents, IncidentsExceedBudget: r.IncidentsExceedBudget,
-		Sessions: r.Selected, Warnings: r.Warnings}
-	if r.Config.Budget > 0 {
-		out.Budget = &r.Config.Budget
-	} else {
-		out.BudgetHours = &r.Config.BudgetHours
-	}
-	if out.Sessions == nil {
-		out.Sessions = []selection.Picked{}
-	}
-	if out.Warnings == nil {
-		out.Warnings = []string{}
-	}
-	t := r.Totals
-	out.Selected = selectedJSON{Sessions: t.Sessions, NeverCompact: t.NeverCompact, Compactions: t.Compactions,
-		Decisions: t.Decisions, Items: t.Items, AnnotationHours: hoursJSON{At15: t.HoursAuthoring, At2: t.HoursReview}}
-	if c := r.Random; c != nil {
-		out.Random = &randomJSON{Size: c.Size, Draws: c.Draws, Sessions: c.Sessions, NeverCompact: c.NeverCompact,
-			Compactions: c.Compactions, Decisions: c.Decisions, Items: c.Items,
-			AnnotationHours: spreadHoursJSON{At15: c.HoursAuthoring, At2: c.HoursReview}}
-	}
-	return out
 }
 
 func writeSelectText(w io.Writer, name string, r *selection.Result) error {
@@ -238,8 +173,7 @@ func writeSelectText(w io.Writer, name string, r *selection.Result) error {
 				tot.Sessions, v.Selected, c.Size, v.RandomMean, v.RandomLow, v.RandomHigh)
 		}
 		fmt.Fprintf(w, "Per session: %.1f decisions against %.1f. Per annotation hour at %v minutes: %.0f against %.0f.\n",
-			float64(v.Selected)/float64(max(1, tot.Sessions)), v.RandomMean/max(1, c.Sessions.Mean),
-			cfg.MinutesPerFixture, v.PerHourSelected, v.PerHourRandom)
+			v.SelectedPerSession, v.RandomPerSession, cfg.MinutesPerFixture, v.PerHourSelected, v.PerHourRandom)
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "Annotation time per conversation: m × (1/2 + 1/2 × turns/%d) minutes, m = 15 authoring, 2 confirming proposals.\n\n", selection.ReferenceTurns)
