@@ -1,0 +1,187 @@
+package input
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestOpenRefusesFIFO pins that a named pipe is refused at once, with a
+// message naming it, rather than blocking until a writer comes (os.Open
+// on a FIFO waits for one).
+func TestOpenRefusesFIFO(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no named pipes in the file system")
+	}
+	fifo := filepath.Join(t.TempDir(), "fixtures.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Open(fifo, Limits{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Fatalf("Open(FIFO) = %v, want ErrNotRegular", err)
+		}
+		want := fifo + ": is a named pipe (FIFO), not a regular file"
+		if !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("message %q, want it to start %q", err, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Open(FIFO) blocked")
+	}
+	if _, err := ReadFile(fifo, Limits{}); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadFile(FIFO) = %v, want ErrNotRegular", err)
+	}
+}
+
+func TestOpenRefuses(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "2.json")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	big := write(t, dir, "big.jsonl", strings.Repeat("x\n", 100))
+	for _, tc := range []struct {
+		name, path string
+		lim        Limits
+		is         error
+		msg        string
+		reason     string
+	}{
+		{"dir", sub, Limits{}, ErrNotRegular, sub + ": is a folder, not a file", "a folder has its own message, not a JSON syntax error"},
+		{"device", os.DevNull, Limits{}, ErrNotRegular, os.DevNull + ": is a character device, not a regular file", "/dev/null, /dev/zero or a terminal would read nothing or for ever"},
+		{"too big", big, Limits{MaxFile: 100}, ErrTooLarge, big + ": larger than 100 bytes (raise with --max-file)", "the size on disk is checked before reading"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "device" && runtime.GOOS == "windows" {
+				t.Skip("no /dev/null")
+			}
+			f, err := Open(tc.path, tc.lim)
+			if err == nil {
+				f.Close()
+			}
+			if !errors.Is(err, tc.is) || !strings.HasPrefix(err.Error(), tc.msg) {
+				t.Errorf("Open = %v, want %q (%s)", err, tc.msg, tc.reason)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("setup")
+	}
+	if _, err := Open(filepath.Join(dir, "missing"), Limits{}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Open(missing) = %v, want ErrNotExist", err)
+	}
+}
+
+func TestLines(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		max      int64
+		want     []string // "!N" is a *LineError at line N
+		reason   string
+	}{
+		{"plain", "a\nbb\n\nccc", 3, []string{"a", "bb", "", "ccc"}, "a last line without \\n is a line"},
+		{"crlf", "abc\r\nd\r\n", 3, []string{"abc", "d"}, "\\r\\n does not count towards the limit"},
+		{"long", "abcd\nok\n", 3, []string{"!1", "ok"}, "a long line is reported and skipped; reading goes on"},
+		{"long last", "ok\nabcd", 3, []string{"ok", "!2"}, "a long last line without \\n"},
+		{"exact", "abc", 3, []string{"abc"}, "a line of exactly the limit is accepted"},
+		{"long cr", "abcd\r\n", 3, []string{"!1"}, "four bytes before \\r\\n are over a limit of 3"},
+		{"huge", strings.Repeat("x", 200<<10) + "\nok\n", 100 << 10, []string{"!1", "ok"}, "a line longer than the bufio buffer is dropped without being held"},
+		{"empty", "", 3, nil, "no lines"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := NewLines(strings.NewReader(tc.in), "f.jsonl", tc.max)
+			var got []string
+			for {
+				b, err := l.Next()
+				if err == io.EOF {
+					break
+				}
+				var le *LineError
+				if errors.As(err, &le) {
+					if le.Line != l.Line() || le.File != "f.jsonl" {
+						t.Errorf("LineError %+v at line %d", le, l.Line())
+					}
+					got = append(got, "!"+itoa(le.Line))
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, string(b))
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("lines %q, want %q (%s)", got, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestLineErrorMessage(t *testing.T) {
+	e := &LineError{File: "a.jsonl", Line: 7, Limit: 16 << 20}
+	if got, want := e.Error(), "a.jsonl:7: line longer than 16 MiB (raise with --max-line)"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+func TestFileReadLimit(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "f.jsonl", "0123456789")
+	f, err := Open(p, Limits{MaxFile: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(f); err != nil || len(b) != 10 {
+		t.Errorf("ReadAll at the limit = %d bytes, %v", len(b), err)
+	}
+	f.Close()
+	// The file grows after Open: Read notices.
+	f, err = Open(p, Limits{MaxFile: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	write(t, dir, "f.jsonl", "0123456789ABC")
+	if _, err := io.ReadAll(f); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("reading a file grown past the limit: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "a.json", `{"x": 1}`)
+	if b, err := ReadFile(p, Limits{MaxLine: 8}); err != nil || string(b) != `{"x": 1}` {
+		t.Errorf("ReadFile = %q, %v", b, err)
+	}
+	_, err := ReadFile(p, Limits{MaxLine: 7})
+	if want := p + ": larger than 7 bytes, the most read as one JSON document (raise with --max-line)"; err == nil || err.Error() != want {
+		t.Errorf("ReadFile over the line limit = %v, want %q", err, want)
+	}
+	e := write(t, dir, "e.json", "")
+	if b, err := ReadFile(e, Limits{}); err != nil || len(b) != 0 {
+		t.Errorf("ReadFile(empty) = %q, %v", b, err)
+	}
+}
