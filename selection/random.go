@@ -153,7 +153,7 @@ func (r *reservoirs) add(s summary) {
 		last := len(r.stored) - 1
 		r.stored[last] = append(r.stored[last], s)
 		r.nStored++
-		if r.nStored == r.storeCap {
+		if r.nStored >= max(r.storeCap, r.k) { // a reservoir starts full
 			r.toReservoirs()
 		}
 		return
@@ -246,33 +246,38 @@ func quantile7(sorted []float64, p float64) float64 {
 	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
 }
 
-// comparison sums every draw, each a uniform sample of size sessions
-// (all of them when fewer were read). Past the store, a draw is a
-// reservoir of r.k sessions: a uniform subset of size of it is a uniform
-// sample of the input (a partial Fisher–Yates shuffle), and a size above
-// r.k gets the r.k (Select warns).
-func (r *reservoirs) comparison(size int) *Comparison {
-	if r.switched {
-		size = min(size, r.k)
-	}
-	samples := make([][]summary, len(r.draws))
+// samples returns every draw's sample of size sessions (all of them
+// when fewer were read). Past the store, a draw is a reservoir of r.k
+// sessions: a uniform subset of size of it is a uniform sample of the
+// input (a partial Fisher–Yates shuffle, on a copy with a copy of the
+// draw's generator, so that the reservoir goes on after a Result), and
+// a size above r.k gets the r.k (Select warns).
+func (r *reservoirs) samples(size int) [][]summary {
+	out := make([][]summary, len(r.draws))
 	for j := range r.draws {
 		d := &r.draws[j]
 		if !r.switched {
 			r.floyd(d, size)
 		}
-		samples[j] = d.sample
+		out[j] = d.sample
 		if size < len(d.sample) {
-			// On a copy, with a copy of the generator: the reservoir goes
-			// on taking sessions after a Result.
 			sub, pick := slices.Clone(d.sample), draw{rng: d.rng}
 			for i := range size {
 				t := i + pick.intN(len(sub)-i)
 				sub[i], sub[t] = sub[t], sub[i]
 			}
-			samples[j] = sub[:size]
+			out[j] = sub[:size]
 		}
 	}
+	return out
+}
+
+// comparison sums every draw's sample of size sessions (samples).
+func (r *reservoirs) comparison(size int) *Comparison {
+	if r.switched {
+		size = min(size, r.k)
+	}
+	samples := r.samples(size)
 	c := &Comparison{Size: size, Draws: len(r.draws)}
 	if len(r.draws) == 0 {
 		return c

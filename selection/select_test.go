@@ -290,12 +290,16 @@ func TestSelectionHours(t *testing.T) {
 // TestRandomComparisonUniform: every session is equally likely to be
 // in a draw, and a draw holds no session twice — whether the draws come
 // from the store (Floyd's algorithm) or from reservoirs that took over
-// from it early (Algorithm L seeded with a Beta threshold).
+// from it early (Algorithm L seeded with a Beta threshold), and whether
+// the reservoirs hold the sample's size or more (a uniform subset of
+// them is taken, as when the samples are as large as a selection smaller
+// than the budget).
 func TestRandomComparisonUniform(t *testing.T) {
 	const n, k, draws = 500, 20, 4000
-	for _, storeCap := range []int{StoredSessions, 20, 50, 499} {
-		t.Run(fmt.Sprint("store ", storeCap), func(t *testing.T) {
-			res := newReservoirs(k, draws, 42)
+	for _, tc := range []struct{ storeCap, reservoir int }{{StoredSessions, k}, {20, k}, {50, k}, {499, k}, {50, 3 * k}, {StoredSessions, 3 * k}} {
+		storeCap := tc.storeCap
+		t.Run(fmt.Sprint("store ", storeCap, " reservoir ", tc.reservoir), func(t *testing.T) {
+			res := newReservoirs(tc.reservoir, draws, 42)
 			res.storeCap = storeCap
 			for i := range n {
 				res.add(summary{turns: int32(i)})
@@ -308,9 +312,12 @@ func TestRandomComparisonUniform(t *testing.T) {
 				t.Fatalf("draws of %v sessions", c.Sessions)
 			}
 			counts := make([]int, n)
-			for _, d := range res.draws {
+			for _, sample := range res.samples(k) {
+				if len(sample) != k {
+					t.Fatalf("a sample of %d", len(sample))
+				}
 				seen := map[int32]bool{}
-				for _, s := range d.sample {
+				for _, s := range sample {
 					if seen[s.turns] {
 						t.Fatalf("session %d twice in one draw", s.turns)
 					}

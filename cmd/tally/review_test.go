@@ -439,3 +439,52 @@ func TestReviewPTY(t *testing.T) {
 		t.Errorf("fixtures validate: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestReviewPTYTypedAhead: keys typed before the first candidate is on
+// the screen — "aaa", buffered by the terminal while tally starts — are
+// not decisions: the review discards them once it has drawn, so nothing
+// is accepted until the person has seen a candidate.
+func TestReviewPTYTypedAhead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tally under a pseudo-terminal")
+	}
+	dir := t.TempDir()
+	cands := filepath.Join(dir, "cands.json")
+	fx := filepath.Join(dir, "fx.json")
+	if _, e, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "-o", cands); code != 0 {
+		t.Fatal(e)
+	}
+	r := startPTY(t, tallyProgram(t), "review", cands, "-o", fx)
+	r.send("aaa")
+	// The terminal echoes keys only before review turns echo off (raw
+	// mode): the echo says the keys were typed ahead of the review.
+	r.expect("aaa")
+	r.expect("item 1 of 3 · c1 · constraint · turn 3")
+	r.expect(review.Keys)
+	// Had the keys counted, the review would now move through all three
+	// candidates to the closing page; give it the time to.
+	time.Sleep(300 * time.Millisecond)
+	r.mu.Lock()
+	shown := r.out.String()[r.mark:]
+	r.mu.Unlock()
+	if strings.Contains(shown, "item 2 of 3") || strings.Contains(shown, "Review complete.") {
+		t.Errorf("keys typed ahead moved the review on:\n%s", review.Printable(shown))
+	}
+	r.send("q")
+	r.expect("0 of 3 decided (0 accepted, 0 rejected)")
+	if code := r.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	p, err := review.Load(cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range p.Candidates {
+		if c.Status != selection.ReviewPending {
+			t.Errorf("%s is %s: a key typed before the review decided it", c.ID, c.Status)
+		}
+	}
+	if p.Position != 0 {
+		t.Errorf("position %d after keys typed ahead, want 0", p.Position)
+	}
+}

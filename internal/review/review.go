@@ -2,6 +2,7 @@ package review
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,11 @@ type Review struct {
 	Width int
 	// Clear clears the screen before each page (on a terminal).
 	Clear bool
+	// shown, when set, runs once, when the first page is composed and
+	// about to be written (and no key has been read): RunTerminal
+	// discards there the keys typed before the person could see a
+	// candidate, so that none typed after it can be lost.
+	shown func() error
 }
 
 // Outcome is how a review ended.
@@ -66,8 +72,17 @@ func (r *Review) Run(in io.Reader, out io.Writer) (Outcome, error) {
 	if p.Position > 0 && p.Position < len(p.Candidates) {
 		msg = fmt.Sprintf("resumed at candidate %d of %d", p.Position+1, len(p.Candidates))
 	}
-	for {
-		r.draw(scr, msg)
+	for first := true; ; first = false {
+		if first && r.shown != nil {
+			var page bytes.Buffer
+			r.draw(&screen{w: &page}, msg)
+			if err := r.shown(); err != nil {
+				return r.outcome(), err
+			}
+			scr.raw(page.String())
+		} else {
+			r.draw(scr, msg)
+		}
 		if scr.err != nil {
 			return r.outcome(), scr.err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -222,5 +223,67 @@ func TestReadKey(t *testing.T) {
 	_, saves, _ := run(t, p, "\x1ba")
 	if strings.Join(saves, " ") != "app@1" {
 		t.Errorf("saves %v", saves)
+	}
+}
+
+// discardingReader is input with keys typed ahead: discard (what
+// RunTerminal's flush does to a terminal) drops them, as long as nothing
+// has been read yet.
+type discardingReader struct {
+	ahead, later string
+	read         bool
+}
+
+func (d *discardingReader) Read(b []byte) (int, error) {
+	d.read = true
+	if d.ahead == "" && d.later == "" {
+		return 0, io.EOF
+	}
+	n := copy(b, d.ahead+d.later)
+	all := (d.ahead + d.later)[n:]
+	d.ahead, d.later = "", all
+	return n, nil
+}
+
+// TestRunDiscardsTypedAhead: the shown hook runs once, just before the
+// first page is written and before any key is read, so keys it discards
+// (typed before a candidate was visible) decide nothing; keys typed after
+// it do.
+func TestRunDiscardsTypedAhead(t *testing.T) {
+	for _, tt := range []struct {
+		ahead, later string
+		discard      bool
+		want         string
+		reason       string
+	}{
+		{"aaa", "q", true, "ppp@0", "typed ahead and discarded: nothing decided"},
+		{"aaa", "q", false, "aaa@3", "without the hook (not a terminal) typed-ahead keys count"},
+		{"", "ar", true, "arp@2", "keys typed after the first page count"},
+		{"r", "aq", true, "app@1", "only the keys typed ahead are dropped"},
+	} {
+		p := sampleProposal(t)
+		in := &discardingReader{ahead: tt.ahead, later: tt.later}
+		calls := 0
+		var out bytes.Buffer
+		r := &Review{Proposal: p, Save: func(*selection.Proposal) error { return nil }}
+		if tt.discard {
+			r.shown = func() error {
+				calls++
+				if in.read {
+					t.Errorf("%s: the hook ran after a key was read", tt.reason)
+				}
+				if out.Len() != 0 {
+					t.Errorf("%s: the hook ran after the first page was written", tt.reason)
+				}
+				in.ahead = ""
+				return nil
+			}
+		}
+		if _, err := r.Run(in, &out); err != nil {
+			t.Fatalf("%s: %v", tt.reason, err)
+		}
+		if got := state(p); got != tt.want || (tt.discard && calls != 1) {
+			t.Errorf("%s: state %s, hook ran %d times; want %s", tt.reason, got, calls, tt.want)
+		}
 	}
 }

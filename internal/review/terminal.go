@@ -17,6 +17,11 @@ var ErrNoTerminal = errors.New("not a terminal")
 // afterwards, the review draws on the terminal's alternate screen (left
 // again at the end, so the shell's screen comes back as it was), and
 // r.Width is taken from the terminal. Output goes to out.
+//
+// Keys typed before the first candidate is on the screen (buffered by the
+// terminal while tally started) are discarded just before it is written:
+// a key press is a decision only when the person has seen what it
+// decides.
 func RunTerminal(in, out *os.File, r *Review) (Outcome, error) {
 	if err := CheckTerminal(in, out); err != nil {
 		return Outcome{}, err
@@ -31,6 +36,12 @@ func RunTerminal(in, out *os.File, r *Review) (Outcome, error) {
 		r.Width = w
 	}
 	r.Clear = true
+	r.shown = func() error {
+		if err := discardInput(fd); err != nil {
+			return fmt.Errorf("discarding keys typed before the review: %w", err)
+		}
+		return nil
+	}
 	fmt.Fprint(out, "\x1b[?1049h")
 	defer fmt.Fprint(out, "\x1b[?1049l")
 	return r.Run(in, out)
