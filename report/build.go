@@ -713,7 +713,7 @@ func (b *builder) replay() error {
 	if err != nil {
 		return err
 	}
-	rp, err := AnalyzeReplay(pairs, b.cfg.Confidence)
+	rp, err := AnalyzeReplay(pairs, b.cfg.Confidence, b.cfg.ReplayDrop)
 	if err != nil {
 		return err
 	}
@@ -723,21 +723,5 @@ func (b *builder) replay() error {
 	}
 	b.r.Replay = rp
 	b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, in)
-	b.r.Warnings = append(b.r.Warnings, replayWarnings(rp)...)
 	return nil
-}
-
-// replayWarnings are the replay analysis's caveats: the McNemar result's
-// and the one about accepted traces.
-func replayWarnings(rp *Replay) []string {
-	var w []string
-	for _, s := range rp.Result.Warnings {
-		w = append(w, "task success: "+s)
-	}
-	if n := rp.ReferenceKinds[AcceptedTrace]; n > 0 {
-		w = append(w, fmt.Sprintf(
-			"task success: %d of %d references are accepted traces, not uncompacted runs (those conversations do not fit the window uncompacted); for them the replay is a regression test against a known-good trace, not against ground truth",
-			n, rp.Result.Pairs))
-	}
-	return w
 }

@@ -119,7 +119,15 @@ func TestBuildQuarterly(t *testing.T) {
 		t.Errorf("decision %+v", d)
 	}
 	if r.Replay == nil || r.Replay.Result.Table != (power.Table{A: 157, B: 9, C: 11, D: 23}) {
-		t.Errorf("replay %+v", r.Replay)
+		t.Fatalf("replay %+v", r.Replay)
+	}
+	// Task success's caveats are the replay's, shown with it at the
+	// bottom; none is among the report's own warnings.
+	if len(r.Replay.Warnings) != 2 || slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "task success") }) {
+		t.Errorf("replay warnings %q, report warnings %q", r.Replay.Warnings, r.Warnings)
+	}
+	if r.Replay.Grade != GradeNoChange || r.Replay.Drop != DefaultReplayDrop || r.Replay.Rule == "" {
+		t.Errorf("grade %q, drop %v, rule %q", r.Replay.Grade, r.Replay.Drop, r.Replay.Rule)
 	}
 	if len(r.Items) != 295 {
 		t.Errorf("%d items, want 295", len(r.Items))

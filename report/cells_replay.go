@@ -63,7 +63,8 @@ func nbCellReplay(cx *nbCellCtx, limit int) error {
 		h.raw(`</td><td class="num">`, hPoints(iv.Lower, true), `</td><td class="num">`, hPoints(iv.Upper, true), "</td></tr>\n")
 	}
 	h.raw("</tbody>\n</table></div>\n")
-	cx.warnUnlessReported(res.Warnings)
+	// The replay's caveats (Replay.Warnings) are shown with task success,
+	// at the bottom of the page.
 	if len(rp.Discordant) == 0 {
 		return nil
 	}
@@ -96,6 +97,18 @@ func nbCellTaskSuccess(cx *nbCellCtx) error {
 	}
 	res := rp.Result
 	t := res.Table
+	// The caveats and the grading rule come first, so that the line
+	// itself is the page's last.
+	if len(rp.Warnings) > 0 {
+		h.raw("<div class=\"warnings\">\n")
+		h.list(rp.Warnings)
+		h.raw("</div>\n")
+	}
+	if rp.Rule != "" {
+		h.raw(`<p class="sub rule">`)
+		h.text(rp.Rule, 2000)
+		h.raw("</p>\n")
+	}
 	h.rawf("<p class=\"line\"><strong>Task success — reported, not gated:</strong> the reference %s/%s = %s, the candidate %s/%s = %s, over the same %s paired conversations; %s lost and %s gained",
 		hInt(t.A+t.B), hInt(res.Pairs), hPct(res.ReferenceRate), hInt(t.A+t.C), hInt(res.Pairs), hPct(res.CandidateRate), hInt(res.Pairs), hInt(t.B), hInt(t.C))
 	if ts, ok := res.Test(power.TestExact); ok {
@@ -112,6 +125,7 @@ func nbCellTaskSuccess(cx *nbCellCtx) error {
 		}
 		h.raw(".")
 	}
-	h.raw("</p>\n</section>\n")
+	h.raw("</p>\n")
+	h.raw("</section>\n")
 	return nil
 }

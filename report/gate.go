@@ -207,7 +207,7 @@ func RuleText(reg Regression) string {
 	b.WriteString("The change blocks when any row got worse. Each row is decided item by item, on the item-compactions both systems checked: ")
 	fmt.Fprintf(&b, "a class row is worse when the candidate %s, and the contradiction row when the candidate %s. ", fewer, more)
 	b.WriteString("A row with an item-compaction checked by one system only is undecided, and so is a row with an error verdict in either system unless it is worse even with every error in the candidate's favour; an undecided row blocks too, until both systems have checked every item. ")
-	b.WriteString("Otherwise the change does not block, and the gates unmet by both systems are backlog: a standard not yet met, not a merge decision. ")
+	b.WriteString("Otherwise the change passes, and the gates unmet by both systems are backlog: a standard not yet met, not a merge decision. ")
 	b.WriteString("Mean prompt size is gated by its maximum alone; task success is reported, not gated.")
 	return b.String()
 }

@@ -325,15 +325,22 @@ func BenchmarkRenderHTML(b *testing.B) {
 	}
 }
 
+// TestRenderHTMLWarningsOnce: the replay's caveats are the Replay's own
+// and show once, with task success at the bottom, not in a warnings box
+// opening the page.
 func TestRenderHTMLWarningsOnce(t *testing.T) {
 	r := sampleReport()
 	w := r.Replay.Result.Warnings[0]
-	r.Warnings = append(r.Warnings, "task success: "+w)
-	if n := strings.Count(htmlRender(t, r, nil), html.EscapeString(w)); n != 1 {
-		t.Errorf("the replay's warning %q is shown %d times; want once, at the top, where the report carries it", w, n)
+	r.Replay.Warnings = []string{"task success: " + w}
+	page := htmlRender(t, r, nil)
+	if n := strings.Count(page, html.EscapeString(w)); n != 1 {
+		t.Errorf("the replay's warning %q is shown %d times; want once, with task success", w, n)
 	}
-	r.Warnings = nil
-	if n := strings.Count(htmlRender(t, r, nil), html.EscapeString(w)); n != 1 {
-		t.Errorf("the replay's warning %q is shown %d times; want once, in the replay cell", w, n)
+	ts := strings.Index(page, `<section class="task-success">`)
+	if at := strings.Index(page, html.EscapeString(w)); ts < 0 || at < ts {
+		t.Errorf("the replay's warning is at %d, the task-success section at %d: want it in the section", at, ts)
+	}
+	if strings.Contains(page, "report-warnings") && strings.Contains(page[:strings.Index(page, "report-warnings")+500], "χ²") {
+		t.Error("the page opens with a warning about task success")
 	}
 }

@@ -387,10 +387,19 @@ func jsonKind(b []byte) string {
 
 // AnalyzeReplay computes the paired task-success analysis of pairs:
 // the McNemar tests and paired intervals at the given confidence, the
-// reference kinds, and the review queue of discordant conversations —
-// the lost ones (reference succeeded, candidate failed) first, then the
-// gained, each in input order.
-func AnalyzeReplay(pairs []ReplayPair, confidence float64) (*Replay, error) {
+// reference kinds, the review queue of discordant conversations — the
+// lost ones (reference succeeded, candidate failed) first, then the
+// gained, each in input order — and the sentence saying what the
+// difference is worth, graded by the rule ReplayRule states against
+// drop, the drop in task success of interest (a fraction in (0,1)).
+//
+// The caveats (the χ² approximation with few discordant pairs, accepted
+// traces as references) are the Replay's own Warnings: they belong with
+// task success, at the bottom of a report, not among its warnings.
+func AnalyzeReplay(pairs []ReplayPair, confidence, drop float64) (*Replay, error) {
+	if !(drop > 0 && drop < 1) {
+		return nil, fmt.Errorf("replay: the drop of interest must be strictly between 0 and 1, got %v", drop)
+	}
 	var t power.Table
 	kinds := map[string]*power.Table{}
 	var lost, gained []ReplayPair
@@ -431,44 +440,82 @@ func AnalyzeReplay(pairs []ReplayPair, confidence float64) (*Replay, error) {
 		}
 	}
 	r.Discordant = append(lost, gained...)
-	r.Sentence = replaySentence(res)
+	r.Drop = drop
+	r.Grade, r.Sentence = replaySentence(res, drop)
+	r.Rule = ReplayRule(res.Confidence, drop)
+	for _, w := range res.Warnings {
+		r.Warnings = append(r.Warnings, "task success: "+w)
+	}
+	if n := r.ReferenceKinds[AcceptedTrace]; n > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf(
+			"task success: %d of %d references are accepted traces, not uncompacted runs (those conversations do not fit the window uncompacted); for them the replay is a regression test against a known-good trace, not against ground truth",
+			n, res.Pairs))
+	}
 	return r, nil
 }
 
-// replaySentence says in words what the replay's difference is worth.
-func replaySentence(res power.Result) string {
+// ReplayRule states how the task-success sentence is graded, at a
+// confidence level and a drop of interest d (fractions).
+func ReplayRule(confidence, drop float64) string {
+	return fmt.Sprintf("Graded by the exact McNemar test at α = %.4g and the %s Newcombe interval of the difference, against a drop of interest d = %s points: "+
+		"significant when p < α; otherwise inconclusive when the interval's lower end is below −%s points (a drop of d is not ruled out); otherwise consistent with no change. "+
+		"Task success is reported, not gated.",
+		1-confidence, confidenceLabel(confidence), unsignedPoints(drop), unsignedPoints(drop))
+}
+
+// replaySentence grades the replay's difference by the rule ReplayRule
+// states and says in words what it is worth.
+func replaySentence(res power.Result, drop float64) (grade, sentence string) {
 	exact, _ := res.Test(power.TestExact)
 	iv, _ := res.Interval(power.IntervalNewcombe)
 	t := res.Table
-	if res.Discordant == 0 {
-		return fmt.Sprintf("The two runs agree on all %d conversations: the replay says nothing about a difference, in either direction.", res.Pairs)
+	// α to 12 decimals, so that 1 − 0.95 is 0.05 and p = 0.05 is not
+	// below it.
+	alpha := math.Round((1-res.Confidence)*1e12) / 1e12
+	switch {
+	case exact.PValue < alpha:
+		grade = GradeSignificant
+	case !(iv.Lower >= -drop): // NaN counts as not ruled out
+		grade = GradeInconclusive
+	default:
+		grade = GradeNoChange
 	}
-	diff := fmt.Sprintf("The difference, %s points (%s newcombe interval %s to %s points)",
-		signedPoints(res.Difference), confidenceLabel(res.Confidence), signedPoints(iv.Lower), signedPoints(iv.Upper))
-	alpha := 1 - res.Confidence
-	testRejects := exact.PValue <= alpha
-	intervalExcludes := iv.Lower > 0 || iv.Upper < 0
+	ivText := fmt.Sprintf("%s newcombe interval %s to %s points", confidenceLabel(res.Confidence), signedPoints(iv.Lower), signedPoints(iv.Upper))
+	d := unsignedPoints(drop)
 	dir := "higher"
 	if res.Difference < 0 {
 		dir = "lower"
 	}
-	switch {
-	case !testRejects && !intervalExcludes:
-		return fmt.Sprintf("%s, is not evidence of anything, in either direction: %d gained against %d lost is what chance alone often gives.",
-			diff, t.C, t.B)
-	case testRejects && intervalExcludes:
-		return fmt.Sprintf("%s, is unlikely to be chance alone (exact McNemar p = %s): task success under the candidate is %s. It is reported, not gated; the per-item rows decide the change.",
-			diff, formatP(exact.PValue), dir)
+	var b strings.Builder
+	if res.Discordant == 0 {
+		fmt.Fprintf(&b, "The two runs agree on all %d conversations (%s): the replay saw no difference", res.Pairs, ivText)
+		if grade == GradeInconclusive {
+			fmt.Fprintf(&b, ", but it is inconclusive: with %d conversations the interval does not rule out a drop of as much as %s points, more than the %s-point drop of interest. More replayed conversations would settle it.", res.Pairs, unsignedPoints(-iv.Lower), d)
+		} else {
+			fmt.Fprintf(&b, "; the interval rules out a drop of %s points or more: consistent with no change.", d)
+		}
+		return grade, b.String()
 	}
-	// The exact test and the interval disagree: the data sit at the
-	// edge of what either can tell from chance.
-	level := confidenceLabel(alpha)
-	why := fmt.Sprintf("the interval leaves out 0, but the exact McNemar test does not rule out chance at the %s level (p = %s)", level, formatP(exact.PValue))
-	if testRejects {
-		why = fmt.Sprintf("the exact McNemar test rules out chance at the %s level (p = %s), but the interval includes 0", level, formatP(exact.PValue))
+	fmt.Fprintf(&b, "The difference, %s points (%s)", signedPoints(res.Difference), ivText)
+	switch grade {
+	case GradeSignificant:
+		fmt.Fprintf(&b, ", is significant: the exact McNemar test rules out chance alone at the %s level (p = %s), so task success under the candidate is %s.",
+			confidenceLabel(alpha), formatP(exact.PValue), dir)
+		if iv.Lower <= 0 && iv.Upper >= 0 {
+			b.WriteString(" The interval still includes 0, so the evidence is weak; more replayed conversations would settle it.")
+		}
+	case GradeInconclusive:
+		fmt.Fprintf(&b, ", is inconclusive: %d lost against %d gained could be chance (exact McNemar p = %s), but a drop of as much as %s points is not ruled out, more than the %s-point drop of interest. More replayed conversations would settle it.",
+			t.B, t.C, formatP(exact.PValue), unsignedPoints(-iv.Lower), d)
+	default:
+		fmt.Fprintf(&b, ", is not evidence of anything, in either direction: %d gained against %d lost is what chance alone often gives (exact McNemar p = %s), and the interval rules out a drop of %s points or more: consistent with no change.",
+			t.C, t.B, formatP(exact.PValue), d)
+		if iv.Lower > 0 || iv.Upper < 0 {
+			fmt.Fprintf(&b, " The interval leaves out 0, but the exact test does not rule out chance at the %s level.", confidenceLabel(alpha))
+		}
 	}
-	return fmt.Sprintf("%s, is borderline: %s. The two disagree, so the evidence that task success under the candidate is %s is weak; more replayed conversations would settle it. It is reported, not gated; the per-item rows decide the change.",
-		diff, why, dir)
+	b.WriteString(" It is reported, not gated; the per-item rows decide the change.")
+	return grade, b.String()
 }
 
 // signedPoints formats a difference of rates as signed percentage
@@ -480,6 +527,10 @@ func signedPoints(d float64) string {
 	}
 	return strings.Replace(s, "-", "−", 1)
 }
+
+// unsignedPoints formats a fraction as percentage points with one
+// decimal, without a sign.
+func unsignedPoints(d float64) string { return fmt.Sprintf("%.1f", 100*d) }
 
 // confidenceLabel formats a confidence level such as 0.95 as "95%".
 func confidenceLabel(c float64) string { return fmt.Sprintf("%.4g%%", 100*c) }

@@ -3,10 +3,12 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/stats"
 )
 
 const quarterlyReplay = "../examples/quarterly/replay.jsonl"
@@ -16,7 +18,7 @@ func TestReplayQuarterly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, err := AnalyzeReplay(pairs, 0.95)
+	rp, err := AnalyzeReplay(pairs, 0.95, DefaultReplayDrop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,32 +47,83 @@ func TestReplayQuarterly(t *testing.T) {
 	if d := exact.PValue - 0.8238029; d > 1e-7 || d < -1e-7 {
 		t.Errorf("exact p %v, R says 0.8238029", exact.PValue)
 	}
-	if !strings.Contains(rp.Sentence, "is not evidence of anything, in either direction") {
-		t.Errorf("sentence: %s", rp.Sentence)
+	// −3.6 to +5.6 points rules out the 5-point drop of interest.
+	const want = "The difference, +1.0 points (95% newcombe interval −3.6 to +5.6 points), is not evidence of anything, in either direction: " +
+		"11 gained against 9 lost is what chance alone often gives (exact McNemar p = 0.824), and the interval rules out a drop of 5.0 points or more: consistent with no change. " +
+		"It is reported, not gated; the per-item rows decide the change."
+	if rp.Sentence != want || rp.Grade != GradeNoChange || rp.Drop != DefaultReplayDrop {
+		t.Errorf("grade %q, sentence:\n%s\nwant\n%s", rp.Grade, rp.Sentence, want)
+	}
+	if !strings.Contains(rp.Rule, "significant when p < α; otherwise inconclusive when the interval's lower end is below −5.0 points") {
+		t.Errorf("rule %q", rp.Rule)
+	}
+	// The caveats are the replay's own, for the task-success section.
+	if len(rp.Warnings) != 2 || !strings.Contains(rp.Warnings[0], "χ² approximation") || !strings.Contains(rp.Warnings[1], "40 of 200 references are accepted traces") {
+		t.Errorf("replay warnings %q", rp.Warnings)
 	}
 }
 
+// TestReplayGrade pins the grading rule's boundaries: significant when
+// the exact p is below α (p = α is not); otherwise inconclusive when the
+// interval's lower end is below −d (at −d exactly the drop is ruled out);
+// otherwise consistent with no change.
+func TestReplayGrade(t *testing.T) {
+	const d = 0.05
+	result := func(p, lower, upper float64, b, c int) power.Result {
+		return power.Result{Table: power.Table{A: 150, B: b, C: c, D: 50 - b - c}, Confidence: 0.95, Pairs: 200, Discordant: b + c,
+			Difference: float64(c-b) / 200,
+			Tests:      []power.Test{{Method: string(power.TestExact), PValue: p}},
+			Intervals:  []stats.Interval{{Method: string(power.IntervalNewcombe), Lower: lower, Upper: upper}}}
+	}
+	tests := []struct {
+		reason string
+		res    power.Result
+		grade  string
+		want   string // in the sentence
+		not    string // never in the sentence
+	}{
+		{"p just below α: significant", result(0.0499, -0.09, -0.01, 15, 3), GradeSignificant, "is significant: the exact McNemar test rules out chance alone at the 5% level (p = 0.050)", "in either direction"},
+		{"p = α is not significant; the interval reaches below −d", result(0.05, -0.092, 0.001, 15, 6), GradeInconclusive, "a drop of as much as 9.2 points is not ruled out", "chance alone often gives"},
+		{"lower end exactly −d: a drop of d is ruled out", result(0.5, -0.05, 0.04, 6, 5), GradeNoChange, "is not evidence of anything, in either direction", "inconclusive"},
+		{"lower end just below −d: inconclusive", result(0.5, -0.0501, 0.04, 6, 5), GradeInconclusive, "a drop of as much as 5.0 points is not ruled out, more than the 5.0-point drop of interest", "in either direction"},
+		{"the source's case: 15 lost, 6 gained, p = 0.078, −9.2 to +0.1", result(0.078, -0.092, 0.001, 15, 6), GradeInconclusive,
+			"is inconclusive: 15 lost against 6 gained could be chance (exact McNemar p = 0.078), but a drop of as much as 9.2 points is not ruled out", "chance alone often gives"},
+		{"significant though the interval includes 0: said to be weak", result(0.04, -0.001, 0.06, 2, 9), GradeSignificant, "The interval still includes 0", ""},
+		{"no change with the interval leaving out 0", result(0.065, 0.004, 0.135, 2, 9), GradeNoChange, "The interval leaves out 0, but the exact test does not rule out chance", ""},
+		{"no discordant pairs, narrow interval", result(1, -0.019, 0.019, 0, 0), GradeNoChange, "The two runs agree on all 200 conversations", "inconclusive"},
+		{"no discordant pairs, wide interval", result(1, -0.11, 0.11, 0, 0), GradeInconclusive, "does not rule out a drop of as much as 11.0 points", "in either direction"},
+		{"an undefined lower end is not a drop ruled out", result(0.5, math.NaN(), math.NaN(), 3, 3), GradeInconclusive, "inconclusive", ""},
+	}
+	for _, tt := range tests {
+		grade, got := replaySentence(tt.res, d)
+		if grade != tt.grade || !strings.Contains(got, tt.want) || (tt.not != "" && strings.Contains(got, tt.not)) {
+			t.Errorf("%s: grade %q (want %q), sentence %q: want %q, never %q", tt.reason, grade, tt.grade, got, tt.want, tt.not)
+		}
+	}
+}
+
+// TestReplaySentence runs the grading on real McNemar results.
 func TestReplaySentence(t *testing.T) {
 	tests := []struct {
 		name  string
 		table power.Table
 		conf  float64 // 0.95 when 0
+		grade string
 		want  string
 	}{
-		{name: "no discordant pairs", table: power.Table{A: 10, D: 2}, want: "The two runs agree on all 12 conversations"},
-		{name: "a real drop", table: power.Table{A: 150, B: 30, C: 2, D: 18}, want: "is unlikely to be chance alone (exact McNemar p = < 0.0001): task success under the candidate is lower"},
-		{name: "noise", table: power.Table{A: 157, B: 9, C: 11, D: 23}, want: "The difference, +1.0 points (95% newcombe interval"},
-		{name: "noise: test and interval agree", table: power.Table{A: 157, B: 9, C: 11, D: 23}, want: "is not evidence of anything, in either direction: 11 gained against 9 lost"},
+		{name: "no discordant pairs", table: power.Table{A: 10, D: 2}, grade: GradeInconclusive, want: "The two runs agree on all 12 conversations"},
+		{name: "a real drop", table: power.Table{A: 150, B: 30, C: 2, D: 18}, grade: GradeSignificant, want: "is significant: the exact McNemar test rules out chance alone at the 5% level (p = < 0.0001), so task success under the candidate is lower"},
+		{name: "noise on 200 conversations", table: power.Table{A: 157, B: 9, C: 11, D: 23}, grade: GradeNoChange, want: "is not evidence of anything, in either direction: 11 gained against 9 lost"},
+		{name: "15 lost, 6 gained on 200", table: power.Table{A: 151, B: 15, C: 6, D: 28}, grade: GradeInconclusive,
+			want: "The difference, −4.5 points (95% newcombe interval −9.2 to +0.1 points), is inconclusive: 15 lost against 6 gained could be chance (exact McNemar p = 0.078), but a drop of as much as 9.2 points is not ruled out"},
 		// The exact2x2 vignette's b = 2, c = 9: exact p 0.065 > 0.05, and
 		// Newcombe's interval (+0.4, +13.5 points) leaves out 0.
-		{name: "interval excludes 0, test does not reject", table: power.Table{A: 50, B: 2, C: 9, D: 39},
-			want: "The difference, +7.0 points (95% newcombe interval +0.4 to +13.5 points), is borderline: the interval leaves out 0, but the exact McNemar test does not rule out chance at the 5% level (p = 0.065). " +
-				"The two disagree, so the evidence that task success under the candidate is higher is weak; more replayed conversations would settle it. It is reported, not gated; the per-item rows decide the change."},
-		// 0 lost and 8 gained in 318: exact p = 2/256 ≤ 0.01, but the
-		// 99% Newcombe interval starts just below 0.
-		{name: "test rejects, interval includes 0", table: power.Table{A: 10, B: 0, C: 8, D: 300}, conf: 0.99,
-			want: "The difference, +2.5 points (99% newcombe interval −0.1 to +5.9 points), is borderline: the exact McNemar test rules out chance at the 1% level (p = 0.008), but the interval includes 0. " +
-				"The two disagree, so the evidence that task success under the candidate is higher is weak; more replayed conversations would settle it. It is reported, not gated; the per-item rows decide the change."},
+		{name: "interval excludes 0, test does not reject", table: power.Table{A: 50, B: 2, C: 9, D: 39}, grade: GradeNoChange,
+			want: "The interval leaves out 0, but the exact test does not rule out chance at the 5% level."},
+		// 0 lost and 8 gained in 318: exact p = 2/256 < 0.01, but the 99%
+		// Newcombe interval starts just below 0.
+		{name: "test rejects, interval includes 0", table: power.Table{A: 10, B: 0, C: 8, D: 300}, conf: 0.99, grade: GradeSignificant,
+			want: "The difference, +2.5 points (99% newcombe interval −0.1 to +5.9 points), is significant: the exact McNemar test rules out chance alone at the 1% level (p = 0.008), so task success under the candidate is higher. The interval still includes 0"},
 	}
 	for _, tt := range tests {
 		conf := tt.conf
@@ -81,28 +134,9 @@ func TestReplaySentence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := replaySentence(res)
-		if !strings.Contains(got, tt.want) {
-			t.Errorf("%s: %q does not contain %q", tt.name, got, tt.want)
-		}
-		// The branch must be the one the test and interval call for.
-		if res.Discordant == 0 {
-			continue
-		}
-		exact, _ := res.Test(power.TestExact)
-		iv, _ := res.Interval(power.IntervalNewcombe)
-		rejects, excludes := exact.PValue <= 1-conf, iv.Lower > 0 || iv.Upper < 0
-		var branch string
-		switch {
-		case rejects && excludes:
-			branch = "is unlikely to be chance alone"
-		case !rejects && !excludes:
-			branch = "is not evidence of anything"
-		default:
-			branch = "is borderline"
-		}
-		if !strings.Contains(got, branch) {
-			t.Errorf("%s: exact p %v, interval [%v, %v]: %q lacks %q", tt.name, exact.PValue, iv.Lower, iv.Upper, got, branch)
+		grade, got := replaySentence(res, DefaultReplayDrop)
+		if grade != tt.grade || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: grade %q (want %q), %q does not contain %q", tt.name, grade, tt.grade, got, tt.want)
 		}
 	}
 }
@@ -187,7 +221,7 @@ func TestWriteQueueOWASP(t *testing.T) {
 		pairs = append(pairs, ReplayPair{ConversationID: id, Reference: ref, Candidate: cand, ReferenceKind: Uncompacted})
 	}
 	pairs = append(pairs, ReplayPair{ConversationID: "same", Reference: Success, Candidate: Success, ReferenceKind: AcceptedTrace})
-	rp, err := AnalyzeReplay(pairs, 0.95)
+	rp, err := AnalyzeReplay(pairs, 0.95, DefaultReplayDrop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +274,7 @@ func FuzzReadReplay(f *testing.F) {
 			}
 			seen[p.ConversationID] = true
 		}
-		rp, err := AnalyzeReplay(pairs, 0.95)
+		rp, err := AnalyzeReplay(pairs, 0.95, DefaultReplayDrop)
 		if err != nil {
 			t.Fatal(err)
 		}

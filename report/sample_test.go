@@ -428,7 +428,9 @@ func sampleReplay(conf float64) *Replay {
 		}
 		rp.Discordant = append(rp.Discordant, p)
 	}
-	rp.Sentence = replaySentence(res)
+	rp.Drop = DefaultReplayDrop
+	rp.Grade, rp.Sentence = replaySentence(res, rp.Drop)
+	rp.Rule = ReplayRule(res.Confidence, rp.Drop)
 	return rp
 }
 

@@ -35,10 +35,16 @@ type replayJSON struct {
 	Queue          []queueJSON      `json:"review_queue"`
 	QueueFile      string           `json:"queue_file,omitempty"`
 	Sentence       string           `json:"sentence"`
+	// Grade is the sentence's grade: "significant", "inconclusive" or
+	// "no change", under Rule, against Drop (a fraction).
+	Grade string  `json:"grade"`
+	Rule  string  `json:"rule"`
+	Drop  float64 `json:"drop"`
 }
 
 func newReplayJSON(rp *report.Replay, queueFile string) replayJSON {
 	out := replayJSON{mcnemarJSON: newMcNemarJSON(rp.Result), QueueFile: queueFile, Sentence: rp.Sentence,
+		Grade: rp.Grade, Rule: rp.Rule, Drop: rp.Drop,
 		ReferenceKinds: []replayKindJSON{}, Queue: []queueJSON{}}
 	for _, k := range rp.ByKind {
 		out.ReferenceKinds = append(out.ReferenceKinds, replayKindJSON{Kind: k.Kind, Pairs: k.Table.Pairs(),
@@ -60,11 +66,11 @@ func queueChange(p report.ReplayPair) string {
 
 func newReplayCmd(opts *options) *cobra.Command {
 	var (
-		confidence float64
-		output     string
+		confidence, drop float64
+		output           string
 	)
 	cmd := &cobra.Command{
-		Use:   "replay PAIRS.jsonl [-o queue.csv] [--confidence 0.95]",
+		Use:   "replay PAIRS.jsonl [-o queue.csv] [--confidence 0.95] [--drop 0.05]",
 		Short: "Paired task success of a replay: McNemar tests, paired intervals, the review queue",
 		Long: `replay analyses a behavioural replay: each recorded conversation run twice
 from the same prefix, once as the reference (an uncompacted run, or for
@@ -79,7 +85,13 @@ how many accepted traces, and the review queue: the discordant conversations,
 lost before gained, the only ones carrying information about the change.
 With -o it writes the queue as CSV for reviewers, atomically, with empty
 reviewer, caused_by_compaction and notes columns; a cell starting with
-= + - @ tab CR or NUL is prefixed with ' so that no spreadsheet runs it.`,
+= + - @ tab CR or NUL is prefixed with ' so that no spreadsheet runs it.
+
+Its last line grades the difference by a rule it prints with it:
+significant when the exact McNemar p is below α (1 − confidence);
+otherwise inconclusive when the interval's lower end is below −d, a drop of
+d (--drop, default 0.05: five points) not being ruled out; otherwise
+consistent with no change.`,
 		Example: "  tally replay examples/quarterly/replay.jsonl -o queue.csv",
 		Args:    cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
@@ -87,7 +99,10 @@ reviewer, caused_by_compaction and notes columns; a cell starting with
 			if err != nil {
 				return err
 			}
-			rp, err := report.AnalyzeReplay(pairs, confidence)
+			if !(drop > 0 && drop < 1) {
+				return usagef("--drop %v: want a drop in task success strictly between 0 and 1, such as 0.05 for five points", drop)
+			}
+			rp, err := report.AnalyzeReplay(pairs, confidence, drop)
 			if err != nil {
 				return fmt.Errorf("--confidence %v: %w", confidence, err)
 			}
@@ -103,6 +118,7 @@ reviewer, caused_by_compaction and notes columns; a cell starting with
 		}),
 	}
 	cmd.Flags().Float64Var(&confidence, "confidence", 0.95, "confidence level of the intervals, strictly between 0 and 1")
+	cmd.Flags().Float64Var(&drop, "drop", report.DefaultReplayDrop, "the drop in task success of interest, as a fraction: an interval reaching below −drop is inconclusive")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the review queue as CSV to this file, atomically")
 	return cmd
 }
@@ -146,6 +162,7 @@ func writeReplayText(cmd *cobra.Command, rp *report.Replay, output string) error
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, rp.Sentence)
+	fmt.Fprintf(w, "rule: %s\n", rp.Rule)
 	return nil
 }
 
