@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,9 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/selection"
 )
 
 // selCLI runs the CLI in-process like cli, with select and signals
@@ -77,8 +82,10 @@ func fixtureIDs(t *testing.T) []string {
 
 // TestSelectExample: with budget 40 the selection is exactly the sessions
 // the example fixtures were built from, -o writes them as JSONL, and the
-// text says how they compare with 200 random sessions: they carry more
-// decisions than the 95% range of 200 random ones.
+// text says how they compare with random sessions, like with like: they
+// carry more decisions than the 95% range of 40 random ones, and more per
+// session and per annotation hour. The head of the output, down to those
+// figures, is testdata/select_quarterly_40.txt (README.md shows it).
 func TestSelectExample(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "selected.jsonl")
 	stdout, stderr, code := selCLI(t, "select", exampleSessions, "--budget", "40", "-o", out)
@@ -113,14 +120,21 @@ func TestSelectExample(t *testing.T) {
 	for _, s := range []string{
 		"20000 sessions, 102 incidents, 13297 never compact (66.5%)",
 		"the incidents alone exceed it",
-		"decisions                   1572      577.7             289.9–1174.1",
-		"The 40 selected sessions carry more decisions than 200 random ones: 1572 against a mean of 578 (95% range 290–1174).",
+		"decisions                   1572      117.6            25.0–383.0",
+		"The 40 selected sessions carry more decisions than 40 random ones: 1572 against a mean of 118 (95% range 25–383).",
+		"Per session: 39.3 decisions against 2.9. Per annotation hour at 2 minutes: 1194 against 134.",
 		"note: incidents alone exceed the budget: 102 incidents for 40 sessions",
 	} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("output lacks %q", s)
 		}
 	}
+	end := strings.Index(stdout, "\nAnnotation time per conversation")
+	if end < 0 {
+		t.Fatalf("no annotation-time line:\n%s", stdout)
+	}
+	golden(t, "select_quarterly_40.txt", "$ tally select examples/quarterly/sessions.jsonl --budget 40\n"+
+		strings.ReplaceAll(stdout[:end], exampleSessions, "examples/quarterly/sessions.jsonl"))
 }
 
 // exampleSelection is the committed output of
@@ -130,7 +144,7 @@ var exampleSelection = filepath.Join("..", "..", "examples", "quarterly", "selec
 
 // TestSelectCommittedSelection: re-running select on the example quarter
 // gives the committed selection.json byte for byte, and it is the 40
-// fixture sessions carrying more decisions than 200 random ones.
+// fixture sessions carrying more decisions than 40 random ones.
 func TestSelectCommittedSelection(t *testing.T) {
 	stdout, stderr, code := selCLI(t, "select", exampleSessions, "--budget", "40", "--format", "json")
 	if code != 0 {
@@ -197,7 +211,7 @@ func TestSelectJSONContract(t *testing.T) {
 			t.Errorf("%s keys %v, want %v", what, got, want)
 		}
 	}
-	check("top", keys(stdout2raw(stdout)), []string{"budget", "budget_hours", "seed", "incidents", "incidents_exceed_budget", "selected", "random", "sessions", "warnings"})
+	check("top", keys(stdout2raw(stdout)), []string{"budget", "budget_hours", "minutes_per_fixture", "seed", "read", "incidents", "incidents_exceed_budget", "selected", "random", "sessions", "warnings"})
 	check("selected", keys(m["selected"]), []string{"sessions", "never_compact", "compactions", "decisions", "items", "annotation_hours"})
 	var sel map[string]json.RawMessage
 	json.Unmarshal(m["selected"], &sel)
@@ -230,7 +244,7 @@ func TestSelectJSONContract(t *testing.T) {
 	}
 	json.Unmarshal([]byte(stdout), &top)
 	if top.Budget == nil || *top.Budget != 40 || top.BudgetHours != nil || top.Seed != 1 || top.Incidents != 102 || !top.Exceed ||
-		top.Random.Size != 200 || top.Random.Draws != 1000 {
+		top.Random.Size != 40 || top.Random.Draws != 1000 {
 		t.Errorf("header %+v", top)
 	}
 
@@ -391,8 +405,66 @@ func TestSelectStdin(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err, errb.String())
 	}
-	var rep selectJSON
+	var rep selection.Summary
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Sessions) != 1 || rep.Sessions[0].ID != "a" || rep.Random != nil {
 		t.Errorf("%v: %s", err, out.String())
+	}
+}
+
+// TestSelectRoundTrip: what `tally select --format json` writes, `tally
+// report` reads back unchanged: any int64 --seed (2⁵³+1 is where a
+// float64 would round, -1 is where an unsigned flag would refuse, the
+// extremes), and a --budget-hours budget, which the summary keeps with
+// the minutes per fixture it was counted at.
+func TestSelectRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "s.jsonl")
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, `{"session_id":"s%02d","turns":%d,"compactions":%d,"items":%d}`+"\n", i, 5+i, i%3, i%5)
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	for _, tt := range []struct {
+		args   []string
+		seed   int64
+		hours  float64 // 0: a budget in sessions
+		reason string
+	}{
+		{[]string{"--seed", "9007199254740993"}, 9007199254740993, 0, "2⁵³+1"},
+		{[]string{"--seed", "-1"}, -1, 0, "negative"},
+		{[]string{"--seed", "9223372036854775807"}, math.MaxInt64, 0, "the largest int64"},
+		{[]string{"--seed", "-9223372036854775808"}, math.MinInt64, 0, "the smallest int64"},
+		{[]string{"--budget-hours", "0.5", "--minutes-per-fixture", "3", "--seed", "7"}, 7, 0.5, "a budget in hours"},
+	} {
+		args := append([]string{"select", in, "--format", "json"}, tt.args...)
+		stdout, stderr, code := selCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tt.reason, code, stderr)
+		}
+		var sum selection.Summary
+		if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+			t.Fatalf("%s: %v", tt.reason, err)
+		}
+		rep, err := report.ParseSelection("sel.json", []byte(stdout))
+		if err != nil {
+			t.Fatalf("%s: report cannot read what select wrote: %v", tt.reason, err)
+		}
+		if sum.Seed != tt.seed || rep.Seed != tt.seed {
+			t.Errorf("%s: --seed %d written as %d, read by report as %d", tt.reason, tt.seed, sum.Seed, rep.Seed)
+		}
+		if rep.Selected.Sessions != len(sum.Sessions) || rep.Random.Size != len(sum.Sessions) || len(rep.Sessions) != len(sum.Sessions) {
+			t.Errorf("%s: report read %+v", tt.reason, rep)
+		}
+		if tt.hours > 0 {
+			if sum.Budget != nil || sum.BudgetHours == nil || *sum.BudgetHours != tt.hours || sum.MinutesPerFixture != 3 {
+				t.Errorf("%s: budget %v, hours %v at %v minutes", tt.reason, sum.Budget, sum.BudgetHours, sum.MinutesPerFixture)
+			}
+		} else if sum.Budget == nil || *sum.Budget != 40 || rep.Budget != 40 || sum.BudgetHours != nil {
+			t.Errorf("%s: budget %v (report %d), hours %v", tt.reason, sum.Budget, rep.Budget, sum.BudgetHours)
+		}
+	}
+	// Seeds beyond int64 are refused at the flag, not wrapped.
+	if _, stderr, code := selCLI(t, "select", in, "--seed", "18446744073709551615"); code != 2 || !strings.Contains(stderr, "--seed") {
+		t.Errorf("seed 2⁶⁴−1: exit %d, %s", code, stderr)
 	}
 }
