@@ -8,13 +8,19 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/tally-eval/tally/fixture"
 )
 
 // MarkdownMaxItems is the most items WriteMarkdown names under one row
 // that got worse; the rest are counted (the HTML and XLSX reports list
 // every one).
 const MarkdownMaxItems = 20
+
+// mdMaxUnpaired is the most item-compactions checked by one system
+// only that WriteMarkdown names under an undecided row; the rest are
+// counted.
+const mdMaxUnpaired = 5
 
 // mdMaxRunes is the most characters of one untrusted string (a literal,
 // an answer) WriteMarkdown shows.
@@ -23,15 +29,14 @@ const mdMaxRunes = 160
 // WriteMarkdown writes r's summary as GitHub Markdown, for a pull-request
 // comment or a CI step summary: the verdict line, the gates table
 // (incumbent and candidate per class, contradictions, mean prompt size),
-// the rows that got worse with the items lost named, the undecided rows,
-// the backlog, the notes, and task success on the last line, reported
-// and not gated.
+// the rows that got worse with the items lost named, the undecided rows
+// with the item-compactions that make them so, the backlog, the notes,
+// and last the task-success section, reported and not gated, ending
+// with its one-line result.
 //
-// Every string from the inputs is shown in a code span (no Markdown,
-// HTML, mention or link is interpreted inside one), with control
-// characters replaced and pipes escaped in tables; the configuration's
-// title and period and the warnings are escaped as text. The same report
-// gives the same bytes.
+// Every string from the inputs goes through mdEscape: GitHub shows it
+// as text, never as HTML, a link, a mention, a reference or Markdown,
+// and it never adds a table cell. The same report gives the same bytes.
 func WriteMarkdown(w io.Writer, r *Report) error {
 	if r == nil {
 		return errors.New("report: WriteMarkdown: nil report")
@@ -46,9 +51,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	m.notes(r)
 	m.taskSuccess(r)
 	if m.err != nil {
-		return m.err
+		return fmt.Errorf("report: WriteMarkdown: %w", m.err)
 	}
-	return m.w.Flush()
+	if err := m.w.Flush(); err != nil {
+		return fmt.Errorf("report: WriteMarkdown: %w", err)
+	}
+	return nil
 }
 
 type mdWriter struct {
@@ -63,29 +71,33 @@ func (m *mdWriter) printf(format string, args ...any) {
 }
 
 func (m *mdWriter) header(r *Report) {
-	title := mdText(r.Title)
-	if r.Period != "" {
-		title += " — " + mdText(r.Period)
+	title := mdEscape(r.Title)
+	if title == "" {
+		title = "Compaction change report"
+	}
+	if p := mdEscape(r.Period); p != "" {
+		title += " — " + p
 	}
 	m.printf("# %s\n\n", title)
-	m.printf("Candidate %s against incumbent %s, %s intervals. Generated %s", mdCode(r.Candidate, false), mdCode(r.Incumbent, false),
+	m.printf("Candidate %s against incumbent %s, %s intervals. Generated %s", mdQuote(r.Candidate), mdQuote(r.Incumbent),
 		confidenceLabel(r.Confidence), r.Generated.UTC().Format(time.RFC3339))
-	if v := r.Provenance.Version; v != "" {
-		m.printf(" by tally %s", mdText(v))
+	if v := mdEscape(r.Provenance.Version); v != "" {
+		m.printf(" by tally %s", v)
 	}
 	m.printf(".\n\n")
 }
 
 func (m *mdWriter) verdict(r *Report) {
 	d := r.Decision
+	const why = "judge errors, or item-compactions checked by one system only"
 	switch {
 	case d.Blocks && len(d.Worse) > 0:
 		m.printf("**Verdict: blocks.** Rows that got worse under the candidate: %s.", mdNames(d.Worse))
 		if len(d.Undecided) > 0 {
-			m.printf(" Undecided because of judge errors: %s.", mdNames(d.Undecided))
+			m.printf(" Undecided (%s): %s.", why, mdNames(d.Undecided))
 		}
 	case d.Blocks:
-		m.printf("**Verdict: blocks.** No row got worse, but %s cannot be compared because of judge errors; re-run `tally check`.", mdNames(d.Undecided))
+		m.printf("**Verdict: blocks.** No row got worse, but %s cannot be compared (%s); re-run `tally check`.", mdNames(d.Undecided), why)
 	default:
 		m.printf("**Verdict: does not block.** No row got worse under the candidate.")
 	}
@@ -96,7 +108,7 @@ func (m *mdWriter) verdict(r *Report) {
 }
 
 func (m *mdWriter) gates(r *Report) {
-	m.printf("| row | gate | incumbent | gate | candidate | gate | change |\n")
+	m.printf("| row | gate | incumbent | incumbent vs gate | candidate | candidate vs gate | change |\n")
 	m.printf("|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Classes {
 		gate := "none"
@@ -107,7 +119,10 @@ func (m *mdWriter) gates(r *Report) {
 		if c.Pairs.Discordant() > 0 {
 			change += ", exact McNemar p = " + formatP(c.McNemar.PValue)
 		}
-		m.printf("| %s | %s | %s | %s | %s | %s | %s |\n", c.Class, gate,
+		if n := len(c.OnlyIncumbent) + len(c.OnlyCandidate); n > 0 {
+			change += fmt.Sprintf("; %d checked by one system only", n)
+		}
+		m.printf("| %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(string(c.Class)), gate,
 			mdShare(c.Incumbent), mdGate(c.Incumbent.Gate), mdShare(c.Candidate), mdGate(c.Candidate.Gate), change)
 	}
 	k := r.Contradictions
@@ -123,7 +138,7 @@ func (m *mdWriter) gates(r *Report) {
 	}
 	m.printf("| mean prompt tokens | %s | %s | %s | %s | %s | %s |\n\n", gate,
 		mdPrompt(p.Incumbent), mdGate(p.IncumbentGate), mdPrompt(p.Candidate), mdGate(p.CandidateGate), mdChange(p.Change))
-	m.printf("Retained = verbatim + supported, with the Wilson interval; absent and contradicted are counted apart, and an error verdict is never a pass. The rule: %s\n\n", mdText(r.Decision.Rule))
+	m.printf("Retained = verbatim + supported, with the Wilson interval; absent and contradicted are counted apart, and an error verdict is never a pass. The rule: %s\n\n", mdEscape(r.Decision.Rule))
 }
 
 func (m *mdWriter) worse(r *Report) {
@@ -136,7 +151,7 @@ func (m *mdWriter) worse(r *Report) {
 		if c.Change != Worse {
 			continue
 		}
-		m.printf("### %s: %d/%d retained by the incumbent, %d/%d by the candidate\n\n", c.Class,
+		m.printf("### %s: %d/%d retained by the incumbent, %d/%d by the candidate\n\n", mdEscape(string(c.Class)),
 			c.Incumbent.Counts.Retained(), c.Incumbent.Counts.Items, c.Candidate.Counts.Retained(), c.Candidate.Counts.Items)
 		m.printf("%d lost, %d gained; exact McNemar p = %s on the item-level pairs (context, not the rule).", len(c.Lost), len(c.Gained), formatP(c.McNemar.PValue))
 		if len(c.Lost) > 0 {
@@ -156,6 +171,11 @@ func (m *mdWriter) worse(r *Report) {
 	}
 }
 
+// mdKey names an item-compaction: its conversation, compaction and item.
+func mdKey(k ItemKey) string {
+	return fmt.Sprintf("%s compaction %d, item %s", mdName(k.ConversationID), k.Compaction, mdName(k.ItemID))
+}
+
 // items lists items by key, at most MarkdownMaxItems, each with the
 // candidate's verdict and answer; withClass names each item's class.
 func (m *mdWriter) items(r *Report, idx map[ItemKey]int, keys []ItemKey, withClass bool) {
@@ -164,7 +184,7 @@ func (m *mdWriter) items(r *Report, idx map[ItemKey]int, keys []ItemKey, withCla
 			m.printf("- … and %d more (the HTML report and the workbook list every one)\n", len(keys)-i)
 			break
 		}
-		m.printf("- %s compaction %d, item %s", mdCode(k.ConversationID, false), k.Compaction, mdCode(k.ItemID, false))
+		m.printf("- %s", mdKey(k))
 		j, ok := idx[k]
 		if !ok || j < 0 {
 			m.printf("\n")
@@ -172,18 +192,24 @@ func (m *mdWriter) items(r *Report, idx map[ItemKey]int, keys []ItemKey, withCla
 		}
 		row := &r.Items[j]
 		if withClass {
-			m.printf(" (%s)", row.Class)
+			m.printf(" (%s)", mdEscape(string(row.Class)))
 		}
-		m.printf(": %s — candidate **%s**", mdCode(row.Literal, false), mdText(string(row.Candidate.Verdict)))
+		m.printf(": %s — candidate **%s**", mdQuote(row.Literal), mdVerdict(row.Candidate.Verdict))
 		if a := row.Candidate.Answer; a != "" {
-			m.printf(", answering %s", mdCode(a, false))
+			m.printf(", answering %s", mdQuote(a))
 		}
-		if v := row.Incumbent.Verdict; v != "" {
-			m.printf("; incumbent %s", mdText(string(v)))
-		}
-		m.printf("\n")
+		m.printf("; incumbent %s\n", mdVerdict(row.Incumbent.Verdict))
 	}
 	m.printf("\n")
+}
+
+// mdVerdict shows a verdict; a system with no record for the item has
+// not checked it.
+func mdVerdict(v fixture.Verdict) string {
+	if v == "" {
+		return "not checked"
+	}
+	return mdEscape(string(v))
 }
 
 // itemIndex maps the key of each item WriteMarkdown names — the first
@@ -219,17 +245,39 @@ func (m *mdWriter) undecided(r *Report) {
 	if len(r.Decision.Undecided) == 0 {
 		return
 	}
-	m.printf("## Rows undecided because of judge errors\n\n")
+	m.printf("## Undecided rows\n\n")
+	m.printf("A row is undecided when the judge failed on an item in either system (an error verdict) or when one system checked an item-compaction the other did not; it blocks until both have checked every item.\n\n")
 	for _, c := range r.Classes {
-		if c.Change == Undecided {
-			m.printf("- %s: %d error %s for the incumbent, %d for the candidate\n", c.Class,
-				c.Incumbent.Counts.Errors, pluralWord(c.Incumbent.Counts.Errors, "verdict", "verdicts"), c.Candidate.Counts.Errors)
+		if c.Change != Undecided {
+			continue
 		}
+		m.printf("- %s: %d error %s for the incumbent, %d for the candidate", mdEscape(string(c.Class)),
+			c.Incumbent.Counts.Errors, pluralWord(c.Incumbent.Counts.Errors, "verdict", "verdicts"), c.Candidate.Counts.Errors)
+		m.unpaired("incumbent", c.OnlyIncumbent)
+		m.unpaired("candidate", c.OnlyCandidate)
+		m.printf("\n")
 	}
 	if r.Contradictions.Change == Undecided {
-		m.printf("- contradictions: an error verdict may hide a contradiction\n")
+		m.printf("- contradictions: an error verdict, or an item-compaction checked by one system only, may hide a contradiction\n")
 	}
-	m.printf("\nRe-run `tally check` to retry the failed judge calls; completed calls come from the cache.\n\n")
+	m.printf("\nRe-run `tally check` for both systems over the same fixtures to retry the failed judge calls and check the missing items; completed calls come from the cache.\n\n")
+}
+
+// unpaired writes the item-compactions checked by who only: their
+// count and the first mdMaxUnpaired.
+func (m *mdWriter) unpaired(who string, keys []ItemKey) {
+	if len(keys) == 0 {
+		return
+	}
+	names := make([]string, 0, mdMaxUnpaired+1)
+	for _, k := range keys[:min(len(keys), mdMaxUnpaired)] {
+		names = append(names, mdKey(k))
+	}
+	if n := len(keys) - mdMaxUnpaired; n > 0 {
+		names = append(names, fmt.Sprintf("and %d more", n))
+	}
+	m.printf("; %s checked by the %s only (not checked by the other): %s", mdCount(len(keys), "item-compaction", "item-compactions"),
+		who, strings.Join(names, "; "))
 }
 
 func (m *mdWriter) backlog(r *Report) {
@@ -250,7 +298,7 @@ func (m *mdWriter) backlog(r *Report) {
 		default:
 			for _, c := range r.Classes {
 				if string(c.Class) == name {
-					m.printf("- %s retained ≥ %s: incumbent %s (%s), candidate %s (%s)\n", c.Class, mdPct(c.MinShare),
+					m.printf("- %s retained ≥ %s: incumbent %s (%s), candidate %s (%s)\n", mdEscape(string(c.Class)), mdPct(c.MinShare),
 						mdPctOrDash(c.Incumbent.Share), c.Incumbent.Gate, mdPctOrDash(c.Candidate.Share), c.Candidate.Gate)
 				}
 			}
@@ -259,23 +307,38 @@ func (m *mdWriter) backlog(r *Report) {
 	m.printf("\n")
 }
 
+// notes writes the report's warnings. The task-success caveats are not
+// among them: they are in the task-success section.
 func (m *mdWriter) notes(r *Report) {
 	if len(r.Warnings) == 0 {
 		return
 	}
 	m.printf("## Notes\n\n")
 	for _, s := range r.Warnings {
-		m.printf("- %s\n", mdText(s))
+		m.printf("- %s\n", mdEscape(s))
 	}
 	m.printf("\n")
 }
 
-// taskSuccess writes the last line: task success, reported, not gated.
+// taskSuccess writes the last section: task success, reported, not
+// gated: its caveats, the rule its sentence is graded by, and last the
+// result in one line.
 func (m *mdWriter) taskSuccess(r *Report) {
+	m.printf("## Task success (reported, not gated)\n\n")
 	rp := r.Replay
 	if rp == nil {
 		m.printf("**Task success** (reported, not gated): no replay in this report.\n")
 		return
+	}
+	if len(rp.Warnings) > 0 {
+		m.printf("Caveats:\n\n")
+		for _, s := range rp.Warnings {
+			m.printf("- %s\n", mdEscape(s))
+		}
+		m.printf("\n")
+	}
+	if rule := mdEscape(rp.Rule); rule != "" {
+		m.printf("How the result is graded: %s\n\n", rule)
 	}
 	res := rp.Result
 	t := res.Table
@@ -285,8 +348,12 @@ func (m *mdWriter) taskSuccess(r *Report) {
 			exact = formatP(x.PValue)
 		}
 	}
-	m.printf("**Task success** (reported, not gated): reference %d/%d against candidate %d/%d over the same %d conversations; %d lost and %d gained, exact McNemar p = %s. %s\n",
-		t.A+t.B, res.Pairs, t.A+t.C, res.Pairs, res.Pairs, t.B, t.C, exact, mdText(rp.Sentence))
+	m.printf("**Task success** (reported, not gated): reference %d/%d against candidate %d/%d over the same %d conversations; %d lost and %d gained, exact McNemar p = %s. %s",
+		t.A+t.B, res.Pairs, t.A+t.C, res.Pairs, res.Pairs, t.B, t.C, exact, mdEscape(rp.Sentence))
+	if g := mdEscape(rp.Grade); g != "" {
+		m.printf(" Grade: **%s**.", g)
+	}
+	m.printf("\n")
 }
 
 // mdShare formats retained k/n with the share and its Wilson interval.
@@ -349,100 +416,15 @@ func mdChange(c Change) string {
 	return string(c)
 }
 
-func mdNames(names []string) string { return strings.Join(names, ", ") }
+// mdNames lists row names (classes, "contradictions"), escaped.
+func mdNames(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = mdEscape(n)
+	}
+	return strings.Join(out, ", ")
+}
 
 func mdCount(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, pluralWord(n, one, many))
-}
-
-// mdClean replaces what must not reach Markdown raw: control characters
-// (newlines included) and Unicode line separators become spaces, and
-// bidirectional controls, which can make text read differently from what
-// it is, become U+FFFD. It truncates to max characters (0: no limit).
-func mdClean(s string, max int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if max > 0 && n == max {
-			b.WriteString("…")
-			break
-		}
-		n++
-		switch {
-		case r == utf8.RuneError:
-			b.WriteRune('\uFFFD')
-		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == '\u2028' || r == '\u2029':
-			b.WriteByte(' ')
-		case r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069' || r == '\u200E' || r == '\u200F' || r == '\u061C':
-			b.WriteRune('\uFFFD')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// mdCode shows untrusted text s as a code span: nothing inside one is
-// Markdown, HTML, a mention or a link. The fence is one backtick longer
-// than the longest run of backticks in s; inTable escapes pipes, which
-// GitHub's tables split cells on even inside a code span.
-func mdCode(s string, inTable bool) string {
-	s = mdClean(s, mdMaxRunes)
-	if strings.TrimSpace(s) == "" {
-		return "(empty)"
-	}
-	run, longest := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	if inTable {
-		s = strings.ReplaceAll(s, "|", `\|`)
-	}
-	fence := strings.Repeat("`", longest+1)
-	if s[0] == '`' || s[len(s)-1] == '`' || s[0] == ' ' || s[len(s)-1] == ' ' {
-		s = " " + s + " "
-	}
-	return fence + s + fence
-}
-
-// mdText escapes text for Markdown: HTML's < > & as entities, and a
-// backslash before each character Markdown or GitHub's tables would
-// read as syntax.
-func mdText(s string) string {
-	s = mdClean(s, 0)
-	var b strings.Builder
-	// An ordered-list marker at the start: digits, then . or ), then a
-	// space or nothing.
-	if d := len(s) - len(strings.TrimLeft(s, "0123456789")); d > 0 && d < len(s) && (s[d] == '.' || s[d] == ')') &&
-		(d+1 == len(s) || s[d+1] == ' ') {
-		b.WriteString(s[:d])
-		b.WriteByte('\\')
-		s = s[d:]
-	}
-	for i, r := range s {
-		switch r {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '\\', '`', '*', '_', '[', ']', '|', '~', '#', '!', '{', '}':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '-', '+', '=':
-			if i == 0 {
-				b.WriteByte('\\')
-			}
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

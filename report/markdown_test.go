@@ -10,9 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
-	"github.com/yuin/goldmark/renderer/html"
+	"github.com/tally-eval/tally/fixture"
 )
 
 func markdown(t testing.TB, r *Report) []byte {
@@ -32,19 +30,25 @@ func TestWriteMarkdownQuarterly(t *testing.T) {
 	}
 	text := string(got)
 	for _, want := range []string{
-		"**Verdict: blocks.** Rows that got worse under the candidate: open_question, contradictions.",
+		"| row | gate | incumbent | incumbent vs gate | candidate | candidate vs gate | change |\n|---|---|---|---|---|---|---|\n",
+		"**Verdict: blocks.** Rows that got worse under the candidate: open\\_question, contradictions.",
 		"| constraint | ≥ 95.0% | 71/80 = 88.8% (80.0–94.0%) | **fail** |",
 		"| commitment | ≥ 90.0% | 44/51 = 86.3% (74.3–93.2%); 1 contradicted | **fail** |",
-		"| open_question | ≥ 95.0% | 96/103 = 93.2% (86.6–96.7%); 1 contradicted | **fail** |",
+		"| open\\_question | ≥ 95.0% | 96/103 = 93.2% (86.6–96.7%); 1 contradicted | **fail** |",
 		"| reference | ≥ 98.0% | 58/61 = 95.1% (86.5–98.3%) | **fail** |",
 		"| contradictions | ≤ 0 | 2 | **fail** | 7 | **fail** | **worse**: 7 new |",
 		"| mean prompt tokens | ≤ 12000 | 6407 | pass | 4196 | pass | better |",
-		"### open_question: 96/103 retained by the incumbent, 88/103 by the candidate",
+		"### open\\_question: 96/103 retained by the incumbent, 88/103 by the candidate",
 		"## Backlog: gates unmet by both systems",
+		"- sess\\_2026\\_01\\_06\\_8013 compaction 2, item c2: “Does ingest own the users table, or does billing?” — candidate **absent**, answering “not stated — the context does not mention ownership of users”; incumbent supported\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report.md lacks %q", want)
 		}
+	}
+	// Task success is the last section, and its result the last line.
+	if i, j := strings.LastIndex(text, "\n## "), strings.Index(text, "\n## Task success (reported, not gated)\n"); i < 0 || i != j {
+		t.Errorf("the last section is not task success (last heading at %d, task success at %d)", i, j)
 	}
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	last := lines[len(lines)-1]
@@ -99,9 +103,17 @@ func hostileCase(t testing.TB) *Report {
 		}
 	}
 	r := buildCase(t, filepath.Join(dir, "report.yaml"))
-	r.Warnings = append(r.Warnings, "a warning with <script>alert(3)</script> | and `ticks`\n- and a fake list")
+	r.Warnings = append(r.Warnings, "a warning with <script>alert(3)</script> | and `ticks`\n- and a fake list",
+		"ping @octo-org/everyone and @octocat, see https://evil.example/x, www.evil.example or mail ops@evil.example <!-- hidden --> &lt;b&gt; #12")
+	// The task-success caveats and rule, as the model carries them.
+	r.Replay.Warnings = append(r.Replay.Warnings, "caveat quoting <img src=x onerror=alert(4)> and @octocat")
+	r.Replay.Rule = "graded by *a rule* at https://rule.example"
 	return r
 }
+
+// mdAllowed are the elements WriteMarkdown's own syntax makes.
+var mdAllowed = map[string]bool{"h1": true, "h2": true, "h3": true, "p": true, "strong": true, "code": true, "table": true, "thead": true,
+	"tbody": true, "tr": true, "th": true, "td": true, "ul": true, "li": true}
 
 func TestWriteMarkdownHostile(t *testing.T) {
 	got := markdown(t, hostileCase(t))
@@ -114,82 +126,136 @@ func TestWriteMarkdownHostile(t *testing.T) {
 			t.Fatalf("raw control character %U at byte %d", c, i)
 		}
 	}
-	// Rendered as GitHub would (tables on), with raw HTML allowed so that
-	// any that got through would show: no tag but the renderer's own.
-	md := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(html.WithUnsafe()))
-	var page bytes.Buffer
-	if err := md.Convert(got, &page); err != nil {
-		t.Fatal(err)
+	// Rendered with goldmark's GFM (tables, Linkify) and raw HTML off:
+	// no raw HTML (goldmark's "omitted" comment), no link, no tag but the
+	// report's own, and code only where the report writes it.
+	page := mdRender(t, text)
+	if strings.Contains(page, "raw HTML omitted") {
+		t.Error("raw HTML reached the rendered page")
 	}
-	allowed := map[string]bool{"h1": true, "h2": true, "h3": true, "p": true, "strong": true, "code": true, "table": true, "thead": true,
-		"tbody": true, "tr": true, "th": true, "td": true, "ul": true, "li": true, "em": false, "a": false, "img": false, "script": false, "b": false}
-	for _, m := range regexp.MustCompile(`<(/?)([a-zA-Z0-9]+)`).FindAllStringSubmatch(page.String(), -1) {
-		if !allowed[strings.ToLower(m[2])] {
+	for _, m := range mdTag.FindAllStringSubmatch(page, -1) {
+		if !mdAllowed[strings.ToLower(m[2])] {
 			t.Errorf("tag <%s%s> in the rendered page", m[1], m[2])
 		}
 	}
+	for _, m := range regexp.MustCompile(`<code>(.*?)</code>`).FindAllStringSubmatch(page, -1) {
+		if m[1] != "tally check" {
+			t.Errorf("a code span of the input: %q", m[1])
+		}
+	}
 	// Every table row has the table's seven cells.
-	for _, row := range regexp.MustCompile(`(?s)<tr>.*?</tr>`).FindAllString(page.String(), -1) {
+	for _, row := range regexp.MustCompile(`(?s)<tr>.*?</tr>`).FindAllString(page, -1) {
 		if n := strings.Count(row, "<td") + strings.Count(row, "<th"); n != 7 {
 			t.Errorf("a table row with %d cells: %s", n, row)
 		}
 	}
+	// The page's text holds each hostile string as text.
+	pageText := mdText(page)
 	for _, want := range []string{
-		"<code>never `rm -rf` | pipe | and &lt;script&gt;alert(1)&lt;/script&gt;</code>",
-		"<code>I'll ship it then ## a heading  - a list item &amp; more</code>",
-		"<code>@octo-org/everyone should [click](javascript:alert(1)) ![x](http://x/y.png)</code>",
-		"<code>`leading backtick and trailing`</code>",
-		"<code>bidi \uFFFDgnp.exe\uFFFD and a NUL   and DEL  </code>",
-		"<code>&lt;img src=x onerror=alert(1)&gt;</code>",
-		"Title | with `code` &lt;b&gt;bold&lt;/b&gt; &amp; *stars* — 2026 | Q1 # injected</h1>",
-		"<li>a warning with &lt;script&gt;alert(3)&lt;/script&gt; | and `ticks` - and a fake list</li>",
-		"<code>yes | `x` &lt;script&gt;alert(2)&lt;/script&gt; next line</code>",
+		"“never `rm -rf` | pipe | and <script>alert(1)</script>”",
+		"“I'll ship it then ## a heading  - a list item & more”",
+		"“@octo-org/everyone should [click](javascript:alert(1)) ![x](http://x/y.png)”",
+		"“`leading backtick and trailing`”",
+		"“bidi \uFFFDgnp.exe\uFFFD and a NUL   and DEL”",
+		"item <img src=x onerror=alert(1)>:",
+		"Title | with `code` <b>bold</b> & *stars* — 2026 | Q1 # injected",
+		"a warning with <script>alert(3)</script> | and `ticks` - and a fake list",
+		"ping @octo-org/everyone and @octocat, see https://evil.example/x, www.evil.example or mail ops@evil.example <!-- hidden --> &lt;b&gt; #12",
+		"“yes | `x` <script>alert(2)</script> next line”",
+		"sess|`<b` onmouseover=alert(1) compaction 1",
+		"Candidate “new`sys`” against incumbent “old|sys”",
+		"caveat quoting <img src=x onerror=alert(4)> and @octocat",
+		"graded by *a rule* at https://rule.example",
 	} {
-		if !strings.Contains(page.String(), want) {
+		if !strings.Contains(pageText, want) {
+			t.Errorf("the rendered page's text lacks %q", want)
+		}
+	}
+	// Mentions and references are broken by U+200B where GitHub would
+	// make them.
+	for _, want := range []string{"@\u200Bocto-org/everyone", "@\u200Boctocat", "#\u200B12", "https:\u200B//evil.example", "www\u200B.evil.example", "ops@\u200Bevil.example"} {
+		if !strings.Contains(page, want) {
 			t.Errorf("the rendered page lacks %q", want)
 		}
 	}
-	if strings.Count(page.String(), "<h1") != 1 {
+	if strings.Count(page, "<h1") != 1 {
 		t.Error("the period's newline made a second heading")
 	}
 }
 
-func TestMdCode(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain", "`plain`"},
-		{"a`b", "``a`b``"},
-		{"``x", "``` ``x ```"},
-		{"x`", "`` x` ``"},
-		{" padded ", "`  padded  `"},
-		{"", "(empty)"},
-		{"a\nb\tc", "`a b c`"},
-		{strings.Repeat("é", 200), "`" + strings.Repeat("é", 160) + "…`"},
+// TestWriteMarkdownTaskSuccess: the task-success section is the last,
+// with the replay's caveats and the rule its result is graded by, and
+// the result, with its grade, on the last line; the caveats are not
+// among the notes, and the McNemar result's own warnings are not shown
+// apart from them.
+func TestWriteMarkdownTaskSuccess(t *testing.T) {
+	r := sampleReport()
+	r.Replay.Warnings = []string{"task success: only 20 discordant pairs; the χ² approximation is rough",
+		"task success: 36 of 200 references are accepted traces"}
+	r.Replay.Result.Warnings = []string{"RESULT WARNING"}
+	r.Replay.Rule = "significant when the exact p is below 0.05; inconclusive when a drop of 2 points is not ruled out"
+	r.Replay.Grade = "inconclusive"
+	text := string(markdown(t, r))
+	at := strings.Index(text, "\n## Task success (reported, not gated)\n")
+	if at < 0 || strings.LastIndex(text, "\n## ") != at {
+		t.Fatalf("task success is not the last section:\n%s", text)
 	}
-	for _, tt := range tests {
-		if got := mdCode(tt.in, false); got != tt.want {
-			t.Errorf("mdCode(%q) = %q, want %q", tt.in, got, tt.want)
+	section, before := text[at:], text[:at]
+	for _, want := range []string{
+		"- task success: only 20 discordant pairs; the χ² approximation is rough\n",
+		"- task success: 36 of 200 references are accepted traces\n",
+		"How the result is graded: significant when the exact p is below 0.05; inconclusive when a drop of 2 points is not ruled out\n",
+	} {
+		if !strings.Contains(section, want) {
+			t.Errorf("the task-success section lacks %q:\n%s", want, section)
+		}
+		if strings.Contains(before, strings.TrimPrefix(want, "- ")) {
+			t.Errorf("%q is also above the task-success section", want)
 		}
 	}
-	if got := mdCode("a|b", true); got != "`a\\|b`" {
-		t.Errorf("in a table: %q", got)
+	if strings.Contains(text, "RESULT WARNING") {
+		t.Error("the McNemar result's warnings are shown apart from Replay.Warnings")
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "**Task success** (reported, not gated): reference 166/200") || !strings.HasSuffix(last, "Grade: **inconclusive**.") {
+		t.Errorf("last line %q, want the result with its grade", last)
 	}
 }
 
-func TestMdText(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"a | b", `a \| b`},
-		{"<b>&", "&lt;b&gt;&amp;"},
-		{"*x* _y_ `z` [l](u) ~s~", "\\*x\\* \\_y\\_ \\`z\\` \\[l\\](u) \\~s\\~"},
-		{"- item", `\- item`},
-		{"1. first", `1\. first`},
-		{"2026 Q1", "2026 Q1"},
-		{"re-run", "re-run"},
-		{"line\nbreak", "line break"},
+// TestWriteMarkdownUnpaired: an undecided row names the item-compactions
+// one system checked and the other did not (counts, the first few), and
+// an item without a record is "not checked", not blank.
+func TestWriteMarkdownUnpaired(t *testing.T) {
+	r := sampleReport()
+	c := &r.Classes[0]
+	c.Change = Undecided
+	for i := range 7 {
+		c.OnlyIncumbent = append(c.OnlyIncumbent, ItemKey{ConversationID: fmt.Sprintf("conv_%d", i), Compaction: 1, ItemID: "c1"})
 	}
-	for _, tt := range tests {
-		if got := mdText(tt.in); got != tt.want {
-			t.Errorf("mdText(%q) = %q, want %q", tt.in, got, tt.want)
+	c.OnlyCandidate = []ItemKey{{ConversationID: "@octocat", Compaction: 2, ItemID: "c9"}}
+	r.Decision.Undecided = append(r.Decision.Undecided, string(c.Class))
+	text := string(markdown(t, r))
+	for _, want := range []string{
+		"## Undecided rows\n",
+		"- constraint: 0 error verdicts for the incumbent, 0 for the candidate; 7 item-compactions checked by the incumbent only (not checked by the other): " +
+			"conv\\_0 compaction 1, item c1; conv\\_1 compaction 1, item c1; conv\\_2 compaction 1, item c1; conv\\_3 compaction 1, item c1; conv\\_4 compaction 1, item c1; and 2 more; " +
+			"1 item-compaction checked by the candidate only (not checked by the other): @\u200Boctocat compaction 2, item c9\n",
+		"; 8 checked by one system only |",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report.md lacks %q", want)
 		}
+	}
+
+	// A lost item the incumbent has no record of.
+	r = sampleReport()
+	for i, it := range r.Items {
+		if it.ItemKey == r.Classes[2].Lost[0] {
+			r.Items[i].Incumbent = fixture.Record{}
+		}
+	}
+	if text := string(markdown(t, r)); !strings.Contains(text, "; incumbent not checked\n") {
+		t.Error("an item without an incumbent record is not shown as not checked")
 	}
 }
 

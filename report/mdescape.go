@@ -1,0 +1,177 @@
+package report
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// zwsp is U+200B ZERO WIDTH SPACE: invisible, and not a character of a
+// GitHub mention, a reference or an autolink, so one placed inside such
+// a token breaks it.
+const zwsp = "\u200B"
+
+// mdEscape returns s as inline Markdown that GitHub (cmark-gfm with its
+// extensions, then GitHub's own post-processing) and goldmark with its
+// GFM extensions show as the text s, and as nothing else: no HTML, no
+// link, no mention, no emphasis, no code span, no heading, list or
+// quote, and, inside a table row, no extra cell. It is the one escaping
+// function for every string of the report's inputs (literals, probes,
+// expected and judge answers, ids, system names, titles, paths,
+// warnings that quote them).
+//
+// The scheme, in order of what it defeats:
+//
+//   - Control characters (newlines and tabs included) and Unicode line
+//     separators become spaces, bidirectional controls U+FFFD (see
+//     mdClean); leading and trailing spaces are dropped (after a list
+//     marker, four spaces would start a code block). The text therefore
+//     stays on its line: no block can start inside it.
+//   - & < > become &amp; &lt; &gt;: no raw HTML, no HTML comment, no
+//     angle-bracket autolink, and an entity in the input (&lt;, &#64;)
+//     stays literal text.
+//   - A backslash goes before \ ` * _ ~ [ ] | # ! { } $: no code span,
+//     emphasis, strikethrough, link, image, footnote, table cell
+//     boundary, heading, attribute block or math.
+//   - At the start, a backslash goes before - + = and before the . or )
+//     of an ordered-list marker ("1."): no list item or setext
+//     underline when the text begins a line (a list item, a heading).
+//   - U+200B ZERO WIDTH SPACE goes after every @, after a # that comes
+//     before a digit, between the : and // of a URL scheme, and between
+//     www and its dot: no @user or @org/team mention, no #123
+//     reference, no e-mail, http://, https://, ftp:// or www. autolink.
+//
+// GitHub finds mentions and #123 references after rendering, in the
+// HTML's text, so neither a backslash (\@ renders as @) nor a
+// character reference (&#64; is decoded to @ first) stops them; a
+// character that is not part of the name does (github/markup#1168;
+// Renovate and Dependabot insert U+200B after @ for the same reason).
+// The GFM spec's extended autolinks need "www." or "scheme://"
+// contiguous and an e-mail's domain to start with an alphanumeric
+// right after the @, so the same character breaks those.
+//
+// The escaped text renders as s with the U+200B characters added: they
+// are invisible, but travel with a copy and paste of the rendered page.
+func mdEscape(s string) string {
+	s = strings.Trim(mdClean(s, 0), " ")
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	// An ordered-list marker at the start: digits, then . or ), then a
+	// space or the end.
+	if d := len(s) - len(strings.TrimLeft(s, "0123456789")); d > 0 && d < len(s) && (s[d] == '.' || s[d] == ')') &&
+		(d+1 == len(s) || s[d+1] == ' ') {
+		b.WriteString(s[:d])
+		b.WriteByte('\\')
+		b.WriteByte(s[d])
+		s = s[d+1:]
+		if s == "" {
+			return b.String()
+		}
+		// What follows is not at the start any more.
+		return b.String() + mdEscapeFrom(s, false)
+	}
+	return mdEscapeFrom(s, true)
+}
+
+// mdEscapeFrom escapes cleaned text s; atStart says s begins the text.
+func mdEscapeFrom(s string, atStart bool) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			_, n := utf8.DecodeRuneInString(s[i:])
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		}
+		switch c {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '\\', '`', '*', '_', '~', '[', ']', '|', '!', '{', '}', '$':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '#':
+			b.WriteString(`\#`)
+			if i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+				b.WriteString(zwsp)
+			}
+		case '@':
+			b.WriteString("@" + zwsp)
+		case ':':
+			b.WriteByte(':')
+			if strings.HasPrefix(s[i+1:], "//") {
+				b.WriteString(zwsp)
+			}
+		case 'w', 'W':
+			if i+4 <= len(s) && strings.EqualFold(s[i:i+4], "www.") {
+				b.WriteString(s[i : i+3])
+				b.WriteString(zwsp)
+				i += 3
+				continue
+			}
+			b.WriteByte(c)
+		case '-', '+', '=':
+			if i == 0 && atStart {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+		i++
+	}
+	return b.String()
+}
+
+// mdClean replaces what must not reach Markdown raw: control characters
+// (newlines included) and Unicode line separators become spaces, and
+// bidirectional controls, which can make text read differently from what
+// it is, become U+FFFD, as does invalid UTF-8. It truncates to max
+// characters, marking the cut with …, (0: no limit).
+func mdClean(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if max > 0 && n == max {
+			b.WriteString("…")
+			break
+		}
+		n++
+		switch {
+		case r == utf8.RuneError:
+			b.WriteRune('\uFFFD')
+		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == '\u2028' || r == '\u2029':
+			b.WriteByte(' ')
+		case r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069' || r == '\u200E' || r == '\u200F' || r == '\u061C':
+			b.WriteRune('\uFFFD')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mdQuote shows an untrusted value (a literal, an answer) escaped
+// between quotation marks, cut to mdMaxRunes characters; an empty or
+// blank value is "(empty)".
+func mdQuote(s string) string {
+	e := mdEscape(mdClean(s, mdMaxRunes))
+	if e == "" {
+		return "(empty)"
+	}
+	return "“" + e + "”"
+}
+
+// mdName shows an untrusted name (an id, a system's name) escaped; an
+// empty or blank one is "(empty)".
+func mdName(s string) string {
+	e := mdEscape(mdClean(s, mdMaxRunes))
+	if e == "" {
+		return "(empty)"
+	}
+	return e
+}
