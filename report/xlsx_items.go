@@ -1,0 +1,181 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// --- Items --------------------------------------------------------------
+
+func (b *xlsxBook) items() error {
+	r, st := b.r, b.st
+	s, err := b.stream(xlsxItems)
+	if err != nil {
+		return err
+	}
+	const cols = 19 // A..S
+	if err := s.widths(24, 8, 8, 14, 40, 40, 24, 12, 30, 24, 16, 12, 30, 24, 16, 9, 15, 14, 30); err != nil {
+		return err
+	}
+	if err := s.sw.SetPanes(xlsxFreeze(3, 2)); err != nil {
+		return err
+	}
+	inc, cand := "Incumbent", "Candidate"
+	if r.Incumbent != "" {
+		inc += ": " + r.Incumbent
+	}
+	if r.Candidate != "" {
+		cand += ": " + r.Candidate
+	}
+	if err := s.put((&xlsxRow{}).str("Item", st.group).skip(6).str(inc, st.group).skip(3).
+		str(cand, st.group).skip(3).str("", 0).str("Review", st.group).skip(2)); err != nil {
+		return err
+	}
+	for _, m := range [][2]string{{"A1", "G1"}, {"H1", "K1"}, {"L1", "O1"}, {"Q1", "S1"}} {
+		if err := s.sw.MergeCell(m[0], m[1]); err != nil {
+			return err
+		}
+	}
+	if err := s.headers("Conversation", "Compaction", "Item", "Class", "Literal", "Probe", "Expect",
+		"Incumbent verdict", "Incumbent answer", "Incumbent reason", "Incumbent judge",
+		"Candidate verdict", "Candidate answer", "Candidate reason", "Candidate judge",
+		"Changed", "Review", "Reviewer", "Note"); err != nil {
+		return err
+	}
+	row := &xlsxRow{cells: make([]any, 0, cols)}
+	shown := b.fitRows(xlsxItems, "item rows", len(r.Items), 2)
+	for i := range r.Items[:shown] {
+		it := &r.Items[i]
+		row.cells, row.undef = row.cells[:0], row.undef[:0]
+		row.str(it.ConversationID, 0).count(it.Compaction, 0).str(it.ItemID, 0).str(string(it.Class), 0).
+			str(it.Literal, 0).str(it.Probe, 0).str(it.Expect, 0)
+		for _, rec := range []*fixture.Record{&it.Incumbent, &it.Candidate} {
+			row.str(xlsxVerdict(rec.Verdict), 0).str(rec.Answer, 0).str(rec.Reason, 0).str(rec.Judge, 0)
+		}
+		row.flag(it.Changed)
+		if err := s.put(row); err != nil {
+			return err
+		}
+	}
+	if n := len(r.Items) - shown; n > 0 {
+		if err := s.put((&xlsxRow{}).str(fmt.Sprintf("… %d more item rows: a sheet holds %d rows", n, xlsxMaxRows), 0)); err != nil {
+			return err
+		}
+	}
+	last := max(s.row, 3)
+	if err := b.f.AutoFilter(xlsxItems, xlsxRange(1, 2, cols, last), nil); err != nil {
+		return err
+	}
+	if err := b.dropDown(xlsxItems, xlsxRange(17, 3, 17, last), xlsxItemReview); err != nil {
+		return err
+	}
+	for _, col := range []int{8, 12} {
+		if err := b.verdictRules(xlsxItems, xlsxRange(col, 3, col, last)); err != nil {
+			return err
+		}
+	}
+	if err := b.equals(xlsxItems, xlsxRange(16, 3, 16, last), "TRUE", st.cfChanged); err != nil {
+		return err
+	}
+	return s.sw.Flush()
+}
+
+// --- Lost and Contradicted ----------------------------------------------
+
+func (b *xlsxBook) lost() error {
+	r, st := b.r, b.st
+	type entry struct {
+		kind  string
+		class fixture.Class
+		key   ItemKey
+	}
+	var entries []entry
+	for _, c := range r.Classes {
+		for _, k := range c.Lost {
+			entries = append(entries, entry{"lost", c.Class, k})
+		}
+	}
+	for _, k := range r.Contradictions.New {
+		entries = append(entries, entry{"new contradiction", "", k})
+	}
+	omitted := len(entries)
+	entries = entries[:b.fitRows(xlsxLost, "rows", len(entries), 1)]
+	omitted -= len(entries)
+	// Find each entry's item row in one pass over the items.
+	where := make(map[ItemKey]int, len(entries))
+	for _, e := range entries {
+		where[e.key] = -1
+	}
+	for i := range r.Items {
+		if at, ok := where[r.Items[i].ItemKey]; ok && at < 0 {
+			where[r.Items[i].ItemKey] = i
+		}
+	}
+
+	s, err := b.stream(xlsxLost)
+	if err != nil {
+		return err
+	}
+	const cols = 16 // A..P
+	if err := s.widths(18, 14, 24, 8, 8, 40, 40, 24, 12, 30, 12, 30, 30, 15, 14, 30); err != nil {
+		return err
+	}
+	if err := s.sw.SetPanes(xlsxFreeze(0, 1)); err != nil {
+		return err
+	}
+	if err := s.headers("Kind", "Class", "Conversation", "Compaction", "Item", "Literal", "Probe", "Expect",
+		"Incumbent verdict", "Incumbent answer", "Candidate verdict", "Candidate answer", "Candidate reason",
+		"Review", "Reviewer", "Note"); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		row := &xlsxRow{}
+		class := e.class
+		var it *ItemRow
+		if i := where[e.key]; i >= 0 {
+			it = &r.Items[i]
+			if class == "" {
+				class = it.Class
+			}
+		}
+		row.str(e.kind, 0).str(string(class), 0).str(e.key.ConversationID, 0).count(e.key.Compaction, 0).str(e.key.ItemID, 0)
+		if it == nil {
+			row.skip(10).str("no item row for this key in the report", 0)
+		} else {
+			row.str(it.Literal, 0).str(it.Probe, 0).str(it.Expect, 0).
+				str(xlsxVerdict(it.Incumbent.Verdict), 0).str(it.Incumbent.Answer, 0).
+				str(xlsxVerdict(it.Candidate.Verdict), 0).str(it.Candidate.Answer, 0).str(it.Candidate.Reason, 0)
+		}
+		if err := s.put(row); err != nil {
+			return err
+		}
+	}
+	if omitted > 0 {
+		if err := s.put((&xlsxRow{}).str(fmt.Sprintf("… %d more rows: a sheet holds %d rows", omitted, xlsxMaxRows), 0)); err != nil {
+			return err
+		}
+	}
+	if len(entries) == 0 {
+		if err := s.put((&xlsxRow{}).str("none", 0).skip(4).
+			str("no item the incumbent retained was lost, and no item is newly contradicted", 0)); err != nil {
+			return err
+		}
+	}
+	last := max(s.row, 2)
+	if err := b.f.AutoFilter(xlsxLost, xlsxRange(1, 1, cols, last), nil); err != nil {
+		return err
+	}
+	if err := b.dropDown(xlsxLost, xlsxRange(14, 2, 14, last), xlsxItemReview); err != nil {
+		return err
+	}
+	for _, col := range []int{9, 11} {
+		if err := b.verdictRules(xlsxLost, xlsxRange(col, 2, col, last)); err != nil {
+			return err
+		}
+	}
+	if err := b.equals(xlsxLost, xlsxRange(1, 2, 1, last), `"new contradiction"`, st.cfFail); err != nil {
+		return err
+	}
+	return s.sw.Flush()
+}

@@ -1,0 +1,438 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/tally-eval/tally/power"
+)
+
+// --- Summary ------------------------------------------------------------
+
+// The Summary's gates table: its columns and first row.
+const (
+	sumRowName = iota + 1
+	sumRule
+	sumGate
+	sumIncValue // incumbent: value, of, share, low, high, status
+	sumIncOf
+	sumIncShare
+	sumIncLow
+	sumIncHigh
+	sumIncStatus
+	sumCandValue // candidate: the same
+	sumCandOf
+	sumCandShare
+	sumCandLow
+	sumCandHigh
+	sumCandStatus
+	sumChange
+	sumLost
+	sumGained
+	sumMcNemar
+	sumNotes
+
+	sumGroupRow  = 5
+	sumHeaderRow = 6
+)
+
+func (b *xlsxBook) summary() error {
+	r, st, f := b.r, b.st, b.f
+	g := &xlsxGrid{b: b, name: xlsxSummary}
+	for col, w := range []float64{34, 22, 9, 9, 8, 9, 10, 10, 11, 9, 8, 9, 10, 10, 11, 9, 9, 9, 10, 60} {
+		name, _ := excelize.ColumnNumberToName(col + 1)
+		if err := f.SetColWidth(xlsxSummary, name, name, w); err != nil {
+			return err
+		}
+	}
+	if err := f.SetPanes(xlsxSummary, xlsxFreeze(1, sumHeaderRow)); err != nil {
+		return err
+	}
+	title := r.Title
+	if title == "" {
+		title = "Compaction change report"
+	}
+	conf := xlsxPct(r.Confidence)
+	rows := []*xlsxRow{
+		(&xlsxRow{}).str(title, st.title),
+		(&xlsxRow{}).str("Period", st.label).str(r.Period, 0).skip(1).
+			str("Generated", st.label).str(b.stamp.Format("2006-01-02 15:04:05 UTC"), 0).skip(3).
+			str("Confidence", st.label).num("confidence", r.Confidence, st.pct),
+		(&xlsxRow{}).str("Incumbent", st.label).str(r.Incumbent, 0).skip(1).
+			str("Candidate", st.label).str(r.Candidate, 0),
+		{},
+	}
+	inc, cand := "Incumbent", "Candidate"
+	if r.Incumbent != "" {
+		inc += ": " + r.Incumbent
+	}
+	if r.Candidate != "" {
+		cand += ": " + r.Candidate
+	}
+	rows = append(rows,
+		(&xlsxRow{}).str("Gates", st.group).skip(2).str(inc, st.group).skip(5).str(cand, st.group).skip(5).
+			str("Incumbent → candidate", st.group).skip(4),
+		(&xlsxRow{}).str("Row", st.header).str("Rule", st.header).str("Gate", st.header).
+			str("Value", st.header).str("Of", st.header).str("Share", st.header).
+			str("Low ("+conf+" Wilson)", st.header).str("High", st.header).str("Status", st.header).
+			str("Value", st.header).str("Of", st.header).str("Share", st.header).
+			str("Low ("+conf+" Wilson)", st.header).str("High", st.header).str("Status", st.header).
+			str("Change", st.header).str("Lost", st.header).str("Gained", st.header).
+			str("McNemar exact p", st.header).str("Notes", st.header),
+	)
+	for _, row := range rows {
+		if err := g.put(row); err != nil {
+			return err
+		}
+	}
+	if err := f.SetRowHeight(xlsxSummary, sumHeaderRow, 30); err != nil {
+		return err
+	}
+	for _, m := range [][2]int{{sumRowName, sumGate}, {sumIncValue, sumIncStatus}, {sumCandValue, sumCandStatus}, {sumChange, sumNotes}} {
+		a, _ := excelize.CoordinatesToCellName(m[0], sumGroupRow)
+		z, _ := excelize.CoordinatesToCellName(m[1], sumGroupRow)
+		if err := f.MergeCell(xlsxSummary, a, z); err != nil {
+			return err
+		}
+	}
+
+	// The gates: one row per class, contradictions, prompt size.
+	firstClass := g.row + 1
+	for _, c := range r.Classes {
+		row := (&xlsxRow{}).str(string(c.Class), st.label)
+		if c.Incumbent.Gate == NoGate && c.Candidate.Gate == NoGate {
+			row.str("retained share (no gate)", 0).skip(1)
+		} else {
+			row.str("retained share ≥", 0).num("gate", c.MinShare, st.pct)
+		}
+		var notes []string
+		for _, s := range []struct {
+			who string
+			sc  SystemClass
+		}{{"incumbent", c.Incumbent}, {"candidate", c.Candidate}} {
+			row.count(s.sc.Counts.Retained(), st.count).count(s.sc.Counts.Items, st.count).
+				num(s.who+" share", s.sc.Share, st.pct).
+				num(s.who+" low", s.sc.Wilson.Lower, st.pct).num(s.who+" high", s.sc.Wilson.Upper, st.pct).
+				str(string(s.sc.Gate), 0)
+			if s.sc.Counts.Items == 0 {
+				notes = append(notes, s.who+": no items")
+			}
+			if e := s.sc.Counts.Errors; e > 0 {
+				notes = append(notes, fmt.Sprintf("%s: %d judge errors (not counted as absent)", s.who, e))
+			}
+		}
+		row.str(string(c.Change), 0).count(len(c.Lost), st.count).count(len(c.Gained), st.count)
+		p := math.NaN()
+		if c.McNemar.Method != "" {
+			p = c.McNemar.PValue
+		}
+		row.num("McNemar p", p, st.prob)
+		if n := row.note(); n != "" {
+			notes = append(notes, n)
+		}
+		row.str(strings.Join(notes, "; "), 0)
+		if err := g.put(row); err != nil {
+			return err
+		}
+	}
+	lastClass := g.row
+	{
+		c := r.Contradictions
+		row := (&xlsxRow{}).str("contradictions", st.label).str("contradicted items ≤", 0).count(c.Max, st.count).
+			count(c.Incumbent, st.count).skip(4).str(string(c.IncumbentGate), 0).
+			count(c.Candidate, st.count).skip(4).str(string(c.CandidateGate), 0).
+			str(string(c.Change), 0).skip(3)
+		note := "absences are budgeted, contradictions are not"
+		if n := len(c.New); n > 0 {
+			note = fmt.Sprintf("%d new: contradicted by the candidate and not by the incumbent (sheet %s); %s", n, xlsxLost, note)
+		}
+		if err := g.put(row.str(note, 0)); err != nil {
+			return err
+		}
+	}
+	{
+		p := r.Prompt
+		row := (&xlsxRow{}).str("prompt size", st.label)
+		if p.MaxMean > 0 {
+			row.str("mean prompt tokens ≤", 0).num("gate", p.MaxMean, st.tokens)
+		} else {
+			row.str("mean prompt tokens (no gate)", 0).skip(1)
+		}
+		row.num("incumbent mean", p.Incumbent.Mean, st.tokens).count(p.Incumbent.Contexts, st.count).skip(3).
+			str(string(p.IncumbentGate), 0).
+			num("candidate mean", p.Candidate.Mean, st.tokens).count(p.Candidate.Contexts, st.count).skip(3).
+			str(string(p.CandidateGate), 0).
+			str(string(p.Change), 0).skip(3)
+		note := "Value is the mean prompt tokens, Of the compacted contexts; smaller prompts are the point of compaction"
+		if n := row.note(); n != "" {
+			note = n + "; " + note
+		}
+		if err := g.put(row.str(note, 0)); err != nil {
+			return err
+		}
+	}
+	lastGate := g.row
+	if err := b.summaryFormats(firstClass, lastClass, lastGate); err != nil {
+		return err
+	}
+	if lastClass >= firstClass {
+		if err := b.summaryChart(firstClass, lastClass); err != nil {
+			return err
+		}
+	}
+
+	// The verdict.
+	d := r.Decision
+	g.row++
+	verdict, vstyle := "Does not block: no row got worse under the candidate", st.passes
+	if d.Blocks {
+		var why []string
+		if len(d.Worse) > 0 {
+			why = append(why, "rows got worse under the candidate: "+xlsxList(d.Worse))
+		}
+		if len(d.Undecided) > 0 {
+			why = append(why, "rows undecided because of judge errors: "+xlsxList(d.Undecided))
+		}
+		verdict, vstyle = "Blocks the change: "+strings.Join(why, "; "), st.blocks
+	}
+	for _, kv := range []struct {
+		k, v  string
+		style int
+	}{
+		{"Verdict", verdict, vstyle},
+		{"Rows worse", xlsxList(d.Worse), st.wrap},
+		{"Rows undecided (judge errors)", xlsxList(d.Undecided), st.wrap},
+		{"Backlog: gates unmet by both", xlsxList(d.Backlog), st.wrap},
+		{"Gates the candidate does not meet", xlsxList(d.CandidateUnmet), st.wrap},
+		{"Rule", d.Rule, st.wrap},
+	} {
+		if err := g.put((&xlsxRow{}).str(kv.k, st.label).str(kv.v, kv.style)); err != nil {
+			return err
+		}
+		if err := g.merge(sumRule, sumNotes, kv.v); err != nil {
+			return err
+		}
+	}
+	if err := b.summaryDetail(g); err != nil {
+		return err
+	}
+
+	// Warnings: the report's, the replay's, the selection's, and this
+	// workbook's own (cut text).
+	warnings := slices.Clone(r.Warnings)
+	if r.Replay != nil {
+		for _, w := range r.Replay.Result.Warnings {
+			warnings = append(warnings, "replay: "+w)
+		}
+	}
+	if r.Selection != nil {
+		for _, w := range r.Selection.Warnings {
+			warnings = append(warnings, "selection: "+w)
+		}
+	}
+	warnings = append(warnings, b.notes...)
+	warnings = append(warnings, b.cutNotes...)
+	if b.cut > len(b.cutNotes) {
+		warnings = append(warnings, fmt.Sprintf("%d more cells cut the same way", b.cut-len(b.cutNotes)))
+	}
+	g.row++
+	if err := g.put((&xlsxRow{}).str("Warnings", st.header).skip(sumNotes - 1)); err != nil {
+		return err
+	}
+	if len(warnings) == 0 {
+		warnings = []string{"none"}
+	}
+	for _, w := range warnings {
+		if err := g.put((&xlsxRow{}).skip(1).str(w, st.wrap)); err != nil {
+			return err
+		}
+		if err := g.merge(sumRule, sumNotes, w); err != nil {
+			return err
+		}
+	}
+
+	// Task success, on the last row: reported, never gated.
+	g.row++
+	rp := r.Replay
+	if rp == nil {
+		return g.put((&xlsxRow{}).str("Task success (reported, never gated)", st.label).
+			str("not measured: the report has no replay data", 0))
+	}
+	res := rp.Result
+	iv, ok := res.Interval(power.IntervalNewcombe)
+	if !ok && len(res.Intervals) > 0 {
+		iv, ok = res.Intervals[0], true
+	}
+	method := "newcombe"
+	if ok {
+		method = iv.Method
+	} else {
+		iv.Lower, iv.Upper = math.NaN(), math.NaN()
+	}
+	exact, ok := res.Test(power.TestExact)
+	if !ok {
+		exact.PValue = math.NaN()
+	}
+	if err := g.put((&xlsxRow{}).str("Task success", st.header).str("Pairs", st.header).str("Discordant", st.header).
+		str("Reference", st.header).str("Candidate", st.header).str("Difference", st.header).
+		str("Low ("+xlsxPct(res.Confidence)+" "+method+")", st.header).str("High", st.header).
+		str("McNemar exact p", st.header).str("In words", st.header)); err != nil {
+		return err
+	}
+	row := (&xlsxRow{}).str("reported, never gated", st.label).count(res.Pairs, st.count).count(res.Discordant, st.count).
+		num("reference rate", res.ReferenceRate, st.pct).num("candidate rate", res.CandidateRate, st.pct).
+		num("difference", res.Difference, st.pct).num("low", iv.Lower, st.pct).num("high", iv.Upper, st.pct).
+		num("exact p", exact.PValue, st.prob)
+	words := rp.Sentence
+	if n := row.note(); n != "" {
+		words = strings.TrimSpace(words + " (" + n + ")")
+	}
+	if err := g.put(row.str(words, st.wrap)); err != nil {
+		return err
+	}
+	return g.merge(10, sumNotes, words)
+}
+
+// summaryFormats colours the gates table: statuses, changes, and shares
+// under their gate.
+func (b *xlsxBook) summaryFormats(firstClass, lastClass, lastGate int) error {
+	st := b.st
+	for _, col := range []int{sumIncStatus, sumCandStatus} {
+		ref := xlsxRange(col, firstClass, col, lastGate)
+		if err := b.equals(xlsxSummary, ref, `"fail"`, st.cfFail, `"pass"`, st.cfPass, `"incomplete"`, st.cfWarn, `"none"`, st.cfMuted); err != nil {
+			return err
+		}
+	}
+	if err := b.equals(xlsxSummary, xlsxRange(sumChange, firstClass, sumChange, lastGate),
+		`"worse"`, st.cfFail, `"better"`, st.cfPass, `"undecided"`, st.cfWarn); err != nil {
+		return err
+	}
+	if lastClass < firstClass {
+		return nil
+	}
+	for _, col := range []int{sumIncShare, sumCandShare} {
+		name, _ := excelize.ColumnNumberToName(col)
+		gate, _ := excelize.ColumnNumberToName(sumGate)
+		style := st.cfFail
+		err := b.f.SetConditionalFormat(xlsxSummary, xlsxRange(col, firstClass, col, lastClass),
+			[]excelize.ConditionalFormatOptions{{
+				Type:     "formula",
+				Criteria: fmt.Sprintf("AND(ISNUMBER(%s%d),%s%d<$%s%d)", name, firstClass, name, firstClass, gate, firstClass),
+				Format:   &style,
+			}})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// summaryChart adds a clustered column chart of the retained share by
+// class, both systems and the gate. Series names are references to the
+// group header cells, never literal text.
+func (b *xlsxBook) summaryChart(first, last int) error {
+	abs := func(col, row int) string {
+		ref, _ := excelize.CoordinatesToCellName(col, row, true)
+		return ref
+	}
+	span := func(col int) string {
+		return "'" + xlsxSummary + "'!" + abs(col, first) + ":" + abs(col, last)
+	}
+	name := func(col, row int) string { return "'" + xlsxSummary + "'!" + abs(col, row) }
+	zero, one := 0.0, 1.0
+	anchor, _ := excelize.CoordinatesToCellName(sumNotes+2, 1)
+	return b.f.AddChart(xlsxSummary, anchor, &excelize.Chart{
+		Type: excelize.Col,
+		Series: []excelize.ChartSeries{
+			{Name: name(sumIncValue, sumGroupRow), Categories: span(sumRowName), Values: span(sumIncShare),
+				Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"4472C4"}}},
+			{Name: name(sumCandValue, sumGroupRow), Categories: span(sumRowName), Values: span(sumCandShare),
+				Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"ED7D31"}}},
+			{Name: name(sumGate, sumHeaderRow), Categories: span(sumRowName), Values: span(sumGate),
+				Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"A5A5A5"}}},
+		},
+		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Retained share by class"}}},
+		Legend:    excelize.ChartLegend{Position: "bottom"},
+		Dimension: excelize.ChartDimension{Width: 720, Height: 400},
+		PlotArea:  excelize.ChartPlotArea{ShowVal: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"}},
+		YAxis: excelize.ChartAxis{
+			Minimum: &zero, Maximum: &one, MajorGridLines: true,
+			NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"},
+		},
+	})
+}
+
+// summaryDetail writes, below the verdict, the counts behind each class
+// row with the cluster-robust interval, and the prompt sizes.
+func (b *xlsxBook) summaryDetail(g *xlsxGrid) error {
+	r, st := b.r, b.st
+	conf := xlsxPct(r.Confidence)
+	g.row++
+	if err := g.put((&xlsxRow{}).str("Retention by class, items clustered by conversation", st.group).skip(sumNotes - 1)); err != nil {
+		return err
+	}
+	if err := g.merge(1, sumNotes, ""); err != nil {
+		return err
+	}
+	head := &xlsxRow{}
+	for _, h := range []string{"Class", "System", "Items", "Verbatim", "Supported", "Absent", "Contradicted", "Errors",
+		"Retained", "Share", "Conversations", "Standard error", "Robust SE", "Design effect", "Effective items",
+		"Robust low (" + conf + ")", "Robust high"} {
+		head.str(h, st.header)
+	}
+	if err := g.put(head.skip(2).str("Notes", st.header)); err != nil {
+		return err
+	}
+	if err := b.f.SetRowHeight(xlsxSummary, g.row, 30); err != nil {
+		return err
+	}
+	for _, c := range r.Classes {
+		for _, s := range []struct {
+			name string
+			sc   SystemClass
+		}{{r.Incumbent, c.Incumbent}, {r.Candidate, c.Candidate}} {
+			n, cl := s.sc.Counts, s.sc.Clustered
+			row := (&xlsxRow{}).str(string(c.Class), st.label).str(s.name, 0).
+				count(n.Items, st.count).count(n.Verbatim, st.count).count(n.Supported, st.count).
+				count(n.Absent, st.count).count(n.Contradicted, st.count).count(n.Errors, st.count).
+				count(n.Retained(), st.count).num("share", s.sc.Share, st.pct).
+				count(cl.Clusters, st.count).num("standard error", cl.StandardError, st.prob).
+				num("robust SE", cl.RobustStandardError, st.prob).num("design effect", cl.DesignEffect, st.decimal).
+				num("effective items", cl.EffectiveN(), st.decimal).
+				num("robust low", s.sc.Robust.Lower, st.pct).num("robust high", s.sc.Robust.Upper, st.pct).skip(2)
+			if err := g.put(row.str(row.note(), 0)); err != nil {
+				return err
+			}
+		}
+	}
+	g.row++
+	if err := g.put((&xlsxRow{}).str("Prompt size (tokens)", st.header).str("System", st.header).
+		str("Contexts", st.header).str("Mean", st.header).str("Median", st.header).str("95th percentile", st.header).
+		str("Max", st.header).str("Budget (mean)", st.header).str("Status", st.header).skip(sumNotes-10).str("Notes", st.header)); err != nil {
+		return err
+	}
+	p := r.Prompt
+	for _, s := range []struct {
+		who, name string
+		ps        PromptStats
+		gate      GateStatus
+	}{{"incumbent", r.Incumbent, p.Incumbent, p.IncumbentGate}, {"candidate", r.Candidate, p.Candidate, p.CandidateGate}} {
+		row := (&xlsxRow{}).str(s.who, st.label).str(s.name, 0).count(s.ps.Contexts, st.count).
+			num("mean", s.ps.Mean, st.tokens).num("median", s.ps.Median, st.tokens).num("95th percentile", s.ps.P95, st.tokens).
+			count(s.ps.Max, st.tokens)
+		if p.MaxMean > 0 {
+			row.num("budget", p.MaxMean, st.tokens)
+		} else {
+			row.str("no gate", 0)
+		}
+		row.str(string(s.gate), 0).skip(sumNotes - 10)
+		if err := g.put(row.str(row.note(), 0)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
