@@ -3,7 +3,11 @@ package selection
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/tally-eval/tally/fixture"
 )
 
 // Kind is the kind of an event-log line.
@@ -20,6 +24,8 @@ const (
 // {"session_id","turn","ts"?,"kind":"message"|"tool_call"|"compaction",
 // "role"?,"text"?,"tool"?,"args"?}. A message has a role and a text, a
 // tool call a tool (its args may be absent); a compaction has neither.
+// A role, where given, is one of fixture.Roles: system, user, assistant,
+// tool.
 type Event struct {
 	SessionID string
 	Turn      int
@@ -170,9 +176,12 @@ func (d *eventDecoder) decode(line []byte) (*rawEvent, *lineError) {
 				return nil, sc.errAt(off, "kind", "want message, tool_call or compaction, got %q", b)
 			}
 		case fRole:
-			b, _, isNull, err := sc.stringField("role")
+			b, off, isNull, err := sc.stringField("role")
 			if err != nil {
 				return nil, err
+			}
+			if !isNull && len(b) > 0 && !slices.Contains(fixture.Roles, string(b)) {
+				return nil, sc.errAt(off, "role", "%s", roleProblem(string(b)))
 			}
 			if !isNull {
 				d.role = append(d.role[:0], b...)
@@ -241,6 +250,13 @@ func (d *eventDecoder) decode(line []byte) (*rawEvent, *lineError) {
 		}
 	}
 	return ev, nil
+}
+
+// roleProblem says that r is not one of fixture.Roles, the roles of a
+// chat message (an empty role is a message's problem: it needs one).
+func roleProblem(r string) string {
+	rs := fixture.Roles
+	return fmt.Sprintf("%q is not a role (want %s or %s)", propPreview(r), strings.Join(rs[:len(rs)-1], ", "), rs[len(rs)-1])
 }
 
 // decodedText returns the event's text with escapes decoded, in a buffer

@@ -102,8 +102,9 @@ const propMaxProblems = 100
 // A line is malformed when it is not one JSON object in UTF-8, gives a
 // key twice, lacks session_id, turn or kind, has a value of the wrong
 // type, a turn below 1, a ts that is not RFC 3339, a kind other than
-// message, tool_call or compaction, a message without a role or a text,
-// or a tool call without a tool. A session kept whose session_id cannot
+// message, tool_call or compaction, a role other than system, user,
+// assistant or tool, a message without a role or a text, or a tool call
+// without a tool. A session kept whose session_id cannot
 // name a folder (it becomes a fixture's conversation_id) is malformed at
 // its first line. Each problem is a fixture.Problem naming file, line,
 // column and field. Unless opts.SkipBad is set every problem is
@@ -317,9 +318,12 @@ func propParseEvent(file string, lineNo int, line []byte) (ev TranscriptEvent, p
 		return fail(off, "kind", fmt.Sprintf("want message, tool_call or compaction, got %q", propPreview(kind)))
 	}
 	ev.Kind = kind
-	role, _, roleOK, bad := str("role")
+	role, roleOff, roleOK, bad := str("role")
 	if bad {
 		return wantString("role")
+	}
+	if role != "" && !slices.Contains(fixture.Roles, role) {
+		return fail(roleOff, "role", roleProblem(role))
 	}
 	ev.Role = role
 	text, _, textOK, bad := str("text")
