@@ -117,6 +117,13 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	if r.Replay != nil {
+		p, err := paper(r, cfg.Confidence)
+		if err != nil {
+			return nil, err
+		}
+		r.Paper = p
+	}
 	if cfg.Notebook != "" {
 		in, err := hashFile(RoleNotebook, cfg.Notebook, cfg.Resolve(cfg.Notebook))
 		if err != nil {

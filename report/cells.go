@@ -9,9 +9,11 @@ import (
 )
 
 // A cell renders from the report only. The two planning cells, plan and
-// interval, compute their statistics from their own arguments when the
-// notebook is parsed (so a bad argument is an error at its line); no
-// other cell computes a statistic.
+// interval, show the report's own numbers (Report.Paper, computed by
+// Build) when given no numbers or --from replay; given numbers, they
+// compute their statistics from them when the notebook is parsed (so a
+// bad argument is an error at its line). No other cell computes a
+// statistic.
 
 // nbCellRun renders one cell into cx.out.
 type nbCellRun func(cx *nbCellCtx) error
@@ -44,8 +46,10 @@ var nbCellKinds = []nbCellKind{
 	{name: "contradictions", args: "[--limit N]", doc: "the contradiction gate and the items the candidate newly contradicts", setup: nbLimited(nbDefaultLimit, nbCellContradictions)},
 	{name: "replay", args: "[--limit N]", doc: "the paired replay: the 2×2 table, McNemar's tests, the difference's intervals and the discordant conversations to review", setup: nbLimited(nbDefaultLimit, nbCellReplay)},
 	{name: "selection", args: "[--limit N]", doc: "the fixture selection against random samples, and the selected sessions", setup: nbLimited(100, nbCellSelection)},
-	{name: "plan", args: "--rate P --conversations N [--catastrophic K] [--alpha 0.05] [--power 0.8]", doc: "the on-paper argument, as `tally plan`", setup: nbSetupPlan},
-	{name: "interval", args: "-k K -n N [--confidence 0.95] [--method all|NAME]", doc: "a rate's standard error and intervals, as `tally interval`", setup: nbSetupInterval},
+	{name: "plan", args: "[--from replay] | --rate P --conversations N [--catastrophic K] [--alpha 0.05] [--power 0.8]",
+		doc: "the on-paper argument, as `tally plan`. With no argument, or --from replay, from the report's own replay: its conversations and the reference's success rate, α = 1 − confidence, power 0.8, and as the catastrophic count the fixture conversations in which the candidate lost a constraint item or newly contradicted an item (left out when there are none); without a replay, a one-line note saying to configure replay: in report.yaml. With --rate and --conversations, the numbers given", setup: nbSetupPlan},
+	{name: "interval", args: "[--from replay] [--method all|NAME] | -k K -n N [--confidence 0.95] [--method all|NAME]",
+		doc: "a rate's standard error and intervals, as `tally interval`. With no -k and -n, or --from replay, the reference's successes over the report's replayed conversations at the report's confidence (without a replay, a one-line note); with -k and -n, the numbers given", setup: nbSetupInterval},
 	{name: "plot retention", doc: "chart: retained share by class, both systems, Wilson intervals, gates", setup: nbPlotCell("retention", svgRetention)},
 	{name: "plot verdicts", doc: "chart: the verdict mix per class, stacked, per system", setup: nbPlotCell("verdicts", svgVerdicts)},
 	{name: "plot prompt-size", doc: "chart: the distribution of prompt sizes after compaction per system (box plot), the means and the budget", setup: nbPlotCell("prompt-size", svgPromptSize)},

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // htmlRender renders r with nb and fails the test on error.
@@ -84,6 +88,10 @@ func TestRenderHTMLQuarterlyExample(t *testing.T) {
 		{"contradictions at most 0 fail 2 fail 7 worse", "the incumbent's 2 contradictions against the candidate's 7"},
 		{"This change blocks. The rows that got worse under it: open question, contradictions.", "the verdict"},
 		{"Backlog, not a merge decision: 5 gates unmet by the incumbent as well", "the backlog"},
+		// The on-paper cells, computed from the example's own replay: it
+		// is the source text's 166 of 200 at 0.83.
+		{"200 conversations at a success rate of 0.83: the standard error is √(0.83 × 0.17 / 200) = 0.0266", "the plan cell, from the replay"},
+		{"166/200 successes: a rate of 0.830, standard error 0.0266", "the interval cell, from the replay"},
 	} {
 		if !strings.Contains(text, want.text) {
 			t.Errorf("%s: the page does not read %q", want.reason, want.text)
@@ -342,5 +350,102 @@ func TestRenderHTMLWarningsOnce(t *testing.T) {
 	}
 	if strings.Contains(page, "report-warnings") && strings.Contains(page[:strings.Index(page, "report-warnings")+500], "χ²") {
 		t.Error("the page opens with a warning about task success")
+	}
+}
+
+// exampleFigures are figures of examples/quarterly and the source text
+// it reproduces; a report built from other data must show none of them.
+var exampleFigures = []string{"0.83", "166/200", "168/200", "521", "200 conversations", "10185", "10,185", "71/80", "1572", "6407", "6,407"}
+
+// figureAt finds fig in text standing alone: not inside a longer number
+// or word (a SHA-256 may hold "521"; 0.8333 is not 0.83).
+func figureAt(text, fig string) int {
+	for off := 0; ; {
+		i := strings.Index(text[off:], fig)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		before, after := rune(' '), rune(' ')
+		if i > 0 {
+			before, _ = utf8.DecodeLastRuneInString(text[:i])
+		}
+		if j := i + len(fig); j < len(text) {
+			after, _ = utf8.DecodeRuneInString(text[j:])
+		}
+		alnum := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+		if !alnum(before) && before != '.' && !alnum(after) {
+			return i
+		}
+		off = i + 1
+	}
+}
+
+// TestNotebookFromOwnData: every cell of the default notebook is about
+// the report's own data. testdata/own is a small quarter made by hand —
+// six fixtures, 30 replayed pairs at 22/30 — and its page shows none of
+// the example's figures and its own: the plan and the interval from its
+// replay, and a catastrophic count of the three conversations in which
+// the candidate lost a constraint or newly contradicted an item.
+// Without a replay, the two cells are one-line notes saying what input
+// would produce them.
+func TestNotebookFromOwnData(t *testing.T) {
+	build := func(path string) string {
+		cfg, err := LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Build(cfg, Options{Generated: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), Version: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return htmlTextContent(htmlRender(t, r, nil))
+	}
+	text := build(filepath.Join("testdata", "own", "report.yaml"))
+	for _, fig := range exampleFigures {
+		if i := figureAt(text, fig); i >= 0 {
+			t.Errorf("the page shows the example's %q: …%s…", fig, text[max(0, i-80):min(len(text), i+len(fig)+80)])
+		}
+	}
+	for _, want := range []struct{ text, reason string }{
+		{"From this report: 30 replayed conversations, on which the reference succeeded 22 times (a rate of 0.7333)", "the plan's inputs, named"},
+		{"the catastrophic count is the 3 fixture conversations in which the candidate lost a constraint item or newly contradicted an item (ingest_02, ingest_04, ingest_05)", "the catastrophic count, from the items"},
+		{"30 conversations at a success rate of 0.7333: the standard error is √(0.7333 × 0.2667 / 30) = 0.0807", "the plan, at the replay's N and rate"},
+		{"3 conversations failing outright (lost, none gained) is a drop of 3/30 = 10.0 points", "the catastrophic drop"},
+		{"22/30 successes: a rate of 0.733, standard error 0.0807", "the interval, from the replay"},
+		{"the reference 22/30 = 73.3%, the candidate 20/30 = 66.7%", "task success"},
+	} {
+		if !strings.Contains(text, want.text) {
+			t.Errorf("%s: the page does not read %q", want.reason, want.text)
+		}
+	}
+
+	// The same quarter without its replay.
+	dir := t.TempDir()
+	for _, name := range []string{"fixtures.jsonl", "verdicts-v2.jsonl", "verdicts-v3.jsonl", "report.yaml"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "own", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "report.yaml" {
+			data = []byte(strings.Replace(string(data), "replay: replay.jsonl\n", "", 1))
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text = build(filepath.Join(dir, "report.yaml"))
+	for _, want := range []string{
+		"No replay: configure replay: in report.yaml to get the on-paper argument for your own replayed conversations: their number and the reference's success rate.",
+		"No replay: configure replay: in report.yaml to get the interval of your own replay's success rate.",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("without a replay, the page does not read %q", want)
+		}
+	}
+	for _, fig := range exampleFigures {
+		if i := figureAt(text, fig); i >= 0 {
+			t.Errorf("without a replay, the page shows the example's %q: …%s…", fig, text[max(0, i-80):min(len(text), i+len(fig)+80)])
+		}
 	}
 }

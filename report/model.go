@@ -248,10 +248,11 @@ type Paper struct {
 	// report's confidence.
 	Rate stats.RateSummary
 	// Plan is `tally plan` at the replay's conversations and reference
-	// rate, α = 1 − confidence and power PaperPower. Plan.Catastrophic
-	// is set when Catastrophic is usable (at least 1, at most the
-	// expected successes).
-	Plan power.PlanResult
+	// rate, α = 1 − confidence and power PaperPower; nil when it cannot
+	// be computed (Notes say why). Plan.Catastrophic is set when
+	// Catastrophic is usable: at least 1, at most the reference's
+	// successes.
+	Plan *power.PlanResult
 	// Catastrophic is the number of fixture conversations in which the
 	// candidate lost a constraint item or newly contradicted an item
 	// (paired item-compactions): the conversations an item-level failure
