@@ -300,6 +300,8 @@ func propParseEvent(file string, lineNo int, line []byte) (ev TranscriptEvent, p
 		return fail(m.off, "turn", "want a whole number, got "+propDescribeRaw(m.raw))
 	case n < 1:
 		return fail(m.off, "turn", fmt.Sprintf("must be at least 1 (turns are numbered from 1), got %d", n))
+	case n > MaxTurns:
+		return fail(m.off, "turn", fmt.Sprintf("must be at most %d, as in every event log, got %d", MaxTurns, n))
 	}
 	ev.Turn = n
 	if ts, off, ok, bad := str("ts"); bad {

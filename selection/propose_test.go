@@ -220,6 +220,7 @@ func TestReadTranscriptsProblems(t *testing.T) {
 		{`not json`, "log.jsonl:2:2: invalid character 'o' in literal null (expecting 'u')"},
 		{`[1,2]`, "log.jsonl:2:1: want a JSON object (one event), got an array"},
 		{`{"session_id":"s1","turn":0,"kind":"compaction"}`, "log.jsonl:2:20: turn: must be at least 1 (turns are numbered from 1), got 0"},
+		{`{"session_id":"s1","turn":16777217,"kind":"compaction"}`, "log.jsonl:2:20: turn: must be at most 16777216, as in every event log, got 16777217"},
 		{`{"session_id":"s1","turn":"3","kind":"compaction"}`, `log.jsonl:2:20: turn: want a whole number, got string "3"`},
 		{`{"session_id":"s1","turn":2.5,"kind":"compaction"}`, "log.jsonl:2:20: turn: want a whole number, got number 2.5"},
 		{`{"session_id":"s1","kind":"compaction"}`, `log.jsonl:2:1: missing "turn"`},
