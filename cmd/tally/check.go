@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -11,104 +14,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tally-eval/tally/fixture"
-	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/judge"
 	"github.com/tally-eval/tally/stats"
 )
-
-// judgeFlags are the flags that choose and configure the judge.
-type judgeFlags struct {
-	backend     string
-	model       string
-	baseURL     string
-	keyEnv      string
-	recorded    string
-	command     string
-	commandArgs []string
-	template    string
-	cache       string
-	concurrency int
-	rate        float64
-	timeout     time.Duration
-	attempts    int
-	reasks      int
-	seed        int64
-}
-
-func (f *judgeFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&f.backend, "judge", "", "judge backend: openai, anthropic, command or recorded")
-	fl.StringVar(&f.model, "model", "", "model name (openai, anthropic)")
-	fl.StringVar(&f.baseURL, "base-url", "", "server base URL (openai: e.g. http://127.0.0.1:8080/v1; anthropic: default https://api.anthropic.com)")
-	fl.StringVar(&f.keyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
-	fl.StringVar(&f.recorded, "recorded", "", "recorded verdicts (JSONL of verdict records) for --judge recorded")
-	fl.StringVar(&f.command, "command", "", "program for --judge command: reads the prompt on stdin, writes the reply on stdout")
-	fl.StringArrayVar(&f.commandArgs, "command-arg", nil, "an argument for the --command program (repeat for several; no shell is involved)")
-	fl.StringVar(&f.template, "template", "", "judge prompt template file (text/template with .Probe and .Context; default: the source text's JUDGE prompt)")
-	fl.StringVar(&f.cache, "cache", ".tally-cache", "judge cache folder, shared safely between runs and processes (empty: no cache)")
-	fl.IntVar(&f.concurrency, "concurrency", 8, "judge requests in flight")
-	fl.Float64Var(&f.rate, "rate", 0, "judge requests per second (0: unlimited)")
-	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "timeout of one judge call")
-	fl.IntVar(&f.attempts, "attempts", 5, "attempts per HTTP call (retries on timeouts, 429 and 5xx, with backoff)")
-	fl.IntVar(&f.reasks, "reasks", judge.DefaultReasks, "times to re-ask after a reply that does not parse before recording error")
-	fl.Int64Var(&f.seed, "seed", 0, "sampling seed sent to OpenAI-compatible servers")
-}
-
-// build returns the judge the flags describe.
-func (f *judgeFlags) build() (judge.Judge, error) {
-	if f.concurrency < 1 {
-		return nil, fmt.Errorf("--concurrency must be at least 1, got %d", f.concurrency)
-	}
-	httpCfg := judge.HTTPConfig{
-		Timeout:     f.timeout,
-		Retry:       judge.Retry{MaxAttempts: f.attempts},
-		MaxInFlight: f.concurrency,
-		PerSecond:   f.rate,
-	}
-	var backend judge.Backend
-	var err error
-	switch f.backend {
-	case "recorded":
-		if f.recorded == "" {
-			return nil, usagef("--judge recorded needs --recorded FILE")
-		}
-		return judge.LoadRecorded(f.recorded)
-	case "openai":
-		backend, err = judge.NewOpenAI(judge.OpenAIConfig{BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv, Seed: f.seed, HTTP: httpCfg})
-	case "anthropic":
-		backend, err = judge.NewAnthropic(judge.AnthropicConfig{BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv, HTTP: httpCfg})
-	case "command":
-		if f.command == "" {
-			return nil, usagef("--judge command needs --command PROGRAM")
-		}
-		backend, err = judge.NewCommand(judge.CommandConfig{
-			Argv: append([]string{f.command}, f.commandArgs...), Label: f.model,
-			Timeout: f.timeout, MaxInFlight: f.concurrency, PerSecond: f.rate,
-		})
-	case "":
-		return nil, usagef("--judge is required: openai, anthropic, command or recorded")
-	default:
-		return nil, usagef("--judge %q: want openai, anthropic, command or recorded", f.backend)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--judge %s: %w", f.backend, err)
-	}
-	m := &judge.Model{Backend: backend, Reasks: f.reasks}
-	if f.reasks == 0 {
-		m.Reasks = judge.NoReasks
-	}
-	if f.template != "" {
-		if m.Template, err = judge.LoadTemplate(f.template); err != nil {
-			return nil, fmt.Errorf("--template: %w", err)
-		}
-	}
-	if f.cache != "" {
-		if m.Cache, err = judge.OpenCache(f.cache); err != nil {
-			return nil, fmt.Errorf("--cache: %w", err)
-		}
-	}
-	return m, nil
-}
 
 // classRowJSON is one class's line of `tally check` output.
 type classRowJSON struct {
@@ -129,14 +37,33 @@ type classRowJSON struct {
 }
 
 type checkJSON struct {
-	System    string         `json:"system"`
-	Output    string         `json:"output"`
-	Fixtures  int            `json:"fixtures"`
-	Contexts  int            `json:"contexts"`
-	Checks    int            `json:"checks"`
-	Calls     int            `json:"judge_calls"`
-	CacheHits int            `json:"cache_hits"`
-	Classes   []classRowJSON `json:"classes"`
+	System    string     `json:"system"`
+	Output    string     `json:"output"`
+	Fixtures  int        `json:"fixtures"`
+	Contexts  int        `json:"contexts"`
+	Checks    int        `json:"checks"`
+	Calls     int        `json:"judge_calls"`
+	CacheHits int        `json:"cache_hits"`
+	Cache     *cacheJSON `json:"cache,omitempty"`
+	// Errors counts the error verdicts; Complete is false when they are
+	// more than MaxErrors (exit 4).
+	Errors       int            `json:"errors"`
+	MaxErrors    int            `json:"max_errors"`
+	Complete     bool           `json:"complete"`
+	ErrorReasons []reasonJSON   `json:"error_reasons"`
+	Classes      []classRowJSON `json:"classes"`
+}
+
+// cacheJSON is the judge cache's part in a check: lookups, entries that
+// were there but not usable, and writes.
+type cacheJSON struct {
+	Hits            int64  `json:"hits"`
+	Misses          int64  `json:"misses"`
+	Damaged         int64  `json:"damaged"`
+	OldFormat       int64  `json:"old_format"`
+	Writes          int64  `json:"writes"`
+	FailedWrites    int64  `json:"failed_writes"`
+	FirstWriteError string `json:"first_write_error,omitempty"`
 }
 
 type dryRunJSON struct {
@@ -159,6 +86,7 @@ func newCheckCmd(opts *options) *cobra.Command {
 		output                  string
 		dryRun                  bool
 		confidence              float64
+		cf                      checkFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "check --fixtures PATH --contexts DIR --system NAME --judge BACKEND -o VERDICTS.jsonl",
@@ -170,11 +98,31 @@ three-way judge (supported, absent or contradicted). It writes one verdict
 record per item per compaction, atomically, and prints per class: items,
 verbatim, supported, absent, contradicted, error and the retained share with
 its Wilson interval. A run killed half-way resumes from the judge cache
-without repeating a completed call.`,
+without repeating a completed call.
+
+The contexts must match the fixtures: files 1..compactions_expected for every
+fixture, no file beyond it, no folder without a fixture, each context's turn
+within 1..turns of its fixture and increasing with n. Every mismatch is
+reported, one line each, and nothing is written. With --allow-missing a
+missing context is accepted instead, and the items that may be live at it
+are recorded as error "no context".
+
+Judging is bounded: each call by --timeout and --attempts (Retry-After
+capped by --max-retry-after), the run by --deadline (the items not judged
+by then are error "deadline"), and after --breaker consecutive failed calls
+the judge is not called again (the rest are error "judge unavailable").
+
+Exit codes:
+  0  every verdict written, and no more error verdicts than --max-errors
+  1  bad input or an I/O failure (one line per problem); nothing written
+  2  a usage error
+  3  (not used by check: gates are tally gate's and tally report's)
+  4  incomplete: the verdicts are written, but more of them are error than
+     --max-errors allows (the count and the most common reasons are on stderr)`,
 		Example: `  tally check --fixtures examples/quarterly/fixtures --contexts examples/quarterly/contexts/incumbent \
       --system incumbent --judge recorded --recorded examples/quarterly/judge/recorded.jsonl -o out/incumbent.jsonl
   tally check ... --judge openai --base-url http://127.0.0.1:8080/v1 --model qwen2.5-7b-instruct -o v.jsonl
-  tally check ... --judge command --command ./my-judge.sh -o v.jsonl`,
+  tally check ... --judge command --command examples/judge-command/judge.sh -o v.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: work(func(cmd *cobra.Command, _ []string) error {
 			if err := stats.ValidateConfidence(confidence); err != nil {
@@ -183,11 +131,15 @@ without repeating a completed call.`,
 			if output == "" && !dryRun {
 				return usagef("-o VERDICTS.jsonl is required (or --dry-run)")
 			}
+			if err := cf.validate(); err != nil {
+				return err
+			}
 			j, err := jf.build()
 			if err != nil {
 				return err
 			}
-			cfg := judge.CheckConfig{Fixtures: fixtures, Contexts: contexts, System: sys, Judge: j, Concurrency: jf.concurrency}
+			cfg := judge.CheckConfig{Fixtures: fixtures, Contexts: contexts, System: sys, Judge: j, Concurrency: jf.concurrency,
+				AllowMissing: cf.allowMissing, Deadline: cf.deadline, Breaker: cf.breakerSetting()}
 			w := cmd.OutOrStdout()
 			if dryRun {
 				p, err := judge.PlanCheck(cmd.Context(), cfg)
@@ -203,7 +155,7 @@ without repeating a completed call.`,
 			}
 			var res judge.CheckResult
 			var checkErr error // the check's own error, kept apart from the file's
-			err = atomicfile.Write(output, func(out io.Writer) error {
+			err = writeCreatingFolder(output, func(out io.Writer) error {
 				rw := fixture.NewRecordWriter(out)
 				res, checkErr = judge.Check(cmd.Context(), cfg, rw.Write)
 				if checkErr != nil {
@@ -220,16 +172,31 @@ without repeating a completed call.`,
 			if err != nil {
 				return err
 			}
-			return writeCheck(w, opts, sys, output, res, confidence)
+			_, model := j.(*judge.Model)
+			sum := checkSummary{sys: sys, output: output, res: res, confidence: confidence, model: model, cache: jf.opened, maxErrors: cf.maxErrors}
+			if err := writeCheck(w, opts, sum); err != nil {
+				return err
+			}
+			if jf.opened != nil {
+				if st := jf.opened.Stats(); st.WriteErrors > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "tally: warning: %s failed, the first: %s (the verdicts are complete; the next run repeats those calls)\n",
+						plural(int(st.WriteErrors), "judge cache write"), st.FirstWriteError)
+				}
+			}
+			if res.Errors > cf.maxErrors {
+				return incompleteError{incompleteMsg(res, cf.maxErrors)}
+			}
+			return nil
 		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&fixtures, "fixtures", "", "fixtures: a .json file, a .jsonl file or a folder of .json files")
 	f.StringVar(&contexts, "contexts", "", "compacted contexts folder: CONTEXTS/<conversation_id>/<n>.json")
 	f.StringVar(&sys, "system", "", "the summariser's name, written in every verdict record")
-	f.StringVarP(&output, "output", "o", "", "verdicts file to write (JSONL), atomically")
+	f.StringVarP(&output, "output", "o", "", "verdicts file to write (JSONL), atomically; its folder is created if need be")
 	f.BoolVar(&dryRun, "dry-run", false, "say how many judge calls the run would make and how many are cached; judge nothing")
 	f.Float64Var(&confidence, "confidence", 0.95, "confidence level of the retained-share intervals")
+	cf.register(cmd)
 	jf.register(cmd)
 	for _, name := range []string{"fixtures", "contexts", "system", "judge"} {
 		_ = cmd.MarkFlagRequired(name)
@@ -251,7 +218,7 @@ func writeDryRun(w io.Writer, opts *options, sys string, p judge.PlanResult, ask
 	if opts.format == "json" {
 		return writeJSON(w, out)
 	}
-	fmt.Fprintf(w, "dry run for %s: %d fixtures, %d compacted contexts, %d checks\n", sys, out.Fixtures, out.Contexts, out.Checks)
+	fmt.Fprintf(w, "dry run for %s: %s, %s, %s\n", sys, plural(out.Fixtures, "fixture"), plural(out.Contexts, "compacted context"), plural(out.Checks, "check"))
 	fmt.Fprintf(w, "  %d verbatim (no judge call)\n", out.Verbatim)
 	if !asks {
 		fmt.Fprintf(w, "  %d judge questions, answered from the recorded verdicts: no calls\n", out.Questions)
@@ -299,23 +266,53 @@ func classRows(res judge.CheckResult, confidence float64) []classRowJSON {
 	return rows
 }
 
-func writeCheck(w io.Writer, opts *options, sys, output string, res judge.CheckResult, confidence float64) error {
-	rows := classRows(res, confidence)
+// checkSummary is what writeCheck reports.
+type checkSummary struct {
+	sys, output string
+	res         judge.CheckResult
+	confidence  float64
+	model       bool         // the judge calls a model (not the recorded judge)
+	cache       *judge.Cache // nil: no cache
+	maxErrors   int
+}
+
+func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
+	res := sum.res
+	rows := classRows(res, sum.confidence)
+	var cache *cacheJSON
+	if sum.cache != nil {
+		st := sum.cache.Stats()
+		cache = &cacheJSON{Hits: st.Hits, Misses: st.Misses, Damaged: st.Damaged, OldFormat: st.OldFormat,
+			Writes: st.Writes, FailedWrites: st.WriteErrors, FirstWriteError: st.FirstWriteError}
+	}
 	if opts.format == "json" {
 		return writeJSON(w, checkJSON{
-			System: sys, Output: output, Fixtures: res.Fixtures, Contexts: res.Contexts,
-			Checks: res.Checks, Calls: res.Calls, CacheHits: res.CacheHits, Classes: rows,
+			System: sum.sys, Output: sum.output, Fixtures: res.Fixtures, Contexts: res.Contexts,
+			Checks: res.Checks, Calls: res.Calls, CacheHits: res.CacheHits, Cache: cache,
+			Errors: res.Errors, MaxErrors: sum.maxErrors, Complete: res.Errors <= sum.maxErrors,
+			ErrorReasons: reasonRows(res.ErrorReasons), Classes: rows,
 		})
 	}
-	fmt.Fprintf(w, "%s: %d fixtures, %d compacted contexts, %d checks (%d judge calls, %d cache hits) → %s\n\n",
-		sys, res.Fixtures, res.Contexts, res.Checks, res.Calls, res.CacheHits, output)
+	calls := fmt.Sprintf("%s, %s", plural(res.Calls, "judge call"), plural(res.CacheHits, "cache hit"))
+	switch {
+	case cache != nil:
+		calls = fmt.Sprintf("%s; cache: %s, %s, %d damaged, %s", plural(res.Calls, "judge call"),
+			plural(int(cache.Hits), "hit"), plural(int(cache.Misses), "miss"), cache.Damaged, plural(int(cache.FailedWrites), "failed write"))
+		if cache.OldFormat > 0 {
+			calls += fmt.Sprintf(", %s of an older format", plural(int(cache.OldFormat), "entry"))
+		}
+	case sum.model:
+		calls = plural(res.Calls, "judge call") + ", no cache"
+	}
+	fmt.Fprintf(w, "%s: %s, %s, %s (%s) → %s\n\n", sum.sys, plural(res.Fixtures, "fixture"), plural(res.Contexts, "compacted context"),
+		plural(res.Checks, "check"), calls, sum.output)
 	t := table(w)
-	fmt.Fprintf(t, "class\titems\tverbatim\tsupported\tabsent\tcontradicted\terror\tretained\t%s wilson\n", pct(confidence))
+	fmt.Fprintf(t, "class\titems\tverbatim\tsupported\tabsent\tcontradicted\terror\tretained\t%s wilson\n", pct(sum.confidence))
 	for _, r := range rows {
 		share, iv := "—", "—"
 		if r.ShareRange != nil {
 			share = fmt.Sprintf("%d–%d (%.1f–%.1f%%)", r.Retained, r.Retained+r.Error, 100*r.ShareRange.Lower, 100*r.ShareRange.Upper)
-			iv = fmt.Sprintf("incomplete: %d errors", r.Error)
+			iv = "incomplete: " + plural(r.Error, "error")
 		}
 		if r.Share != nil {
 			share = fmt.Sprintf("%d (%.1f%%)", r.Retained, 100**r.Share)
@@ -329,9 +326,77 @@ func writeCheck(w io.Writer, opts *options, sys, output string, res judge.CheckR
 		return err
 	}
 	if res.Errors > 0 {
-		fmt.Fprintf(w, "\nnote: %d judge errors; they are not counted as absent — re-run to retry them (completed calls come from the cache)\n", res.Errors)
+		they, them := "they are", "them"
+		if res.Errors == 1 {
+			they, them = "it is", "it"
+		}
+		fmt.Fprintf(w, "\nnote: %s; %s not counted as absent — re-run to retry %s (completed calls come from the cache)\n",
+			plural(res.Errors, "error verdict"), they, them)
+		for _, r := range topReasons(res.ErrorReasons, 3) {
+			fmt.Fprintf(w, "  %d× %s\n", r.Count, r.Reason)
+		}
 	}
 	return nil
+}
+
+// reasonJSON is one reason of error verdicts and how many have it.
+type reasonJSON struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+// reasonRows lists every reason, the most common first.
+func reasonRows(reasons map[string]int) []reasonJSON {
+	rows := make([]reasonJSON, 0, len(reasons))
+	for r, n := range reasons {
+		rows = append(rows, reasonJSON{Reason: r, Count: n})
+	}
+	slices.SortFunc(rows, func(a, b reasonJSON) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Reason, b.Reason))
+	})
+	return rows
+}
+
+// topReasons is the n most common reasons, each cut to a line's length.
+func topReasons(reasons map[string]int, n int) []reasonJSON {
+	rows := reasonRows(reasons)
+	rows = rows[:min(n, len(rows))]
+	for i := range rows {
+		if r := []rune(rows[i].Reason); len(r) > 160 {
+			rows[i].Reason = string(r[:160]) + "…"
+		}
+		if rows[i].Reason == "" {
+			rows[i].Reason = "(no reason given)"
+		}
+	}
+	return rows
+}
+
+// incompleteMsg is the one line exit 4 prints.
+func incompleteMsg(res judge.CheckResult, maxErrors int) string {
+	var parts []string
+	for _, r := range topReasons(res.ErrorReasons, 3) {
+		parts = append(parts, fmt.Sprintf("%d× %q", r.Count, r.Reason))
+	}
+	return fmt.Sprintf("incomplete: %s of %s, more than --max-errors %d allows; the most common reasons: %s",
+		plural(res.Errors, "error verdict"), plural(res.Checks, "check"), maxErrors, strings.Join(parts, ", "))
+}
+
+// plural is "1 check" or "n checks" (a noun ending in s, x, ch or sh
+// takes "es"; "entry" becomes "entries").
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	switch {
+	case strings.HasSuffix(noun, "ry"):
+		noun = strings.TrimSuffix(noun, "y") + "ies"
+	case strings.HasSuffix(noun, "s"), strings.HasSuffix(noun, "x"), strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"):
+		noun += "es"
+	default:
+		noun += "s"
+	}
+	return fmt.Sprintf("%d %s", n, noun)
 }
 
 // progress draws a progress bar on a terminal: contexts done of total,

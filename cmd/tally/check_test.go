@@ -1242,8 +1242,8 @@ func TestCheckIncompleteShare(t *testing.T) {
 	stdout, stderr, code := cli(t, "check", "--fixtures", quarterly+"/fixtures", "--contexts", quarterly+"/contexts/incumbent",
 		"--system", "incumbent", "--judge", "command", "--command", script, "--reasks", "0", "--cache", "",
 		"--format", "json", "-o", filepath.Join(dir, "v.jsonl"))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	if code != 4 {
+		t.Fatalf("exit %d, want 4 (incomplete): %s", code, stderr)
 	}
 	var out struct {
 		Classes []struct {

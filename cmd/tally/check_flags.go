@@ -1,0 +1,184 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tally-eval/tally/internal/atomicfile"
+	"github.com/tally-eval/tally/judge"
+)
+
+// judgeFlags are the flags that choose and configure the judge.
+type judgeFlags struct {
+	backend     string
+	model       string
+	baseURL     string
+	keyEnv      string
+	recorded    string
+	command     string
+	commandArgs []string
+	template    string
+	cache       string
+	concurrency int
+	rate        float64
+	timeout     time.Duration
+	attempts    int
+	reasks      int
+	seed        int64
+	// maxRetryAfter caps a server's Retry-After; noAgree switches the
+	// agreement question off.
+	maxRetryAfter time.Duration
+	noAgree       bool
+
+	// opened is the cache build opened, nil when there is none.
+	opened *judge.Cache
+}
+
+func (f *judgeFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.backend, "judge", "", "judge backend: openai, anthropic, command or recorded")
+	fl.StringVar(&f.model, "model", "", "model name (openai, anthropic)")
+	fl.StringVar(&f.baseURL, "base-url", "", "server base URL (openai: e.g. http://127.0.0.1:8080/v1; anthropic: default https://api.anthropic.com)")
+	fl.StringVar(&f.keyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
+	fl.StringVar(&f.recorded, "recorded", "", "recorded verdicts (JSONL of verdict records) for --judge recorded")
+	fl.StringVar(&f.command, "command", "", "program for --judge command: reads the prompt on stdin, writes the reply on stdout")
+	fl.StringArrayVar(&f.commandArgs, "command-arg", nil, "an argument for the --command program (repeat for several; no shell is involved)")
+	fl.StringVar(&f.template, "template", "", "judge prompt template file (text/template with .Probe and .Context; default: the source text's JUDGE prompt)")
+	fl.StringVar(&f.cache, "cache", ".tally-cache", "judge cache folder, shared safely between runs and processes (empty: no cache)")
+	fl.IntVar(&f.concurrency, "concurrency", 8, "judge requests in flight")
+	fl.Float64Var(&f.rate, "rate", 0, "judge requests per second (0: unlimited)")
+	fl.DurationVar(&f.timeout, "timeout", 60*time.Second, "timeout of one judge call")
+	fl.IntVar(&f.attempts, "attempts", judge.DefaultMaxAttempts, "attempts per HTTP call (retries on timeouts, connection failures, 429, 5xx and unusable 200 replies, with backoff)")
+	fl.DurationVar(&f.maxRetryAfter, "max-retry-after", judge.DefaultMaxRetryAfter, "the longest wait a server's Retry-After may impose before a retry (a longer one is cut to this)")
+	fl.BoolVar(&f.noAgree, "no-agree", false, "do not ask the agreement question: a supported answer stays supported without being compared with the fixture's expected answer, so a supported answer that inverts it is NOT caught as contradicted (for a judge that can answer only the verdict question)")
+	fl.IntVar(&f.reasks, "reasks", judge.DefaultReasks, "times to re-ask after a reply that does not parse before recording error")
+	fl.Int64Var(&f.seed, "seed", 0, "sampling seed sent to OpenAI-compatible servers")
+}
+
+// build returns the judge the flags describe.
+func (f *judgeFlags) build() (judge.Judge, error) {
+	if f.concurrency < 1 {
+		return nil, fmt.Errorf("--concurrency must be at least 1, got %d", f.concurrency)
+	}
+	if f.maxRetryAfter <= 0 {
+		return nil, fmt.Errorf("--max-retry-after must be positive, got %v", f.maxRetryAfter)
+	}
+	httpCfg := judge.HTTPConfig{
+		Timeout:     f.timeout,
+		Retry:       judge.Retry{MaxAttempts: f.attempts, MaxRetryAfter: f.maxRetryAfter},
+		MaxInFlight: f.concurrency,
+		PerSecond:   f.rate,
+	}
+	var backend judge.Backend
+	var err error
+	switch f.backend {
+	case "recorded":
+		if f.recorded == "" {
+			return nil, usagef("--judge recorded needs --recorded FILE")
+		}
+		return judge.LoadRecorded(f.recorded)
+	case "openai":
+		backend, err = judge.NewOpenAI(judge.OpenAIConfig{BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv, Seed: f.seed, HTTP: httpCfg})
+	case "anthropic":
+		backend, err = judge.NewAnthropic(judge.AnthropicConfig{BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv, HTTP: httpCfg})
+	case "command":
+		if f.command == "" {
+			return nil, usagef("--judge command needs --command PROGRAM")
+		}
+		backend, err = judge.NewCommand(judge.CommandConfig{
+			Argv: append([]string{f.command}, f.commandArgs...), Label: f.model,
+			Timeout: f.timeout, MaxInFlight: f.concurrency, PerSecond: f.rate,
+		})
+	case "":
+		return nil, usagef("--judge is required: openai, anthropic, command or recorded")
+	default:
+		return nil, usagef("--judge %q: want openai, anthropic, command or recorded", f.backend)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--judge %s: %w", f.backend, err)
+	}
+	m := &judge.Model{Backend: backend, Reasks: f.reasks, NoAgree: f.noAgree}
+	if f.reasks == 0 {
+		m.Reasks = judge.NoReasks
+	}
+	if f.template != "" {
+		if m.Template, err = judge.LoadTemplate(f.template); err != nil {
+			return nil, fmt.Errorf("--template: %w", err)
+		}
+	}
+	if f.cache != "" {
+		if m.Cache, err = judge.OpenCache(f.cache); err != nil {
+			return nil, fmt.Errorf("--cache: %w", err)
+		}
+		f.opened = m.Cache
+	}
+	return m, nil
+}
+
+// checkFlags bound a check and say what it may leave incomplete.
+type checkFlags struct {
+	allowMissing bool
+	maxErrors    int
+	deadline     time.Duration
+	breaker      int
+}
+
+func (c *checkFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.BoolVar(&c.allowMissing, "allow-missing", false, "accept missing context files: record the items that may be live at each as error \"no context\" (extra, orphan, out-of-range and out-of-order contexts stay errors)")
+	fl.IntVar(&c.maxErrors, "max-errors", 0, "error verdicts tolerated before check exits 4 (incomplete)")
+	fl.DurationVar(&c.deadline, "deadline", 0, "bound the whole run's judging (e.g. 30m; 0: none): the items not judged by then are error \"deadline\"")
+	fl.IntVar(&c.breaker, "breaker", judge.DefaultBreaker, "consecutive failed judge calls after which the judge is not called again and the remaining items are error \"judge unavailable\" (0: never)")
+}
+
+func (c *checkFlags) validate() error {
+	switch {
+	case c.maxErrors < 0:
+		return fmt.Errorf("--max-errors must not be negative, got %d", c.maxErrors)
+	case c.deadline < 0:
+		return fmt.Errorf("--deadline must not be negative, got %v", c.deadline)
+	case c.breaker < 0:
+		return fmt.Errorf("--breaker must not be negative, got %d", c.breaker)
+	}
+	return nil
+}
+
+// breakerSetting is --breaker as judge.CheckConfig.Breaker: 0 is never.
+func (c *checkFlags) breakerSetting() int {
+	if c.breaker == 0 {
+		return -1
+	}
+	return c.breaker
+}
+
+// writeCreatingFolder writes path atomically with write, creating its
+// folder first if need be; when the write fails, the folders it created
+// are removed again, so a failed run leaves nothing behind.
+func writeCreatingFolder(path string, write func(io.Writer) error) error {
+	var created []string
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(dir); err == nil || !errors.Is(err, fs.ErrNotExist) || dir == filepath.Dir(dir) {
+			break
+		}
+		created = append(created, dir)
+	}
+	if len(created) > 0 {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("creating the output folder: %w", err)
+		}
+	}
+	err := atomicfile.Write(path, write)
+	if err != nil {
+		for _, dir := range created { // deepest first; Remove keeps a folder that is not empty
+			_ = os.Remove(dir)
+		}
+	}
+	return err
+}

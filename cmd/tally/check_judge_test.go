@@ -1,0 +1,398 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// writeScript writes an executable sh script.
+func writeScript(t *testing.T, body string) string {
+	t.Helper()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh on PATH")
+	}
+	path := filepath.Join(t.TempDir(), "judge.sh")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// commandArgs are the arguments of a check of the example's incumbent
+// with a command judge and no cache.
+func commandArgs(script, out string, more ...string) []string {
+	return append([]string{"check", "--fixtures", quarterly + "/fixtures", "--contexts", quarterly + "/contexts/incumbent",
+		"--system", "incumbent", "--judge", "command", "--command", script, "--cache", "", "-o", out}, more...)
+}
+
+// TestCheckExitCodes: check writes its verdicts and exits 4 when more are
+// error than --max-errors allows, naming the count and the most common
+// reason; before, a judge that failed every call exited 0.
+func TestCheckExitCodes(t *testing.T) {
+	failing := writeScript(t, "cat >/dev/null\necho 'model server unreachable' >&2\nexit 1\n")
+	absent := writeScript(t, "cat >/dev/null\necho '{\"reasoning\": \"r\", \"answer\": \"\", \"verdict\": \"absent\"}'\n")
+	// 145 of the example incumbent's 295 checks go to the judge.
+	tests := []struct {
+		reason string
+		script string
+		more   []string
+		code   int
+		stderr *regexp.Regexp // nil: empty
+	}{
+		{"every call fails: incomplete", failing, nil, 4,
+			regexp.MustCompile(`^tally: incomplete: 145 error verdicts of 295 checks, more than --max-errors 0 allows; the most common reasons: \d+× "judge unavailable", \d+× "judge call failed: command/\S+: exit status 1: \\"model server unreachable\\""\n$`)},
+		{"every call fails, breaker off: one reason", failing, []string{"--breaker", "0"}, 4,
+			regexp.MustCompile(`^tally: incomplete: 145 error verdicts of 295 checks, more than --max-errors 0 allows; the most common reasons: 145× "judge call failed: `)},
+		{"tolerated up to --max-errors", failing, []string{"--max-errors", "145"}, 0, nil},
+		{"one more than tolerated", failing, []string{"--max-errors", "144"}, 4, regexp.MustCompile(`^tally: incomplete: 145 error verdicts of 295 checks, more than --max-errors 144 allows`)},
+		{"a judge that answers: complete", absent, nil, 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "v.jsonl")
+			stdout, stderr, code := cli(t, commandArgs(tt.script, out, tt.more...)...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d: %s", code, tt.code, stderr)
+			}
+			if tt.stderr == nil && stderr != "" || tt.stderr != nil && !tt.stderr.MatchString(stderr) {
+				t.Errorf("stderr %q\nwant %v", stderr, tt.stderr)
+			}
+			// The verdicts are written either way.
+			recs := readVerdicts(t, out, "incumbent")
+			if len(recs) != 295 {
+				t.Errorf("%d verdicts written, want 295", len(recs))
+			}
+			if !strings.Contains(stdout, "incumbent: 40 fixtures, 72 compacted contexts, 295 checks") {
+				t.Errorf("stdout:\n%s", stdout)
+			}
+		})
+	}
+	// JSON says it too.
+	out := filepath.Join(t.TempDir(), "v.jsonl")
+	stdout, _, code := cli(t, commandArgs(failing, out, "--format", "json")...)
+	var v struct {
+		Errors, MaxErrors int
+		Complete          bool
+		Reasons           []struct {
+			Reason string
+			Count  int
+		} `json:"error_reasons"`
+	}
+	decodeJSON(t, stdout, &v)
+	if code != 4 || v.Errors != 145 || v.Complete || len(v.Reasons) != 2 || v.Reasons[0].Count+v.Reasons[1].Count != 145 {
+		t.Errorf("JSON: exit %d, %+v", code, v)
+	}
+}
+
+// closedPort returns a 127.0.0.1 address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// TestCheckDeadServer is the issue's must-show: the example's check
+// against a server that is not there, with the default settings, ends in
+// well under a minute (not after hours of retries), exits 4 and records
+// every judged item as error.
+func TestCheckDeadServer(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "v.jsonl")
+	start := time.Now()
+	stdout, stderr, code := cli(t, "check", "--fixtures", quarterly+"/fixtures", "--contexts", quarterly+"/contexts/incumbent",
+		"--system", "incumbent", "--judge", "openai", "--base-url", "http://"+closedPort(t)+"/v1", "--model", "m",
+		"--api-key-env", noKeyEnv, "--cache", filepath.Join(t.TempDir(), "cache"), "-o", out)
+	took := time.Since(start)
+	t.Logf("dead server: exit %d after %v", code, took)
+	if took > 60*time.Second {
+		t.Errorf("took %v, want under 60 s", took)
+	}
+	if code != 4 || !strings.HasPrefix(stderr, "tally: incomplete: 145 error verdicts of 295 checks") || !strings.Contains(stderr, `"judge unavailable"`) {
+		t.Errorf("exit %d, stderr %q; want 4 and the judge unavailable", code, stderr)
+	}
+	recs := readVerdicts(t, out, "incumbent")
+	c := tallyRecords(recs).Total()
+	if c.Items != 295 || c.Verbatim != 150 || c.Errors != 145 {
+		t.Errorf("verdicts %+v, want 150 verbatim and the 145 others error", c)
+	}
+	if !strings.Contains(stdout, "145 error verdicts") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// TestCheckMaxRetryAfter: a server asking to wait an hour is waited for
+// --max-retry-after at most.
+func TestCheckMaxRetryAfter(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if requests.Add(1) == 1 {
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices": [{"message": {"content": "{\"reasoning\": \"r\", \"answer\": \"\", \"verdict\": \"absent\"}"}}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	fixtures, contexts := copyDataset(t, judgedFixtures[:1])
+	start := time.Now()
+	_, stderr, code := cli(t, "check", "--fixtures", fixtures, "--contexts", contexts, "--system", "incumbent",
+		"--judge", "openai", "--base-url", srv.URL+"/v1", "--model", "m", "--api-key-env", noKeyEnv, "--cache", "",
+		"--concurrency", "1", "--max-retry-after", "1s", "-o", filepath.Join(t.TempDir(), "v.jsonl"))
+	took := time.Since(start)
+	if code != 0 || took > 20*time.Second || requests.Load() < 2 {
+		t.Errorf("exit %d after %v and %d requests (stderr %q); want 0 after about a second", code, took, requests.Load(), stderr)
+	}
+}
+
+// TestCheckCacheDamageAndWriteFailures: a damaged cache entry is a miss,
+// counted and shown, and the verdicts equal a fresh run's; a cache that
+// cannot be written is reported once with the reason and counted, and
+// does not change the exit status.
+func TestCheckCacheDamageAndWriteFailures(t *testing.T) {
+	fixtures, contexts := copyDataset(t, judgedFixtures[:2])
+	srv := newFakeJudge(t)
+	srv.setPhase(1, -1)
+	root := t.TempDir()
+	cache := filepath.Join(root, "cache")
+	run1, run2 := filepath.Join(root, "1.jsonl"), filepath.Join(root, "2.jsonl")
+	stdout, stderr, code := cli(t, judgedArgs(srv, fixtures, contexts, cache, "--format", "json", "-o", run1)...)
+	if code != 0 || stderr != "" {
+		t.Fatalf("run 1: exit %d, %s", code, stderr)
+	}
+	var res1 checkOut
+	decodeJSON(t, stdout, &res1)
+
+	// Damage one verdict entry's answer: one byte.
+	entries, _ := filepath.Glob(filepath.Join(cache, "??", "*.json"))
+	damaged := ""
+	for _, e := range entries {
+		b, _ := os.ReadFile(e)
+		if i := strings.Index(string(b), `"answer": "`); i >= 0 && len(b) > i+12 {
+			j := i + len(`"answer": "`)
+			b[j] ^= 1
+			copyBytes(t, e, b)
+			damaged = e
+			break
+		}
+	}
+	if damaged == "" {
+		t.Fatal("no verdict entry with an answer in the cache")
+	}
+	stdout, stderr, code = cli(t, judgedArgs(srv, fixtures, contexts, cache, "-o", run2)...)
+	if code != 0 || stderr != "" {
+		t.Fatalf("run 2: exit %d, %s", code, stderr)
+	}
+	want := fmt.Sprintf("(1 judge call; cache: %d hits, 1 miss, 1 damaged, 0 failed writes)", res1.Calls-1)
+	if !strings.Contains(stdout, want) {
+		t.Errorf("run 2's summary lacks %q:\n%s", want, stdout)
+	}
+	b1, _ := os.ReadFile(run1)
+	b2, _ := os.ReadFile(run2)
+	if string(b1) != string(b2) {
+		t.Errorf("the verdicts after the damage differ from a fresh run's:\n%s\n---\n%s", b2, b1)
+	}
+
+	// A cache whose every shard is a file: no entry can be written.
+	broken := filepath.Join(root, "broken")
+	for i := range 256 {
+		copyBytes(t, filepath.Join(broken, fmt.Sprintf("%02x", i)), []byte("not a folder"))
+	}
+	run3 := filepath.Join(root, "3.jsonl")
+	stdout, stderr, code = cli(t, judgedArgs(srv, fixtures, contexts, broken, "--format", "json", "-o", run3)...)
+	if code != 0 {
+		t.Errorf("run 3: exit %d, want 0: the cache does not decide the exit status", code)
+	}
+	var res3 struct {
+		Calls int `json:"judge_calls"`
+		Cache struct {
+			Misses, Writes int
+			Failed         int    `json:"failed_writes"`
+			First          string `json:"first_write_error"`
+		}
+	}
+	decodeJSON(t, stdout, &res3)
+	if res3.Calls != res1.Calls || res3.Cache.Failed != res1.Calls || res3.Cache.Writes != 0 || !strings.Contains(res3.Cache.First, "not a directory") {
+		t.Errorf("run 3: %+v; want %d calls and as many failed writes, with the reason", res3, res1.Calls)
+	}
+	wantErr := fmt.Sprintf("tally: warning: %d judge cache writes failed, the first: ", res1.Calls)
+	if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, wantErr) || !strings.Contains(stderr, "not a directory") {
+		t.Errorf("stderr %q; want one line starting %q with the reason", stderr, wantErr)
+	}
+	if b3, _ := os.ReadFile(run3); string(b3) != string(b1) {
+		t.Error("the verdicts with a broken cache differ from a fresh run's")
+	}
+}
+
+// TestCheckCommandJudgeExample runs the example command judge
+// (examples/judge-command/judge.sh) over a small fixture set whose
+// verdicts are known from the texts: one item verbatim, one supported and
+// agreeing, one absent, one supported at one compaction and inverted at
+// the next (the agreement question makes it contradicted; --no-agree
+// lets it through as supported).
+func TestCheckCommandJudgeExample(t *testing.T) {
+	script, err := filepath.Abs(filepath.Join("..", "..", "examples", "judge-command", "judge.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("awk"); err != nil {
+		t.Skip("no awk on PATH")
+	}
+	verdictOnly := writeScript(t, `cat >/dev/null; echo '{"reasoning": "r", "answer": "the main branch", "verdict": "supported"}'`+"\n")
+	type v struct {
+		conv string
+		n    int
+		item string
+		want fixture.Verdict
+	}
+	base := []v{
+		{"sess_cmd_a", 1, "v1", fixture.Verbatim},
+		{"sess_cmd_a", 1, "s1", fixture.Supported},
+		{"sess_cmd_a", 1, "a1", fixture.Absent},
+		{"sess_cmd_b", 1, "b1", fixture.Supported},
+	}
+	tests := []struct {
+		reason string
+		script string
+		more   []string
+		want   []v
+		code   int
+	}{
+		{"the example judge", script, nil, append(base, v{"sess_cmd_b", 2, "b1", fixture.Contradicted}), 0},
+		{"the example judge, --no-agree: the inverted answer passes", script, []string{"--no-agree"}, append(base, v{"sess_cmd_b", 2, "b1", fixture.Supported}), 0},
+		{"a verdict-only judge: its reply is no agreement reply", verdictOnly, nil, []v{
+			{"sess_cmd_a", 1, "v1", fixture.Verbatim}, {"sess_cmd_a", 1, "s1", fixture.Error}, {"sess_cmd_a", 1, "a1", fixture.Error},
+			{"sess_cmd_b", 1, "b1", fixture.Error}, {"sess_cmd_b", 2, "b1", fixture.Error}}, 4},
+		{"a verdict-only judge, --no-agree", verdictOnly, []string{"--no-agree"}, []v{
+			{"sess_cmd_a", 1, "v1", fixture.Verbatim}, {"sess_cmd_a", 1, "s1", fixture.Supported}, {"sess_cmd_a", 1, "a1", fixture.Supported},
+			{"sess_cmd_b", 1, "b1", fixture.Supported}, {"sess_cmd_b", 2, "b1", fixture.Supported}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "v.jsonl")
+			_, stderr, code := cli(t, append([]string{"check", "--fixtures", "testdata/check-command/fixtures",
+				"--contexts", "testdata/check-command/contexts", "--system", "demo", "--judge", "command", "--command", tt.script,
+				"--cache", filepath.Join(t.TempDir(), "cache"), "-o", out}, tt.more...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d: %s", code, tt.code, stderr)
+			}
+			recs := readVerdicts(t, out, "demo")
+			if len(recs) != len(tt.want) {
+				t.Fatalf("%d records, want %d: %+v", len(recs), len(tt.want), recs)
+			}
+			for i, w := range tt.want {
+				r := recs[i]
+				if r.ConversationID != w.conv || r.Compaction != w.n || r.ItemID != w.item || r.Verdict != w.want {
+					t.Errorf("record %d: %s/%d/%s %s (%s), want %s/%d/%s %s", i, r.ConversationID, r.Compaction, r.ItemID, r.Verdict, r.Reason, w.conv, w.n, w.item, w.want)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckOutputFolder: -o in a folder that does not exist creates it;
+// a failed run removes the folders it created.
+func TestCheckOutputFolder(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "new", "folder", "v.jsonl")
+	if _, stderr, code := cli(t, recordedArgs("incumbent", "-o", out)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if recs := readVerdicts(t, out, "incumbent"); len(recs) != 295 {
+		t.Errorf("%d records", len(recs))
+	}
+	bad := filepath.Join(root, "other", "v.jsonl")
+	args := recordedArgs("incumbent", "-o", bad)
+	args[4] = filepath.Join(root, "no-such-contexts") // --contexts
+	if _, _, code := cli(t, args...); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if _, err := os.Stat(filepath.Dir(bad)); !os.IsNotExist(err) {
+		t.Errorf("a failed run left the folder it created (%v)", err)
+	}
+}
+
+// TestCheckPlurals: one of a thing is not "1 things".
+func TestCheckPlurals(t *testing.T) {
+	dir := t.TempDir()
+	script := writeScript(t, "cat >/dev/null\nexit 3\n")
+	fixtures, contexts := copyDataset(t, judgedFixtures[:1])
+	// Keep only one item, stated before compaction 1, and one compaction.
+	path := filepath.Join(fixtures, judgedFixtures[0]+".json")
+	f, err := fixture.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := f[0]
+	fx.CompactionsExpected = 1
+	fx.MustSurvive = fx.MustSurvive[:1]
+	fx.MustSurvive[0].Literal = "a literal that is in no context"
+	b, _ := json.Marshal(fx)
+	copyBytes(t, path, b)
+	for _, n := range []string{"2.json", "3.json"} {
+		removePath(t, filepath.Join(contexts, judgedFixtures[0], n))
+	}
+	stdout, stderr, code := cli(t, "check", "--fixtures", fixtures, "--contexts", contexts, "--system", "incumbent",
+		"--judge", "command", "--command", script, "--cache", filepath.Join(dir, "cache"), "-o", filepath.Join(dir, "v.jsonl"))
+	if code != 4 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"incumbent: 1 fixture, 1 compacted context, 1 check (1 judge call; cache: 0 hits, 1 miss, 0 damaged, 0 failed writes)",
+		"incomplete: 1 error\n",
+		"note: 1 error verdict; it is not counted as absent — re-run to retry it",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.HasPrefix(stderr, "tally: incomplete: 1 error verdict of 1 check, more than --max-errors 0 allows") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
+
+// TestCheckHelpExitCodes: check's --help lists the exit codes a CI step
+// acts on, and the flags that bound a run.
+func TestCheckHelpExitCodes(t *testing.T) {
+	stdout, _, code := cli(t, "check", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^Exit codes:$`),
+		regexp.MustCompile(`(?m)^  0  every verdict written, and no more error verdicts than --max-errors$`),
+		regexp.MustCompile(`(?m)^  1  bad input or an I/O failure`),
+		regexp.MustCompile(`(?m)^  2  a usage error$`),
+		regexp.MustCompile(`(?m)^  3  `),
+		regexp.MustCompile(`(?m)^  4  incomplete: the verdicts are written, but more of them are error than$`),
+		regexp.MustCompile(`--max-errors int`),
+		regexp.MustCompile(`--deadline duration`),
+		regexp.MustCompile(`--breaker int`),
+		regexp.MustCompile(`--max-retry-after duration`),
+		regexp.MustCompile(`--allow-missing`),
+		regexp.MustCompile(`--no-agree +do not ask the agreement question: a supported answer stays supported without being compared with the fixture's expected answer, so a supported answer that inverts it is NOT caught as contradicted`),
+	} {
+		if !want.MatchString(stdout) {
+			t.Errorf("check --help does not match %v:\n%s", want, stdout)
+		}
+	}
+}
