@@ -151,7 +151,8 @@ type Result struct {
 	// decisions (or decisions per minute), ties by session_id.
 	Selected []Picked
 	Totals   Totals
-	// Random is the random baseline, nil when CompareRandom is 0.
+	// Random is the random baseline, nil when CompareRandom is 0 or
+	// nothing was selected to compare.
 	Random *Comparison
 	// Skipped are the malformed lines skipped under SkipBad.
 	Skipped BadLines
@@ -324,11 +325,14 @@ func (s *Selector) Result() *Result {
 			}
 		}
 	}
-	if s.res != nil {
-		size := s.cfg.CompareRandom
-		if size == SameSize {
-			size = len(r.Selected)
+	size := s.cfg.CompareRandom
+	if size == SameSize {
+		size = len(r.Selected)
+		if size == 0 && s.res != nil {
+			r.Warnings = append(r.Warnings, "no session selected, so no random comparison")
 		}
+	}
+	if s.res != nil && size > 0 {
 		r.Random = s.res.comparison(size)
 		switch {
 		case s.res.switched && size > s.res.k:

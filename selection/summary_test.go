@@ -109,8 +109,9 @@ func TestSummaryJSON(t *testing.T) {
 			t.Errorf("%s: seed %d read back as %d (%v)", tt.reason, tt.cfg.Seed, back.Seed, err)
 		}
 	}
-	res, _ := Select(strings.NewReader(""), "s.jsonl", Config{Budget: 1, MinutesPerFixture: 2})
-	if data, _ := json.Marshal(res.Summary()); !strings.Contains(string(data), `"sessions":[]`) {
+	// Nothing to select: no sessions, and nothing to compare with.
+	res, _ := Select(strings.NewReader(""), "s.jsonl", Config{Budget: 1, MinutesPerFixture: 2, CompareRandom: SameSize, Draws: 10})
+	if data, _ := json.Marshal(res.Summary()); !strings.Contains(string(data), `"random":null,"sessions":[],"warnings":["no session selected, so no random comparison"]`) {
 		t.Errorf("no session selected: %s", data)
 	}
 }
