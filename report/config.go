@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -107,16 +110,21 @@ func (c *Config) Resolve(p string) string {
 	return filepath.Join(filepath.Dir(c.File), p)
 }
 
-// LoadConfig reads and parses the configuration file at path.
+// LoadConfig reads and parses the configuration file at path. A file
+// that is missing, unreadable or a folder is one error naming it, as
+// PATH: what is wrong.
 func LoadConfig(path string) (*Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading configuration: %w", err)
+		return nil, fileError(path, "cannot read the configuration", err)
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.IsDir() {
+		return nil, fmt.Errorf("%s: is a folder, not a configuration file: give the path of the report's YAML file (report.yaml)", path)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading configuration %s: %w", path, err)
+		return nil, fileError(path, "cannot read the configuration", err)
 	}
 	if len(data) > MaxConfigBytes {
 		return nil, fmt.Errorf("%s: larger than %d bytes; a report configuration is a few dozen lines", path, MaxConfigBytes)
@@ -124,20 +132,49 @@ func LoadConfig(path string) (*Config, error) {
 	return ParseConfig(path, data)
 }
 
+// fileError is "PATH: what is wrong", the operating system's reason
+// without its repetition of the path; it wraps err, so that
+// errors.Is(err, fs.ErrNotExist) holds for a missing file.
+func fileError(path, what string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return &configFileError{path: path, msg: "no such file", err: err}
+	}
+	return &configFileError{path: path, msg: what + ": " + err.Error(), err: err}
+}
+
+// configFileError is a configuration file that cannot be read.
+type configFileError struct {
+	path, msg string
+	err       error
+}
+
+func (e *configFileError) Error() string { return e.path + ": " + e.msg }
+func (e *configFileError) Unwrap() error { return e.err }
+
 // ParseConfig parses a configuration from data; path names the file in
 // problems and anchors relative paths.
 //
 // Every problem is reported, as fixture.Problems, each naming the file,
 // line, column and key: an unknown or repeated key, a value of the wrong
-// type or out of range, a missing required key. A YAML syntax error is
-// reported with its line alone (the YAML parser gives no column).
+// type or out of range, a missing required key. A file that is not YAML
+// is one problem at its line and column: a byte that is not UTF-8, a
+// control character, a tab in the indentation (YAML indents with spaces)
+// exactly where they are; another syntax error at the first character
+// of the line the YAML parser names (it gives no column).
 func ParseConfig(path string, data []byte) (*Config, error) {
 	if len(data) > MaxConfigBytes {
 		return nil, fmt.Errorf("%s: larger than %d bytes; a report configuration is a few dozen lines", path, MaxConfigBytes)
 	}
+	if err := yamlTextError(path, data); err != nil {
+		return nil, err
+	}
 	doc, err := parseYAML(data)
 	if err != nil {
-		return nil, yamlSyntaxError(path, err)
+		return nil, yamlSyntaxError(path, data, err)
 	}
 	p := &configParser{file: path}
 	cfg := &Config{File: path, Text: bytes.Clone(data), Confidence: DefaultConfidence, ReplayDrop: DefaultReplayDrop}
@@ -151,6 +188,14 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	return cfg, nil
 }
 
+// yamlPosError is a YAML problem at a known place.
+type yamlPosError struct {
+	line, col int
+	msg       string
+}
+
+func (e *yamlPosError) Error() string { return fmt.Sprintf("%d:%d: %s", e.line, e.col, e.msg) }
+
 // parseYAML parses exactly one YAML document. The YAML parser is guarded
 // against panics, so that no input can crash the caller.
 func parseYAML(data []byte) (doc *yaml.Node, err error) {
@@ -163,31 +208,112 @@ func parseYAML(data []byte) (doc *yaml.Node, err error) {
 	var n yaml.Node
 	if err := dec.Decode(&n); err != nil {
 		if err == io.EOF {
-			return nil, errors.New("yaml: empty: want a mapping of report settings")
+			return nil, &yamlPosError{1, 1, "empty: want a mapping of report settings"}
 		}
 		return nil, err
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err != io.EOF {
-		line := extra.Line
 		if err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("yaml: line %d: a second YAML document; a configuration is one document", line)
+		return nil, &yamlPosError{extra.Line, max(extra.Column, 1), "a second YAML document; a configuration is one document"}
 	}
 	return &n, nil
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlSyntaxError turns the YAML parser's error into "FILE:LINE: msg".
-func yamlSyntaxError(path string, err error) error {
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return fmt.Errorf("%s:%d: %s", path, n, m[2])
+// yamlTextError finds what makes data not YAML text at all, at its line
+// and column: a byte that is not UTF-8, or a control character other
+// than tab, newline and carriage return.
+func yamlTextError(path string, data []byte) error {
+	line, col := 1, 1
+	for off := 0; off < len(data); {
+		r, size := utf8.DecodeRune(data[off:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return fmt.Errorf("%s:%d:%d: byte 0x%02X is not UTF-8; save the configuration as UTF-8", path, line, col, data[off])
+		case r == '\n':
+			line, col = line+1, 0
+		case r == '\t' || r == '\r' || r == '\uFEFF' && off == 0:
+		case unicode.IsControl(r):
+			return fmt.Errorf("%s:%d:%d: control character %U is not allowed in YAML", path, line, col, r)
+		}
+		off += size
+		col++
 	}
-	return fmt.Errorf("%s: %s", path, strings.TrimPrefix(msg, "yaml: "))
+	return nil
+}
+
+var (
+	yamlLine   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	yamlAnchor = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+)
+
+// yamlSyntaxError turns the YAML parser's error into one line,
+// "FILE:LINE:COL: msg". A tab in the indentation is found where it is
+// (the parser names the line before it at times); another error is put
+// at the first character of the line the parser names.
+func yamlSyntaxError(path string, data []byte, err error) error {
+	var pe *yamlPosError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s:%d:%d: %s", path, pe.line, pe.col, pe.msg)
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	if tl, tc := tabIndent(data); tl > 0 && (line == 0 || tl <= line+1) {
+		return fmt.Errorf("%s:%d:%d: a tab in the indentation; YAML indents with spaces only", path, tl, tc)
+	}
+	if m := yamlAnchor.FindStringSubmatch(err.Error()); m != nil {
+		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
+			l, c := textPos(data, i)
+			return fmt.Errorf("%s:%d:%d: %s", path, l, c, msg)
+		}
+	}
+	if line == 0 {
+		line = 1
+	}
+	return fmt.Errorf("%s:%d:%d: %s", path, line, firstCol(data, line), msg)
+}
+
+// tabIndent returns the line and column of the first tab in the leading
+// whitespace of a line of data, or 0, 0.
+func tabIndent(data []byte) (line, col int) {
+	for i, l := range bytes.Split(data, []byte("\n")) {
+		for j, b := range l {
+			if b == '\t' {
+				return i + 1, j + 1
+			}
+			if b != ' ' {
+				break
+			}
+		}
+	}
+	return 0, 0
+}
+
+// textPos is the line and column (in runes, 1-based) of byte offset off.
+func textPos(data []byte, off int) (line, col int) {
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return bytes.Count(data[:off], []byte("\n")) + 1, utf8.RuneCount(data[start:off]) + 1
+}
+
+// firstCol is the column of the first character of line n that is not
+// a space or a tab, 1 for a blank or missing line.
+func firstCol(data []byte, n int) int {
+	lines := bytes.Split(data, []byte("\n"))
+	if n < 1 || n > len(lines) {
+		return 1
+	}
+	l := lines[n-1]
+	i := bytes.IndexFunc(l, func(r rune) bool { return r != ' ' && r != '\t' })
+	if i < 0 {
+		return 1
+	}
+	return utf8.RuneCount(l[:i]) + 1
 }
 
 // configParser walks the YAML tree, collecting problems.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,11 +120,25 @@ func TestParseConfigProblems(t *testing.T) {
 	}
 }
 
+// TestParseConfigSyntax: a file that is not YAML is one line,
+// FILE:LINE:COL: what is wrong, at the exact place for what can be
+// found exactly (a tab in the indentation, a byte that is not UTF-8, a
+// control character), at the first character of the parser's line for
+// the rest.
 func TestParseConfigSyntax(t *testing.T) {
 	tests := []struct{ name, yaml, want string }{
-		{"bad indentation", "fixtures: f\n  systems: x\n", "r.yaml:2: mapping values are not allowed in this context"},
-		{"empty", "", "r.yaml: empty: want a mapping of report settings"},
-		{"two documents", baseConfig + "---\ntitle: x\n", "r.yaml:5: a second YAML document; a configuration is one document"},
+		{"bad indentation: the parser's line, its first character", "fixtures: f\n  systems: x\n", "r.yaml:2:3: mapping values are not allowed in this context"},
+		{"empty", "", "r.yaml:1:1: empty: want a mapping of report settings"},
+		{"two documents: where the second starts", baseConfig + "---\ntitle: x\n", "r.yaml:5:1: a second YAML document; a configuration is one document"},
+		{"a tab indenting a key", "fixtures: f\nsystems:\n\tincumbent: {verdicts: a}\n", "r.yaml:3:1: a tab in the indentation; YAML indents with spaces only"},
+		{"a tab after spaces, on the line after the one the parser names", "fixtures: f\nsystems:\n  incumbent: {verdicts: a}\n  \tcandidate: {verdicts: b}\n",
+			"r.yaml:4:3: a tab in the indentation; YAML indents with spaces only"},
+		{"a tab with CRLF line ends", "fixtures: f\r\n\tsystems: x\r\n", "r.yaml:2:1: a tab in the indentation; YAML indents with spaces only"},
+		{"Latin-1 é, after a multi-byte character on its line", "fixtures: f\ntitle: “caf\xe9”\n", "r.yaml:2:12: byte 0xE9 is not UTF-8; save the configuration as UTF-8"},
+		{"a UTF-16 file", "\xff\xfef\x00", "r.yaml:1:1: byte 0xFF is not UTF-8; save the configuration as UTF-8"},
+		{"a NUL byte", "fixtures: f\x00\n", "r.yaml:1:12: control character U+0000 is not allowed in YAML"},
+		{"an unclosed flow list: the parser's line", "fixtures: [f\n", "r.yaml:1:1: did not find expected ',' or ']'"},
+		{"an unknown anchor: where it is used", baseConfig + "title: *name\n", "r.yaml:5:8: unknown anchor 'name' referenced"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,6 +147,25 @@ func TestParseConfigSyntax(t *testing.T) {
 				t.Errorf("got %v, want %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestLoadConfigFile: a configuration that cannot be read is one line
+// naming the file.
+func TestLoadConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		reason, path, want string
+		notExist           bool
+	}{
+		{"a missing file", filepath.Join(dir, "nope.yaml"), filepath.Join(dir, "nope.yaml") + ": no such file", true},
+		{"a folder given as the file", dir, dir + ": is a folder, not a configuration file: give the path of the report's YAML file (report.yaml)", false},
+	}
+	for _, tt := range tests {
+		_, err := LoadConfig(tt.path)
+		if err == nil || err.Error() != tt.want || errors.Is(err, fs.ErrNotExist) != tt.notExist {
+			t.Errorf("%s: got %v, want %s", tt.reason, err, tt.want)
+		}
 	}
 }
 
@@ -144,13 +178,6 @@ func TestParseConfigAliases(t *testing.T) {
 	}
 	if cfg.Gates.Retained[fixture.Commitment] != 0.9 {
 		t.Errorf("alias: %v", cfg.Gates.Retained)
-	}
-}
-
-func TestLoadConfigMissing(t *testing.T) {
-	_, err := LoadConfig(filepath.Join(t.TempDir(), "nope.yaml"))
-	if err == nil || !strings.Contains(err.Error(), "nope.yaml") {
-		t.Errorf("got %v", err)
 	}
 }
 
