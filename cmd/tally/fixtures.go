@@ -1,12 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 )
 
 func newFixturesCmd(opts *options) *cobra.Command {
@@ -28,32 +28,32 @@ type validateJSON struct {
 }
 
 func newFixturesValidateCmd(opts *options) *cobra.Command {
-	return &cobra.Command{
+	var lim fixture.Limits
+	cmd := &cobra.Command{
 		Use:   "validate PATH...",
 		Short: "Check fixtures: every problem with file, line, column and field",
 		Long: `validate loads each PATH — a .json fixture, a .jsonl file with one fixture
 per line, or a folder of .json fixtures — and reports every problem it finds
-as FILE:LINE:COL: FIELD: what is wrong, one per line, exiting 1 if any.`,
+as FILE:LINE:COL: FIELD: what is wrong, one per line, exiting 1 if any.
+A conversation_id used twice, in one PATH or in two, is a problem.
+
+Only regular files are read (a named pipe or a device is refused), a JSONL
+line or a .json fixture may be at most --max-line (default 64MiB) and a file
+at most --max-file (default 4GiB); sizes take KiB, MiB, GiB or TiB.`,
 		Example: "  tally fixtures validate examples/quarterly/fixtures",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
 			sum := validateJSON{ByClass: map[string]int{}}
-			var errs []error
-			for _, path := range args {
-				err := fixture.Walk(path, func(f fixture.Fixture) error {
-					sum.Fixtures++
-					sum.Items += len(f.MustSurvive)
-					for _, it := range f.MustSurvive {
-						sum.ByClass[string(it.Class)]++
-					}
-					return nil
-				})
-				if err != nil {
-					errs = append(errs, err)
+			err := fixture.Loader{Limits: lim}.Walk(func(f fixture.Fixture) error {
+				sum.Fixtures++
+				sum.Items += len(f.MustSurvive)
+				for _, it := range f.MustSurvive {
+					sum.ByClass[string(it.Class)]++
 				}
-			}
-			if len(errs) > 0 {
-				return errors.Join(errs...)
+				return nil
+			}, args...)
+			if err != nil {
+				return err
 			}
 			w := cmd.OutOrStdout()
 			if opts.format == "json" {
@@ -67,4 +67,15 @@ as FILE:LINE:COL: FIELD: what is wrong, one per line, exiting 1 if any.`,
 			return nil
 		}),
 	}
+	addLimitFlags(cmd, &lim)
+	return cmd
+}
+
+// addLimitFlags adds --max-line and --max-file, the input limits of
+// package internal/input, to a command that reads input files.
+func addLimitFlags(cmd *cobra.Command, lim *fixture.Limits) {
+	cmd.Flags().Var(input.SizeValue{P: &lim.MaxLine}, "max-line",
+		"longest line of a JSONL file, and largest JSON file read whole (e.g. 64MiB; default "+input.Size(input.DefaultMaxLine)+")")
+	cmd.Flags().Var(input.SizeValue{P: &lim.MaxFile}, "max-file",
+		"largest input file (e.g. 4GiB; default "+input.Size(input.DefaultMaxFile)+")")
 }

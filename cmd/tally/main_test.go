@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -224,5 +226,83 @@ func TestREADMEShowsRealOutput(t *testing.T) {
 		if !strings.Contains(string(readme), string(g)) {
 			t.Errorf("README.md does not show testdata/%s as it is; paste the new output", name)
 		}
+	}
+}
+
+// TestFixturesValidateInputs: validate refuses what it cannot safely
+// read, with one line naming the file (and line), and finds a
+// conversation_id repeated across its PATHs.
+func TestFixturesValidateInputs(t *testing.T) {
+	one := func(id string) string {
+		return `{"conversation_id": "` + id + `", "turns": 5, "compactions_expected": 1, "must_survive": [{"id": "i1", "class": "constraint", "turn": 2, "literal": "L", "probe": "P", "expect": "E"}]}`
+	}
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a/x.json", one("x"))
+	b := write("b/x.jsonl", one("y")+"\n"+one("x")+"\n")
+	long := write("long.jsonl", one("z")+"\n"+`{"pad": "`+strings.Repeat("p", 2000)+`"}`+"\n")
+	fifoDir := filepath.Join(dir, "fifo")
+	if err := os.Mkdir(fifoDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(fifoDir, "p.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	folderJSON := filepath.Join(dir, "c", "2.json")
+	write("c/2.json/1.json", one("w"))
+	write("c/1.json", one("v"))
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+		reason string
+	}{
+		{"dup across paths", []string{a, b}, 1, "tally: " + b + `:2:21: conversation_id: duplicate conversation_id "x" (first at ` + a + ":1:21)\n",
+			"two PATHs are one set: a conversation counted twice is a mistake"},
+		{"fifo", []string{fifoDir}, 1, "tally: " + fifo + ": is a named pipe (FIFO), not a regular file (tally reads only regular files: copy the data to one)\n",
+			"a named pipe would block the run for ever"},
+		{"folder named 2.json", []string{filepath.Join(dir, "c")}, 1, "tally: " + folderJSON + ": is a folder, not a fixture file (a fixtures folder holds .json files; compacted contexts go in CONTEXTS/<conversation_id>/<n>.json)\n",
+			"a folder named like a fixture is reported, not skipped"},
+		{"long line", []string{"--max-line", "1KiB", long}, 1, "tally: " + long + ":2: line longer than 1 KiB (raise with --max-line)\n",
+			"a line over --max-line names file and line and the flag"},
+		{"long line raised", []string{"--max-line", "1MiB", long}, 1, "tally: " + long + ":2:1: conversation_id: missing\n" +
+			"tally: " + long + ":2:1: turns: missing\n" +
+			"tally: " + long + ":2:1: compactions_expected: missing\n" +
+			"tally: " + long + ":2:1: must_survive: missing\n" +
+			"tally: " + long + `:2:2: unknown field "pad"` + "\n",
+			"raised, the line is read (and has its own problems)"},
+		{"max-file", []string{"--max-file", "100", long}, 1, "tally: " + long + ": larger than 100 bytes (raise with --max-file)\n",
+			"a file over --max-file"},
+		{"bad size", []string{"--max-line", "lots", a}, 2, "",
+			"a size that does not parse is a usage error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var stderr string
+			var code int
+			go func() {
+				defer close(done)
+				_, stderr, code = cli(t, append([]string{"fixtures", "validate"}, tc.args...)...)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("validate blocked")
+			}
+			if code != tc.code || (tc.stderr != "" && stderr != tc.stderr) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s(%s)", code, stderr, tc.code, tc.stderr, tc.reason)
+			}
+		})
 	}
 }

@@ -103,7 +103,8 @@ func kindOf(m fs.FileMode) string {
 }
 
 // LineError is a line longer than the line limit. Line is 1-based. For
-// a document read whole (ReadFile), Line is 0.
+// a document read whole (ReadFile), Line is 0. With File empty, the
+// message leaves file and line to the caller's wrapping.
 type LineError struct {
 	File  string
 	Line  int
@@ -111,6 +112,9 @@ type LineError struct {
 }
 
 func (e *LineError) Error() string {
+	if e.File == "" { // the caller names file and line
+		return fmt.Sprintf("line longer than %s (raise with --max-line)", Size(e.Limit))
+	}
 	if e.Line == 0 {
 		return fmt.Sprintf("%s: larger than %s, the most read as one JSON document (raise with --max-line)", e.File, Size(e.Limit))
 	}
