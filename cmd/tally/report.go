@@ -157,8 +157,10 @@ exactly as tally gate does.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVarP(&dir, "output", "o", "", "folder to write report.md, report.html, report.xlsx and queue.csv into (created if missing)")
-	f.StringVar(&notebook, "notebook", "", "notebook for the HTML report (Markdown with ```tally cells), replacing the configuration's")
+	// A word in backquotes in a flag's usage is its value's name in
+	// --help (cobra's UnquoteUsage): so no other backquote may appear.
+	f.StringVarP(&dir, "output", "o", "", "the folder `DIR` to write report.md, report.html, report.xlsx and queue.csv into (created if missing)")
+	f.StringVar(&notebook, "notebook", "", "the notebook `FILE` for the HTML report, replacing the configuration's: Markdown whose fenced tally blocks are computed cells (see README.md, \"The notebook\")")
 	f.BoolVar(&gate, "gate", false, "exit 3 when the change blocks, as tally gate does")
 	_ = cmd.MarkFlagRequired("output")
 	return cmd

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // repCLI runs the CLI in-process with report, gate and replay
@@ -259,6 +260,32 @@ func TestGateUnpaired(t *testing.T) {
 		t.Errorf("contradiction row %+v", k)
 	}
 	golden(t, "gate_unpaired.json", out)
+}
+
+// TestReportHelpFlags: cobra shows a backquoted word of a flag's usage
+// as its value's name, and eats the backquotes; so a usage holds no
+// backquote but one pair, and --help shows the value's name.
+func TestReportHelpFlags(t *testing.T) {
+	opts := &options{format: "text"}
+	for _, c := range []*cobra.Command{newReportCmd(opts), newGateCmd(opts), newReplayCmd(opts)} {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if n := strings.Count(f.Usage, "`"); n != 0 && n != 2 {
+				t.Errorf("%s --%s: %d backquotes in its usage %q; cobra takes the first pair as the value's name", c.Name(), f.Name, n, f.Usage)
+			}
+		})
+	}
+	out, _, code := repCLI(t, "report", "--help")
+	if code != exitOK {
+		t.Fatalf("report --help: exit %d", code)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^ +--notebook FILE +the notebook FILE for the HTML report, replacing the configuration's: Markdown whose fenced tally blocks are computed cells`),
+		regexp.MustCompile(`(?m)^ +-o, --output DIR +the folder DIR to write`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("report --help does not match %s:\n%s", want, out)
+		}
+	}
 }
 
 func TestGateErrors(t *testing.T) {
