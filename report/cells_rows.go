@@ -424,8 +424,8 @@ func nbCellChangedItems(cx *nbCellCtx, limit int) error {
 func nbCellContradictions(cx *nbCellCtx, limit int) error {
 	r, h := cx.r, cx.out
 	c := r.Contradictions
-	h.rawf("<p>Contradicted items: the incumbent %s %d, the candidate %s %d, against a gate of at most %d; change: %s.</p>\n",
-		hGate(c.IncumbentGate), c.Incumbent, hGate(c.CandidateGate), c.Candidate, c.Max, hChange(c.Change))
+	h.rawf("<p>Contradicted items: the incumbent %s %d, the candidate %s %d, against a gate of at most %d; change: %s. On the item-compactions both systems checked, the candidate newly contradicts %s and no longer contradicts %s.</p>\n",
+		hGate(c.IncumbentGate), c.Incumbent, hGate(c.CandidateGate), c.Candidate, c.Max, hChange(c.Change), hInt(len(c.New)), hInt(c.Resolved))
 	if len(c.New) == 0 {
 		h.raw("<p class=\"none\">The candidate contradicts no item the incumbent did not.</p>\n")
 		return nil

@@ -32,6 +32,7 @@ type gateRowJSON struct {
 	Lost      *int         `json:"lost,omitempty"`
 	Gained    *int         `json:"gained,omitempty"`
 	New       *int         `json:"new,omitempty"`
+	Resolved  *int         `json:"resolved,omitempty"` // contradicted by the incumbent, not the candidate
 	PValue    *float64     `json:"mcnemar_exact_p,omitempty"`
 	// OnlyIncumbent and OnlyCandidate are the item-compactions one
 	// system checked and the other did not; any makes the row undecided.
@@ -117,7 +118,7 @@ func newGateJSON(r *report.Report, strict bool) gateJSON {
 	out.Rows = append(out.Rows, gateRowJSON{Row: report.GateContradictions, Gate: float64(k.Max),
 		Incumbent: gateSideJSON{Contradicted: ptr(k.Incumbent), Status: string(k.IncumbentGate)},
 		Candidate: gateSideJSON{Contradicted: ptr(k.Candidate), Status: string(k.CandidateGate)},
-		Change:    string(k.Change), New: ptr(len(k.New)),
+		Change:    string(k.Change), New: ptr(len(k.New)), Resolved: ptr(k.Resolved),
 		OnlyIncumbent: unpairedCount(k.OnlyIncumbent), OnlyCandidate: unpairedCount(k.OnlyCandidate)})
 	p := r.Prompt
 	out.Rows = append(out.Rows, gateRowJSON{Row: report.GateMeanPromptTokens, Gate: p.MaxMean,
@@ -287,7 +288,7 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s)\n", c.Class, gate, shareCell(c.Incumbent), c.Incumbent.Gate, shareCell(c.Candidate), c.Candidate.Gate, change)
 	}
 	k := r.Contradictions
-	fmt.Fprintf(t, "contradictions\t≤ %d\t%d\t%s\t%d\t%s\t%s (%d new)\n", k.Max, k.Incumbent, k.IncumbentGate, k.Candidate, k.CandidateGate, k.Change, len(k.New))
+	fmt.Fprintf(t, "contradictions\t≤ %d\t%d\t%s\t%d\t%s\t%s (%d new, %d resolved)\n", k.Max, k.Incumbent, k.IncumbentGate, k.Candidate, k.CandidateGate, k.Change, len(k.New), k.Resolved)
 	p := r.Prompt
 	gate := "none"
 	if p.MaxMean > 0 {
