@@ -138,7 +138,7 @@ func (m *mdWriter) gates(r *Report) {
 	}
 	m.printf("| mean prompt tokens | %s | %s | %s | %s | %s | %s |\n\n", gate,
 		mdPrompt(p.Incumbent), mdGate(p.IncumbentGate), mdPrompt(p.Candidate), mdGate(p.CandidateGate), mdChange(p.Change))
-	m.printf("Retained = verbatim + supported, with the Wilson interval; absent and contradicted are counted apart, and an error verdict is never a pass. The rule: %s\n\n", mdEscape(r.Decision.Rule))
+	m.printf("Retained = verbatim + supported, with the Wilson interval; absent and contradicted are counted apart, and an error verdict is never a pass. %s\n\n", mdEscape(r.Decision.Rule))
 }
 
 func (m *mdWriter) worse(r *Report) {

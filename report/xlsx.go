@@ -139,6 +139,11 @@ func newXLSXBook(r *Report) (*xlsxBook, error) {
 		}
 	}
 	b.f.SetActiveSheet(0)
+	for _, name := range xlsxSheets {
+		if err := b.pageSetup(name); err != nil {
+			return nil, err
+		}
+	}
 	var err error
 	if b.st, err = newXLSXStyles(b.f); err != nil {
 		return nil, err
@@ -187,68 +192,6 @@ func (b *xlsxBook) save(w io.Writer) error {
 		return err
 	}
 	return z.writeTo(w)
-}
-
-// --- styles -------------------------------------------------------------
-
-type xlsxStyles struct {
-	title, group, header, label, wrap          int
-	pct, count, tokens, prob, decimal, hours   int
-	blocks, passes                             int
-	cfFail, cfPass, cfWarn, cfMuted, cfChanged int
-}
-
-func newXLSXStyles(f *excelize.File) (xlsxStyles, error) {
-	var s xlsxStyles
-	var err error
-	add := func(dst *int, st *excelize.Style) {
-		if err == nil {
-			*dst, err = f.NewStyle(st)
-		}
-	}
-	cond := func(dst *int, st *excelize.Style) {
-		if err == nil {
-			*dst, err = f.NewConditionalStyle(st)
-		}
-	}
-	fill := func(c string) excelize.Fill { return excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{c}} }
-	custom := func(code string) *string { return &code }
-	add(&s.title, &excelize.Style{Font: &excelize.Font{Bold: true, Size: 14}})
-	add(&s.group, &excelize.Style{
-		Font:      &excelize.Font{Bold: true},
-		Fill:      fill("B4C6E7"),
-		Alignment: &excelize.Alignment{Horizontal: "center", Vertical: "center"},
-	})
-	add(&s.header, &excelize.Style{
-		Font:      &excelize.Font{Bold: true},
-		Fill:      fill("D9E1F2"),
-		Border:    []excelize.Border{{Type: "bottom", Color: "8EA9DB", Style: 1}},
-		Alignment: &excelize.Alignment{Vertical: "center", WrapText: true},
-	})
-	add(&s.label, &excelize.Style{Font: &excelize.Font{Bold: true}, Alignment: &excelize.Alignment{Vertical: "top"}})
-	add(&s.wrap, &excelize.Style{Alignment: &excelize.Alignment{Vertical: "top", WrapText: true}})
-	add(&s.pct, &excelize.Style{NumFmt: 10})   // 0.00%
-	add(&s.count, &excelize.Style{NumFmt: 3})  // #,##0
-	add(&s.tokens, &excelize.Style{NumFmt: 3}) // #,##0
-	add(&s.prob, &excelize.Style{CustomNumFmt: custom("0.0000")})
-	add(&s.decimal, &excelize.Style{NumFmt: 2}) // 0.00
-	add(&s.hours, &excelize.Style{CustomNumFmt: custom("0.0")})
-	add(&s.blocks, &excelize.Style{
-		Font:      &excelize.Font{Bold: true, Color: "FFFFFF"},
-		Fill:      fill("C00000"),
-		Alignment: &excelize.Alignment{Vertical: "top"},
-	})
-	add(&s.passes, &excelize.Style{
-		Font:      &excelize.Font{Bold: true, Color: "006100"},
-		Fill:      fill("C6EFCE"),
-		Alignment: &excelize.Alignment{Vertical: "top"},
-	})
-	cond(&s.cfFail, &excelize.Style{Font: &excelize.Font{Color: "9C0006"}, Fill: fill("FFC7CE")})
-	cond(&s.cfPass, &excelize.Style{Font: &excelize.Font{Color: "006100"}, Fill: fill("C6EFCE")})
-	cond(&s.cfWarn, &excelize.Style{Font: &excelize.Font{Color: "9C5700"}, Fill: fill("FFEB9C")})
-	cond(&s.cfMuted, &excelize.Style{Font: &excelize.Font{Color: "595959"}, Fill: fill("EDEDED")})
-	cond(&s.cfChanged, &excelize.Style{Font: &excelize.Font{Bold: true, Color: "9C5700"}, Fill: fill("FFEB9C")})
-	return s, err
 }
 
 // --- cells and rows -----------------------------------------------------
@@ -428,9 +371,13 @@ func (s *xlsxStream) putAll(rows []*xlsxRow) error {
 }
 
 // widths sets column widths, from column A; call before the first put.
+// The columns are set from the last to the first: excelize's stream
+// writer puts each column it is given before those it has, and a
+// worksheet's <col> elements must be in ascending order (Excel repairs
+// the file otherwise).
 func (s *xlsxStream) widths(ws ...float64) error {
-	for i, w := range ws {
-		if err := s.sw.SetColWidth(i+1, i+1, w); err != nil {
+	for i := len(ws) - 1; i >= 0; i-- {
+		if err := s.sw.SetColWidth(i+1, i+1, ws[i]); err != nil {
 			return err
 		}
 	}
@@ -519,6 +466,28 @@ func xlsxFreeze(cols, rows int) *excelize.Panes {
 	}
 }
 
+// pageSetup makes sheet print as a stakeholder reads it: landscape,
+// scaled to one page wide and as many pages tall as it takes. Call it
+// before the sheet's stream writer is made: the stream writer writes
+// the sheet's properties (where the fit-to-page flag is) first.
+func (b *xlsxBook) pageSetup(sheet string) error {
+	fit := true
+	if err := b.f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return err
+	}
+	landscape, wide, tall := "landscape", 1, 0
+	return b.f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &wide, FitToHeight: &tall})
+}
+
+// printTitles repeats rows first..last of sheet (its table's header) at
+// the top of every printed page.
+func (b *xlsxBook) printTitles(sheet string, first, last int) error {
+	return b.f.SetDefinedName(&excelize.DefinedName{
+		Name: "_xlnm.Print_Titles", Scope: sheet,
+		RefersTo: fmt.Sprintf("'%s'!$%d:$%d", sheet, first, last),
+	})
+}
+
 // xlsxRange names columns from..to over rows top..bottom, as "A2:S10".
 func xlsxRange(from, top, to, bottom int) string {
 	a, _ := excelize.CoordinatesToCellName(from, top)
@@ -555,12 +524,16 @@ func (b *xlsxBook) dropDown(sheet, ref string, values []string) error {
 func (b *xlsxBook) verdictRules(sheet, ref string) error {
 	return b.equals(sheet, ref,
 		`"contradicted"`, b.st.cfFail, `"absent"`, b.st.cfWarn,
-		`"error"`, b.st.cfMuted, `"no record"`, b.st.cfMuted)
+		`"error"`, b.st.cfMuted, `"`+xlsxNotChecked+`"`, b.st.cfWarn)
 }
+
+// xlsxNotChecked stands for the verdict of a system that has no record
+// of an item-compaction the other system checked.
+const xlsxNotChecked = "not checked"
 
 func xlsxVerdict(v fixture.Verdict) string {
 	if v == "" {
-		return "no record"
+		return xlsxNotChecked
 	}
 	return string(v)
 }

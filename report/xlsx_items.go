@@ -21,6 +21,9 @@ func (b *xlsxBook) items() error {
 	if err := s.sw.SetPanes(xlsxFreeze(3, 2)); err != nil {
 		return err
 	}
+	if err := b.printTitles(xlsxItems, 1, 2); err != nil {
+		return err
+	}
 	inc, cand := "Incumbent", "Candidate"
 	if r.Incumbent != "" {
 		inc += ": " + r.Incumbent
@@ -122,6 +125,9 @@ func (b *xlsxBook) lost() error {
 		return err
 	}
 	if err := s.sw.SetPanes(xlsxFreeze(0, 1)); err != nil {
+		return err
+	}
+	if err := b.printTitles(xlsxLost, 1, 1); err != nil {
 		return err
 	}
 	if err := s.headers("Kind", "Class", "Conversation", "Compaction", "Item", "Literal", "Probe", "Expect",

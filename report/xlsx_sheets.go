@@ -96,6 +96,9 @@ func (b *xlsxBook) replay() error {
 	if err := s.sw.SetPanes(xlsxFreeze(0, head)); err != nil {
 		return err
 	}
+	if err := b.printTitles(xlsxReplay, head, head); err != nil {
+		return err
+	}
 	if err := s.putAll(pre); err != nil {
 		return err
 	}
@@ -202,6 +205,9 @@ func (b *xlsxBook) selection() error {
 	if err := s.sw.SetPanes(xlsxFreeze(1, head)); err != nil {
 		return err
 	}
+	if err := b.printTitles(xlsxSelection, head, head); err != nil {
+		return err
+	}
 	if err := s.putAll(pre); err != nil {
 		return err
 	}
@@ -232,6 +238,9 @@ func (b *xlsxBook) provenance() error {
 		return err
 	}
 	if err := s.sw.SetPanes(xlsxFreeze(0, 1)); err != nil {
+		return err
+	}
+	if err := b.printTitles(xlsxProvenance, 1, 1); err != nil {
 		return err
 	}
 	if err := s.headers("Section", "Name", "Value", "SHA-256", "Bytes"); err != nil {

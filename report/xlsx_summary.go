@@ -52,6 +52,9 @@ func (b *xlsxBook) summary() error {
 	if err := f.SetPanes(xlsxSummary, xlsxFreeze(1, sumHeaderRow)); err != nil {
 		return err
 	}
+	if err := b.printTitles(xlsxSummary, sumGroupRow, sumHeaderRow); err != nil {
+		return err
+	}
 	title := r.Title
 	if title == "" {
 		title = "Compaction change report"
@@ -125,6 +128,9 @@ func (b *xlsxBook) summary() error {
 				notes = append(notes, fmt.Sprintf("%s: %d judge errors (not counted as absent)", s.who, e))
 			}
 		}
+		if ni, nc := len(c.OnlyIncumbent), len(c.OnlyCandidate); ni+nc > 0 {
+			notes = append(notes, fmt.Sprintf("%d checked by the incumbent only, %d by the candidate only: the row is undecided (named below, under Checked by one system only)", ni, nc))
+		}
 		row.str(string(c.Change), 0).count(len(c.Lost), st.count).count(len(c.Gained), st.count)
 		p := math.NaN()
 		if c.McNemar.Method != "" {
@@ -179,13 +185,30 @@ func (b *xlsxBook) summary() error {
 	if err := b.summaryFormats(firstClass, lastClass, lastGate); err != nil {
 		return err
 	}
+	// The verdict, then the chart of the gates table below it.
+	if err := b.summaryVerdict(g); err != nil {
+		return err
+	}
 	if lastClass >= firstClass {
-		if err := b.summaryChart(firstClass, lastClass); err != nil {
+		g.row++
+		if err := b.summaryChart(firstClass, lastClass, g.row+1); err != nil {
 			return err
 		}
+		g.row += xlsxChartRows
 	}
+	if err := b.summaryDetail(g); err != nil {
+		return err
+	}
+	if err := b.summaryWarnings(g); err != nil {
+		return err
+	}
+	return b.summaryTaskSuccess(g)
+}
 
-	// The verdict.
+// summaryVerdict writes the verdict and what it rests on, one labelled
+// row each, the text merged across the table.
+func (b *xlsxBook) summaryVerdict(g *xlsxGrid) error {
+	r, st := b.r, b.st
 	d := r.Decision
 	g.row++
 	verdict, vstyle := "Does not block: no row got worse under the candidate", st.passes
@@ -195,9 +218,15 @@ func (b *xlsxBook) summary() error {
 			why = append(why, "rows got worse under the candidate: "+xlsxList(d.Worse))
 		}
 		if len(d.Undecided) > 0 {
-			why = append(why, "rows undecided because of judge errors: "+xlsxList(d.Undecided))
+			why = append(why, "rows undecided (judge errors, or item-compactions checked by one system only): "+xlsxList(d.Undecided))
 		}
 		verdict, vstyle = "Blocks the change: "+strings.Join(why, "; "), st.blocks
+	}
+	var unpaired []string
+	for _, c := range r.Classes {
+		if u := xlsxUnpaired(c); u != "" {
+			unpaired = append(unpaired, string(c.Class)+": "+u)
+		}
 	}
 	for _, kv := range []struct {
 		k, v  string
@@ -205,7 +234,8 @@ func (b *xlsxBook) summary() error {
 	}{
 		{"Verdict", verdict, vstyle},
 		{"Rows worse", xlsxList(d.Worse), st.wrap},
-		{"Rows undecided (judge errors)", xlsxList(d.Undecided), st.wrap},
+		{"Rows undecided", xlsxList(d.Undecided), st.wrap},
+		{"Checked by one system only", xlsxList(unpaired), st.wrap},
 		{"Backlog: gates unmet by both", xlsxList(d.Backlog), st.wrap},
 		{"Gates the candidate does not meet", xlsxList(d.CandidateUnmet), st.wrap},
 		{"Rule", d.Rule, st.wrap},
@@ -217,18 +247,45 @@ func (b *xlsxBook) summary() error {
 			return err
 		}
 	}
-	if err := b.summaryDetail(g); err != nil {
-		return err
-	}
+	return nil
+}
 
-	// Warnings: the report's, the replay's, the selection's, and this
-	// workbook's own (cut text).
-	warnings := slices.Clone(r.Warnings)
-	if r.Replay != nil {
-		for _, w := range r.Replay.Result.Warnings {
-			warnings = append(warnings, "replay: "+w)
+// xlsxMaxUnpaired is the most item-compactions checked by one system
+// only that the Summary names for a class; the Items sheet has them all
+// (a verdict "not checked" on one side).
+const xlsxMaxUnpaired = 5
+
+// xlsxUnpaired says which item-compactions of class row c one system
+// checked and the other did not: how many, and the first few by name;
+// "" when there are none.
+func xlsxUnpaired(c ClassRow) string {
+	var parts []string
+	for _, s := range []struct {
+		who, other string
+		keys       []ItemKey
+	}{{"incumbent", "candidate", c.OnlyIncumbent}, {"candidate", "incumbent", c.OnlyCandidate}} {
+		if len(s.keys) == 0 {
+			continue
 		}
+		var names []string
+		for _, k := range s.keys[:min(len(s.keys), xlsxMaxUnpaired)] {
+			names = append(names, fmt.Sprintf("%s compaction %d item %s", k.ConversationID, k.Compaction, k.ItemID))
+		}
+		if n := len(s.keys) - xlsxMaxUnpaired; n > 0 {
+			names = append(names, fmt.Sprintf("and %d more", n))
+		}
+		parts = append(parts, fmt.Sprintf("%d %s checked by the %s only, not by the %s (%s)", len(s.keys),
+			pluralWord(len(s.keys), "item-compaction", "item-compactions"), s.who, s.other, strings.Join(names, "; ")))
 	}
+	return strings.Join(parts, "; ")
+}
+
+// summaryWarnings writes the warnings: the report's, the selection's,
+// and this workbook's own (rows left out, cut text). The task-success
+// caveats are not among them: they are in the task-success section.
+func (b *xlsxBook) summaryWarnings(g *xlsxGrid) error {
+	r, st := b.r, b.st
+	warnings := slices.Clone(r.Warnings)
 	if r.Selection != nil {
 		for _, w := range r.Selection.Warnings {
 			warnings = append(warnings, "selection: "+w)
@@ -254,13 +311,47 @@ func (b *xlsxBook) summary() error {
 			return err
 		}
 	}
+	return nil
+}
 
-	// Task success, on the last row: reported, never gated.
+// The task-success table's columns: its grade, then the sentence in
+// words, merged to the end of the table.
+const (
+	sumTaskGrade = 10
+	sumTaskWords = 11
+)
+
+// summaryTaskSuccess writes the last rows: task success, reported and
+// never gated. Its caveats and the rule its sentence is graded by come
+// first, once; the result is the Summary's last row.
+func (b *xlsxBook) summaryTaskSuccess(g *xlsxGrid) error {
+	r, st := b.r, b.st
 	g.row++
 	rp := r.Replay
 	if rp == nil {
 		return g.put((&xlsxRow{}).str("Task success (reported, never gated)", st.label).
 			str("not measured: the report has no replay data", 0))
+	}
+	if err := g.put((&xlsxRow{}).str("Task success (reported, never gated)", st.group).skip(sumNotes - 1)); err != nil {
+		return err
+	}
+	if err := g.merge(1, sumNotes, ""); err != nil {
+		return err
+	}
+	pre := []struct{ k, v string }{{"How it is graded", rp.Rule}}
+	for _, w := range rp.Warnings {
+		pre = append(pre, struct{ k, v string }{"Caveat", w})
+	}
+	for _, kv := range pre {
+		if kv.v == "" {
+			continue
+		}
+		if err := g.put((&xlsxRow{}).str(kv.k, st.label).str(kv.v, st.wrap)); err != nil {
+			return err
+		}
+		if err := g.merge(sumRule, sumNotes, kv.v); err != nil {
+			return err
+		}
 	}
 	res := rp.Result
 	iv, ok := res.Interval(power.IntervalNewcombe)
@@ -280,13 +371,13 @@ func (b *xlsxBook) summary() error {
 	if err := g.put((&xlsxRow{}).str("Task success", st.header).str("Pairs", st.header).str("Discordant", st.header).
 		str("Reference", st.header).str("Candidate", st.header).str("Difference", st.header).
 		str("Low ("+xlsxPct(res.Confidence)+" "+method+")", st.header).str("High", st.header).
-		str("McNemar exact p", st.header).str("In words", st.header)); err != nil {
+		str("McNemar exact p", st.header).str("Grade", st.header).str("In words", st.header)); err != nil {
 		return err
 	}
 	row := (&xlsxRow{}).str("reported, never gated", st.label).count(res.Pairs, st.count).count(res.Discordant, st.count).
 		num("reference rate", res.ReferenceRate, st.pct).num("candidate rate", res.CandidateRate, st.pct).
 		num("difference", res.Difference, st.pct).num("low", iv.Lower, st.pct).num("high", iv.Upper, st.pct).
-		num("exact p", exact.PValue, st.prob)
+		num("exact p", exact.PValue, st.prob).str(rp.Grade, st.label)
 	words := rp.Sentence
 	if n := row.note(); n != "" {
 		words = strings.TrimSpace(words + " (" + n + ")")
@@ -294,7 +385,7 @@ func (b *xlsxBook) summary() error {
 	if err := g.put(row.str(words, st.wrap)); err != nil {
 		return err
 	}
-	return g.merge(10, sumNotes, words)
+	return g.merge(sumTaskWords, sumNotes, words)
 }
 
 // summaryFormats colours the gates table: statuses, changes, and shares
@@ -331,10 +422,26 @@ func (b *xlsxBook) summaryFormats(firstClass, lastClass, lastGate int) error {
 	return nil
 }
 
+// xlsxChartRows is the number of rows kept empty for the Summary's
+// chart, and xlsxChartWidth, xlsxChartHeight its size in pixels. The
+// chart is anchored to the cells it covers: excelize reckons 18 pixels
+// a row, so it covers 20 rows (a spreadsheet shows them 20 pixels tall,
+// and the chart with them), and about columns A to F.
+const (
+	xlsxChartRows   = 20
+	xlsxChartWidth  = 720
+	xlsxChartHeight = 360
+)
+
 // summaryChart adds a clustered column chart of the retained share by
-// class, both systems and the gate. Series names are references to the
-// group header cells, never literal text.
-func (b *xlsxBook) summaryChart(first, last int) error {
+// class, both systems and the gate, at column A of row at (below the
+// verdict, within the printed width, not beside the table). Series
+// names are references to the group header cells, never literal text.
+// The axes have titles and dark labels (excelize's default label
+// colour is a light grey), the share axis runs 0–100% in steps of 20%,
+// and every class is labelled: four categories at 720 pixels leave each
+// name some 140 pixels.
+func (b *xlsxBook) summaryChart(first, last, at int) error {
 	abs := func(col, row int) string {
 		ref, _ := excelize.CoordinatesToCellName(col, row, true)
 		return ref
@@ -344,24 +451,32 @@ func (b *xlsxBook) summaryChart(first, last int) error {
 	}
 	name := func(col, row int) string { return "'" + xlsxSummary + "'!" + abs(col, row) }
 	zero, one := 0.0, 1.0
-	anchor, _ := excelize.CoordinatesToCellName(sumNotes+2, 1)
+	anchor, _ := excelize.CoordinatesToCellName(1, at)
+	label := excelize.Font{Size: 10, Color: "404040"}
+	title := func(s string) excelize.ChartTitle {
+		return excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: s, Font: &excelize.Font{Size: 10, Bold: true, Color: "404040"}}}}
+	}
+	series := func(nameCol, nameRow, values int, color string) excelize.ChartSeries {
+		return excelize.ChartSeries{Name: name(nameCol, nameRow), Categories: span(sumRowName), Values: span(values),
+			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{color}},
+			DataLabel: excelize.ChartDataLabel{Font: excelize.Font{Size: 8, Color: "404040"}}}
+	}
 	return b.f.AddChart(xlsxSummary, anchor, &excelize.Chart{
 		Type: excelize.Col,
 		Series: []excelize.ChartSeries{
-			{Name: name(sumIncValue, sumGroupRow), Categories: span(sumRowName), Values: span(sumIncShare),
-				Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"4472C4"}}},
-			{Name: name(sumCandValue, sumGroupRow), Categories: span(sumRowName), Values: span(sumCandShare),
-				Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"ED7D31"}}},
-			{Name: name(sumGate, sumHeaderRow), Categories: span(sumRowName), Values: span(sumGate),
-				Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"A5A5A5"}}},
+			series(sumIncValue, sumGroupRow, sumIncShare, "4472C4"),
+			series(sumCandValue, sumGroupRow, sumCandShare, "ED7D31"),
+			series(sumGate, sumHeaderRow, sumGate, "A5A5A5"),
 		},
-		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Retained share by class"}}},
+		Format:    excelize.GraphicOptions{AltText: "Retained share by class: incumbent, candidate and the gate"},
+		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Retained share by class", Font: &excelize.Font{Size: 12, Bold: true, Color: "262626"}}}},
 		Legend:    excelize.ChartLegend{Position: "bottom"},
-		Dimension: excelize.ChartDimension{Width: 720, Height: 400},
+		Dimension: excelize.ChartDimension{Width: xlsxChartWidth, Height: xlsxChartHeight},
 		PlotArea:  excelize.ChartPlotArea{ShowVal: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"}},
+		XAxis:     excelize.ChartAxis{Font: label, Title: title("Item class"), TickLabelSkip: 1},
 		YAxis: excelize.ChartAxis{
-			Minimum: &zero, Maximum: &one, MajorGridLines: true,
-			NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"},
+			Minimum: &zero, Maximum: &one, MajorUnit: 0.2, MajorGridLines: true, Font: label,
+			NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"}, Title: title("Retained share"),
 		},
 	})
 }

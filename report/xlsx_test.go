@@ -271,8 +271,8 @@ func TestXLSXSummary(t *testing.T) {
 	xlsxWantNum(t, "reference rate", ts["D"], 0.83, pct)
 	xlsxWantNum(t, "candidate rate", ts["E"], 0.84, pct)
 	xlsxWantNum(t, "difference", ts["F"], 0.01, pct)
-	if ts["J"].Value != r.Replay.Sentence {
-		t.Errorf("task success in words %q, want %q", ts["J"].Value, r.Replay.Sentence)
+	if ts["J"].Value != r.Replay.Grade || ts["K"].Value != r.Replay.Sentence {
+		t.Errorf("task success grade %q and in words %q, want %q and %q", ts["J"].Value, ts["K"].Value, r.Replay.Grade, r.Replay.Sentence)
 	}
 
 	// Conditional formatting on statuses, changes and shares.
@@ -743,6 +743,8 @@ func TestXLSXGolden(t *testing.T) {
 		fmt.Fprintf(&out, "# sheet %s\n", sheet)
 		p, _ := f.GetPanes(sheet)
 		fmt.Fprintf(&out, "panes freeze=%v x=%d y=%d top=%s\n", p.Freeze, p.XSplit, p.YSplit, p.TopLeftCell)
+		pl, _ := f.GetPageLayout(sheet)
+		fmt.Fprintf(&out, "page orientation=%v fit=%v wide, %v tall\n", xlsxDeref(pl.Orientation), xlsxDeref(pl.FitToWidth), xlsxDeref(pl.FitToHeight))
 		mc, _ := f.GetMergeCells(sheet)
 		for _, m := range mc {
 			fmt.Fprintf(&out, "merge %s:%s\n", m.GetStartAxis(), m.GetEndAxis())
