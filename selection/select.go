@@ -411,12 +411,19 @@ type Versus struct {
 	// many sessions as were selected, unless configured otherwise).
 	Selected                          int64
 	RandomMean, RandomLow, RandomHigh float64
-	// SelectedPerSession and RandomPerSession are decisions per session
-	// (the random figure from the means): like with like whatever the
-	// samples' size.
-	SelectedPerSession, RandomPerSession float64
-	// Above: more decisions than 97.5% of the random samples; Below:
-	// fewer than 97.5% of them. Neither: inside their 95% range.
+	// SelectedPerSession is the selection's decisions per session;
+	// RandomPerSession, RandomPerSessionLow and RandomPerSessionHigh the
+	// random samples' mean and 95% range of it: like with like whatever
+	// the samples' size.
+	SelectedPerSession, RandomPerSession      float64
+	RandomPerSessionLow, RandomPerSessionHigh float64
+	// SameSize: the random samples hold as many sessions as the
+	// selection, so totals compare like with like too.
+	SameSize bool
+	// Above: more decisions per session than 97.5% of the random
+	// samples; Below: fewer than 97.5% of them. Neither: inside their 95%
+	// range. (With samples of the selection's size, the same as comparing
+	// totals.)
 	Above, Below bool
 	// PerHourSelected and PerHourRandom are decisions per annotation hour
 	// at MinutesPerFixture (the random figure from the means).
@@ -431,13 +438,21 @@ func (r *Result) VersusRandom() (v Versus, ok bool) {
 	}
 	d := r.Random.Decisions
 	v = Versus{Selected: r.Totals.Decisions, RandomMean: d.Mean, RandomLow: d.Low, RandomHigh: d.High}
-	v.Above = float64(v.Selected) > d.High
-	v.Below = float64(v.Selected) < d.Low
+	n := r.Random.Sessions.Mean // every draw holds as many
+	v.SameSize = n == float64(r.Totals.Sessions)
+	if v.SameSize {
+		v.Above = float64(v.Selected) > d.High
+		v.Below = float64(v.Selected) < d.Low
+	}
 	if r.Totals.Sessions > 0 {
 		v.SelectedPerSession = float64(v.Selected) / float64(r.Totals.Sessions)
 	}
-	if n := r.Random.Sessions.Mean; n > 0 {
-		v.RandomPerSession = d.Mean / n
+	if n > 0 {
+		v.RandomPerSession, v.RandomPerSessionLow, v.RandomPerSessionHigh = d.Mean/n, d.Low/n, d.High/n
+		if !v.SameSize {
+			v.Above = v.SelectedPerSession > v.RandomPerSessionHigh
+			v.Below = v.SelectedPerSession < v.RandomPerSessionLow
+		}
 	}
 	m := r.Config.MinutesPerFixture
 	if h := r.Totals.HoursReview * m / ReviewMinutes; h > 0 {

@@ -135,42 +135,65 @@ func writeSelectText(w io.Writer, name string, r *selection.Result) error {
 
 	t := table(w)
 	c := r.Random
-	if c != nil {
-		fmt.Fprintf(t, "\tselected\trandom %d: mean\t95%% range (%d draws, seed %d)\n", c.Size, c.Draws, cfg.Seed)
-	} else {
+	tot := r.Totals
+	// Totals against totals of samples as large as the selection; against
+	// samples of another size (--compare-random N), per session.
+	perSession := c != nil && c.Sessions.Mean != float64(tot.Sessions)
+	switch {
+	case c == nil:
 		fmt.Fprintf(t, "\tselected\n")
+	case perSession:
+		fmt.Fprintf(t, "per session\tselected\trandom %d: mean\t95%% range (%d draws, seed %d)\n", c.Size, c.Draws, cfg.Seed)
+	default:
+		fmt.Fprintf(t, "\tselected\trandom %d: mean\t95%% range (%d draws, seed %d)\n", c.Size, c.Draws, cfg.Seed)
 	}
-	row := func(label string, sel string, sp func(*selection.Comparison) selection.Spread, decimals int) {
+	// row writes one measure: the selection's with selDec decimals, the
+	// random samples' with rndDec (per session, two each).
+	row := func(label string, sel float64, sp func(*selection.Comparison) selection.Spread, selDec, rndDec int) {
+		if perSession {
+			sel /= float64(max(1, tot.Sessions))
+			selDec, rndDec = 2, 2
+		}
 		if c == nil {
-			fmt.Fprintf(t, "%s\t%s\n", label, sel)
+			fmt.Fprintf(t, "%s\t%s\n", label, formatFixed(sel, selDec))
 			return
 		}
 		s := sp(c)
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s–%s\n", label, sel, formatFixed(s.Mean, decimals), formatFixed(s.Low, decimals), formatFixed(s.High, decimals))
+		if n := c.Sessions.Mean; perSession {
+			s = selection.Spread{Mean: s.Mean / n, Low: s.Low / n, High: s.High / n}
+		}
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s–%s\n", label, formatFixed(sel, selDec), formatFixed(s.Mean, rndDec), formatFixed(s.Low, rndDec), formatFixed(s.High, rndDec))
 	}
-	tot := r.Totals
-	row("sessions", fmt.Sprint(tot.Sessions), func(c *selection.Comparison) selection.Spread { return c.Sessions }, 0)
-	row("never compact", fmt.Sprint(tot.NeverCompact), func(c *selection.Comparison) selection.Spread { return c.NeverCompact }, 1)
-	row("compactions", fmt.Sprint(tot.Compactions), func(c *selection.Comparison) selection.Spread { return c.Compactions }, 1)
-	row("decisions", fmt.Sprint(tot.Decisions), func(c *selection.Comparison) selection.Spread { return c.Decisions }, 1)
-	row("items", fmt.Sprint(tot.Items), func(c *selection.Comparison) selection.Spread { return c.Items }, 1)
-	row("annotation hours at 15 min", formatFixed(tot.HoursAuthoring, 1), func(c *selection.Comparison) selection.Spread { return c.HoursAuthoring }, 1)
-	row("annotation hours at 2 min", formatFixed(tot.HoursReview, 1), func(c *selection.Comparison) selection.Spread { return c.HoursReview }, 1)
+	if !perSession {
+		row("sessions", float64(tot.Sessions), func(c *selection.Comparison) selection.Spread { return c.Sessions }, 0, 0)
+	}
+	row("never compact", float64(tot.NeverCompact), func(c *selection.Comparison) selection.Spread { return c.NeverCompact }, 0, 1)
+	row("compactions", float64(tot.Compactions), func(c *selection.Comparison) selection.Spread { return c.Compactions }, 0, 1)
+	row("decisions", float64(tot.Decisions), func(c *selection.Comparison) selection.Spread { return c.Decisions }, 0, 1)
+	row("items", float64(tot.Items), func(c *selection.Comparison) selection.Spread { return c.Items }, 0, 1)
+	row("annotation hours at 15 min", tot.HoursAuthoring, func(c *selection.Comparison) selection.Spread { return c.HoursAuthoring }, 1, 1)
+	row("annotation hours at 2 min", tot.HoursReview, func(c *selection.Comparison) selection.Spread { return c.HoursReview }, 1, 1)
 	if err := t.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	if v, ok := r.VersusRandom(); ok {
+		what, sel, mean, low, high, f := "decisions", fmt.Sprint(v.Selected), v.RandomMean, v.RandomLow, v.RandomHigh, "%.0f"
+		if !v.SameSize { // samples of another size: compare per session
+			what, sel, mean, low, high, f = "decisions per session", formatFixed(v.SelectedPerSession, 1),
+				v.RandomPerSession, v.RandomPerSessionLow, v.RandomPerSessionHigh, "%.1f"
+		}
+		rng := fmt.Sprintf(f+" (95%% range "+f+"–"+f+")", mean, low, high)
 		switch {
 		case v.Above:
-			fmt.Fprintf(w, "The %d selected sessions carry more decisions than %d random ones: %d against a mean of %.0f (95%% range %.0f–%.0f).\n",
-				tot.Sessions, c.Size, v.Selected, v.RandomMean, v.RandomLow, v.RandomHigh)
+			fmt.Fprintf(w, "The %d selected sessions carry more %s than %d random ones: %s against a mean of %s.\n",
+				tot.Sessions, what, c.Size, sel, rng)
 		case v.Below:
-			fmt.Fprintf(w, "The %d selected sessions carry fewer decisions than %d random ones: %d against a mean of %.0f (95%% range %.0f–%.0f).\n",
-				tot.Sessions, c.Size, v.Selected, v.RandomMean, v.RandomLow, v.RandomHigh)
+			fmt.Fprintf(w, "The %d selected sessions carry fewer %s than %d random ones: %s against a mean of %s.\n",
+				tot.Sessions, what, c.Size, sel, rng)
 		default:
-			fmt.Fprintf(w, "The %d selected sessions carry %d decisions, inside the range of %d random ones (mean %.0f, 95%% range %.0f–%.0f): not more.\n",
-				tot.Sessions, v.Selected, c.Size, v.RandomMean, v.RandomLow, v.RandomHigh)
+			fmt.Fprintf(w, "The %d selected sessions carry %s %s, inside the range of %d random ones (mean %s): not more.\n",
+				tot.Sessions, sel, what, c.Size, rng)
 		}
 		fmt.Fprintf(w, "Per session: %.1f decisions against %.1f. Per annotation hour at %v minutes: %.0f against %.0f.\n",
 			v.SelectedPerSession, v.RandomPerSession, cfg.MinutesPerFixture, v.PerHourSelected, v.PerHourRandom)

@@ -468,3 +468,42 @@ func TestSelectRoundTrip(t *testing.T) {
 		t.Errorf("seed 2⁶⁴−1: exit %d, %s", code, stderr)
 	}
 }
+
+// TestSelectCompareOtherSize: with --compare-random N other than the
+// selection's size the totals would count different numbers of sessions,
+// so the table and the verdict are per session; with 0 there is no
+// comparison.
+func TestSelectCompareOtherSize(t *testing.T) {
+	for _, tt := range []struct {
+		args          []string
+		want, notWant []string
+		reason        string
+	}{
+		{[]string{"--compare-random", "200"},
+			[]string{"per session                 selected  random 200: mean  95% range (1000 draws, seed 1)\n",
+				"decisions                   39.30     2.89              1.45–5.87\n",
+				"The 40 selected sessions carry more decisions per session than 200 random ones: 39.3 against a mean of 2.9 (95% range 1.4–5.9).\n"},
+			[]string{"\nsessions ", "1572 against"}, "samples of 200 against 40 selected"},
+		{[]string{"--compare-random", "40"},
+			[]string{"decisions                   1572      117.6            25.0–383.0\n", "1572 against a mean of 118"},
+			[]string{"per session  "}, "an explicit size equal to the selection's: totals"},
+		{[]string{"--compare-random", "0"},
+			[]string{"                            selected\nsessions                    40\n"},
+			[]string{"random", "carry"}, "no comparison"},
+	} {
+		stdout, stderr, code := selCLI(t, append([]string{"select", exampleSessions, "--budget", "40"}, tt.args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tt.reason, code, stderr)
+		}
+		for _, s := range tt.want {
+			if !strings.Contains(stdout, s) {
+				t.Errorf("%s: output lacks %q:\n%s", tt.reason, s, stdout)
+			}
+		}
+		for _, s := range tt.notWant {
+			if strings.Contains(stdout, s) {
+				t.Errorf("%s: output has %q:\n%s", tt.reason, s, stdout)
+			}
+		}
+	}
+}
