@@ -135,7 +135,7 @@ func genSessions(w io.Writer, n int, seed uint64) error {
 	return bw.Flush()
 }
 
-// BenchmarkSelect: `tally select --budget 40 --compare-random 200` (1,000
+// BenchmarkSelect: `tally select --budget 40` (random samples of 40, 1,000
 // draws) over TALLY_BENCH_SESSIONS generated sessions.
 func BenchmarkSelect(b *testing.B) {
 	n := envInt(b, "TALLY_BENCH_SESSIONS", 1_000_000)
