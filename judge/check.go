@@ -89,8 +89,17 @@ type PlanResult struct {
 // same output.
 //
 // Memory stays bounded: fixtures stream, and at most a few contexts per
-// worker are held at once. The fixture set is validated completely before
-// the first record, so bad input gives its errors and no records.
+// worker are held at once. The fixture set, and every context against its
+// fixture (fixture.CheckContexts: missing, extra and orphan contexts,
+// turns out of range or out of order, malformed files), are validated
+// completely before the first record, so bad input gives all its problems
+// at once and no records.
+//
+// Judging is bounded by cfg.Deadline and cfg.Breaker: once either trips,
+// the items not judged yet are error records with the reason
+// ReasonDeadline or ReasonUnavailable, so a run against a judge that is
+// down ends promptly with every item recorded. CheckResult.ErrorReasons
+// counts the error records by reason.
 func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error) (CheckResult, error) {
 	if cfg.Judge == nil {
 		return CheckResult{}, errors.New("judge: Check needs a judge")
