@@ -172,6 +172,11 @@ func sampleReport() *Report {
 		retainedTolerance)
 
 	r.Replay = sampleReplay(conf)
+	p, err := paper(r, conf)
+	if err != nil {
+		panic(err)
+	}
+	r.Paper = p
 	r.Selection = sampleSelection()
 	r.Provenance = sampleProvenance()
 	r.Warnings = []string{
