@@ -396,3 +396,23 @@ func TestCheckHelpExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckDeadline: --deadline bounds the whole run; a judge that hangs
+// leaves every judged item error "deadline", written, exit 4.
+func TestCheckDeadline(t *testing.T) {
+	hang := writeScript(t, "cat >/dev/null\nexec sleep 60\n")
+	fixtures, contexts := copyDataset(t, judgedFixtures[:2])
+	out := filepath.Join(t.TempDir(), "v.jsonl")
+	start := time.Now()
+	_, stderr, code := cli(t, "check", "--fixtures", fixtures, "--contexts", contexts, "--system", "incumbent",
+		"--judge", "command", "--command", hang, "--cache", "", "--deadline", "500ms", "-o", out)
+	took := time.Since(start)
+	if code != 4 || took > 15*time.Second || !regexp.MustCompile(`the most common reasons: \d+× "deadline"\n$`).MatchString(stderr) {
+		t.Errorf("exit %d after %v, stderr %q; want 4 within seconds, every error \"deadline\"", code, took, stderr)
+	}
+	for _, r := range readVerdicts(t, out, "incumbent") {
+		if r.Verdict != fixture.Verbatim && (r.Verdict != fixture.Error || r.Reason != "deadline") {
+			t.Fatalf("record %+v, want verbatim or error \"deadline\"", r)
+		}
+	}
+}
