@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -259,4 +261,173 @@ func loCSVText(recs [][]string) string {
 	w := csv.NewWriter(&b)
 	_ = w.WriteAll(recs)
 	return b.String()
+}
+
+// TestXLSXLibreOfficePDF prints the Summary as a stakeholder would:
+// LibreOffice, headless, exports a workbook holding only the example's
+// Summary (as Build makes it from examples/quarterly) to PDF, and the
+// test reads the PDF's pages (their count and /MediaBox; pdfinfo is not
+// needed). Three versions of the sheet:
+//
+//   - the Summary as written: every page landscape (wider than tall);
+//   - its gates table alone (the rows below hidden, the chart removed),
+//     whose height is a fraction of a page, so that its page count is
+//     the number of pages across: one, as fitToWidth=1 asks;
+//   - the same without the print setup (portrait, no fit to page): more
+//     than one page across, so the check above can fail.
+//
+// Skipped, with the reason, when soffice is not installed.
+func TestXLSXLibreOfficePDF(t *testing.T) {
+	soffice := loSoffice(t)
+	dir := t.TempDir()
+	data := writeXLSX(t, quarterlyReport(t))
+	variants := []struct {
+		name string
+		edit func(*excelize.File) error
+	}{
+		{"summary", func(*excelize.File) error { return nil }},
+		{"gates", loGatesOnly},
+		{"gates-unfitted", func(f *excelize.File) error {
+			if err := loGatesOnly(f); err != nil {
+				return err
+			}
+			fit, portrait := false, "portrait"
+			if err := f.SetSheetProps(xlsxSummary, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+				return err
+			}
+			return f.SetPageLayout(xlsxSummary, &excelize.PageLayoutOptions{Orientation: &portrait})
+		}},
+	}
+	var books []string
+	for _, v := range variants {
+		f, err := excelize.OpenReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sheet := range xlsxSheets[1:] {
+			if err := f.DeleteSheet(sheet); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := v.edit(f); err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		path := filepath.Join(dir, v.name+".xlsx")
+		if err := f.SaveAs(path); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		books = append(books, path)
+	}
+	out := filepath.Join(dir, "pdf")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	args := append([]string{"-env:UserInstallation=file://" + filepath.ToSlash(filepath.Join(dir, "profile")), "--headless", "--norestore",
+		"--convert-to", "pdf", "--outdir", out}, books...)
+	cmd := exec.CommandContext(ctx, soffice, args...)
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("soffice --convert-to pdf: %v\n%s", err, msg)
+	}
+	pages := map[string][]loPage{}
+	for _, v := range variants {
+		pdf, err := os.ReadFile(filepath.Join(out, v.name+".pdf"))
+		if err != nil {
+			t.Fatalf("LibreOffice wrote no PDF for %s: %v", v.name, err)
+		}
+		pages[v.name] = loPDFPages(pdf)
+		t.Logf("%s: %d pages, %v", v.name, len(pages[v.name]), pages[v.name])
+	}
+	summary := pages["summary"]
+	if len(summary) == 0 || len(summary) > 3 {
+		t.Errorf("the Summary prints on %d pages, want 1 to 3 (one page wide)", len(summary))
+	}
+	for i, p := range summary {
+		if p.W <= p.H {
+			t.Errorf("Summary page %d is %v×%v points: portrait, want landscape", i+1, p.W, p.H)
+		}
+	}
+	if n := len(pages["gates"]); n != 1 {
+		t.Errorf("the gates table prints %d pages across, want 1 (fitToWidth=1)", n)
+	}
+	if n := len(pages["gates-unfitted"]); n < 2 {
+		t.Errorf("without the print setup the gates table prints %d pages across, want more than 1: the check cannot tell", n)
+	}
+}
+
+// loSoffice returns the path of LibreOffice's soffice, or skips the
+// test, saying why.
+func loSoffice(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"soffice", "libreoffice"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("skipped: soffice (LibreOffice) is not on PATH; install it with `apt-get install -y libreoffice-calc-nogui` to run this test")
+	return ""
+}
+
+// loGatesOnly leaves the Summary's title and gates table (rows 1 to 12)
+// to print: the rows below are hidden and the chart is removed.
+func loGatesOnly(f *excelize.File) error {
+	rows, err := f.GetRows(xlsxSummary)
+	if err != nil {
+		return err
+	}
+	for r := 13; r <= len(rows); r++ {
+		if err := f.SetRowVisible(xlsxSummary, r, false); err != nil {
+			return err
+		}
+	}
+	// The chart is anchored in column A below the verdict; DeleteChart
+	// succeeds, deleting nothing, at a cell with no chart.
+	for r := 13; r <= len(rows)+xlsxChartRows; r++ {
+		cell, _ := excelize.CoordinatesToCellName(1, r)
+		if err := f.DeleteChart(xlsxSummary, cell); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loPage is one PDF page's size in points.
+type loPage struct{ W, H float64 }
+
+// loPDFPages reads the pages of a PDF as LibreOffice writes it (page
+// objects in the clear): each /Type/Page dictionary's /MediaBox, or the
+// page tree's when the page has none.
+func loPDFPages(pdf []byte) []loPage {
+	box := regexp.MustCompile(`/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]`)
+	size := func(b []byte) (loPage, bool) {
+		m := box.FindSubmatch(b)
+		if m == nil {
+			return loPage{}, false
+		}
+		var v [4]float64
+		for i := range v {
+			v[i], _ = strconv.ParseFloat(string(m[i+1]), 64)
+		}
+		return loPage{W: v[2] - v[0], H: v[3] - v[1]}, true
+	}
+	var tree loPage
+	if i := regexp.MustCompile(`/Type\s*/Pages\b`).FindIndex(pdf); i != nil {
+		end := bytes.Index(pdf[i[0]:], []byte(">>"))
+		if end > 0 {
+			tree, _ = size(pdf[i[0] : i[0]+end])
+		}
+	}
+	var pages []loPage
+	for _, i := range regexp.MustCompile(`/Type\s*/Page\b[^s]`).FindAllIndex(pdf, -1) {
+		end := bytes.Index(pdf[i[0]:], []byte("endobj"))
+		if end < 0 {
+			end = len(pdf) - i[0]
+		}
+		p, ok := size(pdf[i[0] : i[0]+end])
+		if !ok {
+			p = tree
+		}
+		pages = append(pages, p)
+	}
+	return pages
 }
