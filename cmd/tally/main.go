@@ -4,21 +4,59 @@
 //
 // Every subcommand accepts --format text|json. Exit codes: 0 ok; 1 bad
 // input or an I/O failure; 2 a usage error; 3 a gate failed; 4 incomplete
-// (check wrote its verdicts but some are error); 130/143 interrupted.
+// (check wrote its verdicts but some are error); 130 interrupted by
+// SIGINT (Ctrl-C), 143 by SIGTERM.
+//
+// On SIGINT or SIGTERM the running command's context (cmd.Context()) is
+// cancelled; the command gets interruptGrace to stop, then every
+// temporary file of a write in progress is removed (internal/atomicfile)
+// and tally exits with the one line "tally: interrupted". A file is
+// either replaced whole before the signal or left as it was.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tally-eval/tally/internal/atomicfile"
 )
 
+// interruptGrace is how long a command has, after its context is
+// cancelled by a signal, to stop and clean up on its own (kill a judge
+// command, remove its temporary file) before tally exits anyway.
+const interruptGrace = 2 * time.Second
+
 func main() {
-	err := run(os.Stdout, os.Stderr, os.Args[1:])
+	term, stopTerm := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	ctx, stopInt := signal.NotifyContext(term, os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- runContext(ctx, os.Stdout, os.Stderr, os.Args[1:]) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		err = interruptedError{code: exitSIGINT}
+		if term.Err() != nil {
+			err = interruptedError{code: exitSIGTERM}
+		}
+		select {
+		case <-done:
+		case <-time.After(interruptGrace):
+		}
+		atomicfile.Interrupt()
+	}
+	// Signals from here on have their default effect: tally is exiting.
+	stopInt()
+	stopTerm()
 	for _, line := range errorLines(err) {
 		fmt.Fprintln(os.Stderr, line)
 	}
@@ -34,7 +72,17 @@ const (
 	// exitIncomplete: check wrote its verdicts, but more of them are
 	// error than --max-errors allows.
 	exitIncomplete = 4
+	// exitSIGINT and exitSIGTERM: interrupted, 128 + the signal's
+	// number as a shell reports a process killed by it.
+	exitSIGINT  = 130
+	exitSIGTERM = 143
 )
+
+// interruptedError is a run stopped by a signal: exit code 130 or 143,
+// and the one line "tally: interrupted".
+type interruptedError struct{ code int }
+
+func (e interruptedError) Error() string { return "interrupted" }
 
 // runError marks an error returned by a command's own work (bad input,
 // I/O): exit 1. Errors without the mark come from cobra's parsing of the
@@ -73,9 +121,12 @@ func (e incompleteError) Error() string { return e.msg }
 func exitCode(err error) int {
 	var g gateError
 	var r runError
+	var i interruptedError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &i):
+		return i.code
 	case errors.As(err, &g):
 		return exitGateFail
 	case errors.As(err, new(incompleteError)):
@@ -96,6 +147,9 @@ func errorLines(err error) []string {
 	var g gateError
 	if err == nil || errors.As(err, &g) {
 		return nil // a gate's verdict is already on stdout
+	}
+	if errors.As(err, new(interruptedError)) {
+		return []string{"tally: interrupted"}
 	}
 	usage := exitCode(err) == exitUsage
 	var lines []string
@@ -139,9 +193,15 @@ type options struct {
 // run executes the CLI with args (without the program name), writing
 // results to stdout. It never exits; main maps the error to an exit code.
 func run(stdout, stderr io.Writer, args []string) error {
+	return runContext(context.Background(), stdout, stderr, args)
+}
+
+// runContext is run with the context commands get as cmd.Context():
+// main's is cancelled by SIGINT and SIGTERM.
+func runContext(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	return root.Execute()
+	return root.ExecuteContext(ctx)
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
@@ -152,7 +212,12 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		Long: `tally judges a change to a conversation-compaction summariser per item rather
 than per conversation: binomial intervals and paired tests said out loud,
 fixtures chosen for being hard, a per-item check that keeps absent and
-contradicted apart, and a report with task success on the last line.`,
+contradicted apart, and a report with task success on the last line.
+
+Exit codes: 0 ok; 1 bad input or an I/O failure; 2 a usage error; 3 a gate
+failed; 4 incomplete (check wrote its verdicts, some of them error);
+130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM — the command stops, its
+temporary files are removed and no output file is half-written.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -255,9 +254,7 @@ func TestFixturesValidateInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(fifoDir, "p.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, fifo)
 	folderJSON := filepath.Join(dir, "c", "2.json")
 	write("c/2.json/1.json", one("w"))
 	write("c/1.json", one("v"))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/report"
 )
 
@@ -298,7 +299,7 @@ func writeTemp(f outputFile, perm fs.FileMode) (string, error) {
 	if dir == "" {
 		dir = "."
 	}
-	file, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	file, err := atomicfile.CreateTemp(dir, name) // registered: an interrupt removes it
 	if err != nil {
 		return "", err
 	}

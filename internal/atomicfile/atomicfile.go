@@ -3,10 +3,19 @@
 // new content goes to a temporary file in the same folder, is synced to
 // disk, and is renamed over the target. Every tally command that writes a
 // file writes it this way.
+//
+// Temporary files are named ".<name>.tmp-tally<pid>-<random>", a name
+// tally's folder listings skip (it starts with a dot), and are registered
+// while they exist: on an interrupt (SIGINT, SIGTERM) the command calls
+// Interrupt, which removes them all. A run killed outright (SIGKILL, a
+// crash, a power cut) cannot clean up, so the first Write or CreateTemp
+// into a folder in a process removes the temporary files there whose
+// process is gone (see CleanStale).
 package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,15 +23,18 @@ import (
 	"path/filepath"
 )
 
+// ErrInterrupted is returned (wrapped) by Write and CreateTemp after
+// Interrupt: the run is ending, and no new file may be started.
+var ErrInterrupted = errors.New("interrupted")
+
 // Write replaces the file at path with what write writes, atomically.
 //
-// write gets a buffered writer on a temporary file named
-// ".<name>.tmp-<random>" in path's folder (the leading dot and the suffix
-// keep it out of tally's folder listings). When write returns nil the
-// file is flushed, synced and renamed to path, and the folder is synced
-// (where the system allows it). When write, or any of those steps, fails
-// — or write panics — the temporary file is removed and an existing file
-// at path is left untouched; the error is returned wrapped with path.
+// write gets a buffered writer on a temporary file (CreateTemp) in
+// path's folder. When write returns nil the file is flushed, synced and
+// renamed to path, and the folder is synced (where the system allows
+// it). When write, or any of those steps, fails — or write panics — the
+// temporary file is removed and an existing file at path is left
+// untouched; the error is returned wrapped with path.
 //
 // A new file gets mode 0644; a replaced file keeps its permission bits.
 // A symbolic link at path is replaced by a regular file, not followed.
@@ -40,7 +52,7 @@ func Write(path string, write func(w io.Writer) error) error {
 			return fmt.Errorf("writing %s: not a regular file", path)
 		}
 	}
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	f, err := CreateTemp(dir, name)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -49,7 +61,7 @@ func Write(path string, write func(w io.Writer) error) error {
 	defer func() {
 		if !done {
 			f.Close()
-			os.Remove(tmp)
+			Remove(tmp)
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 64<<10)
@@ -68,7 +80,7 @@ func Write(path string, write func(w io.Writer) error) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := Rename(tmp, path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	done = true
