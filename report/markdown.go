@@ -126,9 +126,19 @@ func (m *mdWriter) gates(r *Report) {
 			mdShare(c.Incumbent), mdGate(c.Incumbent.Gate), mdShare(c.Candidate), mdGate(c.Candidate.Gate), change)
 	}
 	k := r.Contradictions
-	change := mdChange(k.Change)
+	var parts []string
 	if n := len(k.New); n > 0 {
-		change += fmt.Sprintf(": %d new", n)
+		parts = append(parts, fmt.Sprintf("%d new", n))
+	}
+	if k.Resolved > 0 {
+		parts = append(parts, fmt.Sprintf("%d no longer contradicted", k.Resolved))
+	}
+	if n := k.OnlyIncumbent + k.OnlyCandidate; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d checked by one system only", n))
+	}
+	change := mdChange(k.Change)
+	if len(parts) > 0 {
+		change += ": " + strings.Join(parts, ", ")
 	}
 	m.printf("| contradictions | ≤ %d | %d | %s | %d | %s | %s |\n", k.Max, k.Incumbent, mdGate(k.IncumbentGate), k.Candidate, mdGate(k.CandidateGate), change)
 	p := r.Prompt
@@ -258,7 +268,9 @@ func (m *mdWriter) undecided(r *Report) {
 		m.printf("\n")
 	}
 	if r.Contradictions.Change == Undecided {
-		m.printf("- contradictions: an error verdict, or an item-compaction checked by one system only, may hide a contradiction\n")
+		k := r.Contradictions
+		m.printf("- contradictions: an error verdict, or an item-compaction checked by one system only (%d by the incumbent only, %d by the candidate only, named under their classes), may hide a contradiction\n",
+			k.OnlyIncumbent, k.OnlyCandidate)
 	}
 	m.printf("\nRe-run `tally check` for both systems over the same fixtures to retry the failed judge calls and check the missing items; completed calls come from the cache.\n\n")
 }

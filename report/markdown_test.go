@@ -36,7 +36,7 @@ func TestWriteMarkdownQuarterly(t *testing.T) {
 		"| commitment | ≥ 90.0% | 44/51 = 86.3% (74.3–93.2%); 1 contradicted | **fail** |",
 		"| open\\_question | ≥ 95.0% | 96/103 = 93.2% (86.6–96.7%); 1 contradicted | **fail** |",
 		"| reference | ≥ 98.0% | 58/61 = 95.1% (86.5–98.3%) | **fail** |",
-		"| contradictions | ≤ 0 | 2 | **fail** | 7 | **fail** | **worse**: 7 new |",
+		"| contradictions | ≤ 0 | 2 | **fail** | 7 | **fail** | **worse**: 7 new, 2 no longer contradicted |",
 		"| mean prompt tokens | ≤ 12000 | 6407 | pass | 4196 | pass | better |",
 		"### open\\_question: 96/103 retained by the incumbent, 88/103 by the candidate",
 		"## Backlog: gates unmet by both systems",
@@ -233,7 +233,8 @@ func TestWriteMarkdownUnpaired(t *testing.T) {
 		c.OnlyIncumbent = append(c.OnlyIncumbent, ItemKey{ConversationID: fmt.Sprintf("conv_%d", i), Compaction: 1, ItemID: "c1"})
 	}
 	c.OnlyCandidate = []ItemKey{{ConversationID: "@octocat", Compaction: 2, ItemID: "c9"}}
-	r.Decision.Undecided = append(r.Decision.Undecided, string(c.Class))
+	r.Decision.Undecided = append(r.Decision.Undecided, string(c.Class), GateContradictions)
+	r.Contradictions.Change, r.Contradictions.OnlyIncumbent, r.Contradictions.OnlyCandidate = Undecided, 7, 1
 	text := string(markdown(t, r))
 	for _, want := range []string{
 		"## Undecided rows\n",
@@ -241,6 +242,8 @@ func TestWriteMarkdownUnpaired(t *testing.T) {
 			"conv\\_0 compaction 1, item c1; conv\\_1 compaction 1, item c1; conv\\_2 compaction 1, item c1; conv\\_3 compaction 1, item c1; conv\\_4 compaction 1, item c1; and 2 more; " +
 			"1 item-compaction checked by the candidate only (not checked by the other): @\u200Boctocat compaction 2, item c9\n",
 		"; 8 checked by one system only |",
+		"| **undecided**: 6 new, 8 checked by one system only |",
+		"- contradictions: an error verdict, or an item-compaction checked by one system only (7 by the incumbent only, 1 by the candidate only, named under their classes), may hide a contradiction\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report.md lacks %q", want)

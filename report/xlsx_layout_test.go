@@ -302,7 +302,8 @@ func TestXLSXUnpaired(t *testing.T) {
 		c.OnlyIncumbent = append(c.OnlyIncumbent, ItemKey{ConversationID: fmt.Sprintf("conv_%d", i), Compaction: 1, ItemID: "c1"})
 	}
 	c.OnlyCandidate = []ItemKey{{ConversationID: "=cmd|' /C calc'!A0", Compaction: 2, ItemID: "c9"}}
-	r.Decision.Undecided = append(r.Decision.Undecided, string(c.Class))
+	r.Decision.Undecided = append(r.Decision.Undecided, string(c.Class), GateContradictions)
+	r.Contradictions.Change, r.Contradictions.OnlyIncumbent, r.Contradictions.OnlyCandidate = Undecided, 7, 1
 	r.Items[0].Candidate = fixture.Record{}
 	f := openXLSX(t, r)
 	rows := xlsxReadCells(t, f, "Summary")
@@ -315,6 +316,9 @@ func TestXLSXUnpaired(t *testing.T) {
 	}
 	if note := xlsxRowStarting(t, rows[:12], "constraint")["T"].Value; !strings.Contains(note, "7 checked by the incumbent only, 1 by the candidate only") {
 		t.Errorf("constraint notes %q", note)
+	}
+	if note := xlsxRowStarting(t, rows[:12], "contradictions")["T"].Value; !strings.Contains(note, "7 checked by the incumbent only, 1 by the candidate only: the row is undecided") {
+		t.Errorf("contradictions notes %q", note)
 	}
 	if got := xlsxRowStarting(t, rows, "Rows undecided")["B"].Value; !strings.Contains(got, "constraint") {
 		t.Errorf("rows undecided %q", got)

@@ -152,10 +152,17 @@ func (b *xlsxBook) summary() error {
 			count(c.Incumbent, st.count).skip(4).str(string(c.IncumbentGate), 0).
 			count(c.Candidate, st.count).skip(4).str(string(c.CandidateGate), 0).
 			str(string(c.Change), 0).skip(3)
-		note := "absences are budgeted, contradictions are not"
+		var notes []string
 		if n := len(c.New); n > 0 {
-			note = fmt.Sprintf("%d new: contradicted by the candidate and not by the incumbent (sheet %s); %s", n, xlsxLost, note)
+			notes = append(notes, fmt.Sprintf("%d new: contradicted by the candidate and not by the incumbent (sheet %s)", n, xlsxLost))
 		}
+		if c.Resolved > 0 {
+			notes = append(notes, fmt.Sprintf("%d no longer contradicted: contradicted by the incumbent and not by the candidate", c.Resolved))
+		}
+		if c.OnlyIncumbent+c.OnlyCandidate > 0 {
+			notes = append(notes, fmt.Sprintf("%d checked by the incumbent only, %d by the candidate only: the row is undecided", c.OnlyIncumbent, c.OnlyCandidate))
+		}
+		note := strings.Join(append(notes, "absences are budgeted, contradictions are not"), "; ")
 		if err := g.put(row.str(note, 0)); err != nil {
 			return err
 		}
