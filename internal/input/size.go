@@ -71,10 +71,10 @@ func ParseSize(s string) (int64, error) {
 // with ParseSize and shown with Size: a flag.Value and a pflag.Value.
 type SizeValue struct{ P *int64 }
 
-// String shows the size, or "default" for 0.
+// String shows the size, or "0" (the default limit) when none is set.
 func (v SizeValue) String() string {
 	if v.P == nil || *v.P == 0 {
-		return "default"
+		return "0"
 	}
 	return strings.ReplaceAll(Size(*v.P), " ", "")
 }
