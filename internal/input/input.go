@@ -75,6 +75,7 @@ type NotRegularError struct {
 	Mode fs.FileMode
 }
 
+// Error names the path and what it is instead of a regular file.
 func (e *NotRegularError) Error() string {
 	if e.Mode.IsDir() {
 		return e.Path + ": is a folder, not a file"
@@ -111,6 +112,7 @@ type LineError struct {
 	Limit int64
 }
 
+// Error is "FILE:LINE: line longer than SIZE (raise with --max-line)".
 func (e *LineError) Error() string {
 	if e.File == "" { // the caller names file and line
 		return fmt.Sprintf("line longer than %s (raise with --max-line)", Size(e.Limit))
@@ -130,6 +132,7 @@ type FileError struct {
 	Limit int64
 }
 
+// Error is "FILE: larger than SIZE (raise with --max-file)".
 func (e *FileError) Error() string {
 	return fmt.Sprintf("%s: larger than %s (raise with --max-file)", e.File, Size(e.Limit))
 }

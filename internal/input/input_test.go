@@ -185,3 +185,38 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("ReadFile(empty) = %q, %v", b, err)
 	}
 }
+
+// FuzzLines checks Lines against a plain split on "\n": every line within
+// the limit comes back as it was (less a final "\r"), every longer one as
+// a *LineError at its number, and nothing else.
+func FuzzLines(f *testing.F) {
+	f.Add("a\nbb\r\n\nccc", int64(3))
+	f.Add("abcd\nok", int64(3))
+	f.Add(strings.Repeat("x", 70000)+"\n\r\n", int64(65536))
+	f.Fuzz(func(t *testing.T, in string, max int64) {
+		if max <= 0 || max > 1<<20 {
+			return
+		}
+		parts := strings.Split(in, "\n")
+		if parts[len(parts)-1] == "" {
+			parts = parts[:len(parts)-1]
+		}
+		l := NewLines(strings.NewReader(in), "f", max)
+		for i, want := range parts {
+			want = strings.TrimSuffix(want, "\r")
+			b, err := l.Next()
+			var le *LineError
+			switch {
+			case int64(len(want)) > max:
+				if !errors.As(err, &le) || le.Line != i+1 {
+					t.Fatalf("line %d (%d bytes, limit %d): %q, %v; want a LineError", i+1, len(want), max, b, err)
+				}
+			case err != nil || string(b) != want:
+				t.Fatalf("line %d = %q, %v; want %q", i+1, b, err, want)
+			}
+		}
+		if b, err := l.Next(); err != io.EOF {
+			t.Fatalf("after the last line: %q, %v", b, err)
+		}
+	})
+}
