@@ -11,7 +11,7 @@
 // cancelled; the command gets interruptGrace to stop, then every
 // temporary file of a write in progress is removed (internal/atomicfile)
 // and tally exits with the one line "tally: interrupted". A file is
-// either replaced whole before the signal or left as it was.
+// either replaced whole or left as it was, never half-written.
 package main
 
 import (
