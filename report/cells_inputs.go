@@ -12,37 +12,47 @@ func nbCellSelection(cx *nbCellCtx, limit int) error {
 		h.raw("<p class=\"none\">No fixture selection in this report.</p>\n")
 		return nil
 	}
-	h.rawf("<p>A budget of %s sessions (seed %d), selected adversarially; %s session%s reported a compaction incident",
-		hInt(s.Budget), s.Seed, hInt(s.Incidents), hPlural(s.Incidents))
+	if s.Budget == 0 && s.BudgetHours > 0 {
+		h.rawf("<p>A budget of %s annotation hours (at %s minutes a 63-turn conversation; seed %d), selected adversarially; %s session%s reported a compaction incident",
+			strconv.FormatFloat(s.BudgetHours, 'f', -1, 64), strconv.FormatFloat(s.MinutesPerFixture, 'f', -1, 64), s.Seed, hInt(s.Incidents), hPlural(s.Incidents))
+	} else {
+		h.rawf("<p>A budget of %s sessions (seed %d), selected adversarially; %s session%s reported a compaction incident",
+			hInt(s.Budget), s.Seed, hInt(s.Incidents), hPlural(s.Incidents))
+	}
 	if s.IncidentsExceedBudget {
 		h.raw(", more than the budget: every selected session is an incident")
 	}
 	h.raw(".</p>\n")
-	rnd := s.Random
-	h.rawf("<div class=\"scroll\"><table class=\"selection\">\n<caption>Selected against random samples of %s sessions (mean and 95%% range over %s draws)</caption>\n<thead><tr><th></th><th class=\"num\">selected</th><th class=\"num\">random</th></tr></thead>\n<tbody>\n",
-		hInt(rnd.Size), hInt(rnd.Draws))
-	rng := func(x Range, digits int) string {
-		if digits == 0 {
-			return fmt.Sprintf("%s <span class=\"sub\">%s–%s</span>", hTokens(x.Mean), hTokens(x.Low), hTokens(x.High))
+	if !s.Compared {
+		h.raw("<p class=\"none\">No random comparison: <code>tally select</code> was run with <code>--compare-random 0</code> or selected nothing.</p>\n")
+	} else {
+		rnd := s.Random
+		caption := fmt.Sprintf("Selected against random samples of %s sessions (mean and 95%% range over %s draws)", hInt(rnd.Size), hInt(rnd.Draws))
+		if s.PerSession {
+			caption = fmt.Sprintf("Per session: the %s selected against random samples of %s sessions (mean and 95%% range over %s draws)",
+				hInt(s.Selected.Sessions), hInt(rnd.Size), hInt(rnd.Draws))
 		}
-		return fmt.Sprintf("%s <span class=\"sub\">%s–%s</span>", strconv.FormatFloat(x.Mean, 'f', digits, 64), strconv.FormatFloat(x.Low, 'f', digits, 64), strconv.FormatFloat(x.High, 'f', digits, 64))
+		h.rawf("<div class=\"scroll\"><table class=\"selection\">\n<caption>%s</caption>\n<thead><tr><th></th><th class=\"num\">selected</th><th class=\"num\">random</th></tr></thead>\n<tbody>\n", caption)
+		for _, row := range s.Rows {
+			digits := 0
+			if row.Hours || s.PerSession {
+				digits = 1
+			}
+			num := func(x float64) string {
+				if digits == 0 {
+					return hTokens(x)
+				}
+				return strconv.FormatFloat(x, 'f', digits, 64)
+			}
+			sel := num(row.Selected)
+			if digits == 0 {
+				sel = hInt(int(row.Selected))
+			}
+			h.raw(`<tr><th scope="row">`, row.Measure, `</th><td class="num">`, sel, `</td><td class="num">`,
+				fmt.Sprintf("%s <span class=\"sub\">%s–%s</span>", num(row.Random.Mean), num(row.Random.Low), num(row.Random.High)), "</td></tr>\n")
+		}
+		h.raw("</tbody>\n</table></div>\n")
 	}
-	for _, row := range []struct {
-		what string
-		sel  string
-		rnd  string
-	}{
-		{"sessions", hInt(s.Selected.Sessions), rng(rnd.Sessions, 0)},
-		{"sessions that never compact", hInt(s.Selected.NeverCompact), rng(rnd.NeverCompact, 0)},
-		{"compactions", hInt(s.Selected.Compactions), rng(rnd.Compactions, 0)},
-		{"compaction decisions", hInt(s.Selected.Decisions), rng(rnd.Decisions, 0)},
-		{"items", hInt(s.Selected.Items), rng(rnd.Items, 0)},
-		{"annotation hours at 15 minutes a session", strconv.FormatFloat(s.Selected.HoursAt15, 'f', 1, 64), rng(rnd.HoursAt15, 1)},
-		{"annotation hours at 2 minutes a session", strconv.FormatFloat(s.Selected.HoursAt2, 'f', 1, 64), rng(rnd.HoursAt2, 1)},
-	} {
-		h.raw(`<tr><th scope="row">`, row.what, `</th><td class="num">`, row.sel, `</td><td class="num">`, row.rnd, "</td></tr>\n")
-	}
-	h.raw("</tbody>\n</table></div>\n")
 	cx.warnUnlessReported(s.Warnings)
 	if len(s.Sessions) == 0 {
 		return nil

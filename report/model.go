@@ -291,14 +291,41 @@ type ReplayPair struct {
 // Selection is the fixture-selection summary, as `tally select --format
 // json` writes it.
 type Selection struct {
+	// Budget is the budget in sessions; 0 when the selection was
+	// budgeted in annotation hours (BudgetHours, at MinutesPerFixture
+	// minutes a 63-turn conversation).
 	Budget                int
+	BudgetHours           float64
+	MinutesPerFixture     float64
 	Seed                  int64
 	Incidents             int
 	IncidentsExceedBudget bool
 	Selected              SelectionTotals
 	Random                RandomTotals
-	Sessions              []SelectedSession
-	Warnings              []string
+	// Compared is false when select made no random comparison
+	// (--compare-random 0, or nothing selected): Random is then zero.
+	Compared bool
+	// PerSession is true when the random samples hold another number of
+	// sessions than were selected: Rows are then per session, never
+	// totals over samples of different sizes.
+	PerSession bool
+	// Rows are the measures to show, the selection's beside the random
+	// samples' (totals, or per session when PerSession).
+	Rows     []SelectionRow
+	Sessions []SelectedSession
+	Warnings []string
+}
+
+// SelectionRow is one measure of the selected sessions beside the same
+// measure over the random samples.
+type SelectionRow struct {
+	// Measure names it in lower case: "compaction decisions".
+	Measure  string
+	Selected float64
+	Random   Range
+	// Hours marks annotation hours (shown to one decimal); the others
+	// are counts (whole numbers as totals).
+	Hours bool
 }
 
 // SelectionTotals sums a set of sessions.

@@ -461,6 +461,10 @@ func sampleSelection() *Selection {
 			Incident: true, Reason: "incident; most decisions",
 		})
 	}
+	// Random samples of 200 against 40 selected: the renderers show the
+	// comparison per session.
+	s.Compared = true
+	s.SetRows()
 	return s
 }
 

@@ -63,7 +63,12 @@ func selectionModel(j *selection.Summary) *Selection {
 	if j.Budget != nil {
 		s.Budget = *j.Budget
 	}
-	if r := j.Random; r != nil {
+	if j.BudgetHours != nil {
+		s.BudgetHours = *j.BudgetHours
+	}
+	s.MinutesPerFixture = j.MinutesPerFixture
+	if r := j.Random; r != nil && r.Draws > 0 {
+		s.Compared = true
 		s.Random = RandomTotals{
 			Size: r.Size, Draws: r.Draws,
 			Sessions: rangeOf(r.Sessions), NeverCompact: rangeOf(r.NeverCompact),
@@ -71,11 +76,47 @@ func selectionModel(j *selection.Summary) *Selection {
 			HoursAt15: rangeOf(r.AnnotationHours.At15), HoursAt2: rangeOf(r.AnnotationHours.At2),
 		}
 	}
+	s.SetRows()
 	for _, x := range j.Sessions {
 		s.Sessions = append(s.Sessions, SelectedSession{SessionID: x.ID, Turns: x.Turns, Compactions: x.Compactions,
 			Items: x.Items, Decisions: int(x.Decisions), Incident: x.Incident, Reason: string(x.Reason)})
 	}
 	return s
+}
+
+// SetRows fills Rows and PerSession from Selected and Random: totals side
+// by side when the random samples hold as many sessions as were selected,
+// otherwise each measure per session (the sessions row then says nothing
+// and is left out), so that totals over samples of different sizes are
+// never set against each other.
+func (s *Selection) SetRows() {
+	sl, rd := s.Selected, s.Random
+	s.PerSession = s.Compared && rd.Size != sl.Sessions
+	rows := []SelectionRow{
+		{Measure: "sessions", Selected: float64(sl.Sessions), Random: rd.Sessions},
+		{Measure: "sessions that never compact", Selected: float64(sl.NeverCompact), Random: rd.NeverCompact},
+		{Measure: "compactions", Selected: float64(sl.Compactions), Random: rd.Compactions},
+		{Measure: "compaction decisions", Selected: float64(sl.Decisions), Random: rd.Decisions},
+		{Measure: "items", Selected: float64(sl.Items), Random: rd.Items},
+		{Measure: "annotation hours at 15 minutes a session", Selected: sl.HoursAt15, Random: rd.HoursAt15, Hours: true},
+		{Measure: "annotation hours at 2 minutes a session", Selected: sl.HoursAt2, Random: rd.HoursAt2, Hours: true},
+	}
+	if s.PerSession {
+		rows = rows[1:]
+		for i := range rows {
+			if sl.Sessions > 0 {
+				rows[i].Selected /= float64(sl.Sessions)
+			}
+			n := float64(rd.Size)
+			rows[i].Random = Range{Mean: rows[i].Random.Mean / n, Low: rows[i].Random.Low / n, High: rows[i].Random.High / n}
+			if rows[i].Hours { // a session's annotation time reads in minutes
+				rows[i].Measure = strings.Replace(rows[i].Measure, "hours", "minutes", 1)
+				rows[i].Selected *= 60
+				rows[i].Random = Range{Mean: rows[i].Random.Mean * 60, Low: rows[i].Random.Low * 60, High: rows[i].Random.High * 60}
+			}
+		}
+	}
+	s.Rows = rows
 }
 
 // rangeOf is a spread over random draws in the model.

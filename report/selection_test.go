@@ -86,7 +86,7 @@ func TestSelectionModel(t *testing.T) {
 	}
 
 	// An hours budget: the summary keeps it (budget_hours, at
-	// minutes_per_fixture); the model has no field for it, so Budget is 0.
+	// minutes_per_fixture), and so does the model, with Budget 0.
 	cfg = selection.DefaultConfig(0)
 	cfg.BudgetHours = 0.25
 	res, s = selectAndParse(t, cfg)
@@ -99,8 +99,29 @@ func TestSelectionModel(t *testing.T) {
 	if back.Budget != nil || back.BudgetHours == nil || *back.BudgetHours != 0.25 || back.MinutesPerFixture != selection.DefaultMinutesPerFixture {
 		t.Errorf("hours budget: %s", data)
 	}
-	if s.Budget != 0 || s.Random.Size != len(res.Selected) {
+	if s.Budget != 0 || s.BudgetHours != 0.25 || s.MinutesPerFixture != selection.DefaultMinutesPerFixture || s.Random.Size != len(res.Selected) {
 		t.Errorf("hours budget in the model: %+v", s)
+	}
+	if !s.Compared || s.PerSession || len(s.Rows) != 7 || s.Rows[3].Measure != "compaction decisions" ||
+		s.Rows[3].Selected != float64(s.Selected.Decisions) || s.Rows[3].Random != s.Random.Decisions {
+		t.Errorf("same-size samples: rows %+v, want totals side by side", s.Rows)
+	}
+
+	// Samples of another size than the selection: per session, never
+	// totals over different numbers of sessions.
+	cfg = selection.DefaultConfig(4)
+	cfg.CompareRandom = 8
+	_, s = selectAndParse(t, cfg)
+	if !s.PerSession || len(s.Rows) != 6 || s.Rows[2].Measure != "compaction decisions" ||
+		s.Rows[2].Selected != float64(s.Selected.Decisions)/4 || s.Rows[2].Random.Mean != s.Random.Decisions.Mean/8 {
+		t.Errorf("samples of 8 against 4 selected: rows %+v, want per session", s.Rows)
+	}
+
+	// No comparison at all.
+	cfg.CompareRandom = 0
+	_, s = selectAndParse(t, cfg)
+	if s.Compared || s.PerSession {
+		t.Errorf("--compare-random 0: compared %v, per session %v", s.Compared, s.PerSession)
 	}
 
 	// No random comparison: random is null, the model's Random zero.

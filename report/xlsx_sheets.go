@@ -1,7 +1,9 @@
 package report
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -153,26 +155,30 @@ func (b *xlsxBook) selection() error {
 		}
 		return s.sw.Flush()
 	}
-	pre := []*xlsxRow{(&xlsxRow{}).str("Measure", st.header).str("Selected", st.header).
-		str("Random mean", st.header).str("Random low (95%)", st.header).str("Random high (95%)", st.header)}
-	sl, rd := sel.Selected, sel.Random
-	for _, m := range []struct {
-		name  string
-		sel   float64
-		rnd   Range
-		style int
-	}{
-		{"Sessions", float64(sl.Sessions), rd.Sessions, st.count},
-		{"Sessions that never compact", float64(sl.NeverCompact), rd.NeverCompact, st.count},
-		{"Compactions", float64(sl.Compactions), rd.Compactions, st.count},
-		{"Compaction decisions", float64(sl.Decisions), rd.Decisions, st.count},
-		{"Items", float64(sl.Items), rd.Items, st.count},
-		{"Annotation hours at 15 minutes a session", sl.HoursAt15, rd.HoursAt15, st.hours},
-		{"Annotation hours at 2 minutes a session", sl.HoursAt2, rd.HoursAt2, st.hours},
-	} {
-		row := (&xlsxRow{}).str(m.name, st.label).num("selected", m.sel, m.style).
-			num("mean", m.rnd.Mean, st.decimal).num("low", m.rnd.Low, st.decimal).num("high", m.rnd.High, st.decimal)
-		pre = append(pre, row.skip(1).str(row.note(), 0))
+	var pre []*xlsxRow
+	rd := sel.Random
+	if sel.Compared {
+		basis := "Totals over the selection and over random samples of as many sessions"
+		if sel.PerSession {
+			basis = fmt.Sprintf("Per session: the random samples hold %d sessions, the selection %d", rd.Size, sel.Selected.Sessions)
+		}
+		pre = append(pre, (&xlsxRow{}).str(basis, st.label), (&xlsxRow{}).str("Measure", st.header).str("Selected", st.header).
+			str("Random mean", st.header).str("Random low (95%)", st.header).str("Random high (95%)", st.header))
+		for _, m := range sel.Rows {
+			style := st.count
+			if m.Hours || sel.PerSession {
+				style = st.hours
+			}
+			if sel.PerSession && !m.Hours {
+				style = st.decimal
+			}
+			name := strings.ToUpper(m.Measure[:1]) + m.Measure[1:]
+			row := (&xlsxRow{}).str(name, st.label).num("selected", m.Selected, style).
+				num("mean", m.Random.Mean, st.decimal).num("low", m.Random.Low, st.decimal).num("high", m.Random.High, st.decimal)
+			pre = append(pre, row.skip(1).str(row.note(), 0))
+		}
+	} else {
+		pre = append(pre, (&xlsxRow{}).str("No random comparison: tally select was run with --compare-random 0 or selected nothing.", 0))
 	}
 	pre = append(pre, nil)
 	for _, kv := range []struct {
@@ -180,7 +186,10 @@ func (b *xlsxBook) selection() error {
 		v any
 	}{
 		{"Budget (sessions)", sel.Budget},
-		{"Seed", sel.Seed},
+		{"Budget (annotation hours)", sel.BudgetHours},
+		{"Minutes a 63-turn conversation", sel.MinutesPerFixture},
+		// The seed is text: a float64 cell would round seeds beyond 2⁵³.
+		{"Seed", strconv.FormatInt(sel.Seed, 10)},
 		{"Incidents", sel.Incidents},
 		{"Incidents exceed the budget", sel.IncidentsExceedBudget},
 		{"Random sample size (sessions)", rd.Size},
@@ -190,8 +199,13 @@ func (b *xlsxBook) selection() error {
 		switch v := kv.v.(type) {
 		case int:
 			row.count(v, 0)
-		case int64:
-			row.num("", float64(v), 0)
+		case float64:
+			if v == 0 {
+				continue
+			}
+			row.num("", v, st.decimal)
+		case string:
+			row.str(v, 0)
 		case bool:
 			row.flag(v)
 		}
