@@ -396,8 +396,7 @@ func exactSleeps(want ...time.Duration) func(*testing.T, []time.Duration) {
 
 // Cancelling the run during a backoff ends it at once with no verdict.
 func TestHTTPCancelDuringBackoff(t *testing.T) {
-	var s *wireServer
-	s = newWireServer(t, "openai", func(_ int, w http.ResponseWriter, _ *http.Request, _ string) {
+	s := newWireServer(t, "openai", func(_ int, w http.ResponseWriter, _ *http.Request, _ string) {
 		w.WriteHeader(503)
 	})
 	t.Setenv(testKeyEnv, "test-key")

@@ -76,14 +76,6 @@ type words struct {
 	instructCue bool
 }
 
-// token classes.
-const (
-	tokContent = iota
-	tokStop
-	tokNegation
-	tokCue // part of a restatement cue phrase, not content
-)
-
 var stopWords = setOf(
 	"a", "an", "the", "to", "of", "in", "on", "at", "for", "with", "by", "from", "into", "onto", "about",
 	"and", "or", "but", "so", "if", "then", "than", "as", "before", "after", "is", "are", "was", "were", "be", "been", "being",

@@ -251,7 +251,7 @@ func sessionsJSONL(ss []*Session) ([]byte, error) {
 			all := s.listed()
 			is := make([]itemJSON, len(all))
 			for i, it := range all {
-				is[i] = itemJSON{it.Class, it.Turn}
+				is[i] = itemJSON(it)
 			}
 			l.Compactions, l.Items = cs, is
 		}
