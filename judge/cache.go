@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // Kind is the kind of question a cache entry answers.
@@ -223,7 +225,10 @@ func (c *Cache) Has(k Key) bool {
 func (c *Cache) Lookup(k Key) (Entry, bool) { return c.read(k) }
 
 func (c *Cache) read(k Key) (Entry, bool) {
-	b, err := os.ReadFile(c.Path(k))
+	// Only a regular file, of at most input.DefaultMaxLine bytes: a
+	// named pipe or a device in the cache would block the run, and is
+	// counted as a damaged entry like one over the limit.
+	b, err := input.ReadFile(c.Path(k), input.Limits{})
 	if err != nil {
 		// A missing entry, or a missing shard (a file where the shard's
 		// folder should be is a write failure's business, not a read's).

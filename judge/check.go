@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // CheckConfig configures Check: one system's compacted contexts checked
@@ -44,6 +45,11 @@ type CheckConfig struct {
 	// recorded as error with the reason ReasonUnavailable
 	// (0: DefaultBreaker; negative: never).
 	Breaker int
+	// Limits bounds the fixtures and the compacted contexts read: only
+	// regular files, a JSONL line or a file read whole of at most
+	// Limits.MaxLine bytes, a file of at most Limits.MaxFile (zero
+	// fields: package input's defaults).
+	Limits input.Limits
 }
 
 // Progress is the state of a running check.
@@ -236,7 +242,7 @@ func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts *int, wri
 	go func() {
 		defer close(ordered)
 		defer close(loadq)
-		walkErr = fixture.Walk(cfg.Fixtures, func(f fixture.Fixture) error {
+		walkErr = fixture.Loader{Limits: cfg.Limits}.Walk(func(f fixture.Fixture) error {
 			set := sets[f.ConversationID]
 			fp := &f
 			for i, path := range set.Files {
@@ -260,7 +266,7 @@ func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts *int, wri
 				}
 			}
 			return nil
-		})
+		}, cfg.Fixtures)
 	}()
 
 	var loadWG sync.WaitGroup
@@ -269,7 +275,7 @@ func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts *int, wri
 		go func() {
 			defer loadWG.Done()
 			for s := range loadq {
-				load(ctx, cfg.System, s, askq)
+				load(ctx, cfg.System, cfg.Limits, s, askq)
 			}
 		}()
 	}
@@ -333,13 +339,13 @@ func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts *int, wri
 
 // load parses and renders s's context, settles its verbatim items and
 // queues the rest on askq.
-func load(ctx context.Context, system string, s *slot, askq chan<- task) {
+func load(ctx context.Context, system string, lim input.Limits, s *slot, askq chan<- task) {
 	defer s.finish()
 	if ctx.Err() != nil {
 		s.err = ctx.Err()
 		return
 	}
-	c, err := fixture.LoadContext(s.path)
+	c, err := fixture.Loader{Limits: lim}.LoadContext(s.path)
 	if err != nil {
 		s.err = err
 		return

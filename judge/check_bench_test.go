@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // benchFixturesEnv sets the number of fixtures BenchmarkCheckLarge
@@ -80,7 +81,7 @@ func BenchmarkCheckLarge(b *testing.B) {
 	b.Run("recorded", func(b *testing.B) {
 		b.Log(generated)
 		start := time.Now()
-		rec, err := LoadRecorded(data.verdicts)
+		rec, err := LoadRecorded(data.verdicts, input.Limits{})
 		if err != nil {
 			b.Fatal(err)
 		}

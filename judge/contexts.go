@@ -3,6 +3,7 @@ package judge
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -20,8 +21,13 @@ func planContexts(cfg CheckConfig, nFixtures, nContexts *int) (map[string]fixtur
 	sets := map[string]fixture.ContextSet{}
 	var probs fixture.Problems
 	present, missing, others := 0, 0, 0
-	walkErr := fixture.Walk(cfg.Fixtures, func(f fixture.Fixture) error {
-		set, miss, err := fixture.CheckContexts(cfg.Contexts, cfg.System, f)
+	if info, err := os.Stat(cfg.Contexts); err == nil && !info.IsDir() {
+		// A file, a named pipe or a device: named, never opened.
+		return nil, fmt.Errorf("%s: is not a folder (want the folder of the compacted contexts, <conversation_id>/<n>.json)", cfg.Contexts)
+	}
+	loader := fixture.Loader{Limits: cfg.Limits}
+	walkErr := loader.Walk(func(f fixture.Fixture) error {
+		set, miss, err := loader.CheckContexts(cfg.Contexts, cfg.System, f)
 		ps := fixture.AsProblems(err)
 		if ps == nil && err != nil {
 			return err
@@ -39,7 +45,7 @@ func planContexts(cfg CheckConfig, nFixtures, nContexts *int) (map[string]fixtur
 		present += len(set.Files) - len(set.Missing)
 		*nFixtures++
 		return nil
-	})
+	}, cfg.Fixtures)
 	if walkErr != nil {
 		// The fixtures themselves are wrong: their problems alone, since
 		// without the whole set the contexts cannot be matched to it.

@@ -4,9 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 	"text/template"
+
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // DefaultTemplateText is the source text's JUDGE prompt, adapted to ask
@@ -115,9 +116,12 @@ func ParseTemplate(name, text string) (*Template, error) {
 	return t, nil
 }
 
-// LoadTemplate reads and parses a verdict template file.
-func LoadTemplate(path string) (*Template, error) {
-	b, err := os.ReadFile(path)
+// LoadTemplate reads and parses a verdict template file, under lim (zero
+// fields: package input's defaults): a path that is no regular file, or
+// a file larger than lim.MaxLine (a template is read whole), is an error
+// naming it.
+func LoadTemplate(path string, lim input.Limits) (*Template, error) {
+	b, err := input.ReadFile(path, lim)
 	if err != nil {
 		return nil, fmt.Errorf("judge template: %w", err)
 	}

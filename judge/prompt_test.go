@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tally-eval/tally/internal/input"
 )
 
 func TestDefaultTemplate(t *testing.T) {
@@ -93,7 +95,7 @@ func TestLoadTemplate(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tmpl, err := LoadTemplate(path)
+	tmpl, err := LoadTemplate(path, input.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func TestLoadTemplate(t *testing.T) {
 	if err != nil || p != "CONTEXT\n<<<because>>>\nQ: why?\nJSON please.\n" {
 		t.Fatalf("Render = %q, %v", p, err)
 	}
-	if _, err := LoadTemplate(filepath.Join(t.TempDir(), "missing.tmpl")); err == nil {
+	if _, err := LoadTemplate(filepath.Join(t.TempDir(), "missing.tmpl"), input.Limits{}); err == nil {
 		t.Fatal("a missing file loaded")
 	}
 }

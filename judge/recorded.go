@@ -1,17 +1,16 @@
 package judge
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // RecordedJudgeName fills Answer.Judge for a recorded verdict that names
@@ -21,9 +20,6 @@ const RecordedJudgeName = "recorded"
 // NoRecordedVerdict is the Reason of the error verdict for a question the
 // verdict file has no line for.
 const NoRecordedVerdict = "no recorded verdict"
-
-// maxRecordLine bounds one line of a verdict file.
-const maxRecordLine = 16 << 20
 
 // recordKey identifies one item at one compaction of one system.
 type recordKey struct {
@@ -39,31 +35,46 @@ type Recorded struct {
 	records map[recordKey]fixture.Record
 }
 
-// LoadRecorded reads a verdict file into memory. Errors name the file,
-// line and (for JSON syntax) column.
-func LoadRecorded(path string) (*Recorded, error) {
-	f, err := os.Open(path)
+// LoadRecorded reads a verdict file into memory, under lim (zero
+// fields: package input's defaults): a path that is no regular file, a
+// line longer than lim.MaxLine and a file larger than lim.MaxFile are
+// errors naming it. Errors name the file, line and (for JSON syntax)
+// column.
+func LoadRecorded(path string, lim input.Limits) (*Recorded, error) {
+	f, err := input.Open(path, lim)
 	if err != nil {
 		return nil, fmt.Errorf("recorded verdicts: %w", err)
 	}
 	defer f.Close()
-	return ReadRecorded(f, path)
+	return readRecorded(f.Lines(), path)
 }
 
 // ReadRecorded reads verdict lines from r; name stands for the file in
 // errors. Blank lines are skipped. Every line must be one JSON object
 // with only Record's fields, a valid verdict and class, and the keys
 // system, conversation_id and item_id; a key seen twice with different
-// contents is an error naming both lines.
+// contents is an error naming both lines. A line may be up to
+// input.DefaultMaxLine long.
 func ReadRecorded(r io.Reader, name string) (*Recorded, error) {
+	return readRecorded(input.NewLines(r, name, 0), name)
+}
+
+// readRecorded is ReadRecorded on the lines of lr.
+func readRecorded(lr *input.Lines, name string) (*Recorded, error) {
 	rec := &Recorded{records: map[recordKey]fixture.Record{}}
 	lineOf := map[recordKey]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxRecordLine)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Bytes()
+	for {
+		text, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, input.ErrTooLarge) {
+			return nil, err // names the file and the line
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, lr.Line()+1, err)
+		}
+		line := lr.Line()
 		if len(bytes.TrimSpace(text)) == 0 {
 			continue
 		}
@@ -83,12 +94,6 @@ func ReadRecorded(r io.Reader, name string) (*Recorded, error) {
 			continue
 		}
 		rec.records[k], lineOf[k] = x, line
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", name, line+1, maxRecordLine)
-		}
-		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
 	return rec, nil
 }

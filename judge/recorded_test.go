@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 )
 
 func TestRecordedLookups(t *testing.T) {
-	r, err := LoadRecorded("testdata/verdicts.jsonl")
+	r, err := LoadRecorded("testdata/verdicts.jsonl", input.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestRecordedMalformed(t *testing.T) {
 			}
 		})
 	}
-	if _, err := LoadRecorded("testdata/missing.jsonl"); err == nil || !strings.Contains(err.Error(), "missing.jsonl") {
+	if _, err := LoadRecorded("testdata/missing.jsonl", input.Limits{}); err == nil || !strings.Contains(err.Error(), "missing.jsonl") {
 		t.Fatalf("missing file: %v", err)
 	}
 }

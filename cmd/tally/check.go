@@ -87,6 +87,7 @@ func newCheckCmd(opts *options) *cobra.Command {
 		dryRun                  bool
 		confidence              float64
 		cf                      checkFlags
+		lim                     limitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "check --fixtures PATH --contexts DIR --system NAME --judge BACKEND -o VERDICTS.jsonl",
@@ -134,12 +135,12 @@ Exit codes:
 			if err := cf.validate(); err != nil {
 				return err
 			}
-			j, err := jf.build()
+			j, err := jf.build(lim.Limits)
 			if err != nil {
 				return err
 			}
 			cfg := judge.CheckConfig{Fixtures: fixtures, Contexts: contexts, System: sys, Judge: j, Concurrency: jf.concurrency,
-				AllowMissing: cf.allowMissing, Deadline: cf.deadline, Breaker: cf.breakerSetting()}
+				AllowMissing: cf.allowMissing, Deadline: cf.deadline, Breaker: cf.breakerSetting(), Limits: lim.Limits}
 			w := cmd.OutOrStdout()
 			if dryRun {
 				p, err := judge.PlanCheck(cmd.Context(), cfg)
@@ -198,6 +199,7 @@ Exit codes:
 	f.Float64Var(&confidence, "confidence", 0.95, "confidence level of the retained-share intervals")
 	cf.register(cmd)
 	jf.register(cmd)
+	lim.register(cmd)
 	for _, name := range []string{"fixtures", "contexts", "system", "judge"} {
 		_ = cmd.MarkFlagRequired(name)
 	}

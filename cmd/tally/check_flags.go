@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/internal/atomicfile"
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/judge"
 )
 
@@ -62,8 +63,9 @@ func (f *judgeFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&f.seed, "seed", 0, "sampling seed sent to OpenAI-compatible servers")
 }
 
-// build returns the judge the flags describe.
-func (f *judgeFlags) build() (judge.Judge, error) {
+// build returns the judge the flags describe, reading --recorded and
+// --template under lim.
+func (f *judgeFlags) build(lim input.Limits) (judge.Judge, error) {
 	if f.concurrency < 1 {
 		return nil, fmt.Errorf("--concurrency must be at least 1, got %d", f.concurrency)
 	}
@@ -83,7 +85,7 @@ func (f *judgeFlags) build() (judge.Judge, error) {
 		if f.recorded == "" {
 			return nil, usagef("--judge recorded needs --recorded FILE")
 		}
-		return judge.LoadRecorded(f.recorded)
+		return judge.LoadRecorded(f.recorded, lim)
 	case "openai":
 		backend, err = judge.NewOpenAI(judge.OpenAIConfig{BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv, Seed: f.seed, HTTP: httpCfg})
 	case "anthropic":
@@ -109,7 +111,7 @@ func (f *judgeFlags) build() (judge.Judge, error) {
 		m.Reasks = judge.NoReasks
 	}
 	if f.template != "" {
-		if m.Template, err = judge.LoadTemplate(f.template); err != nil {
+		if m.Template, err = judge.LoadTemplate(f.template, lim); err != nil {
 			return nil, fmt.Errorf("--template: %w", err)
 		}
 	}

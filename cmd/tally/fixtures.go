@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/fixture"
-	"github.com/tally-eval/tally/internal/input"
 )
 
 func newFixturesCmd(opts *options) *cobra.Command {
@@ -28,7 +27,7 @@ type validateJSON struct {
 }
 
 func newFixturesValidateCmd(opts *options) *cobra.Command {
-	var lim fixture.Limits
+	var lim limitFlags
 	cmd := &cobra.Command{
 		Use:   "validate PATH...",
 		Short: "Check fixtures: every problem with file, line, column and field",
@@ -44,7 +43,7 @@ at most --max-file (default 4GiB); sizes take KiB, MiB, GiB or TiB.`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
 			sum := validateJSON{ByClass: map[string]int{}}
-			err := fixture.Loader{Limits: lim}.Walk(func(f fixture.Fixture) error {
+			err := fixture.Loader{Limits: lim.Limits}.Walk(func(f fixture.Fixture) error {
 				sum.Fixtures++
 				sum.Items += len(f.MustSurvive)
 				for _, it := range f.MustSurvive {
@@ -67,15 +66,6 @@ at most --max-file (default 4GiB); sizes take KiB, MiB, GiB or TiB.`,
 			return nil
 		}),
 	}
-	addLimitFlags(cmd, &lim)
+	lim.register(cmd)
 	return cmd
-}
-
-// addLimitFlags adds --max-line and --max-file, the input limits of
-// package internal/input, to a command that reads input files.
-func addLimitFlags(cmd *cobra.Command, lim *fixture.Limits) {
-	cmd.Flags().Var(input.SizeValue{P: &lim.MaxLine}, "max-line",
-		"longest line of a JSONL file, and largest JSON file read whole (e.g. 64MiB; default "+input.Size(input.DefaultMaxLine)+")")
-	cmd.Flags().Var(input.SizeValue{P: &lim.MaxFile}, "max-file",
-		"largest input file (e.g. 4GiB; default "+input.Size(input.DefaultMaxFile)+")")
 }

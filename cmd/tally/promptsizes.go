@@ -55,7 +55,7 @@ type promptSizesJSON struct {
 func newPromptSizesCmd(opts *options) *cobra.Command {
 	var (
 		contexts, sys, output, fixtures, tok string
-		lim                                  fixture.Limits
+		lim                                  limitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "prompt-sizes --contexts DIR --system NAME -o prompt_sizes.jsonl",
@@ -95,11 +95,11 @@ file is reported, one line each, and nothing is written.`,
 			if err != nil {
 				return usagef("--tokenizer: %v", err)
 			}
-			ids, err := promptConversations(contexts, sys, fixtures, lim)
+			ids, err := promptConversations(contexts, sys, fixtures, lim.Limits)
 			if err != nil {
 				return err
 			}
-			lines, err := countPrompts(cmd, contexts, sys, ids, counter, lim)
+			lines, err := countPrompts(cmd, contexts, sys, ids, counter, lim.Limits)
 			if err != nil {
 				return err
 			}
@@ -144,7 +144,7 @@ file is reported, one line each, and nothing is written.`,
 	f.StringVarP(&output, "output", "o", "", "prompt sizes file to write (JSONL), atomically; its folder is created if need be")
 	f.StringVar(&fixtures, "fixtures", "", "fixtures (a .json file, a .jsonl file or a folder): count their conversations only, and refuse other context folders")
 	f.StringVar(&tok, "tokenizer", tokens.O200kBase, "BPE encoding: "+strings.Join(tokens.Names, " or "))
-	addLimitFlags(cmd, &lim)
+	lim.register(cmd)
 	return cmd
 }
 
