@@ -306,9 +306,18 @@ type EventReader struct {
 }
 
 // NewEventReader returns a reader of the events in r; name (normally the
-// file's path) is used in problems.
+// file's path) is used in problems. A line may be up to MaxLineBytes
+// long; see NewEventReaderSize.
 func NewEventReader(r io.Reader, name string) *EventReader {
-	return &EventReader{name: name, lr: newLineReader(r)}
+	return NewEventReaderSize(r, name, 0)
+}
+
+// NewEventReaderSize is NewEventReader accepting lines of up to maxLine
+// bytes (MaxLineBytes when maxLine ≤ 0): a longer line is a problem at
+// its line, "line longer than SIZE (raise with --max-line)", and is
+// skipped.
+func NewEventReaderSize(r io.Reader, name string, maxLine int64) *EventReader {
+	return &EventReader{name: name, lr: newLineReader(r, maxLine)}
 }
 
 // Next returns the next event, or io.EOF after the last one.
@@ -337,7 +346,7 @@ func (r *EventReader) next() (*rawEvent, error) {
 			r.err = io.EOF
 			return nil, io.EOF
 		case err == errLineTooLong:
-			return nil, problem(r.name, n, "", err.Error())
+			return nil, r.lr.longProblem(r.name, n)
 		case err != nil:
 			r.err = fmt.Errorf("reading events: %s:%d: %w", r.name, n, err)
 			return nil, r.err

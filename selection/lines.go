@@ -6,29 +6,46 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 )
 
-// MaxLineBytes is the longest line a reader accepts: a longer one is a
-// problem at that line (skipped with the rest of it), so that one
-// corrupt line cannot take unbounded memory.
-const MaxLineBytes = 64 << 20
+// MaxLineBytes is the longest line a reader accepts by default
+// (input.DefaultMaxLine): a longer one is a problem at that line (skipped
+// with the rest of it), so that one corrupt line cannot take unbounded
+// memory. The readers' Size constructors and the configurations' Limits
+// set another.
+const MaxLineBytes = input.DefaultMaxLine
 
-// errLineTooLong marks a line over MaxLineBytes.
-var errLineTooLong = fmt.Errorf("line longer than %d MiB", MaxLineBytes>>20)
+// errLineTooLong marks a line over the reader's limit.
+var errLineTooLong = errors.New("line too long")
 
-// lineReader reads lines of any length up to MaxLineBytes, without their
+// lineReader reads lines of any length up to max bytes, without their
 // "\n" or "\r\n", reusing one buffer, and counts the bytes it consumed.
+// It is package input's line reader with a path that does not copy a line
+// found whole in the bufio buffer: the selection's readers are hot.
 type lineReader struct {
 	r     *bufio.Reader
 	buf   []byte
 	line  int
+	max   int
 	bytes int64
 }
 
-func newLineReader(r io.Reader) lineReader {
-	return lineReader{r: bufio.NewReaderSize(r, 256<<10)}
+// newLineReader reads r's lines of at most max bytes (MaxLineBytes when
+// max ≤ 0).
+func newLineReader(r io.Reader, max int64) lineReader {
+	if max <= 0 || max > math.MaxInt-2 {
+		max = min(MaxLineBytes, math.MaxInt-2)
+	}
+	return lineReader{r: bufio.NewReaderSize(r, 256<<10), max: int(max)}
+}
+
+// longProblem is the problem of line n, over the limit.
+func (lr *lineReader) longProblem(name string, n int) fixture.Problem {
+	return fixture.Problem{File: name, Line: n, Msg: (&input.LineError{Line: n, Limit: int64(lr.max)}).Error()}
 }
 
 // next returns the next line and its 1-based number; the slice is valid
@@ -41,12 +58,15 @@ func (lr *lineReader) next() ([]byte, int, error) {
 		chunk, err := lr.r.ReadSlice('\n')
 		lr.bytes += int64(len(chunk))
 		if !long {
-			if len(lr.buf)+len(chunk) > MaxLineBytes+2 {
+			if len(lr.buf)+len(chunk) > lr.max+2 {
 				long, lr.buf = true, lr.buf[:0]
 			} else if len(lr.buf) == 0 && err == nil {
 				// The whole line is in the bufio buffer: no copy.
 				lr.line++
-				return trimEOL(chunk), lr.line, nil
+				if b := trimEOL(chunk); len(b) <= lr.max {
+					return b, lr.line, nil
+				}
+				return nil, lr.line, errLineTooLong
 			} else {
 				lr.buf = append(lr.buf, chunk...)
 			}
@@ -64,7 +84,10 @@ func (lr *lineReader) next() ([]byte, int, error) {
 		if long {
 			return nil, lr.line, errLineTooLong
 		}
-		return trimEOL(lr.buf), lr.line, nil
+		if b := trimEOL(lr.buf); len(b) <= lr.max {
+			return b, lr.line, nil
+		}
+		return nil, lr.line, errLineTooLong
 	}
 }
 

@@ -128,10 +128,10 @@ func TestSessionReader(t *testing.T) {
 }
 
 func TestSessionReaderLongLine(t *testing.T) {
-	long := `{"session_id":"` + strings.Repeat("x", MaxLineBytes) + `"}` + "\n"
+	long := `{"session_id":"` + strings.Repeat("x", int(MaxLineBytes)) + `"}` + "\n"
 	in := long + `{"session_id":"c","turns":5,"compactions":1,"items":2}` + "\n"
 	r := NewSessionReader(strings.NewReader(in), "s.jsonl")
-	if _, err := r.Next(); err == nil || err.Error() != "s.jsonl:1:1: line longer than 64 MiB" {
+	if _, err := r.Next(); err == nil || err.Error() != "s.jsonl:1: line longer than 64 MiB (raise with --max-line)" {
 		t.Fatalf("err = %v", err)
 	}
 	if s, err := r.Next(); err != nil || s.ID != "c" || r.Line() != 2 {

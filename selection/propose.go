@@ -7,7 +7,6 @@
 package selection
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -26,6 +25,7 @@ import (
 	"github.com/tally-eval/tally/internal/jsonpos"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // TranscriptEvent is one line of an event log (DESIGN.md, "Event log"):
@@ -78,6 +78,10 @@ type TranscriptOptions struct {
 	// SkipBad skips malformed lines instead of failing; each skipped line
 	// is reported in TranscriptLog.Skipped, never dropped silently.
 	SkipBad bool
+	// Limits.MaxLine bounds each line (0: input.DefaultMaxLine); a
+	// longer one is a malformed line. Limits.MaxFile is for the caller
+	// that opens the file (input.Open): ReadTranscripts reads a stream.
+	Limits input.Limits
 }
 
 // TranscriptLog is what ReadTranscripts read.
@@ -126,15 +130,20 @@ func ReadTranscripts(name string, r io.Reader, opts TranscriptOptions) (Transcri
 	}
 	index := map[string]int{}
 	refused := map[string]bool{}
-	br := bufio.NewReaderSize(r, 64<<10)
-	var buf []byte
-	for lineNo := 1; ; lineNo++ {
-		line, err := propReadLine(br, &buf)
+	lines := input.NewLines(r, name, opts.Limits.MaxLine)
+	for {
+		line, err := lines.Next()
+		lineNo := lines.Line()
 		if err == io.EOF {
 			break
 		}
+		var le *input.LineError
+		if errors.As(err, &le) {
+			problem(fixture.Problem{File: name, Line: lineNo, Msg: (&input.LineError{Limit: le.Limit}).Error()})
+			continue
+		}
 		if err != nil {
-			return TranscriptLog{}, fmt.Errorf("reading %s: line %d: %w", name, lineNo, err)
+			return TranscriptLog{}, fmt.Errorf("reading %s: line %d: %w", name, lineNo+1, err)
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -174,27 +183,6 @@ func ReadTranscripts(name string, r io.Reader, opts TranscriptOptions) (Transcri
 		slices.SortStableFunc(log.Sessions[i].Events, func(a, b TranscriptEvent) int { return a.Turn - b.Turn })
 	}
 	return log, nil
-}
-
-// propReadLine returns the next line without its "\n" or "\r\n", reusing
-// *buf; io.EOF after the last line.
-func propReadLine(br *bufio.Reader, buf *[]byte) ([]byte, error) {
-	*buf = (*buf)[:0]
-	for {
-		chunk, err := br.ReadSlice('\n')
-		*buf = append(*buf, chunk...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == io.EOF && len(*buf) > 0 {
-			err = nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		b := bytes.TrimSuffix(*buf, []byte("\n"))
-		return bytes.TrimSuffix(b, []byte("\r")), nil
-	}
 }
 
 // propParseEvent decodes one line of an event log; bad reports a

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // Defaults of `tally signals`.
@@ -35,6 +36,10 @@ type SignalConfig struct {
 	SkipBad bool
 	// Workers is the number of files read at once (0: GOMAXPROCS).
 	Workers int
+	// Limits bounds each line read (Limits.MaxLine) and each file
+	// ScanFiles opens (only regular files, of at most Limits.MaxFile);
+	// zero fields are package input's defaults.
+	Limits input.Limits
 }
 
 // DefaultSignalConfig is `tally signals`' configuration.
@@ -101,9 +106,11 @@ type Input struct {
 	Open func() (io.ReadCloser, error)
 }
 
-// FileInput is the event log at path.
-func FileInput(path string) Input {
-	return Input{Name: path, Open: func() (io.ReadCloser, error) { return os.Open(path) }}
+// FileInput is the event log at path, opened under lim: a path that is
+// no regular file (a named pipe, a device, a folder) is refused without
+// blocking, and reading past lim.MaxFile bytes fails.
+func FileInput(path string, lim input.Limits) Input {
+	return Input{Name: path, Open: func() (io.ReadCloser, error) { return input.Open(path, lim) }}
 }
 
 // ReaderInput is an event log already open.
@@ -304,7 +311,7 @@ func scanInput(ctx context.Context, in Input, cfg SignalConfig, out chan<- *Flag
 		return res
 	}
 	defer rc.Close()
-	er := NewEventReader(rc, in.Name)
+	er := NewEventReaderSize(rc, in.Name, cfg.Limits.MaxLine)
 	det := newDetector(cfg.Window, cfg.RestateThreshold)
 	inSession := false
 	lastLine := 0
@@ -502,7 +509,7 @@ func ScanFiles(ctx context.Context, paths []string, cfg SignalConfig, emit func(
 	}
 	inputs := make([]Input, len(paths))
 	for i, p := range paths {
-		inputs[i] = FileInput(p)
+		inputs[i] = FileInput(p, cfg.Limits)
 	}
 	return Scan(ctx, inputs, cfg, emit)
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"slices"
+
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // Defaults of a selection, as `tally select` uses them.
@@ -42,6 +44,10 @@ type Config struct {
 	// SkipBad makes Select skip a malformed line (counting it and
 	// reporting it as a warning) instead of failing at it.
 	SkipBad bool
+	// Limits.MaxLine bounds each line (0: MaxLineBytes); a longer one is
+	// a malformed line. Limits.MaxFile is for the caller that opens the
+	// file (input.Open): Select reads a stream.
+	Limits input.Limits
 }
 
 // DefaultConfig is `tally select`'s configuration for a budget of n
@@ -372,7 +378,7 @@ func Select(r io.Reader, name string, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sr := NewSessionReader(r, name)
+	sr := NewSessionReaderSize(r, name, cfg.Limits.MaxLine)
 	sr.bufs.rawID = true
 	var bad BadLines
 	for {

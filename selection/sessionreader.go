@@ -3,8 +3,6 @@ package selection
 import (
 	"fmt"
 	"io"
-
-	"github.com/tally-eval/tally/fixture"
 )
 
 // SessionReader reads session summaries, one JSON object per line
@@ -19,9 +17,18 @@ type SessionReader struct {
 }
 
 // NewSessionReader returns a reader of the summaries in r; name (normally
-// the file's path) is used in problems.
+// the file's path) is used in problems. A line may be up to MaxLineBytes
+// long; see NewSessionReaderSize.
 func NewSessionReader(r io.Reader, name string) *SessionReader {
-	return &SessionReader{name: name, lr: newLineReader(r)}
+	return NewSessionReaderSize(r, name, 0)
+}
+
+// NewSessionReaderSize is NewSessionReader accepting lines of up to
+// maxLine bytes (MaxLineBytes when maxLine ≤ 0): a longer line is a
+// problem at its line, "line longer than SIZE (raise with --max-line)",
+// and is skipped.
+func NewSessionReaderSize(r io.Reader, name string, maxLine int64) *SessionReader {
+	return &SessionReader{name: name, lr: newLineReader(r, maxLine)}
 }
 
 // Next returns the next session, or io.EOF after the last one. The
@@ -44,7 +51,7 @@ func (r *SessionReader) Next() (Session, error) {
 			r.err = io.EOF
 			return Session{}, io.EOF
 		case err == errLineTooLong:
-			return Session{}, fixture.Problem{File: r.name, Line: n, Col: 1, Msg: err.Error()}
+			return Session{}, r.lr.longProblem(r.name, n)
 		case err != nil:
 			r.err = fmt.Errorf("reading sessions: %s:%d: %w", r.name, n, err)
 			return Session{}, r.err
