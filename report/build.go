@@ -1,20 +1,19 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/power"
 	"github.com/tally-eval/tally/stats"
 )
@@ -25,6 +24,12 @@ type Options struct {
 	Generated time.Time
 	// Version is tally's version, recorded in the provenance.
 	Version string
+	// Limits bounds every input the configuration names: only regular
+	// files (a named pipe or a device is refused without blocking), a
+	// JSONL line or a JSON file read whole of at most Limits.MaxLine
+	// bytes, a file of at most Limits.MaxFile (zero fields: package
+	// input's defaults).
+	Limits input.Limits
 }
 
 // GeneratedTime returns the report's timestamp: sourceDateEpoch (the
@@ -54,7 +59,7 @@ func GeneratedTime(sourceDateEpoch string, now time.Time) (time.Time, error) {
 // of every input file is reported, as fixture.Problems naming file,
 // line, column and field.
 func Build(cfg *Config, opts Options) (*Report, error) {
-	b := &builder{cfg: cfg, conv: map[string]int32{}, item: map[itemRef]int32{}, judges: map[string]string{}}
+	b := &builder{cfg: cfg, lim: opts.Limits, conv: map[string]int32{}, item: map[itemRef]int32{}, judges: map[string]string{}}
 	r := &Report{
 		Title:      cfg.Title,
 		Period:     cfg.Period,
@@ -77,7 +82,7 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 	// rows' own size.
 	rows := 0
 	for _, sc := range []SystemConfig{cfg.Incumbent, cfg.Candidate} {
-		rows = max(rows, countLines(cfg.Resolve(sc.Verdicts)))
+		rows = max(rows, countLines(cfg.Resolve(sc.Verdicts), b.lim))
 	}
 	r.Items = make([]ItemRow, 0, rows)
 	b.rowItem = make([]int32, 0, rows)
@@ -125,7 +130,7 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 		r.Paper = p
 	}
 	if cfg.Notebook != "" {
-		in, err := hashFile(RoleNotebook, cfg.Notebook, cfg.Resolve(cfg.Notebook))
+		in, err := hashFile(RoleNotebook, cfg.Notebook, cfg.Resolve(cfg.Notebook), b.lim)
 		if err != nil {
 			return nil, fmt.Errorf("notebook: %w", err)
 		}
@@ -136,8 +141,8 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 
 // countLines counts the lines of the file at path, 0 when it cannot be
 // read (reading it properly reports why).
-func countLines(path string) int {
-	f, err := os.Open(path)
+func countLines(path string, lim input.Limits) int {
+	f, err := input.Open(path, lim)
 	if err != nil {
 		return 0
 	}
@@ -162,6 +167,7 @@ type rowKey struct{ item, compaction int32 }
 
 type builder struct {
 	cfg      *Config
+	lim      input.Limits
 	r        *Report
 	fixtures []fixture.Fixture
 	conv     map[string]int32 // conversation id → fixture index
@@ -173,11 +179,13 @@ type builder struct {
 	lines    [2][]int32 // row → line of each system's record (0: none)
 	judges   map[string]string
 	prompts  [2][]int // each system's prompt sizes
+	// tokenizers named by the prompt-size lines read
+	tokenizers map[string]bool
 }
 
 func (b *builder) loadFixtures() error {
 	path := b.cfg.Resolve(b.cfg.Fixtures)
-	err := fixture.Walk(path, func(f fixture.Fixture) error {
+	err := fixture.Loader{Limits: b.lim}.Walk(func(f fixture.Fixture) error {
 		fi := int32(len(b.fixtures))
 		if int(fi) != len(b.fixtures) || len(b.item)+len(f.MustSurvive) > math.MaxInt32 {
 			return errors.New("too many fixtures or items")
@@ -191,11 +199,11 @@ func (b *builder) loadFixtures() error {
 		}
 		b.fixtures = append(b.fixtures, f)
 		return nil
-	})
+	}, path)
 	if err != nil {
 		return err
 	}
-	in, err := hashFixtures(b.cfg.Fixtures, path)
+	in, err := hashFixtures(b.cfg.Fixtures, path, b.lim)
 	if err != nil {
 		return fmt.Errorf("hashing fixtures: %w", err)
 	}
@@ -219,13 +227,13 @@ type pending struct {
 func (b *builder) readVerdicts(s int, sc SystemConfig) error {
 	role := []string{"incumbent", "candidate"}[s]
 	path := b.cfg.Resolve(sc.Verdicts)
-	f, err := os.Open(path)
+	f, err := input.Open(path, b.lim)
 	if err != nil {
 		return fmt.Errorf("verdicts (systems.%s.verdicts): %w", role, err)
 	}
 	defer f.Close()
 	hr := newHashReader(f)
-	rr := fixture.NewRecordReader(hr, path)
+	rr := fixture.NewRecordReaderSize(hr, path, b.lim.MaxLine)
 	var (
 		probs problemList
 		later []pending
@@ -302,7 +310,7 @@ func (b *builder) readVerdicts(s int, sc SystemConfig) error {
 		count++
 	}
 	if len(later) > 0 {
-		locate(path, probs.probs, later)
+		locate(path, b.lim, probs.probs, later)
 	}
 	if err := probs.err(); err != nil {
 		return err
@@ -346,120 +354,28 @@ func (b *builder) compact(rec fixture.Record, system string, row *ItemRow, it *f
 
 // locate fills in the columns of the pending problems by reading the
 // file again: the column of the named field's value on its line.
-func locate(path string, probs fixture.Problems, later []pending) {
-	f, err := os.Open(path)
+func locate(path string, lim input.Limits, probs fixture.Problems, later []pending) {
+	f, err := input.Open(path, lim)
 	if err != nil {
 		return // columns stay 1
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	lr := f.Lines()
 	next := 0
-	for n := 1; next < len(later); n++ {
-		line, err := readLine(br, 16<<20)
+	for next < len(later) {
+		line, err := lr.Next()
 		if err == io.EOF {
 			return
 		}
-		if err != nil && !errors.Is(err, errLineTooLong) {
+		if err != nil && !errors.Is(err, input.ErrTooLarge) {
 			return
 		}
+		n := lr.Line()
 		for next < len(later) && later[next].line == n {
 			probs[later[next].idx].Col = valueCol(line, later[next].field)
 			next++
 		}
 	}
-}
-
-// readPromptSizes reads each system's prompt sizes; a file named by both
-// systems is read once.
-func (b *builder) readPromptSizes() error {
-	inc, cand := b.cfg.Incumbent.PromptSizes, b.cfg.Candidate.PromptSizes
-	var errs []error
-	switch {
-	case inc != "" && inc == cand:
-		errs = append(errs, b.promptFile(inc, RolePromptSizes, []bool{true, true}))
-	default:
-		if inc != "" {
-			errs = append(errs, b.promptFile(inc, RolePromptSizes+" (incumbent)", []bool{true, false}))
-		}
-		if cand != "" {
-			errs = append(errs, b.promptFile(cand, RolePromptSizes+" (candidate)", []bool{false, true}))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-var promptFields = []lineField{{name: "system"}, {name: "conversation_id"}, {name: "compaction", isInt: true}, {name: "prompt_tokens", isInt: true}}
-
-// promptFile reads one prompt-size file, keeping the lines of the systems
-// in want (by index: incumbent, candidate) and ignoring other systems'.
-func (b *builder) promptFile(shown, role string, want []bool) error {
-	path := b.cfg.Resolve(shown)
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("prompt sizes: %w", err)
-	}
-	defer f.Close()
-	hr := newHashReader(f)
-	names := []string{b.cfg.Incumbent.Name, b.cfg.Candidate.Name}
-	type ctxKey struct {
-		sys  int
-		fix  int32
-		comp int64
-	}
-	first := map[ctxKey]int{}
-	var probs problemList
-	found := [2]int{}
-	err = eachJSONLine(hr, path, "prompt sizes", "a prompt size is one short JSON object", &probs, func(line []byte, n int) {
-		vals, lp := parseObjectLine(path, line, n, promptFields)
-		if len(lp) > 0 {
-			probs.add(lp...)
-			return
-		}
-		s := slices.Index(names, vals[0].str)
-		if s < 0 || !want[s] {
-			return
-		}
-		bad := func(i int, format string, args ...any) {
-			probs.add(fixture.Problem{File: path, Line: n, Col: runeCol(line, vals[i].off), Field: promptFields[i].name, Msg: fmt.Sprintf(format, args...)})
-		}
-		fi, ok := b.conv[vals[1].str]
-		switch {
-		case !ok:
-			bad(1, "no fixture has conversation_id %q", previewText(vals[1].str))
-			return
-		case vals[2].num < 1:
-			bad(2, "must be at least 1 (compactions are numbered from 1), got %d", vals[2].num)
-			return
-		case vals[3].num < 0 || vals[3].num > math.MaxInt32:
-			bad(3, "want a token count from 0 to %d, got %d", math.MaxInt32, vals[3].num)
-			return
-		}
-		k := ctxKey{s, fi, vals[2].num}
-		if at, dup := first[k]; dup {
-			bad(2, "%s's compaction %d of %s already has a prompt size (line %d)", previewText(names[s]), vals[2].num, previewText(vals[1].str), at)
-			return
-		}
-		first[k] = n
-		b.prompts[s] = append(b.prompts[s], int(vals[3].num))
-		found[s]++
-	})
-	if err != nil {
-		return err
-	}
-	if err := probs.err(); err != nil {
-		return err
-	}
-	for s, w := range want {
-		if w && found[s] == 0 {
-			return fmt.Errorf("%s: no prompt sizes for system %q", path, names[s])
-		}
-	}
-	in, err := hr.input(role, shown)
-	if err != nil {
-		return err
-	}
-	b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, in)
-	return nil
 }
 
 // sortRows puts the rows in fixture order — fixture, compaction, item —
@@ -710,13 +626,13 @@ func promptStats(sizes []int) PromptStats {
 // replay reads and analyses the replay pairs.
 func (b *builder) replay() error {
 	path := b.cfg.Resolve(b.cfg.Replay)
-	f, err := os.Open(path)
+	f, err := input.Open(path, b.lim)
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
 	defer f.Close()
 	hr := newHashReader(f)
-	pairs, err := ReadReplay(hr, path)
+	pairs, err := readReplay(hr, path, b.lim.Line())
 	if err != nil {
 		return err
 	}

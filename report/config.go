@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // Config is a report configuration, report.yaml: what the report is
@@ -111,17 +111,21 @@ func (c *Config) Resolve(p string) string {
 }
 
 // LoadConfig reads and parses the configuration file at path. A file
-// that is missing, unreadable or a folder is one error naming it, as
+// that is missing, unreadable, a folder or no regular file (a named pipe
+// or a device, refused without blocking) is one error naming it, as
 // PATH: what is wrong.
 func LoadConfig(path string) (*Config, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	f, err := input.Open(path, input.Limits{})
+	var nr *input.NotRegularError
+	switch {
+	case errors.As(err, &nr) && nr.Mode.IsDir():
+		return nil, fmt.Errorf("%s: is a folder, not a configuration file: give the path of the report's YAML file (report.yaml)", path)
+	case errors.As(err, &nr):
+		return nil, err
+	case err != nil:
 		return nil, fileError(path, "cannot read the configuration", err)
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.IsDir() {
-		return nil, fmt.Errorf("%s: is a folder, not a configuration file: give the path of the report's YAML file (report.yaml)", path)
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
 	if err != nil {
 		return nil, fileError(path, "cannot read the configuration", err)

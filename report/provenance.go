@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // Input roles, in the order Provenance lists them.
@@ -48,9 +50,10 @@ func (hr *hashReader) input(role, path string) (Input, error) {
 	return Input{Role: role, Path: filepath.ToSlash(path), SHA256: hex.EncodeToString(hr.h.Sum(nil)), Bytes: hr.n}, nil
 }
 
-// hashFile hashes the file at path (resolved) and names it shown.
-func hashFile(role, shown, path string) (Input, error) {
-	f, err := os.Open(path)
+// hashFile hashes the file at path (resolved), a regular file under lim,
+// and names it shown.
+func hashFile(role, shown, path string, lim input.Limits) (Input, error) {
+	f, err := input.Open(path, lim)
 	if err != nil {
 		return Input{}, err
 	}
@@ -63,13 +66,13 @@ func hashFile(role, shown, path string) (Input, error) {
 // fixture.Load reads there — every *.json file directly inside, not
 // starting with ".", sorted by name: "<hex>  <name>\n" per file. Bytes
 // is the files' total size.
-func hashFixtures(shown, path string) (Input, error) {
+func hashFixtures(shown, path string, lim input.Limits) (Input, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return Input{}, err
 	}
 	if !info.IsDir() {
-		return hashFile(RoleFixtures, shown, path)
+		return hashFile(RoleFixtures, shown, path, lim)
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
@@ -82,7 +85,7 @@ func hashFixtures(shown, path string) (Input, error) {
 		if e.IsDir() || strings.HasPrefix(name, ".") || filepath.Ext(name) != ".json" {
 			continue
 		}
-		in, err := hashFile(RoleFixtures, name, filepath.Join(path, name))
+		in, err := hashFile(RoleFixtures, name, filepath.Join(path, name), lim)
 		if err != nil {
 			return Input{}, err
 		}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -9,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/power"
 )
 
@@ -41,14 +40,17 @@ const maxProblems = 100
 
 var replayFields = []string{"conversation_id", "reference", "candidate", "reference_kind"}
 
-// LoadReplay reads the replay pairs in the JSONL file at path.
-func LoadReplay(path string) ([]ReplayPair, error) {
-	f, err := os.Open(path)
+// LoadReplay reads the replay pairs in the JSONL file at path, under lim
+// (zero fields: package input's defaults): a path that is no regular file
+// or a file larger than lim.MaxFile is an error naming it, and a line may
+// be at most lim.MaxLine bytes as well as MaxReplayLine.
+func LoadReplay(path string, lim input.Limits) ([]ReplayPair, error) {
+	f, err := input.Open(path, lim)
 	if err != nil {
 		return nil, fmt.Errorf("reading replay pairs: %w", err)
 	}
 	defer f.Close()
-	return ReadReplay(f, path)
+	return readReplay(f, path, lim.Line())
 }
 
 // ReadReplay reads replay pairs, one JSON object per line:
@@ -62,12 +64,18 @@ func LoadReplay(path string) ([]ReplayPair, error) {
 // used twice. A file with no pairs is an error. A read error is returned
 // wrapped with the file and line.
 func ReadReplay(r io.Reader, name string) ([]ReplayPair, error) {
+	return readReplay(r, name, MaxReplayLine)
+}
+
+// readReplay is ReadReplay with lines of at most min(maxLine,
+// MaxReplayLine) bytes.
+func readReplay(r io.Reader, name string, maxLine int64) ([]ReplayPair, error) {
 	var (
 		pairs []ReplayPair
 		probs problemList
 		first = map[string]int{}
 	)
-	err := eachJSONLine(r, name, "replay pairs", "a replay pair is one short JSON object", &probs, func(line []byte, lineNo int) {
+	err := eachJSONLine(r, name, maxLine, "replay pairs", "a replay pair is one short JSON object", &probs, func(line []byte, lineNo int) {
 		p, lp := parseReplayLine(name, line, lineNo)
 		if len(lp) > 0 {
 			probs.add(lp...)
@@ -123,63 +131,36 @@ func (l *problemList) err() error {
 // eachJSONLine calls do with each line of r that is not blank, without
 // its line end, and the line's number (from 1). A line longer than
 // MaxReplayLine is skipped and added to probs, with hint saying what a
-// line should be; a read error ends it, wrapped with what is read (the
+// line should be, as is one longer than maxLine (the --max-line limit,
+// when it is lower); a read error ends it, wrapped with what is read (the
 // file's kind), name and the line.
-func eachJSONLine(r io.Reader, name, what, hint string, probs *problemList, do func(line []byte, lineNo int)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for lineNo := 1; ; lineNo++ {
-		line, err := readLine(br, MaxReplayLine)
+func eachJSONLine(r io.Reader, name string, maxLine int64, what, hint string, probs *problemList, do func(line []byte, lineNo int)) error {
+	if maxLine <= 0 {
+		maxLine = MaxReplayLine
+	}
+	lr := input.NewLines(r, name, min(maxLine, MaxReplayLine))
+	for {
+		line, err := lr.Next()
+		lineNo := lr.Line()
 		if err == io.EOF {
 			return nil
 		}
-		if errors.Is(err, errLineTooLong) {
-			probs.add(fixture.Problem{File: name, Line: lineNo, Col: 1, Msg: fmt.Sprintf("line longer than %d bytes; %s", MaxReplayLine, hint)})
+		var le *input.LineError
+		if errors.As(err, &le) {
+			p := fixture.Problem{File: name, Line: lineNo, Col: 1, Msg: fmt.Sprintf("line longer than %d bytes; %s", MaxReplayLine, hint)}
+			if maxLine < MaxReplayLine {
+				p.Col, p.Msg = 0, (&input.LineError{Limit: maxLine}).Error()
+			}
+			probs.add(p)
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("reading %s: %s:%d: %w", what, name, lineNo, err)
+			return fmt.Errorf("reading %s: %s:%d: %w", what, name, lineNo+1, err)
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		do(line, lineNo)
-	}
-}
-
-var errLineTooLong = errors.New("line too long")
-
-// readLine returns the next line without its "\n" or "\r\n", or io.EOF.
-// A line longer than max is skipped whole and reported as
-// errLineTooLong.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
-	var buf []byte
-	long := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !long {
-			buf = append(buf, chunk...)
-			if len(buf) > max+2 {
-				long, buf = true, nil
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == io.EOF {
-			if len(buf) == 0 && !long {
-				return nil, io.EOF
-			}
-			err = nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if long {
-			return nil, errLineTooLong
-		}
-		buf = bytes.TrimSuffix(buf, []byte("\n"))
-		buf = bytes.TrimSuffix(buf, []byte("\r"))
-		return buf, nil
 	}
 }
 
@@ -215,8 +196,9 @@ func skipSep(line []byte, off int64) int {
 
 // field is one field of a flat JSON object read by parseObjectLine.
 type lineField struct {
-	name  string
-	isInt bool // a whole number; otherwise a string
+	name     string
+	isInt    bool // a whole number; otherwise a string
+	optional bool // may be left out
 }
 
 // value is one field's value as read: its text or number, and the byte
@@ -326,7 +308,7 @@ func parseObjectLine(name string, line []byte, lineNo int, fields []lineField) (
 		add(end, "", "more after the JSON object: want one object per line")
 	}
 	for i, f := range fields {
-		if !seen[i] {
+		if !seen[i] && !f.optional {
 			add(skipSep(line, 0), f.name, "missing")
 		}
 	}

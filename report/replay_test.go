@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/power"
 	"github.com/tally-eval/tally/stats"
 )
@@ -14,7 +15,7 @@ import (
 const quarterlyReplay = "../examples/quarterly/replay.jsonl"
 
 func TestReplayQuarterly(t *testing.T) {
-	pairs, err := LoadReplay(quarterlyReplay)
+	pairs, err := LoadReplay(quarterlyReplay, input.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

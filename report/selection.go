@@ -4,16 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/selection"
 )
 
 // selection reads the fixture-selection summary.
 func (b *builder) selection() error {
 	path := b.cfg.Resolve(b.cfg.Selection)
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, b.lim)
 	if err != nil {
 		return fmt.Errorf("selection: %w", err)
 	}
