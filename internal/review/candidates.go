@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,12 +15,15 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/atomicfile"
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/selection"
 )
 
-// Load reads and checks the candidates file at path.
-func Load(path string) (selection.Proposal, error) {
-	data, err := os.ReadFile(path)
+// Load reads and checks the candidates file at path, a regular file of at
+// most lim.MaxLine bytes (zero fields: package input's defaults; a named
+// pipe or a device is refused without blocking).
+func Load(path string, lim input.Limits) (selection.Proposal, error) {
+	data, err := input.ReadFile(path, lim)
 	if err != nil {
 		return selection.Proposal{}, fmt.Errorf("reading candidates: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/selection"
 )
 
@@ -195,7 +196,7 @@ func TestStore(t *testing.T) {
 	if err := s.Save(&p); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Load(s.Candidates)
+	back, err := Load(s.Candidates, input.Limits{})
 	if err != nil || !equalJSON(t, p, back) {
 		t.Fatalf("candidates file does not read back: %v", err)
 	}
