@@ -163,7 +163,10 @@ func gateErr(d report.Decision, strict bool) error {
 }
 
 func newGateCmd(opts *options) *cobra.Command {
-	var strict bool
+	var (
+		strict bool
+		lim    limitFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "gate CONFIG.yaml [--strict]",
 		Short: "Apply the report's regression rule: exit 3 when the change blocks",
@@ -179,7 +182,7 @@ gate unmet.`,
 		Example: "  tally gate examples/quarterly/report.yaml\n  tally gate report.yaml --strict --format json",
 		Args:    cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
-			r, _, _, err := buildReport(args[0], "")
+			r, _, _, err := buildReport(args[0], "", lim.Limits)
 			if err != nil {
 				return err
 			}
@@ -195,6 +198,7 @@ gate unmet.`,
 		}),
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "also exit 3 when the candidate leaves any gate unmet")
+	lim.register(cmd)
 	return cmd
 }
 

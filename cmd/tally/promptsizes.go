@@ -7,36 +7,23 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/fixture"
-	"github.com/tally-eval/tally/internal/atomicfile"
-	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/tokens"
 )
 
 // promptSizeLine is one line of prompt_sizes.jsonl: exactly the fields
-// the report reads (report/build.go), which refuses any other.
+// the report reads (report/promptsizes.go), which refuses any other; the
+// tokenizer is the one it accepts without requiring.
 type promptSizeLine struct {
 	System         string `json:"system"`
 	ConversationID string `json:"conversation_id"`
 	Compaction     int    `json:"compaction"`
 	PromptTokens   int    `json:"prompt_tokens"`
-}
-
-// promptSizesMeta is the file written beside the JSONL to record how the
-// sizes were counted, since the lines have no room for it.
-type promptSizesMeta struct {
-	Tokenizer       string `json:"tokenizer"`
-	TokenizerModule string `json:"tokenizer_module"`
-	System          string `json:"system"`
-	Contexts        string `json:"contexts"`
-	Text            string `json:"text"`
-	Sizes           string `json:"sizes"`
+	Tokenizer      string `json:"tokenizer"`
 }
 
 // promptSizesJSON is the JSON output of `tally prompt-sizes`.
@@ -49,7 +36,6 @@ type promptSizesJSON struct {
 	MeanTokens    float64 `json:"mean_tokens"`
 	MaxTokens     int     `json:"max_tokens"`
 	Output        string  `json:"output"`
-	Meta          string  `json:"meta"`
 }
 
 func newPromptSizesCmd(opts *options) *cobra.Command {
@@ -67,13 +53,12 @@ tokens with a real BPE encoding whose table is built into tally (o200k_base,
 the default, for GPT-4o, GPT-4.1, o-series and GPT-5; or cl100k_base, for
 GPT-4 and GPT-3.5), and writes one line per context, atomically:
 
-  {"system":"incumbent","conversation_id":"sess_…","compaction":1,"prompt_tokens":6109}
+  {"system":"incumbent","conversation_id":"sess_…","compaction":1,"prompt_tokens":6109,"tokenizer":"o200k_base"}
 
-the file report.yaml names as a system's prompt_sizes. The lines carry only
-the four fields the report accepts, so the tokenizer is recorded beside them,
-in OUTPUT with its extension replaced by .meta.json, and in this command's
-output. The count is of the rendered text alone: a chat API adds a few tokens
-per message for its own framing.
+the file report.yaml names as a system's prompt_sizes; every line names the
+tokenizer that counted it, and the report warns when the sizes it reads were
+counted by different ones. The count is of the rendered text alone: a chat API
+adds a few tokens per message for its own framing.
 
 With --fixtures, the conversations are the fixtures' (in their order), and a
 context folder no fixture has is an error, as the report would find it.
@@ -106,20 +91,10 @@ file is reported, one line each, and nothing is written.`,
 			if len(lines) == 0 {
 				return fmt.Errorf("%s: no compacted contexts (want %s/<conversation_id>/<n>.json)", contexts, contexts)
 			}
-			meta := strings.TrimSuffix(output, filepath.Ext(output)) + ".meta.json"
-			if err := os.MkdirAll(filepath.Dir(output), 0o755); err != nil {
+			if err := writeCreatingFolder(output, func(w io.Writer) error { return writePromptSizes(w, lines) }); err != nil {
 				return err
 			}
-			m := promptSizesMeta{Tokenizer: counter.Name(), TokenizerModule: tokenizerModule(), System: sys, Contexts: contexts,
-				Text:  "fixture.Render of each context: the system prompt, then each message as its role and its text parts",
-				Sizes: filepath.Base(output)}
-			if err := atomicfile.Write(meta, func(w io.Writer) error { return writeJSON(w, m) }); err != nil {
-				return err
-			}
-			if err := atomicfile.Write(output, func(w io.Writer) error { return writePromptSizes(w, lines) }); err != nil {
-				return err
-			}
-			sum := promptSizesJSON{System: sys, Tokenizer: counter.Name(), Contexts: len(lines), Output: output, Meta: meta}
+			sum := promptSizesJSON{System: sys, Tokenizer: counter.Name(), Contexts: len(lines), Output: output}
 			for i, l := range lines {
 				if i == 0 || l.ConversationID != lines[i-1].ConversationID {
 					sum.Conversations++
@@ -132,9 +107,9 @@ file is reported, one line each, and nothing is written.`,
 			if opts.format == "json" {
 				return writeJSON(w, sum)
 			}
-			fmt.Fprintf(w, "%s: %s of %s, %s tokens: mean %.1f, max %d → %s (tokenizer recorded in %s)\n",
+			fmt.Fprintf(w, "%s: %s of %s, %s tokens: mean %.1f, max %d → %s\n",
 				sys, plural(sum.Contexts, "compacted context"), plural(sum.Conversations, "conversation"),
-				sum.Tokenizer, sum.MeanTokens, sum.MaxTokens, output, meta)
+				sum.Tokenizer, sum.MeanTokens, sum.MaxTokens, output)
 			return nil
 		}),
 	}
@@ -213,15 +188,7 @@ func countPrompts(cmd *cobra.Command, dir, sys string, ids []string, counter *to
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			// LoadContext reads the whole file: refuse a named pipe or a
-			// file over the limit first.
-			f, err := input.Open(path, fixture.Limits{MaxLine: lim.MaxLine, MaxFile: min(lim.Line(), lim.File())})
-			if err != nil {
-				errs = append(errs, limitMessage(err))
-				continue
-			}
-			f.Close()
-			c, err := fixture.LoadContext(path)
+			c, err := fixture.Loader{Limits: lim}.LoadContext(path)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -231,24 +198,13 @@ func countPrompts(cmd *cobra.Command, dir, sys string, ids []string, counter *to
 				errs = append(errs, fmt.Errorf("%s: %w", path, err))
 				continue
 			}
-			lines = append(lines, promptSizeLine{System: sys, ConversationID: c.ConversationID, Compaction: c.Compaction, PromptTokens: n})
+			lines = append(lines, promptSizeLine{System: sys, ConversationID: c.ConversationID, Compaction: c.Compaction, PromptTokens: n, Tokenizer: counter.Name()})
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return lines, nil
-}
-
-// limitMessage rewords input's file-limit error for a file read whole, so
-// that it names the flag that matters (--max-line bounds a file read as
-// one JSON document).
-func limitMessage(err error) error {
-	var fe *input.FileError
-	if errors.As(err, &fe) {
-		return &input.LineError{File: fe.File, Limit: fe.Limit}
-	}
-	return err
 }
 
 // writePromptSizes writes the lines as JSONL.
@@ -261,15 +217,4 @@ func writePromptSizes(w io.Writer, lines []promptSizeLine) error {
 		}
 	}
 	return nil
-}
-
-// tokenizerModule is the tokenizer module with its version, as built in.
-func tokenizerModule() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		i := slices.IndexFunc(bi.Deps, func(m *debug.Module) bool { return m.Path == tokens.Module })
-		if i >= 0 {
-			return bi.Deps[i].Path + " " + bi.Deps[i].Version
-		}
-	}
-	return tokens.Module
 }

@@ -17,8 +17,8 @@ var promptData = filepath.Join("testdata", "promptsizes")
 // tokenizer. The counts are pinned, and each is checked against the
 // tokens package's count of the context's rendering (which is itself
 // pinned to OpenAI's published token ids), so that the command counts
-// the right text for the right line; the tokenizer is recorded in the
-// .meta.json beside the output.
+// the right text for the right line; every line names the tokenizer, and
+// no side file is written.
 func TestPromptSizes(t *testing.T) {
 	for _, tc := range []struct {
 		tokenizer string
@@ -50,7 +50,7 @@ func TestPromptSizes(t *testing.T) {
 				if n, _ := counter.Count(fixture.Render(c)); n != tc.counts[i] {
 					t.Errorf("%s: pinned %d tokens, the tokens package counts %d", f, tc.counts[i], n)
 				}
-				line, _ := json.Marshal(promptSizeLine{"incumbent", c.ConversationID, c.Compaction, tc.counts[i]})
+				line, _ := json.Marshal(promptSizeLine{"incumbent", c.ConversationID, c.Compaction, tc.counts[i], tc.tokenizer})
 				want.Write(line)
 				want.WriteByte('\n')
 			}
@@ -65,19 +65,19 @@ func TestPromptSizes(t *testing.T) {
 			if sum.Tokenizer != tc.tokenizer || sum.Contexts != 3 || sum.Conversations != 2 || sum.TotalTokens != int64(total) {
 				t.Errorf("summary %+v", sum)
 			}
-			var meta promptSizesMeta
-			b, err := os.ReadFile(strings.TrimSuffix(out, ".jsonl") + ".meta.json")
-			if err != nil || json.Unmarshal(b, &meta) != nil || meta.Tokenizer != tc.tokenizer || meta.System != "incumbent" ||
-				!strings.HasPrefix(meta.TokenizerModule, tokens.Module) {
-				t.Errorf("meta file: %s, %v", b, err)
+			if !strings.Contains(want.String(), `"tokenizer":"`+tc.tokenizer+`"}`) {
+				t.Errorf("the lines do not end with the tokenizer:\n%s", want.String())
+			}
+			if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+				t.Errorf("%s holds %d files, want the prompt sizes alone", filepath.Dir(out), len(entries))
 			}
 		})
 	}
 }
 
 // TestPromptSizesReportReads: the files prompt-sizes writes for the two
-// systems of the example quarter are accepted by tally report, whose
-// reader refuses any field but the four.
+// systems of the example quarter, each line naming its tokenizer, are
+// accepted by tally report, whose reader refuses any field but the five.
 func TestPromptSizesReportReads(t *testing.T) {
 	src := filepath.Join("..", "..", "examples", "quarterly")
 	cfg, err := os.ReadFile(filepath.Join(src, "report.yaml"))
@@ -110,6 +110,9 @@ func TestPromptSizesReportReads(t *testing.T) {
 	_, stderr, code := cli(t, "report", yaml, "-o", filepath.Join(dir, "out"))
 	if code != 0 && code != 3 {
 		t.Errorf("report exit %d (0, or 3 for a failed gate, expected): %s", code, stderr)
+	}
+	if strings.Contains(stderr, "tokenizer") {
+		t.Errorf("one tokenizer for both systems, yet: %s", stderr)
 	}
 }
 

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/atomicfile"
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/internal/review"
 	"github.com/tally-eval/tally/selection"
 )
@@ -21,6 +21,7 @@ func newProposeCmd(opts *options) *cobra.Command {
 		session, output string
 		minConfidence   float64
 		skipBad         bool
+		lim             limitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "propose TRANSCRIPT.jsonl",
@@ -48,11 +49,11 @@ candidates file itself; text prints them as a table.`,
 				return fmt.Errorf("--min-confidence must be between 0 and 1, got %v", minConfidence)
 			}
 			path := args[0]
-			f, err := os.Open(path)
+			f, err := input.Open(path, lim.Limits)
 			if err != nil {
 				return err
 			}
-			log, err := selection.ReadTranscripts(path, f, selection.TranscriptOptions{Session: session, SkipBad: skipBad})
+			log, err := selection.ReadTranscripts(path, f, selection.TranscriptOptions{Session: session, SkipBad: skipBad, Limits: lim.Limits})
 			f.Close()
 			if err != nil {
 				return err
@@ -89,6 +90,7 @@ candidates file itself; text prints them as a table.`,
 	fl.StringVarP(&output, "output", "o", "", "candidates file to write (JSON), atomically")
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")
+	lim.register(cmd)
 	return cmd
 }
 

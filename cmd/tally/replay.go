@@ -68,6 +68,7 @@ func newReplayCmd(opts *options) *cobra.Command {
 	var (
 		confidence, drop float64
 		output           string
+		lim              limitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "replay PAIRS.jsonl [-o queue.csv] [--confidence 0.95] [--drop 0.05]",
@@ -95,7 +96,7 @@ consistent with no change.`,
 		Example: "  tally replay examples/quarterly/replay.jsonl -o queue.csv",
 		Args:    cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
-			pairs, err := report.LoadReplay(args[0])
+			pairs, err := report.LoadReplay(args[0], lim.Limits)
 			if err != nil {
 				return err
 			}
@@ -120,6 +121,7 @@ consistent with no change.`,
 	cmd.Flags().Float64Var(&confidence, "confidence", 0.95, "confidence level of the intervals, strictly between 0 and 1")
 	cmd.Flags().Float64Var(&drop, "drop", report.DefaultReplayDrop, "the drop in task success of interest, as a fraction: an interval reaching below −drop is inconclusive")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the review queue as CSV to this file, atomically")
+	lim.register(cmd)
 	return cmd
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/internal/atomicfile"
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/report"
 )
 
@@ -36,9 +37,9 @@ type reportJSON struct {
 
 // buildReport loads the configuration at path, with notebook (a path
 // from the working folder) replacing its notebook when not empty, and
-// builds the report. It returns the notebook parsed, nil when none is
-// configured (the renderer's default).
-func buildReport(path, notebook string) (*report.Report, *report.Config, *report.Notebook, error) {
+// builds the report, every input read under lim. It returns the notebook
+// parsed, nil when none is configured (the renderer's default).
+func buildReport(path, notebook string, lim input.Limits) (*report.Report, *report.Config, *report.Notebook, error) {
 	cfg, err := report.LoadConfig(path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -50,7 +51,7 @@ func buildReport(path, notebook string) (*report.Report, *report.Config, *report
 	}
 	var nb *report.Notebook
 	if nbPath != "" {
-		if nb, err = loadNotebook(nbPath); err != nil {
+		if nb, err = loadNotebook(nbPath, lim); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -58,7 +59,7 @@ func buildReport(path, notebook string) (*report.Report, *report.Config, *report
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := report.Build(cfg, report.Options{Generated: generated, Version: version})
+	r, err := report.Build(cfg, report.Options{Generated: generated, Version: version, Limits: lim})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -79,9 +80,10 @@ func relativeTo(dir, p string) string {
 	return ap
 }
 
-// loadNotebook reads and validates the notebook at path.
-func loadNotebook(path string) (*report.Notebook, error) {
-	f, err := os.Open(path)
+// loadNotebook reads and validates the notebook at path, a regular file
+// under lim.
+func loadNotebook(path string, lim input.Limits) (*report.Notebook, error) {
+	f, err := input.Open(path, lim)
 	if err != nil {
 		return nil, fmt.Errorf("notebook: %w", err)
 	}
@@ -100,6 +102,7 @@ func newReportCmd(opts *options) *cobra.Command {
 	var (
 		dir, notebook string
 		gate          bool
+		lim           limitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "report CONFIG.yaml -o DIR [--notebook FILE] [--gate]",
@@ -126,7 +129,7 @@ exactly as tally gate does.`,
 			if dir == "" {
 				return usagef("-o DIR must name the folder to write the report into, not be empty")
 			}
-			r, _, nb, err := buildReport(args[0], notebook)
+			r, _, nb, err := buildReport(args[0], notebook, lim.Limits)
 			if err != nil {
 				return err
 			}
@@ -163,6 +166,7 @@ exactly as tally gate does.`,
 	f.StringVarP(&dir, "output", "o", "", "the folder `DIR` to write report.md, report.html, report.xlsx and queue.csv into (created if missing)")
 	f.StringVar(&notebook, "notebook", "", "the notebook `FILE` for the HTML report, replacing the configuration's: Markdown whose fenced tally blocks are computed cells (see README.md, \"The notebook\")")
 	f.BoolVar(&gate, "gate", false, "exit 3 when the change blocks, as tally gate does")
+	lim.register(cmd)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }

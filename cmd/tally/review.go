@@ -26,7 +26,10 @@ type reviewJSON struct {
 }
 
 func newReviewCmd(opts *options) *cobra.Command {
-	var output string
+	var (
+		output string
+		lim    limitFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "review CANDIDATES.json -o FIXTURE.json",
 		Short: "Accept, reject or correct proposed items one at a time, in the terminal",
@@ -54,7 +57,7 @@ review needs a terminal: run it in an interactive shell.`,
 			if same(cands, output) {
 				return fmt.Errorf("-o %s: the fixture must not overwrite the candidates file", output)
 			}
-			p, err := review.Load(cands)
+			p, err := review.Load(cands, lim.Limits)
 			if err != nil {
 				return err
 			}
@@ -86,6 +89,7 @@ review needs a terminal: run it in an interactive shell.`,
 		}),
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "fixture file to write (JSON), after every decision")
+	lim.register(cmd)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }

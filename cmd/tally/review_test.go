@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/internal/review"
 	"github.com/tally-eval/tally/selection"
 )
@@ -84,7 +85,7 @@ wrote ` + cands + `; next: tally review ` + cands + ` -o FIXTURE.json
 	if out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
-	p, err := review.Load(cands)
+	p, err := review.Load(cands, input.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestProposeCLIErrors(t *testing.T) {
 		{[]string{"propose", bad}, 1, "tally: " + bad + `:2:20: turn: want a whole number, got string "4"` + "\ntally: " + bad + ":3:19: unexpected end of line: the JSON object is not complete\n"},
 		{[]string{"propose", two}, 1, "tally: " + two + " holds 2 sessions (s1, s2); choose one with --session ID\n"},
 		{[]string{"propose", two, "--session", "s9"}, 1, "tally: " + two + ": no events of session \"s9\"\n"},
-		{[]string{"propose", filepath.Join(dir, "none.jsonl")}, 1, "tally: open " + filepath.Join(dir, "none.jsonl") + ": no such file or directory\n"},
+		{[]string{"propose", filepath.Join(dir, "none.jsonl")}, 1, "tally: stat " + filepath.Join(dir, "none.jsonl") + ": no such file or directory\n"},
 		{[]string{"propose", two, "--session", "s1", "--min-confidence", "2"}, 1, "tally: --min-confidence must be between 0 and 1, got 2\n"},
 		{[]string{"propose"}, 2, ""},
 	}
@@ -345,7 +346,7 @@ func TestReviewPTY(t *testing.T) {
 		t.Fatal(e)
 	}
 	statuses := func() string {
-		p, err := review.Load(cands)
+		p, err := review.Load(cands, input.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -400,7 +401,7 @@ func TestReviewPTY(t *testing.T) {
 	if got := statuses(); got != "c1=accepted c2=rejected c3=pending @2" {
 		t.Errorf("after quit: %s", got)
 	}
-	p, _ := review.Load(cands)
+	p, _ := review.Load(cands, input.Limits{})
 	if c := p.Candidates[2]; c.Probe != "How will payments/rounding.py be split?" || c.Expect != "split payments/rounding.py into rounding_read.py and rounding_w.py" {
 		t.Errorf("edits not saved: %q / %q", c.Probe, c.Expect)
 	}
@@ -475,7 +476,7 @@ func TestReviewPTYTypedAhead(t *testing.T) {
 	if code := r.exit(); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	p, err := review.Load(cands)
+	p, err := review.Load(cands, input.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/internal/atomicfile"
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/selection"
 )
 
@@ -21,6 +21,7 @@ func newSelectCmd(opts *options) *cobra.Command {
 		seed          int64
 		output        string
 		skipBad       bool
+		lim           limitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "select SESSIONS.jsonl [--budget N | --budget-hours H] [--minutes-per-fixture 2] [--compare-random N] [--seed S] [-o selected.jsonl]",
@@ -51,7 +52,7 @@ or with --skip-bad is skipped and reported.`,
 		Args: cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
 			cfg := selection.Config{Budget: budget, MinutesPerFixture: minutes, CompareRandom: compareRandom,
-				Draws: selection.DefaultDraws, Seed: seed, SkipBad: skipBad}
+				Draws: selection.DefaultDraws, Seed: seed, SkipBad: skipBad, Limits: lim.Limits}
 			if cmd.Flags().Changed("budget-hours") {
 				cfg.Budget, cfg.BudgetHours = 0, budgetHours
 				if !(budgetHours > 0) {
@@ -71,7 +72,7 @@ or with --skip-bad is skipped and reported.`,
 			}
 			name, in := args[0], io.Reader(cmd.InOrStdin())
 			if name != "-" {
-				f, err := os.Open(name)
+				f, err := input.Open(name, lim.Limits)
 				if err != nil {
 					return err
 				}
@@ -102,6 +103,7 @@ or with --skip-bad is skipped and reported.`,
 	f.Int64Var(&seed, "seed", 1, "seed of the random comparison (any int64)")
 	f.StringVarP(&output, "output", "o", "", "write the selected sessions as JSONL to this file")
 	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (counted and reported) instead of failing")
+	lim.register(cmd)
 	cmd.MarkFlagsMutuallyExclusive("budget", "budget-hours")
 	return cmd
 }

@@ -48,7 +48,10 @@ type weekJSON struct {
 
 func newSignalsCmd(opts *options) *cobra.Command {
 	cfg := selection.DefaultSignalConfig()
-	var output, sampleOut string
+	var (
+		output, sampleOut string
+		lim               limitFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "signals LOG.jsonl… [--window 5] [--restate-threshold X] [--sample 20] [--seed S] [-o FLAGGED.jsonl]",
 		Short: "Flag production sessions whose compaction went wrong: repeated tool calls and restated instructions",
@@ -77,6 +80,7 @@ column and field, or with --skip-bad is skipped and reported.`,
   tally signals logs/*.jsonl --sample 20 --seed 7 --sample-out sample.jsonl > flagged.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
+			cfg.Limits = lim.Limits
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
@@ -135,6 +139,7 @@ column and field, or with --skip-bad is skipped and reported.`,
 	f.StringVar(&sampleOut, "sample-out", "", "write the weekly sample's sessions as JSONL to this file")
 	f.BoolVar(&cfg.SkipBad, "skip-bad", false, "skip malformed lines (counted and reported) instead of failing")
 	f.IntVar(&cfg.Workers, "workers", 0, "files read at once (0: one per CPU)")
+	lim.register(cmd)
 	return cmd
 }
 
