@@ -74,7 +74,7 @@ func hashFixtures(shown, path string, lim input.Limits) (Input, error) {
 	if !info.IsDir() {
 		return hashFile(RoleFixtures, shown, path, lim)
 	}
-	entries, err := os.ReadDir(path)
+	entries, err := input.ReadDir(path)
 	if err != nil {
 		return Input{}, err
 	}

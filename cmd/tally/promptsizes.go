@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/tokens"
 )
 
@@ -147,7 +147,7 @@ func promptConversations(dir, sys, fixtures string, lim fixture.Limits) ([]strin
 		}
 		return ids, nil
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := input.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("listing contexts: %w", err)
 	}

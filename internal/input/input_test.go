@@ -3,6 +3,7 @@ package input
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -219,4 +220,39 @@ func FuzzLines(f *testing.F) {
 			t.Fatalf("after the last line: %q, %v", b, err)
 		}
 	})
+}
+
+// TestReadDir: a folder is listed; a named pipe given as a folder is
+// refused as a file is, without blocking.
+func TestReadDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "b"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if es, err := ReadDir(dir); err != nil || len(es) != 1 || es[0].Name() != "b" {
+		t.Errorf("ReadDir(dir) = %v, %v", es, err)
+	}
+	if _, err := ReadDir(filepath.Join(dir, "b")); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("ReadDir(file) = %v, want ENOTDIR", err)
+	}
+	if _, err := ReadDir(filepath.Join(dir, "none")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadDir(missing) = %v, want ErrNotExist", err)
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+	fifo := filepath.Join(dir, "p")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadDir(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, syscall.ENOTDIR) {
+			t.Errorf("ReadDir(fifo) = %v, want ENOTDIR", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadDir(fifo) blocked")
+	}
 }
