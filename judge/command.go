@@ -38,7 +38,10 @@ type CommandConfig struct {
 // written to its standard input, byte for byte, and its standard output is
 // the reply. The prompt is never an argument and no shell is involved. A
 // non-zero exit is an error quoting the last line of standard error.
-// Commands are not retried.
+// Commands are not retried. On unix the program runs in a process group
+// of its own, and a timeout or a cancelled context (tally interrupted)
+// kills the whole group with SIGKILL, so the processes the program
+// started go with it; elsewhere only the program is killed.
 type Command struct {
 	name    string
 	argv    []string
@@ -86,6 +89,7 @@ func (c *Command) Complete(ctx context.Context, prompt string) (string, error) {
 	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, c.argv[0], c.argv[1:]...)
+	killGroup(cmd) // on unix a timeout or an interrupt kills the program's whole process group
 	cmd.Stdin = strings.NewReader(prompt)
 	stdout := &cappedBuffer{limit: maxCommandOutput}
 	stderr := &tailBuffer{limit: stderrTail}
