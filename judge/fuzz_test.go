@@ -22,6 +22,7 @@ func FuzzParseReply(f *testing.F) {
 		`prose {"a": "}"} {"verdict": " contradicted "}`,
 		`{"verdict": "maybe"}`, `{"verdict": 1}`, `{"verdict"`, `{{{{`, `"\"{`, "",
 		`{"answer": [1,2], "verdict": "absent"}`, "{\"verdict\": \"supported\xff\"}",
+		`I would say {"verdict": "supported"} but {"verdict": "absent"}`, `{"verdict": "absent", "Verdict": "absent"}`,
 	} {
 		f.Add(s)
 	}

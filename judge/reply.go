@@ -32,15 +32,21 @@ type Reply struct {
 // judgeVerdicts are the verdicts a model judge may give.
 var judgeVerdicts = []fixture.Verdict{fixture.Supported, fixture.Absent, fixture.Contradicted}
 
-// ParseReply reads a judge's reply: the first balanced JSON object in s
-// that decodes and has a "verdict" field, wherever it sits (bare, inside
-// a ```json code fence, or between sentences of prose). Braces inside JSON
+// ParseReply reads a judge's reply: the balanced JSON objects in s that
+// decode and have a "verdict" field, wherever they sit (bare, inside a
+// ```json code fence, or between sentences of prose). Braces inside JSON
 // strings are handled; field names match case-insensitively. The verdict
 // is trimmed and lower-cased and must be supported, absent or
-// contradicted. "answer" and "reasoning" are optional; a number or boolean
-// there is kept as its JSON text.
+// contradicted. A reply whose objects give different verdicts — a
+// chain-of-thought reply that writes one verdict as an example and
+// another as its answer, or one object with the field twice — is an
+// error ("the reply gives more than one verdict: supported, absent"),
+// never read as one of them; several objects with the same verdict are
+// one verdict, and the last of them gives the answer and the reasoning.
+// "answer" and "reasoning" are optional; a number or boolean there is
+// kept as its JSON text.
 func ParseReply(s string) (Reply, error) {
-	obj, err := findObject(s, "verdict")
+	obj, err := findOne(s, "verdict", "verdict")
 	if err != nil {
 		return Reply{}, err
 	}
@@ -67,13 +73,14 @@ func ParseReply(s string) (Reply, error) {
 	return Reply{Reasoning: strings.TrimSpace(reasoning), Answer: strings.TrimSpace(answer), Verdict: verdict}, nil
 }
 
-// ParseAgreement reads a reply to the agreement question: the first
-// balanced JSON object in s with an "agree" field (found as ParseReply
-// finds its object), whose value must be the string "yes" or "no"
-// (trimmed, any case). Anything else — a boolean, "maybe", "yes, mostly",
-// a missing field — is an error.
+// ParseAgreement reads a reply to the agreement question: the balanced
+// JSON objects in s with an "agree" field (found as ParseReply finds its
+// objects), whose value must be the string "yes" or "no" (trimmed, any
+// case). Anything else — a boolean, "maybe", "yes, mostly", a missing
+// field — is an error, and so are objects that give different values
+// ("the reply gives more than one agree value: yes, no").
 func ParseAgreement(s string) (bool, error) {
-	obj, err := findObject(s, "agree")
+	obj, err := findOne(s, "agree", "agree value")
 	if err != nil {
 		return false, err
 	}
@@ -90,12 +97,50 @@ func ParseAgreement(s string) (bool, error) {
 	return false, fmt.Errorf("agree %s is not \"yes\" or \"no\"", quoteShort(v))
 }
 
-// findObject returns the fields of the first balanced JSON object in s
-// that decodes and has field want (case-insensitively).
-func findObject(s, want string) (map[string]json.RawMessage, error) {
+// findOne returns the fields of the last balanced JSON object in s that
+// decodes and has field want, after checking that every such object, and
+// every field of theirs named want, gives the same value (strings
+// compared trimmed and case-folded); different values are an error
+// naming them, what being the field's name in it.
+func findOne(s, want, what string) (map[string]json.RawMessage, error) {
+	objs, err := findObjects(s, want)
+	if err != nil {
+		return nil, err
+	}
+	var seen []string // distinct values, as shown in the error
+	index := map[string]bool{}
+	for _, o := range objs {
+		for _, raw := range o.values {
+			k, shown := valueKey(raw)
+			if !index[k] {
+				index[k] = true
+				seen = append(seen, shown)
+			}
+		}
+	}
+	if len(seen) > 1 {
+		return nil, fmt.Errorf("the reply gives more than one %s: %s", what, strings.Join(seen, ", "))
+	}
+	return objs[len(objs)-1].fields, nil
+}
+
+// found is one object findObjects found: its fields, and every value of
+// the field looked for (more than one when the object repeats it, in any
+// case).
+type found struct {
+	fields map[string]json.RawMessage
+	values []json.RawMessage
+}
+
+// findObjects returns, in order, every balanced JSON object in s that
+// decodes and has field want (case-insensitively). The search resumes
+// after an object it returns, so an object nested in one found is not
+// returned again; one nested in an object without the field is.
+func findObjects(s, want string) ([]found, error) {
 	if len(s) > MaxReplyBytes {
 		return nil, fmt.Errorf("reply is %d bytes, more than the %d a judge reply may be", len(s), MaxReplyBytes)
 	}
+	var objs []found
 	tried := 0
 	for i := 0; i < len(s) && tried < maxCandidates; i++ {
 		if s[i] != '{' {
@@ -111,10 +156,56 @@ func findObject(s, want string) (map[string]json.RawMessage, error) {
 			continue
 		}
 		if _, ok := lookup(obj, want); ok {
-			return obj, nil
+			objs = append(objs, found{fields: obj, values: fieldValues(s[i:end+1], want)})
+			i = end
 		}
 	}
-	return nil, fmt.Errorf("%w with a %q field in the reply", ErrNoJSON, want)
+	if len(objs) == 0 {
+		return nil, fmt.Errorf("%w with a %q field in the reply", ErrNoJSON, want)
+	}
+	return objs, nil
+}
+
+// fieldValues returns the value of every top-level field of the JSON
+// object text whose name is want in any case, repeats included (a map
+// keeps only one of them).
+func fieldValues(text, want string) []json.RawMessage {
+	dec := json.NewDecoder(strings.NewReader(text))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var vals []json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return vals
+		}
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return vals
+		}
+		if name, ok := t.(string); ok && strings.EqualFold(name, want) {
+			vals = append(vals, raw)
+		}
+	}
+	return vals
+}
+
+// valueKey is what two values of a field are compared by — a string
+// trimmed and lower-cased, anything else its compact JSON text — and how
+// the value is shown in an error: bare when it is a plain word, quoted
+// otherwise.
+func valueKey(raw json.RawMessage) (key, shown string) {
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		key = strings.ToLower(strings.TrimSpace(str))
+		if key != "" && len(key) <= 20 && strings.IndexFunc(key, func(r rune) bool { return r < 'a' || r > 'z' }) < 0 {
+			return "s" + key, key
+		}
+		return "s" + key, quoteShort(str)
+	}
+	text := strings.Join(strings.Fields(string(raw)), " ")
+	return "j" + text, quoteShort(text)
 }
 
 // matchBrace returns the index of the brace closing the one at s[i], or

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -65,6 +66,36 @@ func TestParseReply(t *testing.T) {
 			in:     `{"verdict": "supported", } and {"verdict": "absent"}`,
 			want:   Reply{Verdict: fixture.Absent},
 		},
+		{
+			reason: "chain of thought: an example verdict in prose, then a different final one — ambiguous, never the first",
+			in:     "If the context stated it I would reply {\"verdict\": \"supported\"}, but it does not.\nFinal: {\"reasoning\":\"not in context\",\"answer\":\"\",\"verdict\":\"absent\"}",
+			errHas: "the reply gives more than one verdict: supported, absent",
+		},
+		{
+			reason: "three objects, two verdicts: each named once, in order",
+			in:     `{"verdict":"Absent"} {"verdict":"contradicted"} {"verdict":"absent"}`,
+			errHas: "more than one verdict: absent, contradicted",
+		},
+		{
+			reason: "one object giving the field twice, in different case",
+			in:     `{"verdict": "supported", "Verdict": "absent"}`,
+			errHas: "more than one verdict: supported, absent",
+		},
+		{
+			reason: "a placeholder verdict before the real one is a second value, shown quoted",
+			in:     `Reply as {"verdict": "<supported|absent>"}. {"verdict": "absent"}`,
+			errHas: `more than one verdict: "<supported|absent>", absent`,
+		},
+		{
+			reason: "several objects with the same verdict are one verdict; the last gives the answer",
+			in:     `Draft: {"answer": "main", "verdict": "supported"} Final: {"answer": "develop", "verdict": " Supported"}`,
+			want:   Reply{Answer: "develop", Verdict: fixture.Supported},
+		},
+		{
+			reason: "a verdict nested in an object that has one is not a second verdict",
+			in:     `{"verdict": "absent", "detail": {"verdict": "supported"}}`,
+			want:   Reply{Verdict: fixture.Absent},
+		},
 		{reason: "a verdict outside the three", in: `{"verdict": "partially"}`, errHas: `verdict "partially" is not one of supported, absent, contradicted`},
 		{reason: "verbatim is not the judge's to give", in: `{"verdict": "verbatim"}`, errHas: "is not one of"},
 		{reason: "error is not the judge's to give", in: `{"verdict": "error"}`, errHas: "is not one of"},
@@ -126,6 +157,9 @@ func TestParseAgreement(t *testing.T) {
 		{reason: "boolean is not strict enough", in: `{"agree": true}`, errHas: "must be a string, got the JSON value true"},
 		{reason: "hedged", in: `{"agree": "yes, mostly"}`, errHas: `agree "yes, mostly" is not "yes" or "no"`},
 		{reason: "maybe", in: `{"agree": "maybe"}`, errHas: "is not"},
+		{reason: "two objects that disagree are ambiguous, not the first", in: `I might say {"agree": "yes"} but {"agree": "no"}`, errHas: "the reply gives more than one agree value: yes, no"},
+		{reason: "one object giving agree twice", in: `{"agree": "yes", "agree": "no"}`, errHas: "more than one agree value: yes, no"},
+		{reason: "the same value twice is one answer", in: `{"agree": "yes"} so: {"agree": "YES"}`, want: true},
 		{reason: "missing", in: `{"verdict": "supported"}`, errHas: "no JSON object"},
 		{reason: "prose only", in: "Yes, they agree.", errHas: "no JSON object"},
 	}
@@ -142,5 +176,22 @@ func TestParseAgreement(t *testing.T) {
 				t.Fatalf("ParseAgreement(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
 			}
 		})
+	}
+}
+
+// A judge that keeps giving two verdicts is re-asked, told why, and
+// recorded error — never recorded as the first verdict it wrote.
+func TestModelTwoVerdictsIsError(t *testing.T) {
+	cot := "If the context stated it I would reply {\"verdict\": \"supported\"}, but it does not.\nFinal: {\"reasoning\":\"not in context\",\"answer\":\"\",\"verdict\":\"absent\"}"
+	b := &scripted{name: "test/cot", reply: brain(cot, `{"agree":"yes"}`)}
+	a, err := (&Model{Backend: b}).Judge(context.Background(), sampleQuestion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Verdict != fixture.Error || a.Calls != 1+DefaultReasks || !strings.Contains(a.Reason, "more than one verdict: supported, absent") {
+		t.Fatalf("answer %+v, want error after %d calls naming both verdicts", a, 1+DefaultReasks)
+	}
+	if p := b.prompt(1); !strings.Contains(p, "could not be used: the reply gives more than one verdict") {
+		t.Fatalf("the re-ask does not say why:\n%s", p)
 	}
 }
