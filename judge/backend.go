@@ -19,6 +19,24 @@ type Backend interface {
 	Complete(ctx context.Context, prompt string) (string, error)
 }
 
+// Identifier is implemented by a Backend whose replies depend on more
+// than its Name — the command backend's program and the files its
+// arguments name. Identity then stands for the backend in every cache
+// key, in place of Name, so a changed program is a cache miss; Name still
+// fills Answer.Judge and the cache entries' judge field.
+type Identifier interface {
+	Identity() string
+}
+
+// identity is what stands for b in cache keys: its Identity when it has
+// one, else its Name.
+func identity(b Backend) string {
+	if id, ok := b.(Identifier); ok {
+		return id.Identity()
+	}
+	return b.Name()
+}
+
 // Defaults for HTTP backends.
 const (
 	DefaultTimeout       = 60 * time.Second

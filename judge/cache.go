@@ -42,7 +42,9 @@ const tempPrefix = ".tmp-"
 const cacheVersion = 2
 
 // KeyParts is everything a cached reply depends on. Backend is the
-// backend's Name ("backend/model"); Template is the source text of the
+// backend's Name ("backend/model"), or its Identity when it is an
+// Identifier (the command backend: its program's and argument files'
+// SHA-256 too); Template is the source text of the
 // template that made the prompt. For a verdict question Context is the
 // rendered context and Answer is empty; for an agreement question Answer
 // is the judge's answer and Context is empty, since the agreement prompt

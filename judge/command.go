@@ -3,11 +3,17 @@ package judge
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // maxCommandOutput bounds the reply a command may write; stderrTail is how
@@ -24,6 +30,8 @@ type CommandConfig struct {
 	// Label names the model in Name ("command/" + Label); default: the
 	// whole Argv joined by spaces. Name is part of every cache key, so
 	// give a stable label when Argv has parts that change between runs.
+	// The key also holds the SHA-256 of the program and of every file an
+	// argument names (see Command.Identity), whatever the label.
 	Label string
 	// Timeout bounds each run; the program is killed after it
 	// (0: DefaultTimeout).
@@ -43,10 +51,11 @@ type CommandConfig struct {
 // kills the whole group with SIGKILL, so the processes the program
 // started go with it; elsewhere only the program is killed.
 type Command struct {
-	name    string
-	argv    []string
-	timeout time.Duration
-	limiter *Limiter
+	name     string
+	identity string
+	argv     []string
+	timeout  time.Duration
+	limiter  *Limiter
 }
 
 // NewCommand validates cfg and returns the backend. The program is looked
@@ -61,7 +70,8 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	if _, err := exec.LookPath(cfg.Argv[0]); err != nil {
+	path, err := exec.LookPath(cfg.Argv[0])
+	if err != nil {
 		return nil, fmt.Errorf("command: %w", err)
 	}
 	lim, err := NewLimiter(cfg.MaxInFlight, cfg.PerSecond)
@@ -72,11 +82,65 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 	if label == "" {
 		label = strings.Join(cfg.Argv, " ")
 	}
-	return &Command{name: "command/" + label, argv: append([]string(nil), cfg.Argv...), timeout: cfg.Timeout, limiter: lim}, nil
+	name := "command/" + label
+	return &Command{name: name, identity: commandIdentity(name, path, cfg.Argv[1:]),
+		argv: append([]string(nil), cfg.Argv...), timeout: cfg.Timeout, limiter: lim}, nil
 }
 
 // Name is "command/" and the label.
 func (c *Command) Name() string { return c.name }
+
+// Identity is what stands for the command in cache keys (see
+// Identifier): its Name, the SHA-256 of the program file (found in PATH
+// when NewCommand ran), and the SHA-256 of every argument that names a
+// regular file — so editing the program, or a script given to an
+// interpreter as `sh judge.sh`, makes every question a cache miss. An
+// argument's text counts only through Name (the label, by default the
+// whole command line).
+func (c *Command) Identity() string { return c.identity }
+
+// maxHashedArg is the largest file an argument may name and have its
+// bytes hashed for Identity; a larger one (model weights, say) counts by
+// its size and modification time.
+const maxHashedArg = 64 << 20
+
+// commandIdentity builds a Command's Identity from its name, the path
+// exec.LookPath found for the program and its arguments.
+func commandIdentity(name, program string, args []string) string {
+	var b strings.Builder
+	b.WriteString(name)
+	fmt.Fprintf(&b, "\nprogram %s", fileIdentity(program, 0))
+	for i, a := range args {
+		if info, err := os.Stat(a); err == nil && info.Mode().IsRegular() {
+			fmt.Fprintf(&b, "\narg %d %s", i+1, fileIdentity(a, maxHashedArg))
+		}
+	}
+	return b.String()
+}
+
+// fileIdentity is "sha256:" and the hex SHA-256 of the regular file at
+// path; for a file larger than limit (0: input's default file limit), or
+// one that cannot be read (a program with execute but not read
+// permission), it is its size and modification time instead.
+func fileIdentity(path string, limit int64) string {
+	byStat := func() string {
+		info, err := os.Stat(path)
+		if err != nil {
+			return "unknown"
+		}
+		return fmt.Sprintf("size:%d mtime:%d", info.Size(), info.ModTime().UnixNano())
+	}
+	f, err := input.Open(path, input.Limits{MaxFile: limit})
+	if err != nil {
+		return byStat()
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return byStat()
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
 
 // Complete runs the program with prompt on its standard input and returns
 // its standard output.

@@ -113,3 +113,56 @@ func TestCommandCancelKillsGrandchildren(t *testing.T) {
 	}
 	assertGone(t, pid)
 }
+
+// writeScript writes an executable judge script replying verdict.
+func writeScript(t *testing.T, path, verdict string) {
+	t.Helper()
+	text := "#!/bin/sh\ncat >/dev/null\necho '{\"verdict\": \"" + verdict + "\"}'\n"
+	if err := os.WriteFile(path, []byte(text), 0o700); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Editing the judge program — run directly, or given to an interpreter
+// as an argument — makes the cached verdicts misses: the next run calls
+// it again instead of answering from the old program's replies.
+func TestCommandCacheKeyHasTheProgram(t *testing.T) {
+	for _, tt := range []struct {
+		reason string
+		argv   func(script string) []string
+	}{
+		{"the program itself (--command judge.sh)", func(s string) []string { return []string{s} }},
+		{"a file an argument names (--command sh --command-arg judge.sh)", func(s string) []string { return []string{"sh", s} }},
+	} {
+		t.Run(tt.reason, func(t *testing.T) {
+			script := filepath.Join(t.TempDir(), "judge.sh")
+			cache := openCache(t)
+			judgeOnce := func() Answer {
+				t.Helper()
+				// A label keeps Name the same however the script changes.
+				c, err := NewCommand(CommandConfig{Argv: tt.argv(script), Label: "mine"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				q := sampleQuestion()
+				q.Expect = ""
+				a, err := (&Model{Backend: c, Cache: cache}).Judge(context.Background(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return a
+			}
+			writeScript(t, script, "absent")
+			if a := judgeOnce(); a.Calls != 1 || a.Verdict != "absent" {
+				t.Fatalf("first run: %+v", a)
+			}
+			if a := judgeOnce(); a.Calls != 0 || a.CacheHits != 1 {
+				t.Fatalf("unchanged script: %+v, want a cache hit", a)
+			}
+			writeScript(t, script, "supported")
+			if a := judgeOnce(); a.Calls != 1 || a.CacheHits != 0 || a.Verdict != "supported" {
+				t.Fatalf("edited script: %+v, want a new call and the new verdict", a)
+			}
+		})
+	}
+}

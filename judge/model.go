@@ -239,14 +239,14 @@ func (m *Model) put(k Key, e Entry) {
 
 func (m *Model) verdictKey(q Question, tmpl *Template) Key {
 	return KeyParts{
-		Kind: KindVerdict, Backend: m.Backend.Name(), Template: tmpl.Text(),
+		Kind: KindVerdict, Backend: identity(m.Backend), Template: tmpl.Text(),
 		Probe: q.Probe, Expect: q.Expect, Context: q.Context,
 	}.Key()
 }
 
 func (m *Model) agreementKey(q Question, answer string) Key {
 	return KeyParts{
-		Kind: KindAgreement, Backend: m.Backend.Name(), Template: agreementTemplateText,
+		Kind: KindAgreement, Backend: identity(m.Backend), Template: agreementTemplateText,
 		Probe: q.Probe, Expect: q.Expect, Answer: answer,
 	}.Key()
 }
