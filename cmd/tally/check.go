@@ -127,7 +127,7 @@ Exit codes:
 		Args: cobra.NoArgs,
 		RunE: work(func(cmd *cobra.Command, _ []string) error {
 			if err := stats.ValidateConfidence(confidence); err != nil {
-				return fmt.Errorf("--confidence: %w", err)
+				return usageError{fmt.Errorf("--confidence: %w", err)}
 			}
 			if output == "" && !dryRun {
 				return usagef("-o VERDICTS.jsonl is required (or --dry-run)")

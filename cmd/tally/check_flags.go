@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -66,11 +67,8 @@ func (f *judgeFlags) register(cmd *cobra.Command) {
 // build returns the judge the flags describe, reading --recorded and
 // --template under lim.
 func (f *judgeFlags) build(lim input.Limits) (judge.Judge, error) {
-	if f.concurrency < 1 {
-		return nil, fmt.Errorf("--concurrency must be at least 1, got %d", f.concurrency)
-	}
-	if f.maxRetryAfter <= 0 {
-		return nil, fmt.Errorf("--max-retry-after must be positive, got %v", f.maxRetryAfter)
+	if err := f.validate(); err != nil {
+		return nil, err
 	}
 	httpCfg := judge.HTTPConfig{
 		Timeout:     f.timeout,
@@ -124,6 +122,27 @@ func (f *judgeFlags) build(lim input.Limits) (judge.Judge, error) {
 	return m, nil
 }
 
+// validate refuses a numeric flag's value that it cannot take, as a
+// usage error (exit 2), whichever backend would use it; none is replaced
+// by a default.
+func (f *judgeFlags) validate() error {
+	switch {
+	case f.concurrency < 1:
+		return usagef("--concurrency must be at least 1, got %d", f.concurrency)
+	case math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0:
+		return usagef("--rate must be a number of requests per second, 0 or more (0: unlimited), got %v", f.rate)
+	case f.timeout <= 0:
+		return usagef("--timeout must be positive, got %v", f.timeout)
+	case f.attempts < 1:
+		return usagef("--attempts must be at least 1 (1: no retry), got %d", f.attempts)
+	case f.reasks < 0:
+		return usagef("--reasks must not be negative (0: no re-ask), got %d", f.reasks)
+	case f.maxRetryAfter <= 0:
+		return usagef("--max-retry-after must be positive, got %v", f.maxRetryAfter)
+	}
+	return nil
+}
+
 // checkFlags bound a check and say what it may leave incomplete.
 type checkFlags struct {
 	allowMissing bool
@@ -140,14 +159,15 @@ func (c *checkFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&c.breaker, "breaker", judge.DefaultBreaker, "consecutive failed judge calls after which the judge is not called again and the remaining items are error \"judge unavailable\" (0: never)")
 }
 
+// validate refuses a value the flags cannot take, as a usage error.
 func (c *checkFlags) validate() error {
 	switch {
 	case c.maxErrors < 0:
-		return fmt.Errorf("--max-errors must not be negative, got %d", c.maxErrors)
+		return usagef("--max-errors must not be negative, got %d", c.maxErrors)
 	case c.deadline < 0:
-		return fmt.Errorf("--deadline must not be negative, got %v", c.deadline)
+		return usagef("--deadline must not be negative, got %v", c.deadline)
 	case c.breaker < 0:
-		return fmt.Errorf("--breaker must not be negative, got %d", c.breaker)
+		return usagef("--breaker must not be negative (0: never), got %d", c.breaker)
 	}
 	return nil
 }
