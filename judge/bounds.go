@@ -9,7 +9,7 @@ import (
 	"github.com/tally-eval/tally/fixture"
 )
 
-// DefaultBreaker is the number of consecutive failed judge calls after
+// DefaultBreaker is the number of consecutive failed questions after
 // which Check stops calling the judge (CheckConfig.Breaker 0).
 const DefaultBreaker = 20
 
@@ -20,7 +20,7 @@ const (
 	// judged.
 	ReasonDeadline = "deadline"
 	// ReasonUnavailable: the circuit breaker opened (CheckConfig.Breaker
-	// consecutive judge calls failed) before the item was judged.
+	// consecutive questions failed) before the item was judged.
 	ReasonUnavailable = "judge unavailable"
 	// ReasonNoContext: the compaction's context file is missing and
 	// CheckConfig.AllowMissing recorded its items instead of failing.
@@ -37,14 +37,14 @@ var (
 // flight, is answered error at once with the reason, without a call.
 type bounds struct {
 	judge   Judge
-	breaker int // consecutive failed calls that open the breaker; ≤ 0: never
+	breaker int // consecutive failed questions that open the breaker; ≤ 0: never
 
 	stop    context.Context // done when the deadline passes or the breaker opens
 	trip    context.CancelCauseFunc
 	release func()
 
 	mu       sync.Mutex
-	failures int // consecutive answers with calls that were error
+	failures int // consecutive failed questions: answers with calls that were error
 }
 
 // newBounds wraps j; deadline 0 is none. Call close when done.

@@ -190,3 +190,61 @@ func removeFile(t *testing.T, path string) {
 func fine(Question) (Answer, error) {
 	return Answer{Verdict: fixture.Supported, Judge: "stub/model", Answer: "yes", Calls: 1}, nil
 }
+
+// TestCheckBreakerCountsQuestions pins what the breaker counts: questions
+// — one item at one compaction, its verdict call with its re-asks and any
+// agreement call — that called the judge and still ended as an error
+// verdict; not the calls. A judge that prints garbage trips --breaker 5
+// after 5 questions, that is 5 × (1 + DefaultReasks) calls; a judge whose
+// re-asks succeed never trips it, however many failed calls come in a row.
+func TestCheckBreakerCountsQuestions(t *testing.T) {
+	convs := genConvs("q", 10, 3, 5)
+	set := writeCheckSet(t, t.TempDir(), false, convs)
+	want := wantChecks(convs, stubAnswer)
+	judged := 0
+	for _, w := range want {
+		if w.judged {
+			judged++
+		}
+	}
+	attempts := 1 + DefaultReasks
+	for _, tt := range []struct {
+		reason    string
+		reply     func(n int, prompt string) (string, error)
+		wantCalls int // -1: every question asked to the end
+		tripped   bool
+	}{
+		{"garbage every time: 5 questions, each asked 1+reasks times, then the breaker",
+			func(int, string) (string, error) { return "I cannot help with that.", nil }, 5 * attempts, true},
+		{"each question's last re-ask is usable: 2 failed calls in a row each time, never 5 failed questions",
+			func(n int, _ string) (string, error) {
+				if n%attempts == attempts-1 {
+					return `{"verdict": "absent"}`, nil
+				}
+				return "garbage", nil
+			}, judged * attempts, false},
+	} {
+		t.Run(tt.reason, func(t *testing.T) {
+			b := &scripted{name: "test/garbage", reply: tt.reply}
+			cfg := CheckConfig{Fixtures: set.fixtures, Contexts: set.contexts, System: checkSystem,
+				Judge: &Model{Backend: b, NoAgree: true}, Concurrency: 1, Breaker: 5}
+			got, res, err := runCheck(t, context.Background(), cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d records, want %d", len(got), len(want))
+			}
+			if b.calls() != tt.wantCalls || res.Calls != tt.wantCalls {
+				t.Errorf("%d backend calls (%d counted), want %d", b.calls(), res.Calls, tt.wantCalls)
+			}
+			unavailable := res.ErrorReasons[ReasonUnavailable]
+			if tt.tripped && (unavailable != judged-5 || res.Errors != judged) {
+				t.Errorf("reasons %v; want 5 questions failed and the other %d %q", res.ErrorReasons, judged-5, ReasonUnavailable)
+			}
+			if !tt.tripped && res.Errors != 0 {
+				t.Errorf("reasons %v; want no error: every question ended with a usable reply", res.ErrorReasons)
+			}
+		})
+	}
+}

@@ -40,10 +40,17 @@ type CheckConfig struct {
 	// Check began, every item not yet judged is recorded as error with
 	// the reason ReasonDeadline.
 	Deadline time.Duration
-	// Breaker is the number of consecutive failed judge calls after which
+	// Breaker is the number of consecutive failed questions after which
 	// the judge is not called again: every item not yet judged is
 	// recorded as error with the reason ReasonUnavailable
-	// (0: DefaultBreaker; negative: never).
+	// (0: DefaultBreaker; negative: never). A question is one item at one
+	// compaction — its verdict call, the re-asks after unusable replies,
+	// and the agreement call — and it failed when it called the judge and
+	// still ended as an error verdict. Calls are not counted: with the
+	// default two re-asks a judge that replies garbage makes 3·Breaker
+	// calls before the breaker opens (plus those in flight), and a
+	// question answered from the cache neither counts nor resets the
+	// count.
 	Breaker int
 	// Limits bounds the fixtures and the compacted contexts read: only
 	// regular files, a JSONL line or a file read whole of at most

@@ -110,8 +110,12 @@ are recorded as error "no context".
 
 Judging is bounded: each call by --timeout and --attempts (Retry-After
 capped by --max-retry-after), the run by --deadline (the items not judged
-by then are error "deadline"), and after --breaker consecutive failed calls
-the judge is not called again (the rest are error "judge unavailable").
+by then are error "deadline"), and after --breaker consecutive failed
+questions the judge is not called again (the rest are error "judge
+unavailable"). A question is one item at one compaction: it failed when its
+calls, re-asks after unusable replies included, gave no usable verdict, so
+a judge that prints garbage makes up to (1 + --reasks) × --breaker calls
+before the breaker opens.
 
 Exit codes:
   0  every verdict written, and no more error verdicts than --max-errors

@@ -51,3 +51,25 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// TestCheckHelpBreakerCountsQuestions: --help says what the breaker
+// counts — failed questions, re-asks included — as judge's
+// TestCheckBreakerCountsQuestions pins it; it used to say "calls".
+func TestCheckHelpBreakerCountsQuestions(t *testing.T) {
+	stdout, _, code := cli(t, "check", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	help := strings.Join(strings.Fields(stdout), " ")
+	for _, want := range []string{
+		"after --breaker consecutive failed questions the judge is not called again",
+		"--breaker int consecutive failed questions (items whose judge calls, re-asks included, gave no usable answer",
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("check --help does not say %q", want)
+		}
+	}
+	if strings.Contains(help, "failed calls") || strings.Contains(help, "failed judge calls") {
+		t.Error("check --help still says the breaker counts calls")
+	}
+}
