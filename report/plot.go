@@ -100,14 +100,22 @@ func chartSVG(p *plot.Plot, label string) ([]byte, error) {
 	return out, nil
 }
 
-// chartStep is a round step (1, 2 or 5 times a power of ten) near span/n.
-func chartStep(span float64, n int) float64 {
+// chartStep is a round step (1, 2, 2.5 or 5 times a power of ten) near
+// span/n; with whole, a whole number of at least 1 (no 2.5), so that
+// count ticks fall on counts.
+func chartStep(span float64, n int, whole bool) float64 {
 	if !(span > 0) || !hFinite(span) {
 		return 1
 	}
 	raw := span / float64(n)
+	if whole && raw < 1 {
+		return 1
+	}
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if whole && m*mag != math.Trunc(m*mag) {
+			continue
+		}
 		if raw <= m*mag {
 			return m * mag
 		}
@@ -116,10 +124,11 @@ func chartStep(span float64, n int) float64 {
 }
 
 // chartTicks returns labelled ticks at a round step over the axis, none
-// above limit; format labels each.
-func chartTicks(limit float64, format func(float64) string) plot.Ticker {
+// above limit; format labels each. With whole, the ticks are whole
+// numbers (counts): a tick at 2.5 labelled "3" would misplace every bar.
+func chartTicks(limit float64, format func(float64) string, whole bool) plot.Ticker {
 	return plot.TickerFunc(func(min, max float64) []plot.Tick {
-		step := chartStep(max-min, 5)
+		step := chartStep(max-min, 5, whole)
 		var out []plot.Tick
 		for k := math.Ceil(min/step - 1e-9); ; k++ {
 			v := k * step
@@ -224,7 +233,7 @@ func svgRetention(r *Report) (svg []byte, warnings []string, err error) {
 	p.X.Min, p.X.Max = -0.5, float64(len(labels))-0.5
 	p.Y.Min = math.Max(0, math.Floor(lo*20)/20-0.05)
 	p.Y.Max = 1 + 0.3*(1-p.Y.Min) // headroom for the legend
-	p.Y.Tick.Marker = chartTicks(1, chartPctTick)
+	p.Y.Tick.Marker = chartTicks(1, chartPctTick, false)
 	svg, err = chartSVG(p, "Retained share by class with Wilson intervals and gates, incumbent and candidate")
 	return svg, warnings, err
 }
@@ -323,7 +332,7 @@ func svgVerdicts(r *Report) (svg []byte, warnings []string, err error) {
 	p.Y.Min = 0
 	top := float64(max(maxItems, 1))
 	p.Y.Max = top * 1.45 // headroom for the labels and the legend
-	p.Y.Tick.Marker = chartTicks(top*1.1, chartCountTick)
+	p.Y.Tick.Marker = chartTicks(top*1.1, chartCountTick, true)
 	svg, err = chartSVG(p, "Verdicts by class, stacked, incumbent and candidate")
 	return svg, warnings, err
 }
@@ -411,7 +420,7 @@ func svgPromptSize(r *Report) (svg []byte, warnings []string, err error) {
 	p.NominalX(labels...)
 	p.Y.Padding = 0 // NominalX makes room for half the first label, which X.Min leaves already
 	p.X.Min, p.X.Max = -0.5, float64(len(systems))-0.5
-	p.Y.Tick.Marker = chartTicks(top*1.1, chartCountTick)
+	p.Y.Tick.Marker = chartTicks(top*1.1, chartCountTick, true)
 	svg, err = chartSVG(p, "Prompt size after compaction, distribution per system, incumbent and candidate")
 	return svg, warnings, err
 }

@@ -64,7 +64,9 @@ func checkSVG(t *testing.T, svg []byte) {
 			}
 		}
 	}
-	if depth != 0 || elements < 20 {
+	// An empty chart of counts has axes, a frame and two whole-number
+	// ticks (0 and 1): some 15 elements; anything drawn has more.
+	if depth != 0 || elements < 12 {
 		t.Errorf("depth %d after the last token, %d elements", depth, elements)
 	}
 }
@@ -158,14 +160,32 @@ func TestChartsEmptyReport(t *testing.T) {
 }
 
 func TestChartStep(t *testing.T) {
-	for _, tc := range []struct{ span, want float64 }{
-		{1, 0.2}, {0.5, 0.1}, {0.35, 0.1}, {130, 50}, {19000, 5000}, {7, 2}, {0, 1}, {math.NaN(), 1}, {math.Inf(1), 1},
+	for _, tc := range []struct {
+		span  float64
+		whole bool
+		want  float64
+	}{
+		{1, false, 0.2}, {0.5, false, 0.1}, {0.35, false, 0.1}, {130, false, 50}, {19000, false, 5000}, {7, false, 2},
+		{0, false, 1}, {math.NaN(), false, 1}, {math.Inf(1), false, 1},
+		// Counts: a step of 2.5 would put a tick labelled "3" at 2.5
+		// (seven items drawn under the line marked 8); below 1, one.
+		{12, false, 2.5}, {12, true, 5}, {3, true, 1}, {0.5, true, 1}, {130, true, 50}, {120, true, 25},
 	} {
-		if got := chartStep(tc.span, 5); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("chartStep(%v, 5) = %v, want %v", tc.span, got, tc.want)
+		if got := chartStep(tc.span, 5, tc.whole); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("chartStep(%v, 5, %v) = %v, want %v", tc.span, tc.whole, got, tc.want)
 		}
 	}
-	ticks := chartTicks(1, chartPctTick).Ticks(0.65, 1.1)
+	var counts []string
+	for _, tk := range chartTicks(12, chartCountTick, true).Ticks(0, 12) {
+		if tk.Value != math.Trunc(tk.Value) || tk.Label != chartCountTick(tk.Value) {
+			t.Errorf("count tick %v labelled %q", tk.Value, tk.Label)
+		}
+		counts = append(counts, tk.Label)
+	}
+	if got := strings.Join(counts, " "); got != "0 5 10" {
+		t.Errorf("count ticks over 0–12: %q, want 0 5 10", got)
+	}
+	ticks := chartTicks(1, chartPctTick, false).Ticks(0.65, 1.1)
 	var labels []string
 	for _, tk := range ticks {
 		labels = append(labels, tk.Label)
