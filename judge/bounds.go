@@ -23,8 +23,13 @@ const (
 	// consecutive questions failed) before the item was judged.
 	ReasonUnavailable = "judge unavailable"
 	// ReasonNoContext: the compaction's context file is missing and
-	// CheckConfig.AllowMissing recorded its items instead of failing.
+	// CheckConfig.AllowMissing recorded its items instead of failing;
+	// the item was certainly live at the compaction.
 	ReasonNoContext = "no context"
+	// ReasonLivenessUnknown: like ReasonNoContext, for an item that may
+	// or may not have been live at the missing compaction: it was stated
+	// within the turns the compaction can have served.
+	ReasonLivenessUnknown = "no context (liveness unknown)"
 )
 
 var (

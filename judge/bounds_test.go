@@ -41,7 +41,9 @@ func TestCheckBreaker(t *testing.T) {
 		{"four askers: at most those in flight besides", down, 5, 4, 5 + 3, true},
 		{"the default breaker", down, 0, 2, DefaultBreaker + 1, true},
 		{"breaker off: every item asked", down, -1, 4, -1, false},
-		{"a judge that fails only now and then never trips it", flaky, 3, 4, -1, false},
+		// One asker: with several, the breaker sees answers in the order
+		// they complete, and calls 3, 6 and 9 can complete in a row.
+		{"a judge that fails only now and then never trips it", flaky, 3, 1, -1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
@@ -157,19 +159,21 @@ func TestCheckAllowMissing(t *testing.T) {
 	var at2 []string
 	for _, r := range got {
 		if r.Compaction == 2 {
-			if r.Verdict != fixture.Error || r.Reason != ReasonNoContext {
-				t.Errorf("compaction 2: %+v, want error %q", r, ReasonNoContext)
+			if r.Verdict != fixture.Error {
+				t.Errorf("compaction 2: %+v, want error", r)
 			}
-			at2 = append(at2, r.ItemID)
+			at2 = append(at2, r.ItemID+" "+r.Reason)
 		}
 	}
-	// Compaction 2 served a turn before 35 (compaction 3's): at most 34,
-	// so the items of turns 1, 8, 15, 22 and 29 may all be live.
-	if fmt.Sprint(at2) != "[i1 i2 i3 i4 i5]" {
-		t.Errorf("compaction 2's records are for %v, want [i1 i2 i3 i4 i5]", at2)
+	// Compaction 2 served a turn in 16..34 (after compaction 1's 15,
+	// before compaction 3's 35): the items of turns 1, 8 and 15 were
+	// certainly live, those of 22 and 29 perhaps.
+	if want := "[i1 no context i2 no context i3 no context i4 no context (liveness unknown) i5 no context (liveness unknown)]"; fmt.Sprint(at2) != want {
+		t.Errorf("compaction 2's records are\n%v, want\n%v", at2, want)
 	}
-	if res.ErrorReasons[ReasonNoContext] != 5 || res.Errors != 5 || res.Contexts != 3 {
-		t.Errorf("result %+v, reasons %v", res.Progress, res.ErrorReasons)
+	if res.ErrorReasons[ReasonNoContext] != 3 || res.ErrorReasons[ReasonLivenessUnknown] != 2 || res.Errors != 5 ||
+		res.Contexts != 2 || res.MissingContexts != 1 || res.ContextsDone != 2 {
+		t.Errorf("result %+v, reasons %v; want 2 contexts read, 1 missing", res.Progress, res.ErrorReasons)
 	}
 	// The records are in compaction order.
 	for i := 1; i < len(got); i++ {

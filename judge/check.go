@@ -29,12 +29,19 @@ type CheckConfig struct {
 	// Progress, when set, is called after each context's records are
 	// written, from one goroutine at a time.
 	Progress func(Progress)
-	// AllowMissing accepts a fixture's missing context files: each
-	// missing compaction's items that may be live (see
-	// fixture.ContextSet.MaxTurn) are recorded as error with the reason
-	// ReasonNoContext, so they are counted, never silently absent.
-	// Without it a missing file is an input error like the other
-	// mismatches between contexts and fixtures.
+	// AllowMissing accepts a fixture's missing context files. A missing
+	// compaction's turn is unknown, but it lies strictly between the
+	// turns of the present contexts around it (turns increase with the
+	// compaction, one at least per compaction): its items stated before
+	// the earliest turn it can have served are certainly live and are
+	// recorded as error with the reason ReasonNoContext; those stated
+	// from then on, but before the latest turn it can have served, may
+	// or may not be live and are recorded as error with the reason
+	// ReasonLivenessUnknown; later items, which cannot have been live,
+	// are not recorded. So every item that may be live is counted, never
+	// silently absent, and none that cannot be is. Without AllowMissing
+	// a missing file is an input error like the other mismatches between
+	// contexts and fixtures.
 	AllowMissing bool
 	// Deadline bounds the judging (0: none): once it has passed since
 	// Check began, every item not yet judged is recorded as error with
@@ -61,9 +68,11 @@ type CheckConfig struct {
 
 // Progress is the state of a running check.
 type Progress struct {
-	// Contexts is the number of compacted contexts in the run;
-	// ContextsDone of them are written.
-	Contexts, ContextsDone int
+	// Contexts is the number of compacted contexts read in the run;
+	// ContextsDone of them are written. MissingContexts counts the
+	// context files missing and accepted by CheckConfig.AllowMissing (not
+	// in Contexts): their items are error records.
+	Contexts, ContextsDone, MissingContexts int
 	// Checks counts the records written; Verbatim of them by substring.
 	Checks, Verbatim int
 	// Calls and CacheHits count judge backend calls made and replies
@@ -88,9 +97,9 @@ type CheckResult struct {
 // be needed, and AgreementUnknown those that depend on uncached verdicts
 // (at most one each).
 type PlanResult struct {
-	Fixtures, Contexts, Checks, Verbatim int
-	Questions, VerdictsCached            int
-	AgreementCalls, AgreementUnknown     int
+	Fixtures, Contexts, MissingContexts, Checks, Verbatim int
+	Questions, VerdictsCached                             int
+	AgreementCalls, AgreementUnknown                      int
 }
 
 // Check runs every must-survive item of every fixture against each
@@ -120,7 +129,7 @@ func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error
 	res := CheckResult{ByClass: fixture.ByClass{}, ErrorReasons: map[string]int{}}
 	b := newBounds(cfg.Judge, cfg.Deadline, cfg.Breaker)
 	defer b.close()
-	err := run(ctx, cfg, &res.Fixtures, &res.Progress.Contexts, func(s *slot) error {
+	err := run(ctx, cfg, &res.Fixtures, &res.Progress.Contexts, &res.MissingContexts, func(s *slot) error {
 		for _, r := range s.records {
 			if err := emit(r); err != nil {
 				return err
@@ -131,7 +140,9 @@ func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error
 				res.ErrorReasons[r.Reason]++
 			}
 		}
-		res.ContextsDone++
+		if s.path != "" {
+			res.ContextsDone++
+		}
 		res.Checks += len(s.records)
 		res.Verbatim += s.verbatim
 		res.Calls += s.calls
@@ -151,7 +162,7 @@ func PlanCheck(ctx context.Context, cfg CheckConfig) (PlanResult, error) {
 	var pr PlanResult
 	model, _ := cfg.Judge.(*Model)
 	var mu sync.Mutex
-	err := run(ctx, cfg, &pr.Fixtures, &pr.Contexts, func(s *slot) error {
+	err := run(ctx, cfg, &pr.Fixtures, &pr.Contexts, &pr.MissingContexts, func(s *slot) error {
 		pr.Checks += len(s.records)
 		pr.Verbatim += s.verbatim
 		return nil
@@ -221,14 +232,14 @@ type task struct {
 // fixtures and their context files in order; loaders parse and render
 // contexts and settle the verbatim items; askers put the rest to ask; the
 // caller's goroutine writes each slot, in order, once it is complete.
-func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts *int, write func(*slot) error,
+func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts, nMissing *int, write func(*slot) error,
 	ask func(context.Context, Question) (Answer, error)) error {
 	if cfg.System == "" {
 		return errors.New("judge: Check needs a system name")
 	}
 	// Validate the whole fixture set and every context against its
 	// fixture before any record is written.
-	sets, err := planContexts(cfg, nFixtures, nContexts)
+	sets, err := planContexts(cfg, nFixtures, nContexts, nMissing)
 	if err != nil {
 		return err
 	}
@@ -255,7 +266,7 @@ func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts *int, wri
 			for i, path := range set.Files {
 				s := &slot{fix: fp, path: path, pending: 1, done: make(chan struct{})}
 				if path == "" {
-					s.records = missingRecords(cfg.System, f, i+1, set.MaxTurn(i+1, f))
+					s.records = missingRecords(cfg.System, f, set, i+1)
 					s.finish()
 				}
 				select {

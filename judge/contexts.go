@@ -15,9 +15,9 @@ import (
 // planContexts walks the fixture set once and checks every fixture's
 // contexts against it (fixture.CheckContexts), and the contexts folder
 // for folders no fixture owns. It returns each fixture's set, having
-// counted the fixtures and the contexts (present files, and missing ones
-// when cfg.AllowMissing), or every problem found, all at once.
-func planContexts(cfg CheckConfig, nFixtures, nContexts *int) (map[string]fixture.ContextSet, error) {
+// counted the fixtures, the contexts present and (when cfg.AllowMissing)
+// the contexts missing, or every problem found, all at once.
+func planContexts(cfg CheckConfig, nFixtures, nContexts, nMissing *int) (map[string]fixture.ContextSet, error) {
 	sets := map[string]fixture.ContextSet{}
 	var probs fixture.Problems
 	present, missing, others := 0, 0, 0
@@ -68,7 +68,7 @@ func planContexts(cfg CheckConfig, nFixtures, nContexts *int) (map[string]fixtur
 	}
 	*nContexts = present
 	if cfg.AllowMissing {
-		*nContexts += missing
+		*nMissing = missing
 	}
 	return sets, nil
 }
@@ -82,18 +82,51 @@ func compactionOf(path string) int {
 	return n
 }
 
+// turnBounds returns the earliest and the latest turn that missing
+// compaction n (1-based) of set can have served. Turns increase strictly
+// with the compaction and lie within 1..f.Turns, so with the nearest
+// present compactions p < n < q (turns Tp and Tq) the turn T of n is in
+// Tp + (n−p) ≤ T ≤ Tq − (q−n); without a present p, Tp is 0 (p = 0);
+// without a present q, Tq − (q−n) is f.Turns − (compactions − n).
+func turnBounds(set fixture.ContextSet, f fixture.Fixture, n int) (lo, hi int) {
+	lo = n
+	for p := n - 1; p >= 1; p-- {
+		if t := set.Turns[p-1]; t > 0 {
+			lo = t + (n - p)
+			break
+		}
+	}
+	hi = f.Turns - (len(set.Files) - n)
+	for q := n + 1; q <= len(set.Turns); q++ {
+		if t := set.Turns[q-1]; t > 0 {
+			hi = t - (q - n)
+			break
+		}
+	}
+	return lo, max(hi, lo)
+}
+
 // missingRecords are the error records of compaction n of f, whose
-// context is missing: one per item stated before maxTurn, the latest turn
-// the context could have served.
-func missingRecords(system string, f fixture.Fixture, n, maxTurn int) []fixture.Record {
+// context is missing (see CheckConfig.AllowMissing): with lo and hi the
+// earliest and latest turn it can have served, an item stated before lo
+// is certainly live — error ReasonNoContext; one stated in lo..hi−1 may
+// be — error ReasonLivenessUnknown; one stated at hi or later cannot be
+// and has no record.
+func missingRecords(system string, f fixture.Fixture, set fixture.ContextSet, n int) []fixture.Record {
+	lo, hi := turnBounds(set, f, n)
 	var recs []fixture.Record
 	for _, it := range f.MustSurvive {
-		if !it.LiveAt(fixture.Context{Turn: maxTurn}) {
+		reason := ReasonNoContext
+		switch {
+		case it.LiveAt(fixture.Context{Turn: lo}):
+		case it.LiveAt(fixture.Context{Turn: hi}):
+			reason = ReasonLivenessUnknown
+		default:
 			continue
 		}
 		recs = append(recs, fixture.Record{
 			System: system, ConversationID: f.ConversationID, Compaction: n,
-			ItemID: it.ID, Class: it.Class, Verdict: fixture.Error, Reason: ReasonNoContext,
+			ItemID: it.ID, Class: it.Class, Verdict: fixture.Error, Reason: reason,
 		})
 	}
 	return recs

@@ -37,14 +37,17 @@ type classRowJSON struct {
 }
 
 type checkJSON struct {
-	System    string     `json:"system"`
-	Output    string     `json:"output"`
-	Fixtures  int        `json:"fixtures"`
-	Contexts  int        `json:"contexts"`
-	Checks    int        `json:"checks"`
-	Calls     int        `json:"judge_calls"`
-	CacheHits int        `json:"cache_hits"`
-	Cache     *cacheJSON `json:"cache,omitempty"`
+	System   string `json:"system"`
+	Output   string `json:"output"`
+	Fixtures int    `json:"fixtures"`
+	Contexts int    `json:"contexts"`
+	// MissingContexts counts the context files missing and accepted by
+	// --allow-missing (not in Contexts).
+	MissingContexts int        `json:"missing_contexts"`
+	Checks          int        `json:"checks"`
+	Calls           int        `json:"judge_calls"`
+	CacheHits       int        `json:"cache_hits"`
+	Cache           *cacheJSON `json:"cache,omitempty"`
 	// Errors counts the error verdicts; Complete is false when they are
 	// more than MaxErrors (exit 4).
 	Errors       int            `json:"errors"`
@@ -70,6 +73,7 @@ type dryRunJSON struct {
 	System           string `json:"system"`
 	Fixtures         int    `json:"fixtures"`
 	Contexts         int    `json:"contexts"`
+	MissingContexts  int    `json:"missing_contexts"`
 	Checks           int    `json:"checks"`
 	Verbatim         int    `json:"verbatim"`
 	Questions        int    `json:"judge_questions"`
@@ -105,8 +109,15 @@ The contexts must match the fixtures: files 1..compactions_expected for every
 fixture, no file beyond it, no folder without a fixture, each context's turn
 within 1..turns of its fixture and increasing with n. Every mismatch is
 reported, one line each, and nothing is written. With --allow-missing a
-missing context is accepted instead, and the items that may be live at it
-are recorded as error "no context".
+missing context is accepted instead and its items are recorded as error,
+never silently left out. The missing compaction's turn lies strictly
+between the turns of the present contexts around it (turns increase by at
+least one per compaction, within 1..turns): an item stated before the
+earliest turn it can have served was certainly live and is error "no
+context"; one stated from then until the latest turn it can have served may
+or may not have been live and is error "no context (liveness unknown)"; a
+later item cannot have been live and has no record. The summary counts the
+contexts read and the contexts missing apart.
 
 Judging is bounded: each call by --timeout and --attempts (Retry-After
 capped by --max-retry-after), the run by --deadline (the items not judged
@@ -214,7 +225,7 @@ Exit codes:
 // calls (the recorded judge answers from its file).
 func writeDryRun(w io.Writer, opts *options, sys string, p judge.PlanResult, asks bool) error {
 	out := dryRunJSON{
-		System: sys, Fixtures: p.Fixtures, Contexts: p.Contexts, Checks: p.Checks, Verbatim: p.Verbatim,
+		System: sys, Fixtures: p.Fixtures, Contexts: p.Contexts, MissingContexts: p.MissingContexts, Checks: p.Checks, Verbatim: p.Verbatim,
 		Questions: p.Questions, Cached: p.VerdictsCached, Calls: p.Questions - p.VerdictsCached,
 		AgreementCalls: p.AgreementCalls, AgreementUnknown: p.AgreementUnknown,
 	}
@@ -224,7 +235,7 @@ func writeDryRun(w io.Writer, opts *options, sys string, p judge.PlanResult, ask
 	if opts.format == "json" {
 		return writeJSON(w, out)
 	}
-	fmt.Fprintf(w, "dry run for %s: %s, %s, %s\n", sys, plural(out.Fixtures, "fixture"), plural(out.Contexts, "compacted context"), plural(out.Checks, "check"))
+	fmt.Fprintf(w, "dry run for %s: %s, %s, %s\n", sys, plural(out.Fixtures, "fixture"), contextsText(out.Contexts, out.MissingContexts), plural(out.Checks, "check"))
 	fmt.Fprintf(w, "  %d verbatim (no judge call)\n", out.Verbatim)
 	if !asks {
 		fmt.Fprintf(w, "  %d judge questions, answered from the recorded verdicts: no calls\n", out.Questions)
@@ -293,7 +304,7 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	}
 	if opts.format == "json" {
 		return writeJSON(w, checkJSON{
-			System: sum.sys, Output: sum.output, Fixtures: res.Fixtures, Contexts: res.Contexts,
+			System: sum.sys, Output: sum.output, Fixtures: res.Fixtures, Contexts: res.Contexts, MissingContexts: res.MissingContexts,
 			Checks: res.Checks, Calls: res.Calls, CacheHits: res.CacheHits, Cache: cache,
 			Errors: res.Errors, MaxErrors: sum.maxErrors, Complete: res.Errors <= sum.maxErrors,
 			ErrorReasons: reasonRows(res.ErrorReasons), Classes: rows,
@@ -310,7 +321,7 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	case sum.model:
 		calls = plural(res.Calls, "judge call") + ", no cache"
 	}
-	fmt.Fprintf(w, "%s: %s, %s, %s (%s) → %s\n\n", sum.sys, plural(res.Fixtures, "fixture"), plural(res.Contexts, "compacted context"),
+	fmt.Fprintf(w, "%s: %s, %s, %s (%s) → %s\n\n", sum.sys, plural(res.Fixtures, "fixture"), contextsText(res.Contexts, res.MissingContexts),
 		plural(res.Checks, "check"), calls, sum.output)
 	t := table(w)
 	fmt.Fprintf(t, "class\titems\tverbatim\tsupported\tabsent\tcontradicted\terror\tretained\t%s wilson\n", pct(sum.confidence))
@@ -332,17 +343,57 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 		return err
 	}
 	if res.Errors > 0 {
-		they, them := "they are", "them"
-		if res.Errors == 1 {
-			they, them = "it is", "it"
+		fmt.Fprintln(w)
+		for _, line := range errorNotes(res, sum.model, sum.cache != nil) {
+			fmt.Fprintln(w, line)
 		}
-		fmt.Fprintf(w, "\nnote: %s; %s not counted as absent — re-run to retry %s (completed calls come from the cache)\n",
-			plural(res.Errors, "error verdict"), they, them)
 		for _, r := range topReasons(res.ErrorReasons, 3) {
 			fmt.Fprintf(w, "  %d× %s\n", r.Count, r.Reason)
 		}
 	}
 	return nil
+}
+
+// contextsText is "6 compacted contexts", and ", 1 missing
+// (--allow-missing)" when some were missing.
+func contextsText(read, missing int) string {
+	s := plural(read, "compacted context")
+	if missing > 0 {
+		s += fmt.Sprintf(", %d missing (--allow-missing)", missing)
+	}
+	return s
+}
+
+// errorNotes explain a check's error verdicts: those of the judge —
+// which a re-run retries when the judge is a model, the completed calls
+// coming from the cache if there is one — apart from those of the
+// contexts --allow-missing accepted, which only the missing files can
+// settle.
+func errorNotes(res judge.CheckResult, model, cache bool) []string {
+	certain, unknown := res.ErrorReasons[judge.ReasonNoContext], res.ErrorReasons[judge.ReasonLivenessUnknown]
+	var notes []string
+	if failed := res.Errors - certain - unknown; failed > 0 {
+		they, them := "they are", "them"
+		if failed == 1 {
+			they, them = "it is", "it"
+		}
+		note := fmt.Sprintf("note: %s (the judge failed); %s not counted as absent", plural(failed, "error verdict"), they)
+		if model {
+			note += " — re-run to retry " + them
+			if cache {
+				note += " (completed calls come from the cache)"
+			}
+		}
+		notes = append(notes, note)
+	}
+	if certain+unknown > 0 {
+		note := fmt.Sprintf("note: %s for items of missing contexts (--allow-missing), not counted as absent", plural(certain+unknown, "error verdict"))
+		if unknown > 0 {
+			note += fmt.Sprintf("; %d of them %q: stated within the turns the missing context may have served, so perhaps not live at it", unknown, judge.ReasonLivenessUnknown)
+		}
+		notes = append(notes, note+" — add the missing contexts and re-run to check them")
+	}
+	return notes
 }
 
 // reasonJSON is one reason of error verdicts and how many have it.

@@ -359,7 +359,7 @@ func TestCheckPlurals(t *testing.T) {
 	for _, want := range []string{
 		"incumbent: 1 fixture, 1 compacted context, 1 check (1 judge call; cache: 0 hits, 1 miss, 0 damaged, 0 failed writes)",
 		"incomplete: 1 error\n",
-		"note: 1 error verdict; it is not counted as absent — re-run to retry it",
+		"note: 1 error verdict (the judge failed); it is not counted as absent — re-run to retry it (completed calls come from the cache)\n",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)

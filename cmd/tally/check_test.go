@@ -1019,7 +1019,7 @@ func TestCheckBadInput(t *testing.T) {
 			1, ""},
 		{"missing recorded file", []string{"check", "--fixtures", quarterly + "/fixtures", "--contexts", quarterly + "/contexts/incumbent", "--system", "incumbent", "--judge", "recorded", "--recorded", "testdata/check/no-such-file.jsonl"},
 			1, ""},
-		{"bad confidence", recordedArgs("incumbent", "--confidence", "95"), 1, ""},
+		{"bad confidence: a usage error", recordedArgs("incumbent", "--confidence", "95"), 2, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
