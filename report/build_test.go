@@ -261,6 +261,7 @@ func TestBuildPromptSizeProblems(t *testing.T) {
 {"system":"candidate","conversation_id":"conv_a","compaction":1,"prompt_tokens":81}
 {"system":"candidate","conversation_id":"conv_b","compaction":0,"prompt_tokens":-3}
 {"system":"candidate","conversation_id":"conv_b","compaction":2,"prompt_tokens":1.5}
+{"system":"incumbent","conversation_id":"conv_b","compaction":2,"prompt_tokens":70}
 `
 	path := writeCase(t, verdictsFor("incumbent", nil), verdictsFor("candidate", nil),
 		"gates: {max_mean_prompt_tokens: 90}\n")
@@ -284,12 +285,27 @@ func TestBuildPromptSizeProblems(t *testing.T) {
 		`DIR/sizes.jsonl:5:63: compaction: candidate's compaction 1 of conv_a already has a prompt size (line 2)`,
 		`DIR/sizes.jsonl:6:63: compaction: must be at least 1 (compactions are numbered from 1), got 0`,
 		`DIR/sizes.jsonl:7:81: prompt_tokens: want a whole number, got 1.5`,
+		// Each case fixture expects one compaction.
+		`DIR/sizes.jsonl:8:63: compaction: fixture conv_b expects 1 compactions, so there is no compaction 2 to measure`,
 	}
 	if err == nil || strings.ReplaceAll(err.Error(), dir, "DIR") != strings.Join(want, "\n") {
 		t.Errorf("got\n%v\nwant\n%s", err, strings.Join(want, "\n"))
 	}
+	// A context measured for one system and not the other: the mean
+	// would be over unlike sets, so it is an error naming what is missing.
+	good := strings.Join(strings.SplitAfter(sizes, "\n")[:3], "")
+	if err := os.WriteFile(filepath.Join(dir, "sizes.jsonl"), []byte(good+`{"system":"incumbent","conversation_id":"conv_b","compaction":1,"prompt_tokens":100}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(cfg, Options{})
+	wantMissing := `DIR/sizes.jsonl: system "candidate" has no prompt size for 1 of the 2 compacted contexts the fixtures expect: conv_b compaction 1 (measure every one: tally prompt-sizes)`
+	if err == nil || strings.ReplaceAll(err.Error(), dir, "DIR") != wantMissing {
+		t.Errorf("a missing prompt size: got\n%v\nwant\n%s", err, wantMissing)
+	}
 	// Without the bad lines: the gate applies to the mean.
-	if err := os.WriteFile(filepath.Join(dir, "sizes.jsonl"), []byte(strings.Join(strings.SplitAfter(sizes, "\n")[:3], "")), 0o644); err != nil {
+	good += `{"system":"incumbent","conversation_id":"conv_b","compaction":1,"prompt_tokens":100}` + "\n" +
+		`{"system":"candidate","conversation_id":"conv_b","compaction":1,"prompt_tokens":80}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "sizes.jsonl"), []byte(good), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := buildCase(t, path)

@@ -116,9 +116,10 @@ func FuzzReadPromptSizes(f *testing.F) {
 		}
 		want := []bool{wantBits&1 != 0, wantBits&2 != 0}
 		b := &builder{
-			cfg:  &Config{File: filepath.Join(dir, "report.yaml"), Incumbent: SystemConfig{Name: "incumbent"}, Candidate: SystemConfig{Name: "candidate"}},
-			r:    &Report{},
-			conv: map[string]int32{"conv_a": 0, "conv_b": 1},
+			cfg:      &Config{File: filepath.Join(dir, "report.yaml"), Incumbent: SystemConfig{Name: "incumbent"}, Candidate: SystemConfig{Name: "candidate"}},
+			r:        &Report{},
+			conv:     map[string]int32{"conv_a": 0, "conv_b": 1},
+			fixtures: []fixture.Fixture{{ConversationID: "conv_a", CompactionsExpected: 3}, {ConversationID: "conv_b", CompactionsExpected: 3}},
 		}
 		err := b.promptFile("p.jsonl", RolePromptSizes, want)
 		lines := bytes.Split(data, []byte("\n"))

@@ -84,6 +84,9 @@ func (b *builder) promptFile(shown, role string, want []bool) error {
 		case vals[2].num < 1:
 			bad(2, "must be at least 1 (compactions are numbered from 1), got %d", vals[2].num)
 			return
+		case vals[2].num > int64(b.fixtures[fi].CompactionsExpected):
+			bad(2, "fixture %s expects %d compactions, so there is no compaction %d to measure", previewText(vals[1].str), b.fixtures[fi].CompactionsExpected, vals[2].num)
+			return
 		case vals[3].num < 0 || vals[3].num > math.MaxInt32:
 			bad(3, "want a token count from 0 to %d, got %d", math.MaxInt32, vals[3].num)
 			return
@@ -113,8 +116,33 @@ func (b *builder) promptFile(shown, role string, want []bool) error {
 		return err
 	}
 	for s, w := range want {
-		if w && found[s] == 0 {
+		if !w {
+			continue
+		}
+		if found[s] == 0 {
 			return fmt.Errorf("%s: no prompt sizes for system %q", path, names[s])
+		}
+		// Every compacted context the fixtures expect is measured: a
+		// mean over some of them would compare unlike sets.
+		var missing []string
+		total := 0
+		for fi := range b.fixtures {
+			fx := &b.fixtures[fi]
+			for c := 1; c <= fx.CompactionsExpected; c++ {
+				total++
+				if _, ok := first[ctxKey{s, int32(fi), int64(c)}]; !ok {
+					missing = append(missing, fmt.Sprintf("%s compaction %d", previewText(fx.ConversationID), c))
+				}
+			}
+		}
+		if len(missing) > 0 {
+			shown := missing[:min(len(missing), 5)]
+			more := ""
+			if len(missing) > len(shown) {
+				more = fmt.Sprintf(" and %d more", len(missing)-len(shown))
+			}
+			return fmt.Errorf("%s: system %q has no prompt size for %d of the %d compacted contexts the fixtures expect: %s%s (measure every one: tally prompt-sizes)",
+				path, names[s], len(missing), total, strings.Join(shown, ", "), more)
 		}
 	}
 	in, err := hr.input(role, shown)

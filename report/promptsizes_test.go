@@ -32,8 +32,8 @@ func TestBuildPromptSizeTokenizer(t *testing.T) {
 		{"not a string", "7", "o200k_base", `DIR/sizes.jsonl:1:97: tokenizer: want a string, got a number`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			line := func(sys, tok string) string {
-				l := `{"system":"` + sys + `","conversation_id":"conv_a","compaction":1,"prompt_tokens":100`
+			lineFor := func(sys, conv, tok string) string {
+				l := `{"system":"` + sys + `","conversation_id":"` + conv + `","compaction":1,"prompt_tokens":100`
 				switch {
 				case tok == "":
 				case tok == `""` || tok == "7":
@@ -42,6 +42,13 @@ func TestBuildPromptSizeTokenizer(t *testing.T) {
 					l += `,"tokenizer":"` + tok + `"`
 				}
 				return l + "}\n"
+			}
+			line := func(sys, tok string) string {
+				other := tok // conv_b's line: the same tokenizer, or none where conv_a's is bad
+				if tok == `""` || tok == "7" {
+					other = ""
+				}
+				return lineFor(sys, "conv_a", tok) + lineFor(sys, "conv_b", other)
 			}
 			if err := os.WriteFile(filepath.Join(dir, "sizes.jsonl"), []byte(line("incumbent", tc.inc)+line("candidate", tc.cand)), 0o644); err != nil {
 				t.Fatal(err)

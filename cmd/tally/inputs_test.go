@@ -217,7 +217,8 @@ func TestInputsLongLines(t *testing.T) {
 		text := strings.Replace(readFile(t, cfg), "{verdicts: inc.jsonl}", "{verdicts: inc.jsonl, prompt_sizes: sizes.jsonl}", 1)
 		writeFiles(t, cdir, map[string]string{
 			"report.yaml": text,
-			"sizes.jsonl": `{"system":"incumbent","conversation_id":"conv_a","compaction":1,"prompt_tokens":100}` + "\n",
+			"sizes.jsonl": `{"system":"incumbent","conversation_id":"conv_a","compaction":1,"prompt_tokens":100}` + "\n" +
+				`{"system":"incumbent","conversation_id":"conv_b","compaction":1,"prompt_tokens":100}` + "\n",
 			"replay.jsonl": `{"conversation_id":"conv_a","reference":"success","candidate":"success","reference_kind":"uncompacted"}` + "\n" +
 				`{"conversation_id":"conv_b","reference":"success","candidate":"failure","reference_kind":"uncompacted"}` + "\n",
 		})
@@ -246,7 +247,7 @@ func TestInputsLongLines(t *testing.T) {
 		{"check --recorded", []string{"check", "--fixtures", "f", "--contexts", "c", "--system", "s", "--judge", "recorded", "--recorded", p("recorded.jsonl"), "-o", p("v.jsonl"), "--max-line", "1KiB"},
 			[]string{p("recorded.jsonl") + ":2: " + limit}, "recorded verdicts"},
 		{"report verdicts", []string{"report", inc, "-o", p("out"), "--max-line", "1KiB"}, []string{filepath.Join(filepath.Dir(inc), "inc.jsonl") + ":9: " + limit}, "verdicts"},
-		{"gate prompt sizes", []string{"gate", sizes, "--max-line", "1KiB"}, []string{filepath.Join(filepath.Dir(sizes), "sizes.jsonl") + ":2: " + limit}, "prompt sizes"},
+		{"gate prompt sizes", []string{"gate", sizes, "--max-line", "1KiB"}, []string{filepath.Join(filepath.Dir(sizes), "sizes.jsonl") + ":3: " + limit}, "prompt sizes"},
 		{"gate replay", []string{"gate", replay, "--max-line", "1KiB"}, []string{filepath.Join(filepath.Dir(replay), "replay.jsonl") + ":3: " + limit}, "replay pairs"},
 	}
 	for _, c := range cases {
