@@ -389,7 +389,7 @@ func load(ctx context.Context, system string, lim input.Limits, s *slot, askq ch
 		}
 		rec := fixture.Record{
 			System: system, ConversationID: c.ConversationID, Compaction: c.Compaction,
-			ItemID: it.ID, Class: it.Class,
+			ItemID: it.ID, Class: it.Class, Item: it.Fingerprint(),
 		}
 		if fixture.IsVerbatim(rendered, it.Literal) {
 			rec.Verdict = fixture.Verbatim
@@ -397,7 +397,7 @@ func load(ctx context.Context, system string, lim input.Limits, s *slot, askq ch
 		} else {
 			questions = append(questions, task{s: s, i: len(s.records), ctx: ctx, q: Question{
 				System: system, ConversationID: c.ConversationID, Compaction: c.Compaction,
-				ItemID: it.ID, Class: it.Class, Probe: it.Probe, Expect: it.Expect, Context: rendered,
+				ItemID: it.ID, Class: it.Class, Probe: it.Probe, Expect: it.Expect, Context: rendered, Item: rec.Item,
 			}})
 		}
 		s.records = append(s.records, rec)

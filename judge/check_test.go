@@ -247,7 +247,7 @@ func wantChecks(convs []checkConv, answer func(Question) (Answer, error)) []want
 				if it.Turn >= x.turn {
 					continue
 				}
-				rec := fixture.Record{System: checkSystem, ConversationID: c.id, Compaction: n + 1, ItemID: it.ID, Class: it.Class}
+				rec := fixture.Record{System: checkSystem, ConversationID: c.id, Compaction: n + 1, ItemID: it.ID, Class: it.Class, Item: it.Fingerprint()}
 				w := wantCheck{rec: rec}
 				if slices.Contains(x.verbatim, it.ID) {
 					w.rec.Verdict = fixture.Verbatim

@@ -126,7 +126,7 @@ func missingRecords(system string, f fixture.Fixture, set fixture.ContextSet, n 
 		}
 		recs = append(recs, fixture.Record{
 			System: system, ConversationID: f.ConversationID, Compaction: n,
-			ItemID: it.ID, Class: it.Class, Verdict: fixture.Error, Reason: reason,
+			ItemID: it.ID, Class: it.Class, Verdict: fixture.Error, Reason: reason, Item: it.Fingerprint(),
 		})
 	}
 	return recs

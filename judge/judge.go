@@ -26,6 +26,9 @@ type Question struct {
 	// Context is the rendered compacted context, exactly as the agent
 	// would see it on its next turn.
 	Context string
+	// Item is the item's fingerprint (fixture.Item.Fingerprint), carried
+	// to its verdict record; it is not part of any cache key.
+	Item string
 }
 
 // Answer is a judge's verdict on one Question.
@@ -65,6 +68,7 @@ func (a Answer) Record(q Question) fixture.Record {
 		Judge:          a.Judge,
 		Expect:         a.Expect,
 		Reason:         a.Reason,
+		Item:           q.Item,
 	}
 }
 

@@ -109,6 +109,7 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 		return nil, errors.Join(probs...)
 	}
 	b.sortRows()
+	b.coverageWarnings()
 	if err := b.compute(); err != nil {
 		return nil, err
 	}
@@ -181,6 +182,11 @@ type builder struct {
 	prompts  [2][]int // each system's prompt sizes
 	// tokenizers named by the prompt-size lines read
 	tokenizers map[string]bool
+	// prints are the items' fingerprints (by global item index), computed
+	// as records name them; unprinted counts each system's records
+	// without one.
+	prints    []string
+	unprinted [2]int
 }
 
 func (b *builder) loadFixtures() error {
@@ -278,8 +284,15 @@ func (b *builder) readVerdicts(s int, sc SystemConfig) error {
 			consistency(line, "class", "%q, but item %s of fixture %s is a %s", rec.Class, previewText(it.ID), previewText(rec.ConversationID), it.Class)
 			continue
 		}
-		if rec.Compaction > math.MaxInt32 {
-			consistency(line, "compaction", "%d is more compactions than tally counts", rec.Compaction)
+		if n := b.fixtures[fi].CompactionsExpected; rec.Compaction > n {
+			consistency(line, "compaction", "fixture %s expects %d compactions, so there is no compaction %d", previewText(rec.ConversationID), n, rec.Compaction)
+			continue
+		}
+		switch {
+		case rec.Item == "":
+			b.unprinted[s]++
+		case rec.Item != b.fingerprint(g, it):
+			consistency(line, "item", "item %s of fixture %s has changed since this verdict was written (its class, turn, literal, probe or expected answer): re-run tally check", previewText(it.ID), previewText(rec.ConversationID))
 			continue
 		}
 		key := rowKey{g, int32(rec.Compaction)}

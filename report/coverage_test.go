@@ -1,0 +1,114 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// caseItem is item i of a hand-made case fixture of conversation conv,
+// exactly as writeCase writes it.
+func caseItem(conv string, i int) fixture.Item {
+	it := caseItems[i]
+	return fixture.Item{ID: it.id, Class: it.class, Turn: 2 + i,
+		Literal: fmt.Sprintf("literal %s %s", conv, it.id), Probe: "probe?", Expect: "yes"}
+}
+
+// printedVerdicts is verdictsFor with each record's item fingerprint, and
+// without the records of skip ("conv/item").
+func printedVerdicts(sys string, skip ...string) string {
+	var b strings.Builder
+	for _, conv := range caseConversations {
+		for i, it := range caseItems {
+			if strings.Contains(strings.Join(skip, " "), conv+"/"+it.id) {
+				continue
+			}
+			fmt.Fprintf(&b, `{"system":%q,"conversation_id":%q,"compaction":1,"item_id":%q,"class":%q,"verdict":"verbatim","item":%q}`+"\n",
+				sys, conv, it.id, it.class, caseItem(conv, i).Fingerprint())
+		}
+	}
+	return b.String()
+}
+
+// TestBuildVerdictsMatchFixtures: a verdict whose item has changed since
+// it was written is refused at its line; a record at a compaction the
+// fixture does not expect likewise; and the fixtures and items no system
+// checked, and records without a fingerprint, are said in warnings.
+func TestBuildVerdictsMatchFixtures(t *testing.T) {
+	warnings := func(t *testing.T, inc, cand string) []string {
+		t.Helper()
+		r := buildCase(t, writeCase(t, inc, cand, ""))
+		var out []string
+		for _, w := range r.Warnings {
+			if !strings.Contains(w, "no retained-share gate") {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	t.Run("all checked, all fingerprinted", func(t *testing.T) {
+		if w := warnings(t, printedVerdicts("incumbent"), printedVerdicts("candidate")); len(w) != 0 {
+			t.Errorf("warnings %q, want none", w)
+		}
+	})
+	t.Run("an item no system checked, stated before one checked at the last compaction", func(t *testing.T) {
+		w := warnings(t, printedVerdicts("incumbent", "conv_a/c2"), printedVerdicts("candidate", "conv_a/c2"))
+		if len(w) != 1 || !strings.HasPrefix(w[0], "1 item has no verdict in either system") || !strings.Contains(w[0], "(conv_a/c2)") {
+			t.Errorf("warnings %q", w)
+		}
+	})
+	t.Run("the last item unchecked may have been stated after the last compaction", func(t *testing.T) {
+		if w := warnings(t, printedVerdicts("incumbent", "conv_a/c4"), printedVerdicts("candidate", "conv_a/c4")); len(w) != 0 {
+			t.Errorf("warnings %q, want none: c4 is the latest item and may never have been live", w)
+		}
+	})
+	t.Run("a fixture no system checked", func(t *testing.T) {
+		all := "conv_b/c1 conv_b/c2 conv_b/c3 conv_b/c4"
+		w := warnings(t, printedVerdicts("incumbent", all), printedVerdicts("candidate", all))
+		if len(w) != 1 || !strings.HasPrefix(w[0], "1 fixture has no verdict in either system (conv_b)") {
+			t.Errorf("warnings %q", w)
+		}
+	})
+	t.Run("records without fingerprints", func(t *testing.T) {
+		w := warnings(t, verdictsFor("incumbent", nil), printedVerdicts("candidate"))
+		if len(w) != 1 || w[0] != "incumbent: 8 verdict records carry no item fingerprint (written by an older tally), so an edit to their fixture item since cannot be detected; re-run tally check" {
+			t.Errorf("warnings %q", w)
+		}
+	})
+
+	// An edited fixture: the verdicts no longer describe its items.
+	path := writeCase(t, printedVerdicts("incumbent"), printedVerdicts("candidate"), "")
+	dir := filepath.Dir(path)
+	fx, err := os.ReadFile(filepath.Join(dir, "fixtures.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(fx), `"literal":"literal conv_a c2"`, `"literal":"literal conv_a c2, edited"`, 1)
+	if edited == string(fx) {
+		t.Fatal("the fixture edit did not apply")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fixtures.jsonl"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cand := printedVerdicts("candidate") + `{"system":"candidate","conversation_id":"conv_b","compaction":2,"item_id":"c1","class":"constraint","verdict":"verbatim"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "cand.jsonl"), []byte(cand), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(cfg, Options{})
+	want := []string{
+		`DIR/inc.jsonl:2:129: item: item c2 of fixture conv_a has changed since this verdict was written (its class, turn, literal, probe or expected answer): re-run tally check`,
+		`DIR/cand.jsonl:2:129: item: item c2 of fixture conv_a has changed since this verdict was written (its class, turn, literal, probe or expected answer): re-run tally check`,
+		`DIR/cand.jsonl:9:63: compaction: fixture conv_b expects 1 compactions, so there is no compaction 2`,
+	}
+	if err == nil || strings.ReplaceAll(err.Error(), dir, "DIR") != strings.Join(want, "\n") {
+		t.Errorf("got\n%v\nwant\n%s", err, strings.Join(want, "\n"))
+	}
+}
