@@ -582,9 +582,14 @@ func (b *builder) compute() error {
 	for s, name := range []string{r.Incumbent, r.Candidate} {
 		if e := totals[s].Errors; e > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf(
-				"%s: %d error %s (the judge failed); a row with one is incomplete, never a pass, and never counted as absent: re-run tally check to retry them",
+				"%s: %d error %s (the judge failed, or its context was missing); a row with one is incomplete, never a pass, and never counted as absent: re-run tally check (a judge failure is asked again; a missing context needs its file)",
 				name, e, pluralWord(e, "verdict", "verdicts")))
 		}
+	}
+	if n := len(b.fixtures); n > 0 && n < fewClusters {
+		r.Warnings = append(r.Warnings, fmt.Sprintf(
+			"the cluster-robust intervals rest on %d %s; with fewer than about %d clusters they run too narrow (Cameron & Miller 2015), so read the Wilson intervals beside them",
+			n, pluralWord(n, "conversation", "conversations"), fewClusters))
 	}
 	if onlyInc > 0 || onlyCand > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf(
@@ -612,8 +617,21 @@ func systemClass(c fixture.Counts, clusters []stats.Cluster, confidence float64)
 	if sc.Robust, err = sc.Clustered.RobustInterval(confidence); err != nil {
 		return sc, err
 	}
+	if !(sc.Clustered.RobustStandardError > 0) {
+		// Every conversation retained all its items (or none): the
+		// robust standard error is 0 or undefined, and a zero-width
+		// interval would claim certainty it does not have. No interval;
+		// the Wilson one stands.
+		sc.Robust.Lower, sc.Robust.Upper = math.NaN(), math.NaN()
+	}
 	return sc, nil
 }
+
+// fewClusters is the number of conversations below which a report warns
+// that cluster-robust intervals run too narrow: Cameron & Miller (2015,
+// "A Practitioner's Guide to Cluster-Robust Inference", J. Human
+// Resources 50(2), §VI) put "few" at somewhere under 20 to 50 clusters.
+const fewClusters = 20
 
 // promptStats summarises prompt sizes: mean, median (the mean of the
 // middle two for an even count), the 95th percentile by nearest rank,

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +45,7 @@ func TestBuildVerdictsMatchFixtures(t *testing.T) {
 		r := buildCase(t, writeCase(t, inc, cand, ""))
 		var out []string
 		for _, w := range r.Warnings {
-			if !strings.Contains(w, "no retained-share gate") {
+			if !strings.Contains(w, "no retained-share gate") && !strings.Contains(w, "cluster-robust") {
 				out = append(out, w)
 			}
 		}
@@ -110,5 +111,32 @@ func TestBuildVerdictsMatchFixtures(t *testing.T) {
 	}
 	if err == nil || strings.ReplaceAll(err.Error(), dir, "DIR") != strings.Join(want, "\n") {
 		t.Errorf("got\n%v\nwant\n%s", err, strings.Join(want, "\n"))
+	}
+}
+
+// TestBuildRobustIntervalHonest: where every conversation retained all its
+// items the cluster-robust standard error is 0, and the report gives no
+// cluster-robust interval rather than a zero-width one; and a report over
+// fewer than 20 conversations says its cluster-robust intervals run too
+// narrow (Cameron & Miller 2015).
+func TestBuildRobustIntervalHonest(t *testing.T) {
+	r := buildCase(t, writeCase(t, printedVerdicts("incumbent"),
+		verdictsFor("candidate", map[string]fixture.Verdict{"conv_a/c1": fixture.Absent}), ""))
+	inc, cand := r.Classes[0].Incumbent, r.Classes[0].Candidate
+	if !math.IsNaN(inc.Robust.Lower) || !math.IsNaN(inc.Robust.Upper) {
+		t.Errorf("2/2 retained in 2 conversations: cluster-robust interval %+v, want none", inc.Robust)
+	}
+	if inc.Wilson.Lower >= 1 || inc.Wilson.Upper != 1 {
+		t.Errorf("the Wilson interval must stand: %+v", inc.Wilson)
+	}
+	if !(cand.Clustered.RobustStandardError > 0) || math.IsNaN(cand.Robust.Lower) {
+		t.Errorf("1/2 retained: cluster-robust %+v, interval %+v, want one", cand.Clustered, cand.Robust)
+	}
+	found := false
+	for _, w := range r.Warnings {
+		found = found || strings.HasPrefix(w, "the cluster-robust intervals rest on 2 conversations; with fewer than about 20 clusters")
+	}
+	if !found {
+		t.Errorf("no few-clusters warning in %q", r.Warnings)
 	}
 }

@@ -146,7 +146,7 @@ exactly as tally gate does.`,
 			} else {
 				writeVerdictLine(w, r)
 				if len(r.Decision.Backlog) > 0 {
-					fmt.Fprintf(w, "backlog (unmet by both systems): %d gates\n", len(r.Decision.Backlog))
+					fmt.Fprintf(w, "backlog (unmet by both systems): %s\n", plural(len(r.Decision.Backlog), "gate"))
 				}
 				for _, p := range []string{out.Markdown, out.HTML, out.XLSX, out.Queue} {
 					if p != "" {
