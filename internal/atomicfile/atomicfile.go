@@ -39,53 +39,133 @@ var ErrInterrupted = errors.New("interrupted")
 // A new file gets mode 0644; a replaced file keeps its permission bits.
 // A symbolic link at path is replaced by a regular file, not followed.
 func Write(path string, write func(w io.Writer) error) error {
-	dir, name := filepath.Split(path)
+	return WriteSet([]File{{Path: path, Write: write}}, nil)
+}
+
+// File is one file of a set: its path and what to write into it.
+type File struct {
+	Path  string
+	Write func(w io.Writer) error
+}
+
+// WriteSet replaces the files of set all or none, and removes the files
+// of remove (a file not there is fine): every file is written in full to
+// a temporary file in its folder first (flushed, synced, with the
+// permission bits Write would give it), and only when every one is
+// complete are they renamed into place, in order, and then the files of
+// remove deleted. When writing any fails — or a write function panics —
+// every temporary file is removed and no target is touched. Something at
+// a target or in remove that is neither a regular file nor a symbolic
+// link (a folder, a device) is an error before anything is written.
+//
+// Between the first rename and the last a crash can leave some files new
+// and some old; the renames are the only step that can, and each is
+// atomic. The error names the file it is about.
+func WriteSet(set []File, remove []string) error {
+	perms := make([]fs.FileMode, len(set))
+	for i, f := range set {
+		perm, err := replaceablePerm(f.Path)
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.Path, err)
+		}
+		perms[i] = perm
+	}
+	for _, p := range remove {
+		if _, err := replaceablePerm(p); err != nil {
+			return fmt.Errorf("removing %s: %w", p, err)
+		}
+	}
+	temps := make([]string, 0, len(set))
+	renamed := 0
+	defer func() {
+		for _, t := range temps[renamed:] {
+			Remove(t)
+		}
+	}()
+	for i, f := range set {
+		tmp, err := writeTemp(f, perms[i])
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.Path, err)
+		}
+		temps = append(temps, tmp)
+	}
+	dirs := map[string]bool{}
+	for i, f := range set {
+		if err := Rename(temps[i], f.Path); err != nil {
+			return fmt.Errorf("writing %s: %w", f.Path, err)
+		}
+		renamed++
+		dirs[filepath.Dir(f.Path)] = true
+	}
+	for _, p := range remove {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", p, err)
+		}
+		dirs[filepath.Dir(p)] = true
+	}
+	for d := range dirs {
+		syncDir(d)
+	}
+	return nil
+}
+
+// replaceablePerm returns the permission bits a new file at path gets: a
+// regular file's own, 0644 for a new file or one replacing a symbolic
+// link (which is replaced, not followed). Anything else at path (a
+// folder, a device) is an error.
+func replaceablePerm(path string) (fs.FileMode, error) {
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0o644, nil
+	case err != nil:
+		return 0, err
+	case info.Mode().IsRegular():
+		return info.Mode().Perm(), nil
+	case info.Mode()&fs.ModeSymlink != 0:
+		return 0o644, nil
+	}
+	return 0, errors.New("not a regular file")
+}
+
+// writeTemp writes f to a new temporary file in f's folder (CreateTemp:
+// registered, so an interrupt removes it), flushed, with mode perm and
+// synced, and returns its path. On a failure, or a panic in f.Write, the
+// temporary file is removed.
+func writeTemp(f File, perm fs.FileMode) (string, error) {
+	dir, name := filepath.Split(f.Path)
 	if dir == "" {
 		dir = "."
 	}
-	perm := fs.FileMode(0o644)
-	if info, err := os.Lstat(path); err == nil {
-		switch {
-		case info.Mode().IsRegular():
-			perm = info.Mode().Perm()
-		case info.Mode()&fs.ModeSymlink == 0:
-			return fmt.Errorf("writing %s: not a regular file", path)
-		}
-	}
-	f, err := CreateTemp(dir, name)
+	file, err := CreateTemp(dir, name)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return "", err
 	}
-	tmp := f.Name()
 	done := false
 	defer func() {
 		if !done {
-			f.Close()
-			Remove(tmp)
+			file.Close()
+			Remove(file.Name())
 		}
 	}()
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	bw := bufio.NewWriterSize(file, 64<<10)
+	if err := f.Write(bw); err != nil {
+		return "", err
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return "", err
 	}
-	if err := f.Chmod(perm); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err := file.Chmod(perm); err != nil {
+		return "", err
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err := file.Sync(); err != nil {
+		return "", err
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err := file.Close(); err != nil {
+		return "", err
 	}
 	done = true
-	syncDir(dir)
-	return nil
+	return file.Name(), nil
 }
 
 // syncDir makes a rename in dir durable. It is best effort: some systems
