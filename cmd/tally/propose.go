@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tally-eval/tally/cmd/tally/internal/review"
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
-	"github.com/tally-eval/tally/internal/review"
 	"github.com/tally-eval/tally/selection"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tally-eval/tally/internal/review"
+	"github.com/tally-eval/tally/cmd/tally/internal/review"
 )
 
 // reviewJSON is the JSON output of `tally review`, printed when the

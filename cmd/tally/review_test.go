@@ -16,9 +16,9 @@ import (
 	"github.com/creack/pty"
 	"github.com/spf13/cobra"
 
+	"github.com/tally-eval/tally/cmd/tally/internal/review"
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
-	"github.com/tally-eval/tally/internal/review"
 	"github.com/tally-eval/tally/selection"
 )
 
