@@ -91,25 +91,29 @@ column and field, or with --skip-bad is skipped and reported.`,
 			}
 			report := cmd.ErrOrStderr()
 			var rep *selection.SignalReport
-			var err error
+			// The flagged sessions and the weekly sample are one set of
+			// files, written all or none.
+			var set []atomicfile.File
 			if output != "" {
 				report = cmd.OutOrStdout()
-				err = atomicfile.Write(output, func(w io.Writer) error {
+				set = append(set, atomicfile.File{Path: output, Write: func(w io.Writer) error {
+					var err error
 					rep, err = scanTo(cmd, args, cfg, w)
 					return err
-				})
+				}})
 			} else {
 				bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+				var err error
 				rep, err = scanTo(cmd, args, cfg, bw)
 				if ferr := bw.Flush(); err == nil {
 					err = ferr
 				}
-			}
-			if err != nil {
-				return err
+				if err != nil {
+					return err
+				}
 			}
 			if sampleOut != "" {
-				err := atomicfile.Write(sampleOut, func(w io.Writer) error {
+				set = append(set, atomicfile.File{Path: sampleOut, Write: func(w io.Writer) error {
 					enc := flaggedEncoder(w)
 					for _, wk := range rep.Weeks {
 						for i := range wk.Sample {
@@ -119,10 +123,10 @@ column and field, or with --skip-bad is skipped and reported.`,
 						}
 					}
 					return nil
-				})
-				if err != nil {
-					return err
-				}
+				}})
+			}
+			if err := atomicfile.WriteSet(set, nil); err != nil {
+				return err
 			}
 			if opts.format == "json" {
 				return writeJSON(report, signalsReport(rep))
