@@ -1,4 +1,4 @@
-package review
+package selection
 
 import (
 	"bytes"
@@ -11,23 +11,37 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tally-eval/tally/internal/jsonpos"
-
 	"github.com/tally-eval/tally/fixture"
-	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
-	"github.com/tally-eval/tally/selection"
+	"github.com/tally-eval/tally/internal/jsonpos"
 )
 
-// Load reads and checks the candidates file at path, a regular file of at
-// most lim.MaxLine bytes (zero fields: package input's defaults; a named
-// pipe or a device is refused without blocking).
-func Load(path string, lim input.Limits) (selection.Proposal, error) {
+// The candidates file is a Proposal as JSON: Propose makes one,
+// WriteCandidates writes it, ParseCandidates and LoadCandidates read it
+// back with every problem placed, and `tally review` rewrites it after
+// every decision with WriteCandidates again. Every reader and writer of
+// the format is in this file.
+
+// WriteCandidates writes p as a candidates file: indented by two spaces,
+// with a final newline and without escaping <, > and & (people read these
+// files). It is the one writer of the format, for `tally propose` and
+// `tally review` alike; it does not validate p (Proposal.Validate does).
+func WriteCandidates(w io.Writer, p Proposal) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(p)
+}
+
+// LoadCandidates reads and checks the candidates file at path, a regular
+// file of at most lim.MaxLine bytes (zero fields: package input's
+// defaults; a named pipe or a device is refused without blocking).
+func LoadCandidates(path string, lim input.Limits) (Proposal, error) {
 	data, err := input.ReadFile(path, lim)
 	if err != nil {
-		return selection.Proposal{}, fmt.Errorf("reading candidates: %w", err)
+		return Proposal{}, fmt.Errorf("reading candidates: %w", err)
 	}
-	return Parse(path, data)
+	return ParseCandidates(path, data)
 }
 
 var (
@@ -36,8 +50,8 @@ var (
 	requiredItem   = []string{"id", "class", "turn", "literal", "probe", "expect"}
 )
 
-// Parse reads a candidates file — one JSON object, selection.Proposal —
-// from data; name is used in problems (normally the file's path).
+// ParseCandidates reads a candidates file — one JSON object, a Proposal
+// — from data; name is used in problems (normally the file's path).
 //
 // Required: conversation_id, turns, compactions_expected and candidates,
 // and in each candidate id, class, turn, literal, probe and expect.
@@ -45,13 +59,13 @@ var (
 // pending), confidence (default 0), role, rule and message. Every problem
 // is reported, as fixture.Problems with line, column and field: malformed
 // JSON or UTF-8 (only that problem then), unknown or repeated fields,
-// missing fields and values of the wrong type, and everything Validate
-// checks.
-func Parse(name string, data []byte) (selection.Proposal, error) {
+// missing fields and values of the wrong type, and everything
+// Proposal.Validate checks.
+func ParseCandidates(name string, data []byte) (Proposal, error) {
 	d := &checker{file: name, data: data, pos: map[string]int{}}
 	root, err := d.tree()
 	if err != nil {
-		return selection.Proposal{}, err
+		return Proposal{}, err
 	}
 	p := d.proposal(root)
 	if root.kind == 'o' {
@@ -64,18 +78,18 @@ func Parse(name string, data []byte) (selection.Proposal, error) {
 			}
 			return a.Col - b.Col
 		})
-		return selection.Proposal{}, d.probs
+		return Proposal{}, d.probs
 	}
 	return p, nil
 }
 
 // Validate checks a proposal built or changed in code against the rules
-// Parse applies to values, returning fixture.Problems without positions:
-// a conversation_id that can name a folder, turns at least 1,
+// ParseCandidates applies to values, returning fixture.Problems without
+// positions: a conversation_id that can name a folder, turns at least 1,
 // compactions_expected not negative, unique non-blank ids, known classes,
-// turns inside 1..turns, non-blank literal, probe and expect, confidence in
-// [0, 1], a known status and position inside 0..len(candidates).
-func Validate(p selection.Proposal) error {
+// turns inside 1..turns, non-blank literal, probe and expect, confidence
+// in [0, 1], a known status and position inside 0..len(candidates).
+func (p Proposal) Validate() error {
 	d := &checker{}
 	d.check(&p)
 	if len(d.probs) > 0 {
@@ -84,15 +98,14 @@ func Validate(p selection.Proposal) error {
 	return nil
 }
 
-// Fixture returns the fixture the review has made so far: the accepted
-// candidates, in turn order (ties in candidate order), keeping their ids —
-// verdict records name items by id, so an id must not change when a later
-// decision accepts or rejects another item. It is checked with
-// fixture.Fixture.Validate.
-func Fixture(p selection.Proposal) (fixture.Fixture, error) {
+// Fixture returns the fixture p's accepted candidates make, in turn order
+// (ties in candidate order), keeping their ids — verdict records name
+// items by id, so an id must not change when a later decision accepts or
+// rejects another item. It is checked with fixture.Fixture.Validate.
+func (p Proposal) Fixture() (fixture.Fixture, error) {
 	f := fixture.Fixture{ConversationID: p.ConversationID, Turns: p.Turns, CompactionsExpected: p.CompactionsExpected, MustSurvive: []fixture.Item{}}
 	for _, c := range p.Candidates {
-		if c.Status == selection.ReviewAccepted {
+		if c.Status == ReviewAccepted {
 			f.MustSurvive = append(f.MustSurvive, c.Item())
 		}
 	}
@@ -101,61 +114,6 @@ func Fixture(p selection.Proposal) (fixture.Fixture, error) {
 		return fixture.Fixture{}, err
 	}
 	return f, nil
-}
-
-// Counts tallies a proposal's candidates by status.
-type Counts struct {
-	Accepted, Rejected, Pending int
-}
-
-// Count tallies p's candidates by status.
-func Count(p selection.Proposal) Counts {
-	var c Counts
-	for _, it := range p.Candidates {
-		switch it.Status {
-		case selection.ReviewAccepted:
-			c.Accepted++
-		case selection.ReviewRejected:
-			c.Rejected++
-		default:
-			c.Pending++
-		}
-	}
-	return c
-}
-
-// Store writes a review's two files: the candidates file, which holds
-// the review's whole state, and the fixture made of its accepted items.
-type Store struct {
-	Candidates string // path of the candidates file
-	Fixture    string // path of the output fixture
-}
-
-// Save writes p to the candidates file and then its fixture to the
-// fixture file, each atomically (internal/atomicfile): a review killed at
-// any moment leaves both files whole, and the fixture is rewritten from
-// the candidates file when the review resumes. p is validated first.
-func (s Store) Save(p *selection.Proposal) error {
-	if err := Validate(*p); err != nil {
-		return err
-	}
-	fx, err := Fixture(*p)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(s.Candidates, func(w io.Writer) error { return writeJSON(w, p) }); err != nil {
-		return err
-	}
-	return atomicfile.Write(s.Fixture, func(w io.Writer) error { return writeJSON(w, fx) })
-}
-
-// writeJSON writes v indented by two spaces, with a final newline and
-// without escaping <, > and & (the files are read by people).
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // checker collects the problems of one candidates file.
@@ -305,21 +263,13 @@ func describe(n *node) string {
 	case 'a':
 		return "an array"
 	case 's':
-		return "string " + strconv.Quote(preview(n.str))
+		return "string " + strconv.Quote(propPreview(n.str))
 	case 'n':
-		return "number " + preview(n.num.String())
+		return "number " + propPreview(n.num.String())
 	case 'b':
 		return "a boolean"
 	}
 	return "null"
-}
-
-// preview shortens s to at most 40 characters.
-func preview(s string) string {
-	if utf8.RuneCountInString(s) <= 40 {
-		return s
-	}
-	return string([]rune(s)[:39]) + "…"
 }
 
 func join(path, key string) string {
@@ -336,7 +286,7 @@ func (d *checker) members(n *node, path string, names []string) map[string]*node
 	for i, k := range n.keys {
 		switch {
 		case !slices.Contains(names, k):
-			d.add(path, n.koffs[i], fmt.Sprintf("unknown field %q (want %s)", preview(k), strings.Join(names, ", ")))
+			d.add(path, n.koffs[i], fmt.Sprintf("unknown field %q (want %s)", propPreview(k), strings.Join(names, ", ")))
 		case out[k] != nil:
 			d.add(join(path, k), n.koffs[i], "repeated field")
 		default:
@@ -373,7 +323,7 @@ func (d *checker) integer(m map[string]*node, path, key string, required bool, o
 	v, err := strconv.Atoi(n.num.String())
 	if n.kind != 'n' || err != nil {
 		if n.kind == 'n' && !strings.ContainsAny(n.num.String(), ".eE") {
-			d.add(join(path, key), n.off, "number "+preview(n.num.String())+" is out of range")
+			d.add(join(path, key), n.off, "number "+propPreview(n.num.String())+" is out of range")
 		} else {
 			d.add(join(path, key), n.off, "want a whole number, got "+describe(n))
 		}
@@ -385,8 +335,8 @@ func (d *checker) integer(m map[string]*node, path, key string, required bool, o
 // proposal decodes the root object, reporting shape and type problems.
 // Values of the wrong type are left at their zero value and marked in
 // d.pos as unchecked (removed), so check does not report them twice.
-func (d *checker) proposal(root *node) selection.Proposal {
-	var p selection.Proposal
+func (d *checker) proposal(root *node) Proposal {
+	var p Proposal
 	if root.kind != 'o' {
 		d.add("", root.off, "want a JSON object (one candidates file), got "+describe(root))
 		return p
@@ -416,7 +366,7 @@ func (d *checker) proposal(root *node) selection.Proposal {
 		d.add("candidates", list.off, "want an array of candidates, got "+describe(list))
 		d.skip("position")
 	default:
-		p.Candidates = make([]selection.ProposedItem, len(list.elems))
+		p.Candidates = make([]ProposedItem, len(list.elems))
 		for i, e := range list.elems {
 			p.Candidates[i] = d.item(e, fmt.Sprintf("candidates[%d]", i))
 		}
@@ -433,8 +383,8 @@ func (d *checker) skip(path string) {
 	}
 }
 
-func (d *checker) item(n *node, path string) selection.ProposedItem {
-	var it selection.ProposedItem
+func (d *checker) item(n *node, path string) ProposedItem {
+	var it ProposedItem
 	if n.kind != 'o' {
 		d.add(path, n.off, "want an object (a candidate), got "+describe(n))
 		for _, k := range itemFields {
@@ -462,9 +412,9 @@ func (d *checker) item(n *node, path string) selection.ProposedItem {
 	s("message", &it.Message)
 	if _, present := m["status"]; present {
 		s("status", &status)
-		it.Status = selection.ReviewStatus(status)
+		it.Status = ReviewStatus(status)
 	} else {
-		it.Status = selection.ReviewPending
+		it.Status = ReviewPending
 	}
 	if t, ok := d.integer(m, path, "turn", true, n); ok {
 		it.Turn = t
@@ -485,7 +435,7 @@ func (d *checker) item(n *node, path string) selection.ProposedItem {
 
 // check applies the rules on values. With positions (Parse), values
 // marked skipped were reported already.
-func (d *checker) check(p *selection.Proposal) {
+func (d *checker) check(p *Proposal) {
 	ok := func(path string) bool { return d.pos == nil || d.pos[path] != skipped }
 	blank := func(path, s string) {
 		if ok(path) && strings.TrimSpace(s) == "" {
@@ -498,7 +448,7 @@ func (d *checker) check(p *selection.Proposal) {
 	}
 	blank("conversation_id", p.ConversationID)
 	if ok("conversation_id") && strings.TrimSpace(p.ConversationID) != "" && !fixture.ValidConversationID(p.ConversationID) {
-		d.add("conversation_id", -1, fmt.Sprintf("%q cannot name a folder (no /, \\, :, control characters, \".\" or \"..\")", preview(p.ConversationID)))
+		d.add("conversation_id", -1, fmt.Sprintf("%q cannot name a folder (no /, \\, :, control characters, \".\" or \"..\")", propPreview(p.ConversationID)))
 	}
 	turnsOK := ok("turns") && p.Turns >= 1
 	if ok("turns") && p.Turns < 1 {
@@ -517,13 +467,13 @@ func (d *checker) check(p *selection.Proposal) {
 		blank(f("id"), c.ID)
 		if ok(f("id")) && strings.TrimSpace(c.ID) != "" {
 			if j, dup := first[c.ID]; dup {
-				d.add(f("id"), -1, fmt.Sprintf("duplicate id %q (first at candidates[%d])", preview(c.ID), j))
+				d.add(f("id"), -1, fmt.Sprintf("duplicate id %q (first at candidates[%d])", propPreview(c.ID), j))
 			} else {
 				first[c.ID] = i
 			}
 		}
 		if ok(f("class")) && !c.Class.Valid() {
-			d.add(f("class"), -1, fmt.Sprintf("%q is not a class (want constraint, commitment, open_question or reference)", preview(string(c.Class))))
+			d.add(f("class"), -1, fmt.Sprintf("%q is not a class (want constraint, commitment, open_question or reference)", propPreview(string(c.Class))))
 		}
 		if ok(f("turn")) {
 			switch {
@@ -540,7 +490,7 @@ func (d *checker) check(p *selection.Proposal) {
 			d.add(f("confidence"), -1, fmt.Sprintf("%v is outside 0..1", c.Confidence))
 		}
 		if ok(f("status")) && !c.Status.Valid() {
-			d.add(f("status"), -1, fmt.Sprintf("%q is not a status (want pending, accepted or rejected)", preview(string(c.Status))))
+			d.add(f("status"), -1, fmt.Sprintf("%q is not a status (want pending, accepted or rejected)", propPreview(string(c.Status))))
 		}
 	}
 }

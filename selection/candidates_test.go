@@ -1,6 +1,7 @@
-package review
+package selection
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
-	"github.com/tally-eval/tally/selection"
 )
 
 // sample is a small candidates file as `tally propose` writes it.
@@ -62,8 +62,8 @@ const sample = `{
 }
 `
 
-func TestParseSample(t *testing.T) {
-	p, err := Parse("c.json", []byte(sample))
+func TestParseCandidatesSample(t *testing.T) {
+	p, err := ParseCandidates("c.json", []byte(sample))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +71,12 @@ func TestParseSample(t *testing.T) {
 		t.Fatalf("%+v", p)
 	}
 	c := p.Candidates[2]
-	if c.Class != fixture.Reference || c.Turn != 41 || c.Confidence != 0.85 || c.Status != selection.ReviewPending || c.Role != "user" || c.Rule != "reference/revision" {
+	if c.Class != fixture.Reference || c.Turn != 41 || c.Confidence != 0.85 || c.Status != ReviewPending || c.Role != "user" || c.Rule != "reference/revision" {
 		t.Errorf("%+v", c)
 	}
-	// What Propose writes, Parse reads back the same.
+	// What Propose writes, ParseCandidates reads back the same.
 	js, _ := json.Marshal(p)
-	q, err := Parse("again.json", js)
+	q, err := ParseCandidates("again.json", js)
 	if err != nil || !equalJSON(t, p, q) {
 		t.Errorf("round trip: %v", err)
 	}
@@ -89,8 +89,8 @@ func equalJSON(t *testing.T, a, b any) bool {
 	return string(x) == string(y)
 }
 
-// TestParseProblems: every problem is named with line, column and field.
-func TestParseProblems(t *testing.T) {
+// TestParseCandidatesProblems: every problem is named with line, column and field.
+func TestParseCandidatesProblems(t *testing.T) {
 	tests := []struct {
 		name, edit, with string
 		want             []string
@@ -121,7 +121,7 @@ func TestParseProblems(t *testing.T) {
 				t.Fatalf("sample lacks %q", tt.edit)
 			}
 			data := strings.Replace(sample, tt.edit, tt.with, 1)
-			_, err := Parse("c.json", []byte(data))
+			_, err := ParseCandidates("c.json", []byte(data))
 			ps := fixture.AsProblems(err)
 			var got []string
 			for _, p := range ps {
@@ -134,32 +134,32 @@ func TestParseProblems(t *testing.T) {
 	}
 }
 
-func TestParseDefaults(t *testing.T) {
-	p, err := Parse("m.json", []byte(`{"conversation_id":"s","turns":5,"compactions_expected":0,"candidates":[
+func TestParseCandidatesDefaults(t *testing.T) {
+	p, err := ParseCandidates("m.json", []byte(`{"conversation_id":"s","turns":5,"compactions_expected":0,"candidates":[
 {"id":"x","class":"reference","turn":5,"literal":"a","probe":"b","expect":"c"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := p.Candidates[0]; c.Status != selection.ReviewPending || c.Confidence != 0 || p.Position != 0 {
+	if c := p.Candidates[0]; c.Status != ReviewPending || c.Confidence != 0 || p.Position != 0 {
 		t.Errorf("defaults: %+v", p)
 	}
-	_, err = Parse("e.json", []byte(`[]`))
+	_, err = ParseCandidates("e.json", []byte(`[]`))
 	if ps := fixture.AsProblems(err); len(ps) != 1 || ps[0].Error() != "e.json:1:1: want a JSON object (one candidates file), got an array" {
 		t.Errorf("array: %v", err)
 	}
-	_, err = Parse("u.json", []byte("{\"conversation_id\":\"\xff\"}"))
+	_, err = ParseCandidates("u.json", []byte("{\"conversation_id\":\"\xff\"}"))
 	if ps := fixture.AsProblems(err); len(ps) != 1 || ps[0].Error() != "u.json:1:21: invalid UTF-8 (byte 0xff)" {
 		t.Errorf("utf-8: %v", err)
 	}
 }
 
-func TestValidateAndFixture(t *testing.T) {
-	p, _ := Parse("c.json", []byte(sample))
-	p.Candidates[2].Status = selection.ReviewAccepted
-	p.Candidates[0].Status = selection.ReviewAccepted
-	p.Candidates[1].Status = selection.ReviewRejected
+func TestProposalValidateAndFixture(t *testing.T) {
+	p, _ := ParseCandidates("c.json", []byte(sample))
+	p.Candidates[2].Status = ReviewAccepted
+	p.Candidates[0].Status = ReviewAccepted
+	p.Candidates[1].Status = ReviewRejected
 	p.Position = 3
-	fx, err := Fixture(p)
+	fx, err := p.Fixture()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,66 +171,68 @@ func TestValidateAndFixture(t *testing.T) {
 		t.Errorf("fixture.Parse: %v", err)
 	}
 	// Nothing accepted yet: an empty must_survive list, not null.
-	p.Candidates[0].Status, p.Candidates[2].Status = selection.ReviewPending, selection.ReviewPending
-	fx, _ = Fixture(p)
+	p.Candidates[0].Status, p.Candidates[2].Status = ReviewPending, ReviewPending
+	fx, _ = p.Fixture()
 	if js, _ := json.Marshal(fx); !strings.Contains(string(js), `"must_survive":[]`) {
 		t.Errorf("empty fixture: %s", js)
 	}
 	p.Candidates[1].Probe = "  "
 	p.Candidates[0].Status = "maybe"
 	p.Position = -1
-	err = Validate(p)
+	err = p.Validate()
 	want := "position: -1 is outside 0..3 (the number of candidates)\ncandidates[0].status: \"maybe\" is not a status (want pending, accepted or rejected)\ncandidates[1].probe: blank: only white space"
 	if err == nil || err.Error() != want {
 		t.Errorf("Validate:\n%v\nwant\n%s", err, want)
 	}
 }
 
-func TestStore(t *testing.T) {
-	dir := t.TempDir()
-	s := Store{Candidates: filepath.Join(dir, "c.json"), Fixture: filepath.Join(dir, "f.json")}
-	p, _ := Parse("c.json", []byte(sample))
-	p.Candidates[1].Status = selection.ReviewAccepted
-	p.Candidates[1].Expect = "develop <not main> & \"quoted\""
-	p.Position = 2
-	if err := s.Save(&p); err != nil {
+// TestWriteCandidates: the writer writes the sample byte for byte (it is
+// what `tally propose` and `tally review` write), with <, > and & as they
+// are, and LoadCandidates reads the file back the same.
+func TestWriteCandidates(t *testing.T) {
+	p, err := ParseCandidates("c.json", []byte(sample))
+	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Load(s.Candidates, input.Limits{})
+	var b bytes.Buffer
+	if err := WriteCandidates(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != sample {
+		t.Errorf("WriteCandidates wrote\n%s\nwant\n%s", b.String(), sample)
+	}
+	p.Candidates[1].Expect = "develop <not main> & \"quoted\""
+	b.Reset()
+	if err := WriteCandidates(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `develop <not main> & \"quoted\"`) {
+		t.Errorf("HTML characters escaped in %s", b.String())
+	}
+	path := filepath.Join(t.TempDir(), "c.json")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadCandidates(path, input.Limits{})
 	if err != nil || !equalJSON(t, p, back) {
 		t.Fatalf("candidates file does not read back: %v", err)
 	}
-	fxs, err := fixture.Load(s.Fixture)
-	if err != nil || len(fxs) != 1 || len(fxs[0].MustSurvive) != 1 || fxs[0].MustSurvive[0].Expect != p.Candidates[1].Expect {
-		t.Fatalf("fixture: %+v %v", fxs, err)
-	}
-	data, _ := os.ReadFile(s.Fixture)
-	if !strings.Contains(string(data), `develop <not main> & \"quoted\"`) {
-		t.Errorf("HTML characters escaped in %s", data)
-	}
-	// An invalid proposal is refused and leaves both files as they were.
-	before, _ := os.ReadFile(s.Candidates)
-	p.Candidates[0].Literal = ""
-	if err := s.Save(&p); err == nil {
-		t.Fatal("saved an invalid proposal")
-	}
-	after, _ := os.ReadFile(s.Candidates)
-	if string(before) != string(after) {
-		t.Error("a refused save changed the candidates file")
+	if _, err := LoadCandidates(filepath.Join(t.TempDir(), "none.json"), input.Limits{}); err == nil || !strings.HasPrefix(err.Error(), "reading candidates: ") {
+		t.Errorf("missing file: %v", err)
 	}
 }
 
-// FuzzParse: Parse never panics, places its problems inside the input,
+// FuzzParseCandidates: ParseCandidates never panics, places its problems inside the input,
 // and what it accepts is valid, reads back the same after a JSON round
 // trip, and gives a fixture that fixture.Parse accepts once every
 // candidate is accepted.
-func FuzzParse(f *testing.F) {
+func FuzzParseCandidates(f *testing.F) {
 	f.Add([]byte(sample))
 	f.Add([]byte(`{"conversation_id":"s","turns":1,"compactions_expected":0,"candidates":[]}`))
 	f.Add([]byte(`{"conversation_id":"s","turns":2,"compactions_expected":0,"candidates":[{"id":"a","class":"reference","turn":2,"literal":"\u0000","probe":"\/","expect":"\"","status":"accepted","confidence":1e-3}],"position":1}`))
 	f.Add([]byte(`[[[{"a":[1,2,{}]}]]]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := Parse("f.json", data)
+		p, err := ParseCandidates("f.json", data)
 		if err != nil {
 			lines := strings.Count(string(data), "\n") + 1
 			ps := fixture.AsProblems(err)
@@ -244,21 +246,21 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if err := Validate(p); err != nil {
-			t.Fatalf("Parse accepted what Validate rejects: %v", err)
+		if err := p.Validate(); err != nil {
+			t.Fatalf("ParseCandidates accepted what Validate rejects: %v", err)
 		}
 		js, err := json.Marshal(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, err := Parse("again.json", js)
+		q, err := ParseCandidates("again.json", js)
 		if err != nil || !equalJSON(t, p, q) {
 			t.Fatalf("round trip: %v", err)
 		}
 		for i := range p.Candidates {
-			p.Candidates[i].Status = selection.ReviewAccepted
+			p.Candidates[i].Status = ReviewAccepted
 		}
-		fx, err := Fixture(p)
+		fx, err := p.Fixture()
 		if err != nil {
 			t.Fatalf("Fixture: %v", err)
 		}

@@ -19,6 +19,14 @@
 // its threshold). Scan reads many logs in parallel, streams the flagged
 // sessions in a deterministic order and draws a seeded weekly sample.
 //
+// Proposals (`tally propose`) run an arrival-time classifier over one
+// session's messages and return the candidate must-survive items
+// (Propose). A Proposal is also the candidates file that `tally review`
+// works through: candidates.go holds the one reader (ParseCandidates,
+// LoadCandidates) and the one writer (WriteCandidates) of that format,
+// its rules (Proposal.Validate) and the fixture its accepted items make
+// (Proposal.Fixture).
+//
 // Every problem in an input names its file, line, column and field as a
 // fixture.Problem; a reader moves past it, and Select and Scan either stop
 // at it or, with SkipBad, skip the line, count it and report it among

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -66,17 +65,17 @@ candidates file itself; text prints them as a table.`,
 				return err
 			}
 			p := selection.Propose(t, selection.ProposeOptions{MinConfidence: minConfidence})
-			if err := review.Validate(p); err != nil {
+			if err := p.Validate(); err != nil {
 				return fmt.Errorf("%s: the proposal is not a valid candidates file: %w", path, err)
 			}
 			if output != "" {
-				if err := atomicfile.Write(output, func(w io.Writer) error { return writeCandidates(w, p) }); err != nil {
+				if err := atomicfile.Write(output, func(w io.Writer) error { return selection.WriteCandidates(w, p) }); err != nil {
 					return err
 				}
 			}
 			w := cmd.OutOrStdout()
 			if opts.format == "json" {
-				return writeCandidates(w, p)
+				return selection.WriteCandidates(w, p)
 			}
 			writeProposal(w, p, minConfidence, len(log.Skipped))
 			if output != "" {
@@ -92,15 +91,6 @@ candidates file itself; text prints them as a table.`,
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")
 	lim.register(cmd)
 	return cmd
-}
-
-// writeCandidates writes a candidates file as review writes it: indented,
-// with <, > and & as they are (people read these files).
-func writeCandidates(w io.Writer, p selection.Proposal) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(p)
 }
 
 // pickTranscript returns the one session the command works on.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/cmd/tally/internal/review"
+	"github.com/tally-eval/tally/selection"
 )
 
 // reviewJSON is the JSON output of `tally review`, printed when the
@@ -57,7 +58,7 @@ review needs a terminal: run it in an interactive shell.`,
 			if same(cands, output) {
 				return fmt.Errorf("-o %s: the fixture must not overwrite the candidates file", output)
 			}
-			p, err := review.Load(cands, lim.Limits)
+			p, err := selection.LoadCandidates(cands, lim.Limits)
 			if err != nil {
 				return err
 			}

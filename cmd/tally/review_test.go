@@ -85,7 +85,7 @@ wrote ` + cands + `; next: tally review ` + cands + ` -o FIXTURE.json
 	if out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
-	p, err := review.Load(cands, input.Limits{})
+	p, err := selection.LoadCandidates(cands, input.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestReviewPTY(t *testing.T) {
 		t.Fatal(e)
 	}
 	statuses := func() string {
-		p, err := review.Load(cands, input.Limits{})
+		p, err := selection.LoadCandidates(cands, input.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -401,7 +401,7 @@ func TestReviewPTY(t *testing.T) {
 	if got := statuses(); got != "c1=accepted c2=rejected c3=pending @2" {
 		t.Errorf("after quit: %s", got)
 	}
-	p, _ := review.Load(cands, input.Limits{})
+	p, _ := selection.LoadCandidates(cands, input.Limits{})
 	if c := p.Candidates[2]; c.Probe != "How will payments/rounding.py be split?" || c.Expect != "split payments/rounding.py into rounding_read.py and rounding_w.py" {
 		t.Errorf("edits not saved: %q / %q", c.Probe, c.Expect)
 	}
@@ -476,7 +476,7 @@ func TestReviewPTYTypedAhead(t *testing.T) {
 	if code := r.exit(); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	p, err := review.Load(cands, input.Limits{})
+	p, err := selection.LoadCandidates(cands, input.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

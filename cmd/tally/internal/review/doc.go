@@ -2,11 +2,12 @@
 // through the candidate items `tally propose` wrote, one at a time, and
 // accepts, rejects or corrects each; the accepted ones become a fixture.
 //
-// The candidates file is selection.Proposal as JSON, read with Parse or
-// Load (every problem with file, line, column and field) and checked with
-// Validate; Fixture turns its accepted items into a fixture.Fixture; Store
-// writes both files atomically after every change, so quitting and
-// running again resumes where the review stopped.
+// The candidates file is package selection's (selection.Proposal as JSON,
+// read with selection.LoadCandidates, written with
+// selection.WriteCandidates); Store writes it and the fixture its accepted
+// items make (selection.Proposal.Fixture) atomically after every change,
+// so quitting and running again resumes where the review stopped. Only
+// the CLI uses this package, hence its place under cmd/tally.
 //
 // The interface is a state machine over an io.Reader of key presses and
 // an io.Writer of screen output (Review.Run), so it is tested without a

@@ -63,7 +63,7 @@ type Outcome struct {
 // from Save, from reading in (other than its end) or from writing out.
 func (r *Review) Run(in io.Reader, out io.Writer) (Outcome, error) {
 	p := r.Proposal
-	if err := Validate(*p); err != nil {
+	if err := p.Validate(); err != nil {
 		return Outcome{}, err
 	}
 	br := bufio.NewReader(in)

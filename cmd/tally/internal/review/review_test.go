@@ -18,7 +18,7 @@ func run(t *testing.T, p *selection.Proposal, keys string) (Outcome, []string, s
 	t.Helper()
 	var saves []string
 	r := &Review{Proposal: p, Output: "fx.json", Width: 120, Save: func(p *selection.Proposal) error {
-		if err := Validate(*p); err != nil {
+		if err := p.Validate(); err != nil {
 			t.Fatalf("saved an invalid proposal: %v", err)
 		}
 		saves = append(saves, state(p))
@@ -43,7 +43,7 @@ func state(p *selection.Proposal) string {
 
 func sampleProposal(t *testing.T) *selection.Proposal {
 	t.Helper()
-	p, err := Parse("c.json", []byte(sample))
+	p, err := selection.ParseCandidates("c.json", []byte(sample))
 	if err != nil {
 		t.Fatal(err)
 	}

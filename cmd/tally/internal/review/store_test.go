@@ -1,0 +1,105 @@
+package review
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/selection"
+)
+
+// sample is a small candidates file as `tally propose` writes it (the
+// same as selection's test sample: the review tests start from it).
+const sample = `{
+  "conversation_id": "sess_a4f1",
+  "turns": 63,
+  "compactions_expected": 2,
+  "candidates": [
+    {
+      "id": "c1",
+      "class": "constraint",
+      "turn": 3,
+      "role": "user",
+      "literal": "never modify anything under /migrations",
+      "probe": "Is the agent forbidden to modify anything under /migrations?",
+      "expect": "yes",
+      "confidence": 0.9,
+      "rule": "constraint/lead-in+prohibition",
+      "status": "pending",
+      "message": "Ground rule: never modify anything under /migrations."
+    },
+    {
+      "id": "c2",
+      "class": "commitment",
+      "turn": 19,
+      "role": "assistant",
+      "literal": "I'll open the PR against develop, not main",
+      "probe": "What did the assistant commit to about the PR?",
+      "expect": "open the PR against develop, not main",
+      "confidence": 0.9,
+      "rule": "commitment/i-will+condition",
+      "status": "pending",
+      "message": "I'll open the PR against develop, not main."
+    },
+    {
+      "id": "c3",
+      "class": "reference",
+      "turn": 41,
+      "role": "user",
+      "literal": "report.md rev 14",
+      "probe": "Which document and revision does “Numbers are going into …” refer to?",
+      "expect": "report.md rev 14",
+      "confidence": 0.85,
+      "rule": "reference/revision",
+      "status": "pending",
+      "message": "Numbers are going into report.md rev 14."
+    }
+  ],
+  "position": 0
+}
+`
+
+func TestStore(t *testing.T) {
+	dir := t.TempDir()
+	s := Store{Candidates: filepath.Join(dir, "c.json"), Fixture: filepath.Join(dir, "f.json")}
+	p, _ := selection.ParseCandidates("c.json", []byte(sample))
+	p.Candidates[1].Status = selection.ReviewAccepted
+	p.Candidates[1].Expect = "develop <not main> & \"quoted\""
+	p.Position = 2
+	if err := s.Save(&p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := selection.LoadCandidates(s.Candidates, input.Limits{})
+	if err != nil || !equalJSON(t, p, back) {
+		t.Fatalf("candidates file does not read back: %v", err)
+	}
+	fxs, err := fixture.Load(s.Fixture)
+	if err != nil || len(fxs) != 1 || len(fxs[0].MustSurvive) != 1 || fxs[0].MustSurvive[0].Expect != p.Candidates[1].Expect {
+		t.Fatalf("fixture: %+v %v", fxs, err)
+	}
+	data, _ := os.ReadFile(s.Fixture)
+	if !strings.Contains(string(data), `develop <not main> & \"quoted\"`) {
+		t.Errorf("HTML characters escaped in %s", data)
+	}
+	// An invalid proposal is refused and leaves both files as they were.
+	before, _ := os.ReadFile(s.Candidates)
+	p.Candidates[0].Literal = ""
+	if err := s.Save(&p); err == nil {
+		t.Fatal("saved an invalid proposal")
+	}
+	after, _ := os.ReadFile(s.Candidates)
+	if string(before) != string(after) {
+		t.Error("a refused save changed the candidates file")
+	}
+}
+
+func equalJSON(t *testing.T, a, b any) bool {
+	t.Helper()
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
