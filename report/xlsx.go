@@ -13,6 +13,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/zipfile"
 )
 
 // The workbook's sheets, in order.
@@ -180,18 +181,19 @@ func xlsxStamp(t time.Time) time.Time {
 	return t
 }
 
-// save writes the workbook to w through xlsxZip (see there).
+// save writes the workbook to w through a zipfile.Writer, so that the
+// same workbook is the same bytes.
 func (b *xlsxBook) save(w io.Writer) error {
-	z := &xlsxZip{mod: b.stamp}
-	defer z.spool.close()
+	z := zipfile.New(b.stamp)
+	defer z.Discard()
 	b.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return z })
 	// excelize hands its ZipWriter an in-memory buffer and copies that
-	// buffer to the writer given here; xlsxZip leaves the buffer empty
+	// buffer to the writer given here; z leaves the buffer empty
 	// and keeps the entries, so the copy is of nothing.
 	if _, err := b.f.WriteTo(io.Discard); err != nil {
 		return err
 	}
-	return z.writeTo(w)
+	return z.Save(w)
 }
 
 // --- cells and rows -----------------------------------------------------

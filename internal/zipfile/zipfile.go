@@ -1,6 +1,13 @@
 //lint:file-ignore SA1019 archive/zip's CreateRaw takes the MS-DOS time from ModifiedDate/ModifiedTime only; see the writer below.
 
-package report
+// Package zipfile writes ZIP archives that are the same bytes from run to
+// run, for Office Open XML packages such as XLSX workbooks: excelize
+// writes its parts in map order and archive/zip stamps them with the
+// time of the run. A [Writer] takes the parts in any order (it is an
+// excelize.ZipWriter), compresses each as it comes into a spool, and
+// [Writer.Save] writes them in a fixed order, [Content_Types].xml first
+// and then by name, all with one modification time.
+package zipfile
 
 import (
 	"archive/zip"
@@ -19,25 +26,23 @@ import (
 	"time"
 )
 
-// --- the zip ------------------------------------------------------------
-
-// xlsxSpoolMemory is how much compressed workbook xlsxSpool keeps in
+// spoolMemory is how much compressed data spool keeps in
 // memory before it moves to a temporary file.
-const xlsxSpoolMemory = 8 << 20
+const spoolMemory = 8 << 20
 
-// xlsxZip is the excelize.ZipWriter WriteXLSX hands excelize. excelize
-// writes its streamed sheets in the order of a Go map, lists the image
-// types of [Content_Types].xml in map order too, and archive/zip's
-// Create gives entries no time; all of these change from run to run.
-// xlsxZip compresses each entry as excelize writes it into a spool
-// (sorting the elements of [Content_Types].xml first), and writeTo then
-// writes the entries in a fixed order ([Content_Types].xml first, then
-// by name), each with the same time, copying the compressed bytes
-// without recompressing them.
-type xlsxZip struct {
+// Writer collects the entries of an archive. excelize writes its
+// streamed sheets in the order of a Go map, lists the image types of
+// [Content_Types].xml in map order too, and archive/zip's Create gives
+// entries no time; all of these change from run to run. Writer
+// compresses each entry as it is written into a spool (sorting the
+// elements of [Content_Types].xml first), and Save then writes the
+// entries in a fixed order ([Content_Types].xml first, then by name),
+// each with the same time, copying the compressed bytes without
+// recompressing them. Discard releases the spool; call it when done.
+type Writer struct {
 	mod     time.Time
-	spool   xlsxSpool
-	entries []xlsxZipEntry
+	spool   spool
+	entries []entry
 	open    bool          // the last entry is being written
 	held    *bytes.Buffer // the open entry's bytes, when it is [Content_Types].xml
 	fw      *flate.Writer
@@ -45,16 +50,25 @@ type xlsxZip struct {
 	err     error // the first error; every later call returns it
 }
 
-type xlsxZipEntry struct {
+// New returns a Writer whose entries will all carry the time mod (to
+// the two seconds an MS-DOS time can hold).
+func New(mod time.Time) *Writer { return &Writer{mod: mod} }
+
+// entry is one entry of the archive, compressed in the spool.
+type entry struct {
 	name         string
 	off, size    int64 // compressed bytes in the spool
 	crc          uint32
 	uncompressed uint64
 }
 
-const xlsxContentTypes = "[Content_Types].xml"
+// ContentTypes is the name of the part that lists an OOXML package's
+// content types: Save writes it first.
+const ContentTypes = "[Content_Types].xml"
 
-func (z *xlsxZip) Create(name string) (io.Writer, error) {
+// Create opens the entry name, ending the one open before; its bytes are
+// written with Write.
+func (z *Writer) Create(name string) (io.Writer, error) {
 	if err := z.end(); err != nil {
 		return nil, err
 	}
@@ -65,21 +79,21 @@ func (z *xlsxZip) Create(name string) (io.Writer, error) {
 		z.fw.Reset(&z.spool)
 		z.crc.Reset()
 	}
-	z.entries = append(z.entries, xlsxZipEntry{name: name, off: z.spool.size})
+	z.entries = append(z.entries, entry{name: name, off: z.spool.size})
 	z.open = true
-	if name == xlsxContentTypes {
+	if name == ContentTypes {
 		z.held = &bytes.Buffer{}
 	}
 	return z, nil
 }
 
 // Write writes to the open entry.
-func (z *xlsxZip) Write(p []byte) (int, error) {
+func (z *Writer) Write(p []byte) (int, error) {
 	if z.err != nil {
 		return 0, z.err
 	}
 	if !z.open {
-		z.err = errors.New("xlsx zip: write with no open entry")
+		z.err = errors.New("zipfile: write with no open entry")
 		return 0, z.err
 	}
 	if z.held != nil {
@@ -88,7 +102,7 @@ func (z *xlsxZip) Write(p []byte) (int, error) {
 	return z.compress(p)
 }
 
-func (z *xlsxZip) compress(p []byte) (int, error) {
+func (z *Writer) compress(p []byte) (int, error) {
 	n, err := z.fw.Write(p)
 	z.crc.Write(p[:n])
 	z.entries[len(z.entries)-1].uncompressed += uint64(n)
@@ -99,7 +113,7 @@ func (z *xlsxZip) compress(p []byte) (int, error) {
 }
 
 // end closes the open entry.
-func (z *xlsxZip) end() error {
+func (z *Writer) end() error {
 	if !z.open || z.err != nil {
 		return z.err
 	}
@@ -107,7 +121,7 @@ func (z *xlsxZip) end() error {
 	if z.held != nil {
 		held := z.held
 		z.held = nil
-		if _, err := z.compress(xlsxSortTypes(held.Bytes())); err != nil {
+		if _, err := z.compress(sortTypes(held.Bytes())); err != nil {
 			return err
 		}
 	}
@@ -121,15 +135,15 @@ func (z *xlsxZip) end() error {
 	return nil
 }
 
-// xlsxTypeElement matches one Default or Override element of
+// typeElement matches one Default or Override element of
 // [Content_Types].xml, as excelize writes them.
-var xlsxTypeElement = regexp.MustCompile(`<(?:Default|Override) [^<>]*(?:/>|></(?:Default|Override)>)`)
+var typeElement = regexp.MustCompile(`<(?:Default|Override) [^<>]*(?:/>|></(?:Default|Override)>)`)
 
-// xlsxSortTypes sorts the Default elements of [Content_Types].xml (by
+// sortTypes sorts the Default elements of [Content_Types].xml (by
 // extension) and then its Override elements (by part name). It returns
 // the document unchanged unless the elements are one contiguous run.
-func xlsxSortTypes(doc []byte) []byte {
-	locs := xlsxTypeElement.FindAllIndex(doc, -1)
+func sortTypes(doc []byte) []byte {
+	locs := typeElement.FindAllIndex(doc, -1)
 	if len(locs) < 2 {
 		return doc
 	}
@@ -158,23 +172,24 @@ func xlsxSortTypes(doc []byte) []byte {
 }
 
 // AddFS is not used by excelize when it writes a workbook.
-func (z *xlsxZip) AddFS(fs.FS) error { return errors.New("xlsx zip: AddFS is not supported") }
+func (z *Writer) AddFS(fs.FS) error { return errors.New("zipfile: AddFS is not supported") }
 
-// Close ends the last entry; writeTo writes the archive.
-func (z *xlsxZip) Close() error { return z.end() }
+// Close ends the last entry; Save writes the archive.
+func (z *Writer) Close() error { return z.end() }
 
-// writeTo writes the archive to w.
-func (z *xlsxZip) writeTo(w io.Writer) error {
+// Save ends the last entry and writes the archive to w. Writing the same
+// entries, in any order, gives the same bytes.
+func (z *Writer) Save(w io.Writer) error {
 	if err := z.end(); err != nil {
 		return err
 	}
 	rank := func(name string) int {
-		if name == xlsxContentTypes {
+		if name == ContentTypes {
 			return 0
 		}
 		return 1
 	}
-	slices.SortFunc(z.entries, func(a, b xlsxZipEntry) int {
+	slices.SortFunc(z.entries, func(a, b entry) int {
 		if ra, rb := rank(a.name), rank(b.name); ra != rb {
 			return ra - rb
 		}
@@ -182,10 +197,10 @@ func (z *xlsxZip) writeTo(w io.Writer) error {
 	})
 	for i := 1; i < len(z.entries); i++ {
 		if z.entries[i].name == z.entries[i-1].name {
-			return fmt.Errorf("xlsx zip: entry %s written twice", z.entries[i].name)
+			return fmt.Errorf("zipfile: entry %s written twice", z.entries[i].name)
 		}
 	}
-	date, clock := xlsxDOSTime(z.mod)
+	date, clock := dosTime(z.mod)
 	zw := zip.NewWriter(w)
 	for _, e := range z.entries {
 		// CreateRaw writes ModifiedDate and ModifiedTime as given and
@@ -213,24 +228,24 @@ func (z *xlsxZip) writeTo(w io.Writer) error {
 	return zw.Close()
 }
 
-// xlsxDOSTime is t as an MS-DOS date and time (two-second resolution).
-func xlsxDOSTime(t time.Time) (date, clock uint16) {
+// dosTime is t as an MS-DOS date and time (two-second resolution).
+func dosTime(t time.Time) (date, clock uint16) {
 	date = uint16((t.Year()-1980)<<9 | int(t.Month())<<5 | t.Day())
 	clock = uint16(t.Hour()<<11 | t.Minute()<<5 | t.Second()/2)
 	return date, clock
 }
 
-// xlsxSpool holds the compressed entries: in memory up to
-// xlsxSpoolMemory, then in a temporary file removed by close.
-type xlsxSpool struct {
+// spool holds the compressed entries: in memory up to
+// spoolMemory, then in a temporary file removed by close.
+type spool struct {
 	mem  []byte
 	file *os.File
 	size int64
 }
 
-func (s *xlsxSpool) Write(p []byte) (int, error) {
-	if s.file == nil && len(s.mem)+len(p) > xlsxSpoolMemory {
-		f, err := os.CreateTemp("", "tally-xlsx-*.spool")
+func (s *spool) Write(p []byte) (int, error) {
+	if s.file == nil && len(s.mem)+len(p) > spoolMemory {
+		f, err := os.CreateTemp("", "tally-zipfile-*.spool")
 		if err != nil {
 			return 0, err
 		}
@@ -250,14 +265,18 @@ func (s *xlsxSpool) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (s *xlsxSpool) section(off, n int64) io.Reader {
+func (s *spool) section(off, n int64) io.Reader {
 	if s.file != nil {
 		return io.NewSectionReader(s.file, off, n)
 	}
 	return bytes.NewReader(s.mem[off : off+n])
 }
 
-func (s *xlsxSpool) close() {
+// Discard removes the spool's temporary file, if any, and drops the
+// entries written; the Writer is not to be used after it.
+func (z *Writer) Discard() { z.spool.close() }
+
+func (s *spool) close() {
 	if s.file != nil {
 		name := s.file.Name()
 		_ = s.file.Close()
