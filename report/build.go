@@ -15,6 +15,7 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/report/internal/format"
 	"github.com/tally-eval/tally/stats"
 )
 
@@ -124,7 +125,7 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 		}
 	}
 	if r.Replay != nil {
-		p, err := paper(r, cfg.Confidence)
+		p, err := NewPaper(r, cfg.Confidence)
 		if err != nil {
 			return nil, err
 		}
@@ -571,7 +572,7 @@ func (b *builder) compute() error {
 	}
 
 	r.Prompt = PromptRow{MaxMean: cfg.Gates.MaxMeanPromptTokens,
-		Incumbent: promptStats(b.prompts[0]), Candidate: promptStats(b.prompts[1])}
+		Incumbent: NewPromptStats(b.prompts[0]), Candidate: NewPromptStats(b.prompts[1])}
 	r.Prompt.IncumbentGate = promptGate(r.Prompt.Incumbent, r.Prompt.MaxMean)
 	r.Prompt.CandidateGate = promptGate(r.Prompt.Candidate, r.Prompt.MaxMean)
 	r.Prompt.Change = promptChange(r.Prompt.Incumbent, r.Prompt.Candidate)
@@ -583,13 +584,13 @@ func (b *builder) compute() error {
 		if e := totals[s].Errors; e > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf(
 				"%s: %d error %s (the judge failed, or its context was missing); a row with one is incomplete, never a pass, and never counted as absent: re-run tally check (a judge failure is asked again; a missing context needs its file)",
-				name, e, pluralWord(e, "verdict", "verdicts")))
+				name, e, format.Plural(e, "verdict", "verdicts")))
 		}
 	}
 	if n := len(b.fixtures); n > 0 && n < fewClusters {
 		r.Warnings = append(r.Warnings, fmt.Sprintf(
 			"the cluster-robust intervals rest on %d %s; with fewer than about %d clusters they run too narrow (Cameron & Miller 2015), so read the Wilson intervals beside them",
-			n, pluralWord(n, "conversation", "conversations"), fewClusters))
+			n, format.Plural(n, "conversation", "conversations"), fewClusters))
 	}
 	if onlyInc > 0 || onlyCand > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf(
@@ -636,7 +637,7 @@ const fewClusters = 20
 // promptStats summarises prompt sizes: mean, median (the mean of the
 // middle two for an even count), the 95th percentile by nearest rank,
 // and the maximum. It sorts sizes and keeps them as the result's Sizes.
-func promptStats(sizes []int) PromptStats {
+func NewPromptStats(sizes []int) PromptStats {
 	n := len(sizes)
 	if n == 0 {
 		return PromptStats{Mean: math.NaN(), Median: math.NaN(), P95: math.NaN()}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -19,23 +18,6 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/power"
 )
-
-// quarterlyTime is the fixed timestamp of the example's golden report.
-var quarterlyTime = time.Date(2026, 4, 6, 0, 0, 0, 0, time.UTC)
-
-// quarterlyReport builds the example's report.
-func quarterlyReport(t testing.TB) *Report {
-	t.Helper()
-	cfg, err := LoadConfig(quarterlyConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Build(cfg, Options{Generated: quarterlyTime, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // TestBuildQuarterly pins the source text's table on the example: the
 // incumbent's 71/80, 44/51, 96/103, 58/61 and 2 contradictions, five of
@@ -447,135 +429,4 @@ func ExampleBuild() {
 	// contradictions 2 → 7  worse
 	// blocks: true [open_question contradictions]
 	// backlog: [constraint commitment open_question reference contradictions]
-}
-
-// benchData writes fixtures conversations of items items each, with
-// compactions compactions, and both systems' verdicts (the candidate's
-// in shuffled order), into dir; it returns the configuration's path.
-func benchData(b *testing.B, dir string, fixtures, items, compactions int) string {
-	b.Helper()
-	classes := fixture.Classes
-	fx, _ := os.Create(filepath.Join(dir, "fixtures.jsonl"))
-	fw := bufio.NewWriter(fx)
-	for f := range fixtures {
-		fmt.Fprintf(fw, `{"conversation_id":"sess_%06d","turns":120,"compactions_expected":%d,"must_survive":[`, f, compactions)
-		for i := range items {
-			if i > 0 {
-				fw.WriteString(",")
-			}
-			fmt.Fprintf(fw, `{"id":"c%d","class":%q,"turn":%d,"literal":"never modify anything under /migrations/%d/%d","probe":"Is the agent forbidden from modifying /migrations/%d/%d?","expect":"yes"}`,
-				i+1, classes[i%4], 2+i, f, i, f, i)
-		}
-		fw.WriteString("]}\n")
-	}
-	fw.Flush()
-	fx.Close()
-	verdicts := []fixture.Verdict{fixture.Verbatim, fixture.Verbatim, fixture.Supported, fixture.Supported, fixture.Supported, fixture.Absent, fixture.Contradicted}
-	for s, sys := range []string{"incumbent", "candidate"} {
-		rng := rand.New(rand.NewPCG(uint64(s), 7))
-		var lines []string
-		for f := range fixtures {
-			for c := 1; c <= compactions; c++ {
-				for i := range items {
-					v := verdicts[rng.IntN(len(verdicts))]
-					line := fmt.Sprintf(`{"system":%q,"conversation_id":"sess_%06d","compaction":%d,"item_id":"c%d","class":%q,"verdict":%q`, sys, f, c, i+1, classes[i%4], v)
-					if v != fixture.Verbatim {
-						line += fmt.Sprintf(`,"answer":"the answer about migrations %d","judge":"recorded/bench"`, i)
-					}
-					lines = append(lines, line+"}\n")
-				}
-			}
-		}
-		if s == 1 {
-			rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
-		}
-		if err := os.WriteFile(filepath.Join(dir, sys+".jsonl"), []byte(strings.Join(lines, "")), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	cfg := "fixtures: fixtures.jsonl\nsystems:\n  incumbent: {verdicts: incumbent.jsonl}\n  candidate: {verdicts: candidate.jsonl}\n" +
-		"gates: {retained: {constraint: 0.95, commitment: 0.9, open_question: 0.95, reference: 0.98}}\n"
-	path := filepath.Join(dir, "report.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	return path
-}
-
-// BenchmarkBuild builds a report over 10,000 fixtures of 10 items with 3
-// compactions each: 300,000 verdict rows per system, the candidate's
-// shuffled. It reports the peak heap in use (sampled) besides the time,
-// and the Markdown summary's time and size.
-func BenchmarkBuild(b *testing.B) {
-	path := benchData(b, b.TempDir(), 10_000, 10, 3)
-	cfg, err := LoadConfig(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var peak uint64
-	var r *Report
-	for b.Loop() {
-		r = nil
-		stop := sampleHeap()
-		r, err = Build(cfg, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, p := stop()
-		peak = max(peak, p.InUse)
-	}
-	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-	b.ReportMetric(float64(len(r.Items)), "rows")
-	var n countWriter
-	start := time.Now()
-	if err := WriteMarkdown(&n, r); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(time.Since(start).Milliseconds()), "markdown-ms")
-	b.ReportMetric(float64(n.n), "markdown-bytes")
-}
-
-// BenchmarkWholeReport is BenchmarkBuild's data through every output:
-// Build, the Markdown summary, the HTML page, the workbook. It reports
-// the peak heap in use over the whole run and each step's time.
-func BenchmarkWholeReport(b *testing.B) {
-	path := benchData(b, b.TempDir(), 10_000, 10, 3)
-	cfg, err := LoadConfig(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var peak uint64
-	steps := map[string]time.Duration{}
-	for b.Loop() {
-		stop := sampleHeap()
-		t0 := time.Now()
-		r, err := Build(cfg, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		var n countWriter
-		if err := WriteMarkdown(&n, r); err != nil {
-			b.Fatal(err)
-		}
-		t2 := time.Now()
-		if err := RenderHTML(&n, r, nil); err != nil {
-			b.Fatal(err)
-		}
-		t3 := time.Now()
-		if err := WriteXLSX(&n, r); err != nil {
-			b.Fatal(err)
-		}
-		t4 := time.Now()
-		_, p := stop()
-		peak = max(peak, p.InUse)
-		steps["build-s"] += t1.Sub(t0)
-		steps["markdown-s"] += t2.Sub(t1)
-		steps["html-s"] += t3.Sub(t2)
-		steps["xlsx-s"] += t4.Sub(t3)
-	}
-	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-	for k, d := range steps {
-		b.ReportMetric(d.Seconds()/float64(b.N), k)
-	}
 }

@@ -10,10 +10,6 @@ import (
 	"github.com/tally-eval/tally/fixture"
 )
 
-// quarterlyConfig is the example's configuration, relative to this
-// package's folder.
-const quarterlyConfig = "../examples/quarterly/report.yaml"
-
 func TestLoadConfigQuarterly(t *testing.T) {
 	cfg, err := LoadConfig(quarterlyConfig)
 	if err != nil {

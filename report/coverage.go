@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/report/internal/format"
 )
 
 // fingerprint returns global item g's fingerprint, computed once.
@@ -67,19 +68,19 @@ func (b *builder) coverageWarnings() {
 	if len(noFixture) > 0 {
 		b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(
 			"%d %s no verdict in either system (%s): added after tally check ran? Their items are in no row; re-run tally check for both systems",
-			len(noFixture), pluralWord(len(noFixture), "fixture has", "fixtures have"), firstFew(noFixture)))
+			len(noFixture), format.Plural(len(noFixture), "fixture has", "fixtures have"), firstFew(noFixture)))
 	}
 	if len(noItem) > 0 {
 		b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(
 			"%d %s no verdict in either system though stated before an item that has one at the conversation's last compaction, so live there (%s): added after tally check ran? Re-run it for both systems",
-			len(noItem), pluralWord(len(noItem), "item has", "items have"), firstFew(noItem)))
+			len(noItem), format.Plural(len(noItem), "item has", "items have"), firstFew(noItem)))
 	}
 	for s, n := range b.unprinted {
 		if n > 0 {
 			name := []string{b.cfg.Incumbent.Name, b.cfg.Candidate.Name}[s]
 			b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(
 				"%s: %d verdict %s no item fingerprint (written by an older tally), so an edit to %s fixture item since cannot be detected; re-run tally check",
-				name, n, pluralWord(n, "record carries", "records carry"), pluralWord(n, "its", "their")))
+				name, n, format.Plural(n, "record carries", "records carry"), format.Plural(n, "its", "their")))
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/report/internal/format"
 )
 
 // Gate names used in Decision's lists besides the class names.
@@ -197,11 +198,11 @@ func decide(r *Report, reg Regression) Decision {
 func RuleText(reg Regression) string {
 	fewer := "loses more items of a class than it gains"
 	if t := reg.RetainedTolerance; t > 0 {
-		fewer = fmt.Sprintf("loses more than %d %s of a class net (lost less gained)", t, pluralWord(t, "item", "items"))
+		fewer = fmt.Sprintf("loses more than %d %s of a class net (lost less gained)", t, format.Plural(t, "item", "items"))
 	}
 	more := "newly contradicts more items than it stops contradicting"
 	if t := reg.ContradictionTolerance; t > 0 {
-		more = fmt.Sprintf("newly contradicts more than %d %s net (new less resolved)", t, pluralWord(t, "item", "items"))
+		more = fmt.Sprintf("newly contradicts more than %d %s net (new less resolved)", t, format.Plural(t, "item", "items"))
 	}
 	var b strings.Builder
 	b.WriteString("The change blocks when any row got worse. Each row is decided item by item, on the item-compactions both systems checked: ")
@@ -210,13 +211,6 @@ func RuleText(reg Regression) string {
 	b.WriteString("Otherwise the change passes, and the gates unmet by both systems are backlog: a standard not yet met, not a merge decision. ")
 	b.WriteString("Mean prompt size is gated by its maximum alone; task success is reported, not gated.")
 	return b.String()
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // StrictFails reports whether --strict fails the change: it blocks, or

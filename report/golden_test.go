@@ -8,17 +8,20 @@ import (
 	"testing"
 )
 
-// update rewrites the golden files under testdata/ instead of comparing
-// against them: go test ./report -update. Declared once for the package;
-// every golden test reuses it.
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+// updating reports whether -update was given: rewrite the golden files
+// under testdata/ instead of comparing against them. The flag is the one
+// package sample declares (bench_test.go links it in).
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // golden compares got with the file testdata/PATH, or rewrites the file
 // under -update. A difference names its first line.
 func golden(t *testing.T, path, got string) {
 	t.Helper()
 	path = filepath.Join("testdata", filepath.FromSlash(path))
-	if *update {
+	if updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

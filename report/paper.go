@@ -21,7 +21,7 @@ import (
 // the aggregate cannot see; supposing each of those conversations failed
 // outright is the most generous assumption available, so the plan asks
 // whether even that would show in task success.
-func paper(r *Report, confidence float64) (*Paper, error) {
+func NewPaper(r *Report, confidence float64) (*Paper, error) {
 	res := r.Replay.Result
 	t := res.Table
 	p := &Paper{}

@@ -222,7 +222,7 @@ func TestPromptSizeChartLarge(t *testing.T) {
 		}
 		return s
 	}
-	r.Prompt.Incumbent, r.Prompt.Candidate = promptStats(sizes(1)), promptStats(sizes(2))
+	r.Prompt.Incumbent, r.Prompt.Candidate = NewPromptStats(sizes(1)), NewPromptStats(sizes(2))
 	start := time.Now()
 	svg, warnings, err := svgPromptSize(r)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/report/internal/format"
 )
 
 // Replay outcomes and reference kinds, as written in replay pairs.
@@ -423,7 +424,7 @@ func AnalyzeReplay(pairs []ReplayPair, confidence, drop float64) (*Replay, error
 	}
 	r.Discordant = append(lost, gained...)
 	r.Drop = drop
-	r.Grade, r.Sentence = replaySentence(res, drop)
+	r.Grade, r.Sentence = GradeReplay(res, drop)
 	r.Rule = ReplayRule(res.Confidence, drop)
 	for _, w := range res.Warnings {
 		r.Warnings = append(r.Warnings, "task success: "+w)
@@ -442,12 +443,12 @@ func ReplayRule(confidence, drop float64) string {
 	return fmt.Sprintf("Graded by the exact McNemar test at α = %.4g and the %s Newcombe interval of the difference, against a drop of interest d = %s points: "+
 		"significant when p < α; otherwise inconclusive when the interval's lower end is below −%s points (a drop of d is not ruled out); otherwise consistent with no change. "+
 		"Task success is reported, not gated.",
-		1-confidence, confidenceLabel(confidence), unsignedPoints(drop), unsignedPoints(drop))
+		1-confidence, format.Confidence(confidence), format.Points(drop), format.Points(drop))
 }
 
 // replaySentence grades the replay's difference by the rule ReplayRule
 // states and says in words what it is worth.
-func replaySentence(res power.Result, drop float64) (grade, sentence string) {
+func GradeReplay(res power.Result, drop float64) (grade, sentence string) {
 	exact, _ := res.Test(power.TestExact)
 	iv, _ := res.Interval(power.IntervalNewcombe)
 	t := res.Table
@@ -462,8 +463,8 @@ func replaySentence(res power.Result, drop float64) (grade, sentence string) {
 	default:
 		grade = GradeNoChange
 	}
-	ivText := fmt.Sprintf("%s newcombe interval %s to %s points", confidenceLabel(res.Confidence), signedPoints(iv.Lower), signedPoints(iv.Upper))
-	d := unsignedPoints(drop)
+	ivText := fmt.Sprintf("%s newcombe interval %s to %s points", format.Confidence(res.Confidence), format.SignedPoints(iv.Lower), format.SignedPoints(iv.Upper))
+	d := format.Points(drop)
 	dir := "higher"
 	if res.Difference < 0 {
 		dir = "lower"
@@ -472,63 +473,32 @@ func replaySentence(res power.Result, drop float64) (grade, sentence string) {
 	if res.Discordant == 0 {
 		fmt.Fprintf(&b, "The two runs agree on all %d conversations (%s): the replay saw no difference", res.Pairs, ivText)
 		if grade == GradeInconclusive {
-			fmt.Fprintf(&b, ", but it is inconclusive: with %d conversations the interval does not rule out a drop of as much as %s points, more than the %s-point drop of interest. More replayed conversations would settle it.", res.Pairs, unsignedPoints(-iv.Lower), d)
+			fmt.Fprintf(&b, ", but it is inconclusive: with %d conversations the interval does not rule out a drop of as much as %s points, more than the %s-point drop of interest. More replayed conversations would settle it.", res.Pairs, format.Points(-iv.Lower), d)
 		} else {
 			fmt.Fprintf(&b, "; the interval rules out a drop of %s points or more: consistent with no change.", d)
 		}
 		return grade, b.String()
 	}
-	fmt.Fprintf(&b, "The difference, %s points (%s)", signedPoints(res.Difference), ivText)
+	fmt.Fprintf(&b, "The difference, %s points (%s)", format.SignedPoints(res.Difference), ivText)
 	switch grade {
 	case GradeSignificant:
 		fmt.Fprintf(&b, ", is significant: the exact McNemar test rules out chance alone at the %s level (p = %s), so task success under the candidate is %s.",
-			confidenceLabel(alpha), formatP(exact.PValue), dir)
+			format.Confidence(alpha), format.P(exact.PValue), dir)
 		if iv.Lower <= 0 && iv.Upper >= 0 {
 			b.WriteString(" The interval still includes 0, so the evidence is weak; more replayed conversations would settle it.")
 		}
 	case GradeInconclusive:
 		fmt.Fprintf(&b, ", is inconclusive: %d lost against %d gained could be chance (exact McNemar p = %s), but a drop of as much as %s points is not ruled out, more than the %s-point drop of interest. More replayed conversations would settle it.",
-			t.B, t.C, formatP(exact.PValue), unsignedPoints(-iv.Lower), d)
+			t.B, t.C, format.P(exact.PValue), format.Points(-iv.Lower), d)
 	default:
 		fmt.Fprintf(&b, ", is not evidence of anything, in either direction: %d gained against %d lost is what chance alone often gives (exact McNemar p = %s), and the interval rules out a drop of %s points or more: consistent with no change.",
-			t.C, t.B, formatP(exact.PValue), d)
+			t.C, t.B, format.P(exact.PValue), d)
 		if iv.Lower > 0 || iv.Upper < 0 {
-			fmt.Fprintf(&b, " The interval leaves out 0, but the exact test does not rule out chance at the %s level.", confidenceLabel(alpha))
+			fmt.Fprintf(&b, " The interval leaves out 0, but the exact test does not rule out chance at the %s level.", format.Confidence(alpha))
 		}
 	}
 	b.WriteString(" It is reported, not gated; the per-item rows decide the change.")
 	return grade, b.String()
-}
-
-// signedPoints formats a difference of rates as signed percentage
-// points with one decimal, with a true minus sign.
-func signedPoints(d float64) string {
-	s := fmt.Sprintf("%+.1f", 100*d)
-	if s == "-0.0" || s == "+0.0" {
-		return "0.0"
-	}
-	return strings.Replace(s, "-", "−", 1)
-}
-
-// unsignedPoints formats a fraction as percentage points with one
-// decimal, without a sign.
-func unsignedPoints(d float64) string { return fmt.Sprintf("%.1f", 100*d) }
-
-// confidenceLabel formats a confidence level such as 0.95 as "95%".
-func confidenceLabel(c float64) string { return fmt.Sprintf("%.4g%%", 100*c) }
-
-// formatP formats a p-value: three significant decimals, "< 0.0001"
-// below that.
-func formatP(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "—"
-	case p < 0.0001:
-		return "< 0.0001"
-	case p < 0.001:
-		return fmt.Sprintf("%.4f", p)
-	}
-	return fmt.Sprintf("%.3f", p)
 }
 
 // QueueHeader is the header of the review queue CSV.

@@ -96,7 +96,7 @@ func TestReplayGrade(t *testing.T) {
 		{"an undefined lower end is not a drop ruled out", result(0.5, math.NaN(), math.NaN(), 3, 3), GradeInconclusive, "inconclusive", ""},
 	}
 	for _, tt := range tests {
-		grade, got := replaySentence(tt.res, d)
+		grade, got := GradeReplay(tt.res, d)
 		if grade != tt.grade || !strings.Contains(got, tt.want) || (tt.not != "" && strings.Contains(got, tt.not)) {
 			t.Errorf("%s: grade %q (want %q), sentence %q: want %q, never %q", tt.reason, grade, tt.grade, got, tt.want, tt.not)
 		}
@@ -135,7 +135,7 @@ func TestReplaySentence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		grade, got := replaySentence(res, DefaultReplayDrop)
+		grade, got := GradeReplay(res, DefaultReplayDrop)
 		if grade != tt.grade || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: grade %q (want %q), %q does not contain %q", tt.name, grade, tt.grade, got, tt.want)
 		}

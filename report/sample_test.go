@@ -172,7 +172,7 @@ func sampleReport() *Report {
 		retainedTolerance)
 
 	r.Replay = sampleReplay(conf)
-	p, err := paper(r, conf)
+	p, err := NewPaper(r, conf)
 	if err != nil {
 		panic(err)
 	}
@@ -226,7 +226,7 @@ func samplePromptStats(want PromptStats) PromptStats {
 			}
 		}
 	}
-	got := promptStats(s)
+	got := NewPromptStats(s)
 	if got.Contexts != n || got.Mean != want.Mean || got.Median != want.Median || got.P95 != want.P95 || got.Max != want.Max {
 		panic(fmt.Sprintf("samplePromptStats: made %+v, want %+v", got, want))
 	}
@@ -434,7 +434,7 @@ func sampleReplay(conf float64) *Replay {
 		rp.Discordant = append(rp.Discordant, p)
 	}
 	rp.Drop = DefaultReplayDrop
-	rp.Grade, rp.Sentence = replaySentence(res, rp.Drop)
+	rp.Grade, rp.Sentence = GradeReplay(res, rp.Drop)
 	rp.Rule = ReplayRule(res.Confidence, rp.Drop)
 	return rp
 }
@@ -599,7 +599,7 @@ func minimalReport() *Report {
 	oq.Counts.Errors++
 	oq.Gate = Incomplete
 	r.Contradictions.New = nil
-	r.Prompt = PromptRow{Incumbent: promptStats([]int{131, 79, 90}), Candidate: promptStats(nil)}
+	r.Prompt = PromptRow{Incumbent: NewPromptStats([]int{131, 79, 90}), Candidate: NewPromptStats(nil)}
 	r.Decision = Decision{Rule: "no row got worse"}
 	return r
 }

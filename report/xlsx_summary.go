@@ -9,6 +9,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/report/internal/format"
 )
 
 // --- Summary ------------------------------------------------------------
@@ -282,7 +283,7 @@ func xlsxUnpaired(c ClassRow) string {
 			names = append(names, fmt.Sprintf("and %d more", n))
 		}
 		parts = append(parts, fmt.Sprintf("%d %s checked by the %s only, not by the %s (%s)", len(s.keys),
-			pluralWord(len(s.keys), "item-compaction", "item-compactions"), s.who, s.other, strings.Join(names, "; ")))
+			format.Plural(len(s.keys), "item-compaction", "item-compactions"), s.who, s.other, strings.Join(names, "; ")))
 	}
 	return strings.Join(parts, "; ")
 }

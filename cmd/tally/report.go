@@ -15,6 +15,7 @@ import (
 	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/report/markdown"
 )
 
 // reportOutputs names the files `tally report` writes in its folder.
@@ -187,7 +188,7 @@ func writeReportFiles(dir string, r *report.Report, nb *report.Notebook) (report
 		XLSX:     filepath.Join(dir, "report.xlsx"),
 	}
 	files := []outputFile{
-		{out.Markdown, func(w io.Writer) error { return report.WriteMarkdown(w, r) }},
+		{out.Markdown, func(w io.Writer) error { return markdown.Write(w, r) }},
 		{out.HTML, func(w io.Writer) error { return report.RenderHTML(w, r, nb) }},
 		{out.XLSX, func(w io.Writer) error { return report.WriteXLSX(w, r) }},
 	}

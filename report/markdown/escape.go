@@ -1,4 +1,4 @@
-package report
+package markdown
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 // a token breaks it.
 const zwsp = "\u200B"
 
-// mdEscape returns s as inline Markdown that GitHub (cmark-gfm with its
+// escape returns s as inline Markdown that GitHub (cmark-gfm with its
 // extensions, then GitHub's own post-processing) and goldmark with its
 // GFM extensions show as the text s, and as nothing else: no HTML, no
 // link, no mention, no emphasis, no code span, no heading, list or
@@ -23,7 +23,7 @@ const zwsp = "\u200B"
 //
 //   - Control characters (newlines and tabs included) and Unicode line
 //     separators become spaces, bidirectional controls U+FFFD (see
-//     mdClean); leading and trailing spaces are dropped (after a list
+//     clean); leading and trailing spaces are dropped (after a list
 //     marker, four spaces would start a code block). The text therefore
 //     stays on its line: no block can start inside it.
 //   - & < > become &amp; &lt; &gt;: no raw HTML, no HTML comment, no
@@ -51,8 +51,8 @@ const zwsp = "\u200B"
 //
 // The escaped text renders as s with the U+200B characters added: they
 // are invisible, but travel with a copy and paste of the rendered page.
-func mdEscape(s string) string {
-	s = strings.Trim(mdClean(s, 0), " ")
+func escape(s string) string {
+	s = strings.Trim(clean(s, 0), " ")
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/8)
 	// An ordered-list marker at the start: digits, then . or ), then a
@@ -67,13 +67,13 @@ func mdEscape(s string) string {
 			return b.String()
 		}
 		// What follows is not at the start any more.
-		return b.String() + mdEscapeFrom(s, false)
+		return b.String() + escapeFrom(s, false)
 	}
-	return mdEscapeFrom(s, true)
+	return escapeFrom(s, true)
 }
 
-// mdEscapeFrom escapes cleaned text s; atStart says s begins the text.
-func mdEscapeFrom(s string, atStart bool) string {
+// escapeFrom escapes cleaned text s; atStart says s begins the text.
+func escapeFrom(s string, atStart bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/8)
 	for i := 0; i < len(s); {
@@ -127,12 +127,12 @@ func mdEscapeFrom(s string, atStart bool) string {
 	return b.String()
 }
 
-// mdClean replaces what must not reach Markdown raw: control characters
+// clean replaces what must not reach Markdown raw: control characters
 // (newlines included) and Unicode line separators become spaces, and
 // bidirectional controls, which can make text read differently from what
 // it is, become U+FFFD, as does invalid UTF-8. It truncates to max
 // characters, marking the cut with …, (0: no limit).
-func mdClean(s string, max int) string {
+func clean(s string, max int) string {
 	var b strings.Builder
 	n := 0
 	for _, r := range s {
@@ -155,21 +155,21 @@ func mdClean(s string, max int) string {
 	return b.String()
 }
 
-// mdQuote shows an untrusted value (a literal, an answer) escaped
-// between quotation marks, cut to mdMaxRunes characters; an empty or
+// quote shows an untrusted value (a literal, an answer) escaped
+// between quotation marks, cut to maxRunes characters; an empty or
 // blank value is "(empty)".
-func mdQuote(s string) string {
-	e := mdEscape(mdClean(s, mdMaxRunes))
+func quote(s string) string {
+	e := escape(clean(s, maxRunes))
 	if e == "" {
 		return "(empty)"
 	}
 	return "“" + e + "”"
 }
 
-// mdName shows an untrusted name (an id, a system's name) escaped; an
+// escapeName shows an untrusted name (an id, a system's name) escaped; an
 // empty or blank one is "(empty)".
-func mdName(s string) string {
-	e := mdEscape(mdClean(s, mdMaxRunes))
+func escapeName(s string) string {
+	e := escape(clean(s, maxRunes))
 	if e == "" {
 		return "(empty)"
 	}

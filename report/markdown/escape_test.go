@@ -1,4 +1,4 @@
-package report
+package markdown
 
 import (
 	"bytes"
@@ -12,9 +12,9 @@ import (
 	"github.com/yuin/goldmark/parser"
 )
 
-// TestMdEscape pins mdEscape's output, one case per rule, with the
+// TestEscape pins escape's output, one case per rule, with the
 // reason it is needed.
-func TestMdEscape(t *testing.T) {
+func TestEscape(t *testing.T) {
 	const z = "\u200B"
 	for _, c := range []struct{ in, want, reason string }{
 		{"plain text, 2026 Q1", "plain text, 2026 Q1", "text with no syntax is unchanged"},
@@ -59,19 +59,19 @@ func TestMdEscape(t *testing.T) {
 		{"nul\x00 del\x7f bad\xff", "nul  del  bad\uFFFD", "controls become spaces, invalid UTF-8 U+FFFD"},
 		{"", "", "empty stays empty"},
 	} {
-		if got := mdEscape(c.in); got != c.want {
+		if got := escape(c.in); got != c.want {
 			t.Errorf("mdEscape(%q) = %q, want %q (%s)", c.in, got, c.want, c.reason)
 		}
 	}
 }
 
-func TestMdQuoteAndName(t *testing.T) {
+func TestQuoteAndName(t *testing.T) {
 	for _, c := range []struct{ got, want, reason string }{
-		{mdQuote("a*b"), "“a\\*b”", "a value is escaped and quoted"},
-		{mdQuote("  \n "), "(empty)", "a blank value says so"},
-		{mdQuote(strings.Repeat("é", 200)), "“" + strings.Repeat("é", 160) + "…”", "a long value is cut to mdMaxRunes with a mark"},
-		{mdName("c|1"), `c\|1`, "a name is escaped, not quoted"},
-		{mdName(""), "(empty)", "an empty name says so"},
+		{quote("a*b"), "“a\\*b”", "a value is escaped and quoted"},
+		{quote("  \n "), "(empty)", "a blank value says so"},
+		{quote(strings.Repeat("é", 200)), "“" + strings.Repeat("é", 160) + "…”", "a long value is cut to mdMaxRunes with a mark"},
+		{escapeName("c|1"), `c\|1`, "a name is escaped, not quoted"},
+		{escapeName(""), "(empty)", "an empty name says so"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q (%s)", c.got, c.want, c.reason)
@@ -86,7 +86,7 @@ func TestMdQuoteAndName(t *testing.T) {
 var mdGoldmark = goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote),
 	goldmark.WithParserOptions(parser.WithAttribute()))
 
-func mdRender(t testing.TB, src string) string {
+func render(t testing.TB, src string) string {
 	t.Helper()
 	var out bytes.Buffer
 	if err := mdGoldmark.Convert([]byte(src), &out); err != nil {
@@ -97,23 +97,23 @@ func mdRender(t testing.TB, src string) string {
 
 var mdTag = regexp.MustCompile(`<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*>`)
 
-// mdText returns the text of rendered HTML: tags dropped, entities
-// decoded, the zero-width spaces mdEscape adds removed.
-func mdText(h string) string {
+// textOf returns the text of rendered HTML: tags dropped, entities
+// decoded, the zero-width spaces escape adds removed.
+func textOf(h string) string {
 	return strings.TrimSpace(strings.ReplaceAll(html.UnescapeString(mdTag.ReplaceAllString(h, "")), zwsp, ""))
 }
 
-// mdCheckEscaped renders mdEscape(s) where WriteMarkdown puts such text
+// checkEscaped renders escape(s) where Write puts such text
 // — starting a paragraph, a list item and a heading, and in a table
 // cell — and reports anything but s's text: a link, raw HTML, a tag of
 // any other kind, a lost or extra table cell, or changed text.
-func mdCheckEscaped(t testing.TB, s string) {
+func checkEscaped(t testing.TB, s string) {
 	t.Helper()
-	e := mdEscape(s)
+	e := escape(s)
 	if strings.ContainsAny(e, "\n\r") {
 		t.Fatalf("mdEscape(%q) = %q holds a line break", s, e)
 	}
-	want := strings.TrimSpace(strings.ReplaceAll(mdClean(s, 0), zwsp, ""))
+	want := strings.TrimSpace(strings.ReplaceAll(clean(s, 0), zwsp, ""))
 	if e == "" {
 		if want != "" {
 			t.Fatalf("mdEscape(%q) is empty", s)
@@ -130,7 +130,7 @@ func mdCheckEscaped(t testing.TB, s string) {
 		{"heading", "# " + e + "\n", "h1", map[string]bool{"h1": true}},
 		{"table cell", "| a | b |\n|---|---|\n| " + e + " | z |\n", "td", map[string]bool{"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true}},
 	} {
-		out := mdRender(t, c.src)
+		out := render(t, c.src)
 		if strings.Contains(out, "raw HTML omitted") {
 			t.Errorf("%s: raw HTML in %q (escaped %q): %s", c.name, s, e, out)
 		}
@@ -156,17 +156,17 @@ func mdCheckEscaped(t testing.TB, s string) {
 		default:
 			text = out
 		}
-		if got := mdText(text); got != want {
+		if got := textOf(text); got != want {
 			t.Errorf("%s: %q (escaped %q) renders as the text %q, want %q: %s", c.name, s, e, got, want, out)
 		}
 	}
 }
 
-// TestMdEscapeRendered renders every case of TestMdEscape, and text
+// TestEscapeRendered renders every case of TestEscape, and text
 // built to tempt each rule, with goldmark: text only, and the same text.
-func TestMdEscapeRendered(t *testing.T) {
+func TestEscapeRendered(t *testing.T) {
 	for _, s := range mdEscapeSeeds {
-		mdCheckEscaped(t, s)
+		checkEscaped(t, s)
 	}
 }
 
@@ -187,10 +187,10 @@ var mdEscapeSeeds = []string{
 	"=cmd|' /C calc'!A0", "+1", "-1", "@SUM(A1)",
 }
 
-// FuzzMdEscape checks mdEscape on any text: rendered by goldmark with
+// FuzzEscape checks escape on any text: rendered by goldmark with
 // GFM's Linkify, in a paragraph, a list item, a heading and a table
 // cell, it is its own text, with no link, no raw HTML and no other tag.
-func FuzzMdEscape(f *testing.F) {
+func FuzzEscape(f *testing.F) {
 	for _, s := range mdEscapeSeeds {
 		f.Add(s)
 	}
@@ -198,6 +198,6 @@ func FuzzMdEscape(f *testing.F) {
 		if len(s) > 512 {
 			return
 		}
-		mdCheckEscaped(t, s)
+		checkEscaped(t, s)
 	})
 }

@@ -1,4 +1,8 @@
-package report
+// Package markdown renders a report as GitHub Markdown: the short
+// summary a pull-request comment or a CI step summary shows. It reads
+// the report model and computes nothing; every string from the inputs is
+// escaped so that GitHub shows it as text.
+package markdown
 
 import (
 	"bufio"
@@ -10,23 +14,25 @@ import (
 	"time"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/report/internal/format"
 )
 
-// MarkdownMaxItems is the most items WriteMarkdown names under one row
+// MaxItems is the most items Write names under one row
 // that got worse; the rest are counted (the HTML and XLSX reports list
 // every one).
-const MarkdownMaxItems = 20
+const MaxItems = 20
 
-// mdMaxUnpaired is the most item-compactions checked by one system
-// only that WriteMarkdown names under an undecided row; the rest are
+// maxUnpaired is the most item-compactions checked by one system
+// only that Write names under an undecided row; the rest are
 // counted.
-const mdMaxUnpaired = 5
+const maxUnpaired = 5
 
-// mdMaxRunes is the most characters of one untrusted string (a literal,
-// an answer) WriteMarkdown shows.
-const mdMaxRunes = 160
+// maxRunes is the most characters of one untrusted string (a literal,
+// an answer) Write shows.
+const maxRunes = 160
 
-// WriteMarkdown writes r's summary as GitHub Markdown, for a pull-request
+// Write writes r's summary as GitHub Markdown, for a pull-request
 // comment or a CI step summary: the verdict line, the gates table
 // (incumbent and candidate per class, contradictions, mean prompt size),
 // the rows that got worse with the items lost named, the undecided rows
@@ -34,14 +40,14 @@ const mdMaxRunes = 160
 // and last the task-success section, reported and not gated, ending
 // with its one-line result.
 //
-// Every string from the inputs goes through mdEscape: GitHub shows it
+// Every string from the inputs goes through escape: GitHub shows it
 // as text, never as HTML, a link, a mention, a reference or Markdown,
 // and it never adds a table cell. The same report gives the same bytes.
-func WriteMarkdown(w io.Writer, r *Report) error {
+func Write(w io.Writer, r *report.Report) error {
 	if r == nil {
 		return errors.New("report: WriteMarkdown: nil report")
 	}
-	m := &mdWriter{w: bufio.NewWriter(w)}
+	m := &writer{w: bufio.NewWriter(w)}
 	m.header(r)
 	m.verdict(r)
 	m.gates(r)
@@ -59,71 +65,71 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	return nil
 }
 
-type mdWriter struct {
+type writer struct {
 	w   *bufio.Writer
 	err error
 }
 
-func (m *mdWriter) printf(format string, args ...any) {
+func (m *writer) printf(format string, args ...any) {
 	if m.err == nil {
 		_, m.err = fmt.Fprintf(m.w, format, args...)
 	}
 }
 
-func (m *mdWriter) header(r *Report) {
-	title := mdEscape(r.Title)
+func (m *writer) header(r *report.Report) {
+	title := escape(r.Title)
 	if title == "" {
 		title = "Compaction change report"
 	}
-	if p := mdEscape(r.Period); p != "" {
+	if p := escape(r.Period); p != "" {
 		title += " — " + p
 	}
 	m.printf("# %s\n\n", title)
-	m.printf("Candidate %s against incumbent %s, %s intervals. Generated %s", mdQuote(r.Candidate), mdQuote(r.Incumbent),
-		confidenceLabel(r.Confidence), r.Generated.UTC().Format(time.RFC3339))
-	if v := mdEscape(r.Provenance.Version); v != "" {
+	m.printf("Candidate %s against incumbent %s, %s intervals. Generated %s", quote(r.Candidate), quote(r.Incumbent),
+		format.Confidence(r.Confidence), r.Generated.UTC().Format(time.RFC3339))
+	if v := escape(r.Provenance.Version); v != "" {
 		m.printf(" by tally %s", v)
 	}
 	m.printf(".\n\n")
 }
 
-func (m *mdWriter) verdict(r *Report) {
+func (m *writer) verdict(r *report.Report) {
 	d := r.Decision
 	const why = "judge errors, or item-compactions checked by one system only"
 	switch {
 	case d.Blocks && len(d.Worse) > 0:
-		m.printf("**Verdict: blocks.** Rows that got worse under the candidate: %s.", mdNames(d.Worse))
+		m.printf("**Verdict: blocks.** Rows that got worse under the candidate: %s.", names(d.Worse))
 		if len(d.Undecided) > 0 {
-			m.printf(" Undecided (%s): %s.", why, mdNames(d.Undecided))
+			m.printf(" Undecided (%s): %s.", why, names(d.Undecided))
 		}
 	case d.Blocks:
-		m.printf("**Verdict: blocks.** No row got worse, but %s cannot be compared (%s); re-run `tally check`.", mdNames(d.Undecided), why)
+		m.printf("**Verdict: blocks.** No row got worse, but %s cannot be compared (%s); re-run `tally check`.", names(d.Undecided), why)
 	default:
 		m.printf("**Verdict: does not block.** No row got worse under the candidate.")
 	}
 	if len(d.Backlog) > 0 {
-		m.printf(" %s unmet by both systems: backlog, not a merge decision.", mdCount(len(d.Backlog), "gate", "gates"))
+		m.printf(" %s unmet by both systems: backlog, not a merge decision.", count(len(d.Backlog), "gate", "gates"))
 	}
 	m.printf("\n\n")
 }
 
-func (m *mdWriter) gates(r *Report) {
+func (m *writer) gates(r *report.Report) {
 	m.printf("| row | gate | incumbent | incumbent vs gate | candidate | candidate vs gate | change |\n")
 	m.printf("|---|---|---|---|---|---|---|\n")
 	for _, c := range r.Classes {
 		gate := "none"
-		if c.Incumbent.Gate != NoGate {
-			gate = "≥ " + mdPct(c.MinShare)
+		if c.Incumbent.Gate != report.NoGate {
+			gate = "≥ " + pct(c.MinShare)
 		}
-		change := mdChange(c.Change) + fmt.Sprintf(": %d lost, %d gained", len(c.Lost), len(c.Gained))
+		change := changeWord(c.Change) + fmt.Sprintf(": %d lost, %d gained", len(c.Lost), len(c.Gained))
 		if c.Pairs.Discordant() > 0 {
-			change += ", exact McNemar p = " + formatP(c.McNemar.PValue)
+			change += ", exact McNemar p = " + format.P(c.McNemar.PValue)
 		}
 		if n := len(c.OnlyIncumbent) + len(c.OnlyCandidate); n > 0 {
 			change += fmt.Sprintf("; %d checked by one system only", n)
 		}
-		m.printf("| %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(string(c.Class)), gate,
-			mdShare(c.Incumbent), mdGate(c.Incumbent.Gate), mdShare(c.Candidate), mdGate(c.Candidate.Gate), change)
+		m.printf("| %s | %s | %s | %s | %s | %s | %s |\n", escape(string(c.Class)), gate,
+			share(c.Incumbent), gateWord(c.Incumbent.Gate), share(c.Candidate), gateWord(c.Candidate.Gate), change)
 	}
 	k := r.Contradictions
 	var parts []string
@@ -136,34 +142,34 @@ func (m *mdWriter) gates(r *Report) {
 	if n := k.OnlyIncumbent + k.OnlyCandidate; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d checked by one system only", n))
 	}
-	change := mdChange(k.Change)
+	change := changeWord(k.Change)
 	if len(parts) > 0 {
 		change += ": " + strings.Join(parts, ", ")
 	}
-	m.printf("| contradictions | ≤ %d | %d | %s | %d | %s | %s |\n", k.Max, k.Incumbent, mdGate(k.IncumbentGate), k.Candidate, mdGate(k.CandidateGate), change)
+	m.printf("| contradictions | ≤ %d | %d | %s | %d | %s | %s |\n", k.Max, k.Incumbent, gateWord(k.IncumbentGate), k.Candidate, gateWord(k.CandidateGate), change)
 	p := r.Prompt
 	gate := "none"
 	if p.MaxMean > 0 {
-		gate = "≤ " + mdTokens(p.MaxMean)
+		gate = "≤ " + tokens(p.MaxMean)
 	}
 	m.printf("| mean prompt tokens | %s | %s | %s | %s | %s | %s |\n\n", gate,
-		mdPrompt(p.Incumbent), mdGate(p.IncumbentGate), mdPrompt(p.Candidate), mdGate(p.CandidateGate), mdChange(p.Change))
-	m.printf("Retained = verbatim + supported, with the Wilson interval; absent and contradicted are counted apart, and an error verdict is never a pass. %s\n\n", mdEscape(r.Decision.Rule))
+		prompt(p.Incumbent), gateWord(p.IncumbentGate), prompt(p.Candidate), gateWord(p.CandidateGate), changeWord(p.Change))
+	m.printf("Retained = verbatim + supported, with the Wilson interval; absent and contradicted are counted apart, and an error verdict is never a pass. %s\n\n", escape(r.Decision.Rule))
 }
 
-func (m *mdWriter) worse(r *Report) {
+func (m *writer) worse(r *report.Report) {
 	if len(r.Decision.Worse) == 0 {
 		return
 	}
 	m.printf("## Rows that got worse\n\n")
 	idx := itemIndex(r)
 	for _, c := range r.Classes {
-		if c.Change != Worse {
+		if c.Change != report.Worse {
 			continue
 		}
-		m.printf("### %s: %d/%d retained by the incumbent, %d/%d by the candidate\n\n", mdEscape(string(c.Class)),
+		m.printf("### %s: %d/%d retained by the incumbent, %d/%d by the candidate\n\n", escape(string(c.Class)),
 			c.Incumbent.Counts.Retained(), c.Incumbent.Counts.Items, c.Candidate.Counts.Retained(), c.Candidate.Counts.Items)
-		m.printf("%d lost, %d gained; exact McNemar p = %s on the item-level pairs (context, not the rule).", len(c.Lost), len(c.Gained), formatP(c.McNemar.PValue))
+		m.printf("%d lost, %d gained; exact McNemar p = %s on the item-level pairs (context, not the rule).", len(c.Lost), len(c.Gained), format.P(c.McNemar.PValue))
 		if len(c.Lost) > 0 {
 			m.printf(" Lost:\n\n")
 			m.items(r, idx, c.Lost, false)
@@ -172,7 +178,7 @@ func (m *mdWriter) worse(r *Report) {
 		}
 	}
 	k := r.Contradictions
-	if k.Change == Worse {
+	if k.Change == report.Worse {
 		m.printf("### contradictions: %d by the incumbent, %d by the candidate\n\n", k.Incumbent, k.Candidate)
 		if len(k.New) > 0 {
 			m.printf("Contradicted by the candidate and not by the incumbent:\n\n")
@@ -181,20 +187,20 @@ func (m *mdWriter) worse(r *Report) {
 	}
 }
 
-// mdKey names an item-compaction: its conversation, compaction and item.
-func mdKey(k ItemKey) string {
-	return fmt.Sprintf("%s compaction %d, item %s", mdName(k.ConversationID), k.Compaction, mdName(k.ItemID))
+// itemKey names an item-compaction: its conversation, compaction and item.
+func itemKey(k report.ItemKey) string {
+	return fmt.Sprintf("%s compaction %d, item %s", escapeName(k.ConversationID), k.Compaction, escapeName(k.ItemID))
 }
 
-// items lists items by key, at most MarkdownMaxItems, each with the
+// items lists items by key, at most MaxItems, each with the
 // candidate's verdict and answer; withClass names each item's class.
-func (m *mdWriter) items(r *Report, idx map[ItemKey]int, keys []ItemKey, withClass bool) {
+func (m *writer) items(r *report.Report, idx map[report.ItemKey]int, keys []report.ItemKey, withClass bool) {
 	for i, k := range keys {
-		if i == MarkdownMaxItems {
+		if i == MaxItems {
 			m.printf("- … and %d more (the HTML report and the workbook list every one)\n", len(keys)-i)
 			break
 		}
-		m.printf("- %s", mdKey(k))
+		m.printf("- %s", itemKey(k))
 		j, ok := idx[k]
 		if !ok || j < 0 {
 			m.printf("\n")
@@ -202,42 +208,42 @@ func (m *mdWriter) items(r *Report, idx map[ItemKey]int, keys []ItemKey, withCla
 		}
 		row := &r.Items[j]
 		if withClass {
-			m.printf(" (%s)", mdEscape(string(row.Class)))
+			m.printf(" (%s)", escape(string(row.Class)))
 		}
-		m.printf(": %s — candidate **%s**", mdQuote(row.Literal), mdVerdict(row.Candidate.Verdict))
+		m.printf(": %s — candidate **%s**", quote(row.Literal), verdictWord(row.Candidate.Verdict))
 		if a := row.Candidate.Answer; a != "" {
-			m.printf(", answering %s", mdQuote(a))
+			m.printf(", answering %s", quote(a))
 		}
-		m.printf("; incumbent %s\n", mdVerdict(row.Incumbent.Verdict))
+		m.printf("; incumbent %s\n", verdictWord(row.Incumbent.Verdict))
 	}
 	m.printf("\n")
 }
 
-// mdVerdict shows a verdict; a system with no record for the item has
+// verdictWord shows a verdict; a system with no record for the item has
 // not checked it.
-func mdVerdict(v fixture.Verdict) string {
+func verdictWord(v fixture.Verdict) string {
 	if v == "" {
 		return "not checked"
 	}
-	return mdEscape(string(v))
+	return escape(string(v))
 }
 
-// itemIndex maps the key of each item WriteMarkdown names — the first
-// MarkdownMaxItems lost under each worse row and new contradictions — to
+// itemIndex maps the key of each item Write names — the first
+// MaxItems lost under each worse row and new contradictions — to
 // its row, in one pass over the rows.
-func itemIndex(r *Report) map[ItemKey]int {
-	idx := map[ItemKey]int{}
-	want := func(keys []ItemKey) {
-		for _, k := range keys[:min(len(keys), MarkdownMaxItems)] {
+func itemIndex(r *report.Report) map[report.ItemKey]int {
+	idx := map[report.ItemKey]int{}
+	want := func(keys []report.ItemKey) {
+		for _, k := range keys[:min(len(keys), MaxItems)] {
 			idx[k] = -1
 		}
 	}
 	for _, c := range r.Classes {
-		if c.Change == Worse {
+		if c.Change == report.Worse {
 			want(c.Lost)
 		}
 	}
-	if r.Contradictions.Change == Worse {
+	if r.Contradictions.Change == report.Worse {
 		want(r.Contradictions.New)
 	}
 	if len(idx) == 0 {
@@ -251,23 +257,23 @@ func itemIndex(r *Report) map[ItemKey]int {
 	return idx
 }
 
-func (m *mdWriter) undecided(r *Report) {
+func (m *writer) undecided(r *report.Report) {
 	if len(r.Decision.Undecided) == 0 {
 		return
 	}
 	m.printf("## Undecided rows\n\n")
 	m.printf("A row is undecided when the judge failed on an item in either system (an error verdict) or when one system checked an item-compaction the other did not; it blocks until both have checked every item.\n\n")
 	for _, c := range r.Classes {
-		if c.Change != Undecided {
+		if c.Change != report.Undecided {
 			continue
 		}
-		m.printf("- %s: %d error %s for the incumbent, %d for the candidate", mdEscape(string(c.Class)),
-			c.Incumbent.Counts.Errors, pluralWord(c.Incumbent.Counts.Errors, "verdict", "verdicts"), c.Candidate.Counts.Errors)
+		m.printf("- %s: %d error %s for the incumbent, %d for the candidate", escape(string(c.Class)),
+			c.Incumbent.Counts.Errors, format.Plural(c.Incumbent.Counts.Errors, "verdict", "verdicts"), c.Candidate.Counts.Errors)
 		m.unpaired("incumbent", c.OnlyIncumbent)
 		m.unpaired("candidate", c.OnlyCandidate)
 		m.printf("\n")
 	}
-	if r.Contradictions.Change == Undecided {
+	if r.Contradictions.Change == report.Undecided {
 		k := r.Contradictions
 		m.printf("- contradictions: an error verdict, or an item-compaction checked by one system only (%d by the incumbent only, %d by the candidate only, named under their classes), may hide a contradiction\n",
 			k.OnlyIncumbent, k.OnlyCandidate)
@@ -276,23 +282,23 @@ func (m *mdWriter) undecided(r *Report) {
 }
 
 // unpaired writes the item-compactions checked by who only: their
-// count and the first mdMaxUnpaired.
-func (m *mdWriter) unpaired(who string, keys []ItemKey) {
+// count and the first maxUnpaired.
+func (m *writer) unpaired(who string, keys []report.ItemKey) {
 	if len(keys) == 0 {
 		return
 	}
-	names := make([]string, 0, mdMaxUnpaired+1)
-	for _, k := range keys[:min(len(keys), mdMaxUnpaired)] {
-		names = append(names, mdKey(k))
+	names := make([]string, 0, maxUnpaired+1)
+	for _, k := range keys[:min(len(keys), maxUnpaired)] {
+		names = append(names, itemKey(k))
 	}
-	if n := len(keys) - mdMaxUnpaired; n > 0 {
+	if n := len(keys) - maxUnpaired; n > 0 {
 		names = append(names, fmt.Sprintf("and %d more", n))
 	}
-	m.printf("; %s checked by the %s only (not checked by the other): %s", mdCount(len(keys), "item-compaction", "item-compactions"),
+	m.printf("; %s checked by the %s only (not checked by the other): %s", count(len(keys), "item-compaction", "item-compactions"),
 		who, strings.Join(names, "; "))
 }
 
-func (m *mdWriter) backlog(r *Report) {
+func (m *writer) backlog(r *report.Report) {
 	if len(r.Decision.Backlog) == 0 {
 		return
 	}
@@ -300,18 +306,18 @@ func (m *mdWriter) backlog(r *Report) {
 	m.printf("A standard the system is held to and does not yet meet, not a merge decision.\n\n")
 	for _, name := range r.Decision.Backlog {
 		switch name {
-		case GateContradictions:
+		case report.GateContradictions:
 			k := r.Contradictions
 			m.printf("- contradictions ≤ %d: incumbent %d (%s), candidate %d (%s)\n", k.Max, k.Incumbent, k.IncumbentGate, k.Candidate, k.CandidateGate)
-		case GateMeanPromptTokens:
+		case report.GateMeanPromptTokens:
 			p := r.Prompt
-			m.printf("- mean prompt tokens ≤ %s: incumbent %s (%s), candidate %s (%s)\n", mdTokens(p.MaxMean),
-				mdPrompt(p.Incumbent), p.IncumbentGate, mdPrompt(p.Candidate), p.CandidateGate)
+			m.printf("- mean prompt tokens ≤ %s: incumbent %s (%s), candidate %s (%s)\n", tokens(p.MaxMean),
+				prompt(p.Incumbent), p.IncumbentGate, prompt(p.Candidate), p.CandidateGate)
 		default:
 			for _, c := range r.Classes {
 				if string(c.Class) == name {
-					m.printf("- %s retained ≥ %s: incumbent %s (%s), candidate %s (%s)\n", mdEscape(string(c.Class)), mdPct(c.MinShare),
-						mdPctOrDash(c.Incumbent.Share), c.Incumbent.Gate, mdPctOrDash(c.Candidate.Share), c.Candidate.Gate)
+					m.printf("- %s retained ≥ %s: incumbent %s (%s), candidate %s (%s)\n", escape(string(c.Class)), pct(c.MinShare),
+						pctOrDash(c.Incumbent.Share), c.Incumbent.Gate, pctOrDash(c.Candidate.Share), c.Candidate.Gate)
 				}
 			}
 		}
@@ -321,13 +327,13 @@ func (m *mdWriter) backlog(r *Report) {
 
 // notes writes the report's warnings. The task-success caveats are not
 // among them: they are in the task-success section.
-func (m *mdWriter) notes(r *Report) {
+func (m *writer) notes(r *report.Report) {
 	if len(r.Warnings) == 0 {
 		return
 	}
 	m.printf("## Notes\n\n")
 	for _, s := range r.Warnings {
-		m.printf("- %s\n", mdEscape(s))
+		m.printf("- %s\n", escape(s))
 	}
 	m.printf("\n")
 }
@@ -335,7 +341,7 @@ func (m *mdWriter) notes(r *Report) {
 // taskSuccess writes the last section: task success, reported, not
 // gated: its caveats, the rule its sentence is graded by, and last the
 // result in one line.
-func (m *mdWriter) taskSuccess(r *Report) {
+func (m *writer) taskSuccess(r *report.Report) {
 	m.printf("## Task success (reported, not gated)\n\n")
 	rp := r.Replay
 	if rp == nil {
@@ -345,11 +351,11 @@ func (m *mdWriter) taskSuccess(r *Report) {
 	if len(rp.Warnings) > 0 {
 		m.printf("Caveats:\n\n")
 		for _, s := range rp.Warnings {
-			m.printf("- %s\n", mdEscape(s))
+			m.printf("- %s\n", escape(s))
 		}
 		m.printf("\n")
 	}
-	if rule := mdEscape(rp.Rule); rule != "" {
+	if rule := escape(rp.Rule); rule != "" {
 		m.printf("How the result is graded: %s\n\n", rule)
 	}
 	res := rp.Result
@@ -357,86 +363,86 @@ func (m *mdWriter) taskSuccess(r *Report) {
 	exact := "—"
 	for _, x := range res.Tests {
 		if x.Method == "exact" {
-			exact = formatP(x.PValue)
+			exact = format.P(x.PValue)
 		}
 	}
 	m.printf("**Task success** (reported, not gated): reference %d/%d against candidate %d/%d over the same %d conversations; %d lost and %d gained, exact McNemar p = %s. %s",
-		t.A+t.B, res.Pairs, t.A+t.C, res.Pairs, res.Pairs, t.B, t.C, exact, mdEscape(rp.Sentence))
-	if g := mdEscape(rp.Grade); g != "" {
+		t.A+t.B, res.Pairs, t.A+t.C, res.Pairs, res.Pairs, t.B, t.C, exact, escape(rp.Sentence))
+	if g := escape(rp.Grade); g != "" {
 		m.printf(" Grade: **%s**.", g)
 	}
 	m.printf("\n")
 }
 
-// mdShare formats retained k/n with the share and its Wilson interval.
-func mdShare(s SystemClass) string {
+// share formats retained k/n with the share and its Wilson interval.
+func share(s report.SystemClass) string {
 	c := s.Counts
 	if c.Items == 0 {
 		return "0/0"
 	}
-	out := fmt.Sprintf("%d/%d = %s (%s)", c.Retained(), c.Items, mdPct(s.Share), mdInterval(s.Wilson.Lower, s.Wilson.Upper))
+	out := fmt.Sprintf("%d/%d = %s (%s)", c.Retained(), c.Items, pct(s.Share), interval(s.Wilson.Lower, s.Wilson.Upper))
 	if c.Contradicted > 0 || c.Errors > 0 {
 		var extra []string
 		if c.Contradicted > 0 {
 			extra = append(extra, fmt.Sprintf("%d contradicted", c.Contradicted))
 		}
 		if c.Errors > 0 {
-			extra = append(extra, fmt.Sprintf("%d %s", c.Errors, pluralWord(c.Errors, "error", "errors")))
+			extra = append(extra, fmt.Sprintf("%d %s", c.Errors, format.Plural(c.Errors, "error", "errors")))
 		}
 		out += "; " + strings.Join(extra, ", ")
 	}
 	return out
 }
 
-func mdPrompt(p PromptStats) string {
+func prompt(p report.PromptStats) string {
 	if p.Contexts == 0 {
 		return "—"
 	}
-	return mdTokens(p.Mean)
+	return tokens(p.Mean)
 }
 
-func mdTokens(x float64) string { return fmt.Sprintf("%.0f", x) }
+func tokens(x float64) string { return fmt.Sprintf("%.0f", x) }
 
-func mdPct(p float64) string { return fmt.Sprintf("%.1f%%", 100*p) }
+func pct(p float64) string { return fmt.Sprintf("%.1f%%", 100*p) }
 
-func mdPctOrDash(p float64) string {
+func pctOrDash(p float64) string {
 	if math.IsNaN(p) {
 		return "—"
 	}
-	return mdPct(p)
+	return pct(p)
 }
 
-func mdInterval(lo, hi float64) string { return fmt.Sprintf("%.1f–%.1f%%", 100*lo, 100*hi) }
+func interval(lo, hi float64) string { return fmt.Sprintf("%.1f–%.1f%%", 100*lo, 100*hi) }
 
-func mdGate(g GateStatus) string {
+func gateWord(g report.GateStatus) string {
 	switch g {
-	case Fail:
+	case report.Fail:
 		return "**fail**"
-	case Incomplete:
+	case report.Incomplete:
 		return "**incomplete**"
-	case NoGate, "":
+	case report.NoGate, "":
 		return "—"
 	}
 	return string(g)
 }
 
-func mdChange(c Change) string {
+func changeWord(c report.Change) string {
 	switch c {
-	case Worse, Undecided:
+	case report.Worse, report.Undecided:
 		return "**" + string(c) + "**"
 	}
 	return string(c)
 }
 
-// mdNames lists row names (classes, "contradictions"), escaped.
-func mdNames(names []string) string {
+// names lists row names (classes, "contradictions"), escaped.
+func names(names []string) string {
 	out := make([]string, len(names))
 	for i, n := range names {
-		out[i] = mdEscape(n)
+		out[i] = escape(n)
 	}
 	return strings.Join(out, ", ")
 }
 
-func mdCount(n int, one, many string) string {
-	return fmt.Sprintf("%d %s", n, pluralWord(n, one, many))
+func count(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, format.Plural(n, one, many))
 }

@@ -1,4 +1,4 @@
-package report
+package markdown
 
 import (
 	"bytes"
@@ -11,21 +11,23 @@ import (
 	"testing"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/report/internal/sample"
 )
 
-func markdown(t testing.TB, r *Report) []byte {
+func markdown(t testing.TB, r *report.Report) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteMarkdown(&buf, r); err != nil {
+	if err := Write(&buf, r); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
 }
 
-func TestWriteMarkdownQuarterly(t *testing.T) {
-	got := markdown(t, quarterlyReport(t))
-	golden(t, "markdown/quarterly.golden", string(got))
-	if !bytes.Equal(got, markdown(t, quarterlyReport(t))) {
+func TestWriteQuarterly(t *testing.T) {
+	got := markdown(t, sample.Quarterly(t))
+	sample.Golden(t, "quarterly.golden", string(got))
+	if !bytes.Equal(got, markdown(t, sample.Quarterly(t))) {
 		t.Error("two builds of the same inputs give different bytes")
 	}
 	text := string(got)
@@ -63,7 +65,7 @@ func TestWriteMarkdownQuarterly(t *testing.T) {
 // hostile: literals with pipes, backticks, HTML, newlines, a mention and
 // a bidirectional override; ids with pipes, backticks and HTML; judge
 // answers likewise.
-func hostileCase(t testing.TB) *Report {
+func hostileCase(t testing.TB) *report.Report {
 	t.Helper()
 	dir := t.TempDir()
 	conv := "sess|`<b` onmouseover=alert(1)"
@@ -102,7 +104,7 @@ func hostileCase(t testing.TB) *Report {
 			t.Fatal(err)
 		}
 	}
-	r := buildCase(t, filepath.Join(dir, "report.yaml"))
+	r := sample.BuildCase(t, filepath.Join(dir, "report.yaml"))
 	r.Warnings = append(r.Warnings, "a warning with <script>alert(3)</script> | and `ticks`\n- and a fake list",
 		"ping @octo-org/everyone and @octocat, see https://evil.example/x, www.evil.example or mail ops@evil.example <!-- hidden --> &lt;b&gt; #12")
 	// The task-success caveats and rule, as the model carries them.
@@ -111,13 +113,13 @@ func hostileCase(t testing.TB) *Report {
 	return r
 }
 
-// mdAllowed are the elements WriteMarkdown's own syntax makes.
-var mdAllowed = map[string]bool{"h1": true, "h2": true, "h3": true, "p": true, "strong": true, "code": true, "table": true, "thead": true,
+// allowed are the elements Write's own syntax makes.
+var allowed = map[string]bool{"h1": true, "h2": true, "h3": true, "p": true, "strong": true, "code": true, "table": true, "thead": true,
 	"tbody": true, "tr": true, "th": true, "td": true, "ul": true, "li": true}
 
-func TestWriteMarkdownHostile(t *testing.T) {
+func TestWriteHostile(t *testing.T) {
 	got := markdown(t, hostileCase(t))
-	golden(t, "markdown/hostile.golden", string(got))
+	sample.Golden(t, "hostile.golden", string(got))
 	text := string(got)
 
 	// The Markdown source: no raw control character but the line ends.
@@ -129,12 +131,12 @@ func TestWriteMarkdownHostile(t *testing.T) {
 	// Rendered with goldmark's GFM (tables, Linkify) and raw HTML off:
 	// no raw HTML (goldmark's "omitted" comment), no link, no tag but the
 	// report's own, and code only where the report writes it.
-	page := mdRender(t, text)
+	page := render(t, text)
 	if strings.Contains(page, "raw HTML omitted") {
 		t.Error("raw HTML reached the rendered page")
 	}
 	for _, m := range mdTag.FindAllStringSubmatch(page, -1) {
-		if !mdAllowed[strings.ToLower(m[2])] {
+		if !allowed[strings.ToLower(m[2])] {
 			t.Errorf("tag <%s%s> in the rendered page", m[1], m[2])
 		}
 	}
@@ -150,7 +152,7 @@ func TestWriteMarkdownHostile(t *testing.T) {
 		}
 	}
 	// The page's text holds each hostile string as text.
-	pageText := mdText(page)
+	pageText := textOf(page)
 	for _, want := range []string{
 		"“never `rm -rf` | pipe | and <script>alert(1)</script>”",
 		"“I'll ship it then ## a heading  - a list item & more”",
@@ -183,13 +185,13 @@ func TestWriteMarkdownHostile(t *testing.T) {
 	}
 }
 
-// TestWriteMarkdownTaskSuccess: the task-success section is the last,
+// TestWriteTaskSuccess: the task-success section is the last,
 // with the replay's caveats and the rule its result is graded by, and
 // the result, with its grade, on the last line; the caveats are not
 // among the notes, and the McNemar result's own warnings are not shown
 // apart from them.
-func TestWriteMarkdownTaskSuccess(t *testing.T) {
-	r := sampleReport()
+func TestWriteTaskSuccess(t *testing.T) {
+	r := sample.Report()
 	r.Replay.Warnings = []string{"task success: only 20 discordant pairs; the χ² approximation is rough",
 		"task success: 36 of 200 references are accepted traces"}
 	r.Replay.Result.Warnings = []string{"RESULT WARNING"}
@@ -222,19 +224,19 @@ func TestWriteMarkdownTaskSuccess(t *testing.T) {
 	}
 }
 
-// TestWriteMarkdownUnpaired: an undecided row names the item-compactions
+// TestWriteUnpaired: an undecided row names the item-compactions
 // one system checked and the other did not (counts, the first few), and
 // an item without a record is "not checked", not blank.
-func TestWriteMarkdownUnpaired(t *testing.T) {
-	r := sampleReport()
+func TestWriteUnpaired(t *testing.T) {
+	r := sample.Report()
 	c := &r.Classes[0]
-	c.Change = Undecided
+	c.Change = report.Undecided
 	for i := range 7 {
-		c.OnlyIncumbent = append(c.OnlyIncumbent, ItemKey{ConversationID: fmt.Sprintf("conv_%d", i), Compaction: 1, ItemID: "c1"})
+		c.OnlyIncumbent = append(c.OnlyIncumbent, report.ItemKey{ConversationID: fmt.Sprintf("conv_%d", i), Compaction: 1, ItemID: "c1"})
 	}
-	c.OnlyCandidate = []ItemKey{{ConversationID: "@octocat", Compaction: 2, ItemID: "c9"}}
-	r.Decision.Undecided = append(r.Decision.Undecided, string(c.Class), GateContradictions)
-	r.Contradictions.Change, r.Contradictions.OnlyIncumbent, r.Contradictions.OnlyCandidate = Undecided, 7, 1
+	c.OnlyCandidate = []report.ItemKey{{ConversationID: "@octocat", Compaction: 2, ItemID: "c9"}}
+	r.Decision.Undecided = append(r.Decision.Undecided, string(c.Class), report.GateContradictions)
+	r.Contradictions.Change, r.Contradictions.OnlyIncumbent, r.Contradictions.OnlyCandidate = report.Undecided, 7, 1
 	text := string(markdown(t, r))
 	for _, want := range []string{
 		"## Undecided rows\n",
@@ -251,7 +253,7 @@ func TestWriteMarkdownUnpaired(t *testing.T) {
 	}
 
 	// A lost item the incumbent has no record of.
-	r = sampleReport()
+	r = sample.Report()
 	for i, it := range r.Items {
 		if it.ItemKey == r.Classes[2].Lost[0] {
 			r.Items[i].Incumbent = fixture.Record{}
@@ -262,8 +264,8 @@ func TestWriteMarkdownUnpaired(t *testing.T) {
 	}
 }
 
-func TestWriteMarkdownWithoutReplay(t *testing.T) {
-	r := buildCase(t, writeCase(t, verdictsFor("incumbent", nil), verdictsFor("candidate", nil), ""))
+func TestWriteWithoutReplay(t *testing.T) {
+	r := sample.BuildCase(t, sample.WriteCase(t, sample.Verdicts("incumbent", nil), sample.Verdicts("candidate", nil), ""))
 	got := string(markdown(t, r))
 	if !strings.Contains(got, "**Verdict: does not block.** No row got worse under the candidate.") {
 		t.Errorf("verdict:\n%s", got)
@@ -271,7 +273,7 @@ func TestWriteMarkdownWithoutReplay(t *testing.T) {
 	if !strings.HasSuffix(got, "**Task success** (reported, not gated): no replay in this report.\n") {
 		t.Errorf("last line:\n%s", got)
 	}
-	if err := WriteMarkdown(&bytes.Buffer{}, nil); err == nil {
+	if err := Write(&bytes.Buffer{}, nil); err == nil {
 		t.Error("nil report accepted")
 	}
 }
