@@ -14,6 +14,7 @@ import (
 	"github.com/tally-eval/tally/report"
 	"github.com/tally-eval/tally/report/internal/sample"
 	"github.com/tally-eval/tally/report/markdown"
+	"github.com/tally-eval/tally/report/xlsx"
 )
 
 // benchData writes fixtures conversations of items items each, with
@@ -130,7 +131,7 @@ func BenchmarkWholeReport(b *testing.B) {
 			b.Fatal(err)
 		}
 		t3 := time.Now()
-		if err := report.WriteXLSX(&n, r); err != nil {
+		if err := xlsx.Write(&n, r); err != nil {
 			b.Fatal(err)
 		}
 		t4 := time.Now()

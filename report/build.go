@@ -634,7 +634,7 @@ func systemClass(c fixture.Counts, clusters []stats.Cluster, confidence float64)
 // Resources 50(2), §VI) put "few" at somewhere under 20 to 50 clusters.
 const fewClusters = 20
 
-// promptStats summarises prompt sizes: mean, median (the mean of the
+// NewPromptStats summarises prompt sizes: mean, median (the mean of the
 // middle two for an even count), the 95th percentile by nearest rank,
 // and the maximum. It sorts sizes and keeps them as the result's Sizes.
 func NewPromptStats(sizes []int) PromptStats {

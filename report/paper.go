@@ -8,7 +8,7 @@ import (
 	"github.com/tally-eval/tally/stats"
 )
 
-// paper computes the on-paper argument from the report's own replay: the
+// NewPaper computes the on-paper argument from the report's own replay: the
 // reference's success rate over the replayed conversations, and `tally
 // plan` at that rate and number of conversations, with the catastrophic
 // count taken from the item rows (see Paper.Catastrophic). It needs

@@ -446,7 +446,7 @@ func ReplayRule(confidence, drop float64) string {
 		1-confidence, format.Confidence(confidence), format.Points(drop), format.Points(drop))
 }
 
-// replaySentence grades the replay's difference by the rule ReplayRule
+// GradeReplay grades the replay's difference by the rule ReplayRule
 // states and says in words what it is worth.
 func GradeReplay(res power.Result, drop float64) (grade, sentence string) {
 	exact, _ := res.Test(power.TestExact)

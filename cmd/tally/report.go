@@ -16,6 +16,7 @@ import (
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/report"
 	"github.com/tally-eval/tally/report/markdown"
+	"github.com/tally-eval/tally/report/xlsx"
 )
 
 // reportOutputs names the files `tally report` writes in its folder.
@@ -190,7 +191,7 @@ func writeReportFiles(dir string, r *report.Report, nb *report.Notebook) (report
 	files := []outputFile{
 		{out.Markdown, func(w io.Writer) error { return markdown.Write(w, r) }},
 		{out.HTML, func(w io.Writer) error { return report.RenderHTML(w, r, nb) }},
-		{out.XLSX, func(w io.Writer) error { return report.WriteXLSX(w, r) }},
+		{out.XLSX, func(w io.Writer) error { return xlsx.Write(w, r) }},
 	}
 	queue := filepath.Join(dir, "queue.csv")
 	var stale []string

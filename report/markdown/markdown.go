@@ -98,12 +98,12 @@ func (m *writer) verdict(r *report.Report) {
 	const why = "judge errors, or item-compactions checked by one system only"
 	switch {
 	case d.Blocks && len(d.Worse) > 0:
-		m.printf("**Verdict: blocks.** Rows that got worse under the candidate: %s.", names(d.Worse))
+		m.printf("**Verdict: blocks.** Rows that got worse under the candidate: %s.", rowNames(d.Worse))
 		if len(d.Undecided) > 0 {
-			m.printf(" Undecided (%s): %s.", why, names(d.Undecided))
+			m.printf(" Undecided (%s): %s.", why, rowNames(d.Undecided))
 		}
 	case d.Blocks:
-		m.printf("**Verdict: blocks.** No row got worse, but %s cannot be compared (%s); re-run `tally check`.", names(d.Undecided), why)
+		m.printf("**Verdict: blocks.** No row got worse, but %s cannot be compared (%s); re-run `tally check`.", rowNames(d.Undecided), why)
 	default:
 		m.printf("**Verdict: does not block.** No row got worse under the candidate.")
 	}
@@ -434,8 +434,8 @@ func changeWord(c report.Change) string {
 	return string(c)
 }
 
-// names lists row names (classes, "contradictions"), escaped.
-func names(names []string) string {
+// rowNames lists row names (classes, "contradictions"), escaped.
+func rowNames(names []string) string {
 	out := make([]string, len(names))
 	for i, n := range names {
 		out[i] = escape(n)

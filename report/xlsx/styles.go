@@ -1,4 +1,4 @@
-package report
+package xlsx
 
 import (
 	"github.com/xuri/excelize/v2"
@@ -6,15 +6,15 @@ import (
 
 // --- styles -------------------------------------------------------------
 
-type xlsxStyles struct {
+type styles struct {
 	title, group, header, label, wrap          int
 	pct, count, tokens, prob, decimal, hours   int
 	blocks, passes                             int
 	cfFail, cfPass, cfWarn, cfMuted, cfChanged int
 }
 
-func newXLSXStyles(f *excelize.File) (xlsxStyles, error) {
-	var s xlsxStyles
+func newStyles(f *excelize.File) (styles, error) {
+	var s styles
 	var err error
 	add := func(dst *int, st *excelize.Style) {
 		if err == nil {

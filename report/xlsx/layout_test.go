@@ -1,4 +1,4 @@
-package report
+package xlsx
 
 import (
 	"archive/zip"
@@ -14,19 +14,21 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/report/internal/sample"
 )
 
-// xlsxSheetXML returns each worksheet's XML by sheet name, read from
+// sheetXML returns each worksheet's XML by sheet name, read from
 // the zip as Excel reads it (xl/worksheets/sheetN.xml, N in sheet
-// order: WriteXLSX makes the sheets in order).
-func xlsxSheetXML(t testing.TB, b []byte) map[string]string {
+// order: Write makes the sheets in order).
+func sheetXML(t testing.TB, b []byte) map[string]string {
 	t.Helper()
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
-	for i, name := range xlsxSheets {
+	for i, name := range sheetNames {
 		rc, err := zr.Open(fmt.Sprintf("xl/worksheets/sheet%d.xml", i+1))
 		if err != nil {
 			t.Fatal(err)
@@ -41,13 +43,13 @@ func xlsxSheetXML(t testing.TB, b []byte) map[string]string {
 	return out
 }
 
-// TestXLSXColsAscending parses every worksheet's XML: its <col> elements
+// TestColsAscending parses every worksheet's XML: its <col> elements
 // are in ascending order and do not overlap, as the schema requires
 // (Excel reports a damaged file and repairs it otherwise). Streamed
 // sheets used to list them from the last column to the first.
-func TestXLSXColsAscending(t *testing.T) {
-	for name, r := range map[string]*Report{"sample": sampleReport(), "hostile": hostileReport(), "empty": {}, "minimal": minimalReport()} {
-		for sheet, doc := range xlsxSheetXML(t, writeXLSX(t, r)) {
+func TestColsAscending(t *testing.T) {
+	for name, r := range map[string]*report.Report{"sample": sample.Report(), "hostile": sample.Hostile(), "empty": {}, "minimal": sample.Minimal()} {
+		for sheet, doc := range sheetXML(t, writeBook(t, r)) {
 			d := xml.NewDecoder(strings.NewReader(doc))
 			prevMax, n := 0, 0
 			for {
@@ -84,18 +86,18 @@ func TestXLSXColsAscending(t *testing.T) {
 	}
 }
 
-// TestXLSXPrintSetup: every sheet prints landscape, one page wide and
+// TestPrintSetup: every sheet prints landscape, one page wide and
 // as many tall as needed (fitToWidth 1, fitToHeight 0, the fit-to-page
 // flag on), with its table's header rows repeated on every page.
-func TestXLSXPrintSetup(t *testing.T) {
-	b := writeXLSX(t, sampleReport())
+func TestPrintSetup(t *testing.T) {
+	b := writeBook(t, sample.Report())
 	f, err := excelize.OpenReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	docs := xlsxSheetXML(t, b)
-	for _, sheet := range xlsxSheets {
+	docs := sheetXML(t, b)
+	for _, sheet := range sheetNames {
 		pl, err := f.GetPageLayout(sheet)
 		if err != nil {
 			t.Fatal(err)
@@ -103,7 +105,7 @@ func TestXLSXPrintSetup(t *testing.T) {
 		if pl.Orientation == nil || *pl.Orientation != "landscape" || pl.FitToWidth == nil || *pl.FitToWidth != 1 ||
 			pl.FitToHeight == nil || *pl.FitToHeight != 0 {
 			t.Errorf("%s: page layout orientation %v, fit to %v wide and %v tall; want landscape, 1 wide, 0 (any number) tall",
-				sheet, xlsxDeref(pl.Orientation), xlsxDeref(pl.FitToWidth), xlsxDeref(pl.FitToHeight))
+				sheet, deref(pl.Orientation), deref(pl.FitToWidth), deref(pl.FitToHeight))
 		}
 		// The fit-to-page flag, without which fitToWidth is ignored, in
 		// the sheet's XML itself (streamed sheets write it first).
@@ -130,22 +132,22 @@ func TestXLSXPrintSetup(t *testing.T) {
 	}
 }
 
-func xlsxDeref[T any](p *T) any {
+func deref[T any](p *T) any {
 	if p == nil {
 		return "unset"
 	}
 	return *p
 }
 
-// TestXLSXChartReadable reads the chart's XML: both axes have a title
+// TestChartReadable reads the chart's XML: both axes have a title
 // and dark labels of a stated size (excelize's default is a light grey
 // a printed page loses), the share axis is 0–100% in steps of 20% as
 // percentages, every class is labelled, and the chart sits in column A
 // below the verdict, inside the printed width of the table, not to its
 // right.
-func TestXLSXChartReadable(t *testing.T) {
-	b := writeXLSX(t, sampleReport())
-	chart := html.UnescapeString(xlsxZipFile(t, b, "xl/charts/chart1.xml"))
+func TestChartReadable(t *testing.T) {
+	b := writeBook(t, sample.Report())
+	chart := html.UnescapeString(zipPart(t, b, "xl/charts/chart1.xml"))
 	for _, ax := range []string{"catAx", "valAx"} {
 		i, j := strings.Index(chart, "<"+ax+">"), strings.Index(chart, "</"+ax+">")
 		if i < 0 || j < i {
@@ -170,15 +172,15 @@ func TestXLSXChartReadable(t *testing.T) {
 			t.Errorf("chart has no %s", want)
 		}
 	}
-	drawing := xlsxZipFile(t, b, "xl/drawings/drawing1.xml")
-	from := xlsxAnchor(t, drawing, "from")
-	to := xlsxAnchor(t, drawing, "to")
+	drawing := zipPart(t, b, "xl/drawings/drawing1.xml")
+	from := anchor(t, drawing, "from")
+	to := anchor(t, drawing, "to")
 	f, err := excelize.OpenReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rows := xlsxReadCells(t, f, "Summary")
+	rows := readCells(t, f, "Summary")
 	ruleRow := 0
 	for i, row := range rows {
 		if len(row) > 0 && row[0].Value == "Rule" {
@@ -199,9 +201,9 @@ func TestXLSXChartReadable(t *testing.T) {
 	}
 }
 
-// xlsxAnchor returns the column and row (0-based) of a drawing's
+// anchor returns the column and row (0-based) of a drawing's
 // xdr:from or xdr:to.
-func xlsxAnchor(t testing.TB, drawing, which string) [2]int {
+func anchor(t testing.TB, drawing, which string) [2]int {
 	t.Helper()
 	i := strings.Index(drawing, "<xdr:"+which+">")
 	if i < 0 {
@@ -221,19 +223,19 @@ func xlsxAnchor(t testing.TB, drawing, which string) [2]int {
 	return out
 }
 
-// TestXLSXTaskSuccessSection: the task-success caveats and the rule the
+// TestTaskSuccessSection: the task-success caveats and the rule the
 // sentence is graded by are in the Summary's last rows, once each, the
 // result with its grade on the last row; the McNemar result's own
 // warnings are not listed apart (they used to appear twice: among the
 // warnings as "replay: …" and as the report's "task success: …").
-func TestXLSXTaskSuccessSection(t *testing.T) {
-	r := sampleReport()
+func TestTaskSuccessSection(t *testing.T) {
+	r := sample.Report()
 	r.Replay.Warnings = []string{"only 20 discordant pairs; the χ² approximation is rough", "36 of 200 references are accepted traces"}
 	r.Replay.Result.Warnings = []string{"RESULT WARNING"}
 	r.Replay.Rule = "significant when p < α; otherwise inconclusive when the interval reaches below −d"
-	r.Replay.Grade = GradeNoChange
-	f := openXLSX(t, r)
-	rows := xlsxReadCells(t, f, "Summary")
+	r.Replay.Grade = report.GradeNoChange
+	f := openBook(t, r)
+	rows := readCells(t, f, "Summary")
 	section := -1
 	count := map[string]int{}
 	for i, row := range rows {
@@ -262,20 +264,20 @@ func TestXLSXTaskSuccessSection(t *testing.T) {
 	if count["RESULT WARNING"] != 0 {
 		t.Error("the McNemar result's warnings are listed apart from Replay.Warnings")
 	}
-	if got := xlsxRowStarting(t, rows[section:], "How it is graded")["B"].Value; got != r.Replay.Rule {
+	if got := rowStarting(t, rows[section:], "How it is graded")["B"].Value; got != r.Replay.Rule {
 		t.Errorf("rule %q", got)
 	}
 	last := rows[len(rows)-1]
-	ts := map[string]xlsxCell{}
+	ts := map[string]cell{}
 	for _, c := range last {
 		ts[strings.TrimRight(c.Ref, "0123456789")] = c
 	}
-	if ts["A"].Value != "reported, never gated" || ts["J"].Value != GradeNoChange || ts["K"].Value != r.Replay.Sentence {
+	if ts["A"].Value != "reported, never gated" || ts["J"].Value != report.GradeNoChange || ts["K"].Value != r.Replay.Sentence {
 		t.Errorf("last row %+v, want the result, its grade (J) and its sentence (K)", last)
 	}
 
 	// The report as Build makes it: the χ² caveat once, in the section.
-	rows = xlsxReadCells(t, openXLSX(t, quarterlyReport(t)), "Summary")
+	rows = readCells(t, openBook(t, sample.Quarterly(t)), "Summary")
 	n, at := 0, -1
 	for i, row := range rows {
 		for _, c := range row {
@@ -290,37 +292,37 @@ func TestXLSXTaskSuccessSection(t *testing.T) {
 	}
 }
 
-// TestXLSXUnpaired: an undecided row's item-compactions checked by one
+// TestUnpaired: an undecided row's item-compactions checked by one
 // system only are counted in its notes and named (the first few) under
 // the verdict; on Items such a row's missing verdict reads "not
 // checked", coloured, not left looking like an empty cell.
-func TestXLSXUnpaired(t *testing.T) {
-	r := sampleReport()
+func TestUnpaired(t *testing.T) {
+	r := sample.Report()
 	c := &r.Classes[0]
-	c.Change = Undecided
+	c.Change = report.Undecided
 	for i := range 7 {
-		c.OnlyIncumbent = append(c.OnlyIncumbent, ItemKey{ConversationID: fmt.Sprintf("conv_%d", i), Compaction: 1, ItemID: "c1"})
+		c.OnlyIncumbent = append(c.OnlyIncumbent, report.ItemKey{ConversationID: fmt.Sprintf("conv_%d", i), Compaction: 1, ItemID: "c1"})
 	}
-	c.OnlyCandidate = []ItemKey{{ConversationID: "=cmd|' /C calc'!A0", Compaction: 2, ItemID: "c9"}}
-	r.Decision.Undecided = append(r.Decision.Undecided, string(c.Class), GateContradictions)
-	r.Contradictions.Change, r.Contradictions.OnlyIncumbent, r.Contradictions.OnlyCandidate = Undecided, 7, 1
+	c.OnlyCandidate = []report.ItemKey{{ConversationID: "=cmd|' /C calc'!A0", Compaction: 2, ItemID: "c9"}}
+	r.Decision.Undecided = append(r.Decision.Undecided, string(c.Class), report.GateContradictions)
+	r.Contradictions.Change, r.Contradictions.OnlyIncumbent, r.Contradictions.OnlyCandidate = report.Undecided, 7, 1
 	r.Items[0].Candidate = fixture.Record{}
-	f := openXLSX(t, r)
-	rows := xlsxReadCells(t, f, "Summary")
+	f := openBook(t, r)
+	rows := readCells(t, f, "Summary")
 	want := "constraint: 7 item-compactions checked by the incumbent only, not by the candidate " +
 		"(conv_0 compaction 1 item c1; conv_1 compaction 1 item c1; conv_2 compaction 1 item c1; conv_3 compaction 1 item c1; conv_4 compaction 1 item c1; and 2 more); " +
 		"1 item-compaction checked by the candidate only, not by the incumbent (=cmd|' /C calc'!A0 compaction 2 item c9)"
-	got := xlsxRowStarting(t, rows, "Checked by one system only")["B"]
+	got := rowStarting(t, rows, "Checked by one system only")["B"]
 	if got.Value != want || got.Type != "s" {
 		t.Errorf("checked by one system only: %+v, want the string %q", got, want)
 	}
-	if note := xlsxRowStarting(t, rows[:12], "constraint")["T"].Value; !strings.Contains(note, "7 checked by the incumbent only, 1 by the candidate only") {
+	if note := rowStarting(t, rows[:12], "constraint")["T"].Value; !strings.Contains(note, "7 checked by the incumbent only, 1 by the candidate only") {
 		t.Errorf("constraint notes %q", note)
 	}
-	if note := xlsxRowStarting(t, rows[:12], "contradictions")["T"].Value; !strings.Contains(note, "7 checked by the incumbent only, 1 by the candidate only: the row is undecided") {
+	if note := rowStarting(t, rows[:12], "contradictions")["T"].Value; !strings.Contains(note, "7 checked by the incumbent only, 1 by the candidate only: the row is undecided") {
 		t.Errorf("contradictions notes %q", note)
 	}
-	if got := xlsxRowStarting(t, rows, "Rows undecided")["B"].Value; !strings.Contains(got, "constraint") {
+	if got := rowStarting(t, rows, "Rows undecided")["B"].Value; !strings.Contains(got, "constraint") {
 		t.Errorf("rows undecided %q", got)
 	}
 	items, err := f.GetCellValue("Items", "L3")
@@ -341,16 +343,16 @@ func TestXLSXUnpaired(t *testing.T) {
 	if !found {
 		t.Error("no conditional format for \"not checked\" on the candidate's verdicts")
 	}
-	if strings.Contains(strings.Join(xlsxAllValues(t, f), "\n"), "no record") {
+	if strings.Contains(strings.Join(allValues(t, f), "\n"), "no record") {
 		t.Error("a verdict still reads \"no record\"")
 	}
 }
 
-func xlsxAllValues(t testing.TB, f *excelize.File) []string {
+func allValues(t testing.TB, f *excelize.File) []string {
 	t.Helper()
 	var out []string
-	for _, sheet := range xlsxSheets {
-		for _, row := range xlsxReadCells(t, f, sheet) {
+	for _, sheet := range sheetNames {
+		for _, row := range readCells(t, f, sheet) {
 			for _, c := range row {
 				out = append(out, c.Value)
 			}

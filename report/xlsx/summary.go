@@ -1,4 +1,4 @@
-package report
+package xlsx
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/report"
 	"github.com/tally-eval/tally/report/internal/format"
 )
 
@@ -41,32 +42,32 @@ const (
 	sumHeaderRow = 6
 )
 
-func (b *xlsxBook) summary() error {
+func (b *book) summary() error {
 	r, st, f := b.r, b.st, b.f
-	g := &xlsxGrid{b: b, name: xlsxSummary}
+	g := &grid{b: b, name: sheetSummary}
 	for col, w := range []float64{34, 22, 9, 9, 8, 9, 10, 10, 11, 9, 8, 9, 10, 10, 11, 9, 9, 9, 10, 60} {
 		name, _ := excelize.ColumnNumberToName(col + 1)
-		if err := f.SetColWidth(xlsxSummary, name, name, w); err != nil {
+		if err := f.SetColWidth(sheetSummary, name, name, w); err != nil {
 			return err
 		}
 	}
-	if err := f.SetPanes(xlsxSummary, xlsxFreeze(1, sumHeaderRow)); err != nil {
+	if err := f.SetPanes(sheetSummary, freeze(1, sumHeaderRow)); err != nil {
 		return err
 	}
-	if err := b.printTitles(xlsxSummary, sumGroupRow, sumHeaderRow); err != nil {
+	if err := b.printTitles(sheetSummary, sumGroupRow, sumHeaderRow); err != nil {
 		return err
 	}
 	title := r.Title
 	if title == "" {
 		title = "Compaction change report"
 	}
-	conf := xlsxPct(r.Confidence)
-	rows := []*xlsxRow{
-		(&xlsxRow{}).str(title, st.title),
-		(&xlsxRow{}).str("Period", st.label).str(r.Period, 0).skip(1).
+	conf := pct(r.Confidence)
+	rows := []*cellRow{
+		(&cellRow{}).str(title, st.title),
+		(&cellRow{}).str("Period", st.label).str(r.Period, 0).skip(1).
 			str("Generated", st.label).str(b.stamp.Format("2006-01-02 15:04:05 UTC"), 0).skip(3).
 			str("Confidence", st.label).num("confidence", r.Confidence, st.pct),
-		(&xlsxRow{}).str("Incumbent", st.label).str(r.Incumbent, 0).skip(1).
+		(&cellRow{}).str("Incumbent", st.label).str(r.Incumbent, 0).skip(1).
 			str("Candidate", st.label).str(r.Candidate, 0),
 		{},
 	}
@@ -78,9 +79,9 @@ func (b *xlsxBook) summary() error {
 		cand += ": " + r.Candidate
 	}
 	rows = append(rows,
-		(&xlsxRow{}).str("Gates", st.group).skip(2).str(inc, st.group).skip(5).str(cand, st.group).skip(5).
+		(&cellRow{}).str("Gates", st.group).skip(2).str(inc, st.group).skip(5).str(cand, st.group).skip(5).
 			str("Incumbent → candidate", st.group).skip(4),
-		(&xlsxRow{}).str("Row", st.header).str("Rule", st.header).str("Gate", st.header).
+		(&cellRow{}).str("Row", st.header).str("Rule", st.header).str("Gate", st.header).
 			str("Value", st.header).str("Of", st.header).str("Share", st.header).
 			str("Low ("+conf+" Wilson)", st.header).str("High", st.header).str("Status", st.header).
 			str("Value", st.header).str("Of", st.header).str("Share", st.header).
@@ -93,13 +94,13 @@ func (b *xlsxBook) summary() error {
 			return err
 		}
 	}
-	if err := f.SetRowHeight(xlsxSummary, sumHeaderRow, 30); err != nil {
+	if err := f.SetRowHeight(sheetSummary, sumHeaderRow, 30); err != nil {
 		return err
 	}
 	for _, m := range [][2]int{{sumRowName, sumGate}, {sumIncValue, sumIncStatus}, {sumCandValue, sumCandStatus}, {sumChange, sumNotes}} {
 		a, _ := excelize.CoordinatesToCellName(m[0], sumGroupRow)
 		z, _ := excelize.CoordinatesToCellName(m[1], sumGroupRow)
-		if err := f.MergeCell(xlsxSummary, a, z); err != nil {
+		if err := f.MergeCell(sheetSummary, a, z); err != nil {
 			return err
 		}
 	}
@@ -107,8 +108,8 @@ func (b *xlsxBook) summary() error {
 	// The gates: one row per class, contradictions, prompt size.
 	firstClass := g.row + 1
 	for _, c := range r.Classes {
-		row := (&xlsxRow{}).str(string(c.Class), st.label)
-		if c.Incumbent.Gate == NoGate && c.Candidate.Gate == NoGate {
+		row := (&cellRow{}).str(string(c.Class), st.label)
+		if c.Incumbent.Gate == report.NoGate && c.Candidate.Gate == report.NoGate {
 			row.str("retained share (no gate)", 0).skip(1)
 		} else {
 			row.str("retained share ≥", 0).num("gate", c.MinShare, st.pct)
@@ -116,7 +117,7 @@ func (b *xlsxBook) summary() error {
 		var notes []string
 		for _, s := range []struct {
 			who string
-			sc  SystemClass
+			sc  report.SystemClass
 		}{{"incumbent", c.Incumbent}, {"candidate", c.Candidate}} {
 			row.count(s.sc.Counts.Retained(), st.count).count(s.sc.Counts.Items, st.count).
 				num(s.who+" share", s.sc.Share, st.pct).
@@ -149,13 +150,13 @@ func (b *xlsxBook) summary() error {
 	lastClass := g.row
 	{
 		c := r.Contradictions
-		row := (&xlsxRow{}).str("contradictions", st.label).str("contradicted items ≤", 0).count(c.Max, st.count).
+		row := (&cellRow{}).str("contradictions", st.label).str("contradicted items ≤", 0).count(c.Max, st.count).
 			count(c.Incumbent, st.count).skip(4).str(string(c.IncumbentGate), 0).
 			count(c.Candidate, st.count).skip(4).str(string(c.CandidateGate), 0).
 			str(string(c.Change), 0).skip(3)
 		var notes []string
 		if n := len(c.New); n > 0 {
-			notes = append(notes, fmt.Sprintf("%d new: contradicted by the candidate and not by the incumbent (sheet %s)", n, xlsxLost))
+			notes = append(notes, fmt.Sprintf("%d new: contradicted by the candidate and not by the incumbent (sheet %s)", n, sheetLost))
 		}
 		if c.Resolved > 0 {
 			notes = append(notes, fmt.Sprintf("%d no longer contradicted: contradicted by the incumbent and not by the candidate", c.Resolved))
@@ -170,7 +171,7 @@ func (b *xlsxBook) summary() error {
 	}
 	{
 		p := r.Prompt
-		row := (&xlsxRow{}).str("prompt size", st.label)
+		row := (&cellRow{}).str("prompt size", st.label)
 		if p.MaxMean > 0 {
 			row.str("mean prompt tokens ≤", 0).num("gate", p.MaxMean, st.tokens)
 		} else {
@@ -202,7 +203,7 @@ func (b *xlsxBook) summary() error {
 		if err := b.summaryChart(firstClass, lastClass, g.row+1); err != nil {
 			return err
 		}
-		g.row += xlsxChartRows
+		g.row += chartRows
 	}
 	if err := b.summaryDetail(g); err != nil {
 		return err
@@ -215,7 +216,7 @@ func (b *xlsxBook) summary() error {
 
 // summaryVerdict writes the verdict and what it rests on, one labelled
 // row each, the text merged across the table.
-func (b *xlsxBook) summaryVerdict(g *xlsxGrid) error {
+func (b *book) summaryVerdict(g *grid) error {
 	r, st := b.r, b.st
 	d := r.Decision
 	g.row++
@@ -223,16 +224,16 @@ func (b *xlsxBook) summaryVerdict(g *xlsxGrid) error {
 	if d.Blocks {
 		var why []string
 		if len(d.Worse) > 0 {
-			why = append(why, "rows got worse under the candidate: "+xlsxList(d.Worse))
+			why = append(why, "rows got worse under the candidate: "+list(d.Worse))
 		}
 		if len(d.Undecided) > 0 {
-			why = append(why, "rows undecided (judge errors, or item-compactions checked by one system only): "+xlsxList(d.Undecided))
+			why = append(why, "rows undecided (judge errors, or item-compactions checked by one system only): "+list(d.Undecided))
 		}
 		verdict, vstyle = "Blocks the change: "+strings.Join(why, "; "), st.blocks
 	}
 	var unpaired []string
 	for _, c := range r.Classes {
-		if u := xlsxUnpaired(c); u != "" {
+		if u := unpairedText(c); u != "" {
 			unpaired = append(unpaired, string(c.Class)+": "+u)
 		}
 	}
@@ -241,14 +242,14 @@ func (b *xlsxBook) summaryVerdict(g *xlsxGrid) error {
 		style int
 	}{
 		{"Verdict", verdict, vstyle},
-		{"Rows worse", xlsxList(d.Worse), st.wrap},
-		{"Rows undecided", xlsxList(d.Undecided), st.wrap},
-		{"Checked by one system only", xlsxList(unpaired), st.wrap},
-		{"Backlog: gates unmet by both", xlsxList(d.Backlog), st.wrap},
-		{"Gates the candidate does not meet", xlsxList(d.CandidateUnmet), st.wrap},
+		{"Rows worse", list(d.Worse), st.wrap},
+		{"Rows undecided", list(d.Undecided), st.wrap},
+		{"Checked by one system only", list(unpaired), st.wrap},
+		{"Backlog: gates unmet by both", list(d.Backlog), st.wrap},
+		{"Gates the candidate does not meet", list(d.CandidateUnmet), st.wrap},
 		{"Rule", d.Rule, st.wrap},
 	} {
-		if err := g.put((&xlsxRow{}).str(kv.k, st.label).str(kv.v, kv.style)); err != nil {
+		if err := g.put((&cellRow{}).str(kv.k, st.label).str(kv.v, kv.style)); err != nil {
 			return err
 		}
 		if err := g.merge(sumRule, sumNotes, kv.v); err != nil {
@@ -258,28 +259,28 @@ func (b *xlsxBook) summaryVerdict(g *xlsxGrid) error {
 	return nil
 }
 
-// xlsxMaxUnpaired is the most item-compactions checked by one system
+// maxUnpaired is the most item-compactions checked by one system
 // only that the Summary names for a class; the Items sheet has them all
 // (a verdict "not checked" on one side).
-const xlsxMaxUnpaired = 5
+const maxUnpaired = 5
 
-// xlsxUnpaired says which item-compactions of class row c one system
+// unpairedText says which item-compactions of class row c one system
 // checked and the other did not: how many, and the first few by name;
 // "" when there are none.
-func xlsxUnpaired(c ClassRow) string {
+func unpairedText(c report.ClassRow) string {
 	var parts []string
 	for _, s := range []struct {
 		who, other string
-		keys       []ItemKey
+		keys       []report.ItemKey
 	}{{"incumbent", "candidate", c.OnlyIncumbent}, {"candidate", "incumbent", c.OnlyCandidate}} {
 		if len(s.keys) == 0 {
 			continue
 		}
 		var names []string
-		for _, k := range s.keys[:min(len(s.keys), xlsxMaxUnpaired)] {
+		for _, k := range s.keys[:min(len(s.keys), maxUnpaired)] {
 			names = append(names, fmt.Sprintf("%s compaction %d item %s", k.ConversationID, k.Compaction, k.ItemID))
 		}
-		if n := len(s.keys) - xlsxMaxUnpaired; n > 0 {
+		if n := len(s.keys) - maxUnpaired; n > 0 {
 			names = append(names, fmt.Sprintf("and %d more", n))
 		}
 		parts = append(parts, fmt.Sprintf("%d %s checked by the %s only, not by the %s (%s)", len(s.keys),
@@ -291,7 +292,7 @@ func xlsxUnpaired(c ClassRow) string {
 // summaryWarnings writes the warnings: the report's, the selection's,
 // and this workbook's own (rows left out, cut text). The task-success
 // caveats are not among them: they are in the task-success section.
-func (b *xlsxBook) summaryWarnings(g *xlsxGrid) error {
+func (b *book) summaryWarnings(g *grid) error {
 	r, st := b.r, b.st
 	warnings := slices.Clone(r.Warnings)
 	if r.Selection != nil {
@@ -305,14 +306,14 @@ func (b *xlsxBook) summaryWarnings(g *xlsxGrid) error {
 		warnings = append(warnings, fmt.Sprintf("%d more cells cut the same way", b.cut-len(b.cutNotes)))
 	}
 	g.row++
-	if err := g.put((&xlsxRow{}).str("Warnings", st.header).skip(sumNotes - 1)); err != nil {
+	if err := g.put((&cellRow{}).str("Warnings", st.header).skip(sumNotes - 1)); err != nil {
 		return err
 	}
 	if len(warnings) == 0 {
 		warnings = []string{"none"}
 	}
 	for _, w := range warnings {
-		if err := g.put((&xlsxRow{}).skip(1).str(w, st.wrap)); err != nil {
+		if err := g.put((&cellRow{}).skip(1).str(w, st.wrap)); err != nil {
 			return err
 		}
 		if err := g.merge(sumRule, sumNotes, w); err != nil {
@@ -332,15 +333,15 @@ const (
 // summaryTaskSuccess writes the last rows: task success, reported and
 // never gated. Its caveats and the rule its sentence is graded by come
 // first, once; the result is the Summary's last row.
-func (b *xlsxBook) summaryTaskSuccess(g *xlsxGrid) error {
+func (b *book) summaryTaskSuccess(g *grid) error {
 	r, st := b.r, b.st
 	g.row++
 	rp := r.Replay
 	if rp == nil {
-		return g.put((&xlsxRow{}).str("Task success (reported, never gated)", st.label).
+		return g.put((&cellRow{}).str("Task success (reported, never gated)", st.label).
 			str("not measured: the report has no replay data", 0))
 	}
-	if err := g.put((&xlsxRow{}).str("Task success (reported, never gated)", st.group).skip(sumNotes - 1)); err != nil {
+	if err := g.put((&cellRow{}).str("Task success (reported, never gated)", st.group).skip(sumNotes - 1)); err != nil {
 		return err
 	}
 	if err := g.merge(1, sumNotes, ""); err != nil {
@@ -354,7 +355,7 @@ func (b *xlsxBook) summaryTaskSuccess(g *xlsxGrid) error {
 		if kv.v == "" {
 			continue
 		}
-		if err := g.put((&xlsxRow{}).str(kv.k, st.label).str(kv.v, st.wrap)); err != nil {
+		if err := g.put((&cellRow{}).str(kv.k, st.label).str(kv.v, st.wrap)); err != nil {
 			return err
 		}
 		if err := g.merge(sumRule, sumNotes, kv.v); err != nil {
@@ -376,13 +377,13 @@ func (b *xlsxBook) summaryTaskSuccess(g *xlsxGrid) error {
 	if !ok {
 		exact.PValue = math.NaN()
 	}
-	if err := g.put((&xlsxRow{}).str("Task success", st.header).str("Pairs", st.header).str("Discordant", st.header).
+	if err := g.put((&cellRow{}).str("Task success", st.header).str("Pairs", st.header).str("Discordant", st.header).
 		str("Reference", st.header).str("Candidate", st.header).str("Difference", st.header).
-		str("Low ("+xlsxPct(res.Confidence)+" "+method+")", st.header).str("High", st.header).
+		str("Low ("+pct(res.Confidence)+" "+method+")", st.header).str("High", st.header).
 		str("McNemar exact p", st.header).str("Grade", st.header).str("In words", st.header)); err != nil {
 		return err
 	}
-	row := (&xlsxRow{}).str("reported, never gated", st.label).count(res.Pairs, st.count).count(res.Discordant, st.count).
+	row := (&cellRow{}).str("reported, never gated", st.label).count(res.Pairs, st.count).count(res.Discordant, st.count).
 		num("reference rate", res.ReferenceRate, st.pct).num("candidate rate", res.CandidateRate, st.pct).
 		num("difference", res.Difference, st.pct).num("low", iv.Lower, st.pct).num("high", iv.Upper, st.pct).
 		num("exact p", exact.PValue, st.prob).str(rp.Grade, st.label)
@@ -398,15 +399,15 @@ func (b *xlsxBook) summaryTaskSuccess(g *xlsxGrid) error {
 
 // summaryFormats colours the gates table: statuses, changes, and shares
 // under their gate.
-func (b *xlsxBook) summaryFormats(firstClass, lastClass, lastGate int) error {
+func (b *book) summaryFormats(firstClass, lastClass, lastGate int) error {
 	st := b.st
 	for _, col := range []int{sumIncStatus, sumCandStatus} {
-		ref := xlsxRange(col, firstClass, col, lastGate)
-		if err := b.equals(xlsxSummary, ref, `"fail"`, st.cfFail, `"pass"`, st.cfPass, `"incomplete"`, st.cfWarn, `"none"`, st.cfMuted); err != nil {
+		ref := cellRange(col, firstClass, col, lastGate)
+		if err := b.equals(sheetSummary, ref, `"fail"`, st.cfFail, `"pass"`, st.cfPass, `"incomplete"`, st.cfWarn, `"none"`, st.cfMuted); err != nil {
 			return err
 		}
 	}
-	if err := b.equals(xlsxSummary, xlsxRange(sumChange, firstClass, sumChange, lastGate),
+	if err := b.equals(sheetSummary, cellRange(sumChange, firstClass, sumChange, lastGate),
 		`"worse"`, st.cfFail, `"better"`, st.cfPass, `"undecided"`, st.cfWarn); err != nil {
 		return err
 	}
@@ -417,7 +418,7 @@ func (b *xlsxBook) summaryFormats(firstClass, lastClass, lastGate int) error {
 		name, _ := excelize.ColumnNumberToName(col)
 		gate, _ := excelize.ColumnNumberToName(sumGate)
 		style := st.cfFail
-		err := b.f.SetConditionalFormat(xlsxSummary, xlsxRange(col, firstClass, col, lastClass),
+		err := b.f.SetConditionalFormat(sheetSummary, cellRange(col, firstClass, col, lastClass),
 			[]excelize.ConditionalFormatOptions{{
 				Type:     "formula",
 				Criteria: fmt.Sprintf("AND(ISNUMBER(%s%d),%s%d<$%s%d)", name, firstClass, name, firstClass, gate, firstClass),
@@ -430,15 +431,15 @@ func (b *xlsxBook) summaryFormats(firstClass, lastClass, lastGate int) error {
 	return nil
 }
 
-// xlsxChartRows is the number of rows kept empty for the Summary's
-// chart, and xlsxChartWidth, xlsxChartHeight its size in pixels. The
+// chartRows is the number of rows kept empty for the Summary's
+// chart, and chartWidth, chartHeight its size in pixels. The
 // chart is anchored to the cells it covers: excelize reckons 18 pixels
 // a row, so it covers 20 rows (a spreadsheet shows them 20 pixels tall,
 // and the chart with them), and about columns A to F.
 const (
-	xlsxChartRows   = 20
-	xlsxChartWidth  = 720
-	xlsxChartHeight = 360
+	chartRows   = 20
+	chartWidth  = 720
+	chartHeight = 360
 )
 
 // summaryChart adds a clustered column chart of the retained share by
@@ -449,15 +450,15 @@ const (
 // colour is a light grey), the share axis runs 0–100% in steps of 20%,
 // and every class is labelled: four categories at 720 pixels leave each
 // name some 140 pixels.
-func (b *xlsxBook) summaryChart(first, last, at int) error {
+func (b *book) summaryChart(first, last, at int) error {
 	abs := func(col, row int) string {
 		ref, _ := excelize.CoordinatesToCellName(col, row, true)
 		return ref
 	}
 	span := func(col int) string {
-		return "'" + xlsxSummary + "'!" + abs(col, first) + ":" + abs(col, last)
+		return "'" + sheetSummary + "'!" + abs(col, first) + ":" + abs(col, last)
 	}
-	name := func(col, row int) string { return "'" + xlsxSummary + "'!" + abs(col, row) }
+	name := func(col, row int) string { return "'" + sheetSummary + "'!" + abs(col, row) }
 	zero, one := 0.0, 1.0
 	anchor, _ := excelize.CoordinatesToCellName(1, at)
 	label := excelize.Font{Size: 10, Color: "404040"}
@@ -469,7 +470,7 @@ func (b *xlsxBook) summaryChart(first, last, at int) error {
 			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{color}},
 			DataLabel: excelize.ChartDataLabel{Font: excelize.Font{Size: 8, Color: "404040"}}}
 	}
-	return b.f.AddChart(xlsxSummary, anchor, &excelize.Chart{
+	return b.f.AddChart(sheetSummary, anchor, &excelize.Chart{
 		Type: excelize.Col,
 		Series: []excelize.ChartSeries{
 			series(sumIncValue, sumGroupRow, sumIncShare, "4472C4"),
@@ -479,7 +480,7 @@ func (b *xlsxBook) summaryChart(first, last, at int) error {
 		Format:    excelize.GraphicOptions{AltText: "Retained share by class: incumbent, candidate and the gate"},
 		Title:     excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: "Retained share by class", Font: &excelize.Font{Size: 12, Bold: true, Color: "262626"}}}},
 		Legend:    excelize.ChartLegend{Position: "bottom"},
-		Dimension: excelize.ChartDimension{Width: xlsxChartWidth, Height: xlsxChartHeight},
+		Dimension: excelize.ChartDimension{Width: chartWidth, Height: chartHeight},
 		PlotArea:  excelize.ChartPlotArea{ShowVal: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"}},
 		XAxis:     excelize.ChartAxis{Font: label, Title: title("Item class"), TickLabelSkip: 1},
 		YAxis: excelize.ChartAxis{
@@ -491,17 +492,17 @@ func (b *xlsxBook) summaryChart(first, last, at int) error {
 
 // summaryDetail writes, below the verdict, the counts behind each class
 // row with the cluster-robust interval, and the prompt sizes.
-func (b *xlsxBook) summaryDetail(g *xlsxGrid) error {
+func (b *book) summaryDetail(g *grid) error {
 	r, st := b.r, b.st
-	conf := xlsxPct(r.Confidence)
+	conf := pct(r.Confidence)
 	g.row++
-	if err := g.put((&xlsxRow{}).str("Retention by class, items clustered by conversation", st.group).skip(sumNotes - 1)); err != nil {
+	if err := g.put((&cellRow{}).str("Retention by class, items clustered by conversation", st.group).skip(sumNotes - 1)); err != nil {
 		return err
 	}
 	if err := g.merge(1, sumNotes, ""); err != nil {
 		return err
 	}
-	head := &xlsxRow{}
+	head := &cellRow{}
 	for _, h := range []string{"Class", "System", "Items", "Verbatim", "Supported", "Absent", "Contradicted", "Errors",
 		"Retained", "Share", "Conversations", "Standard error", "Robust SE", "Design effect", "Effective items",
 		"Robust low (" + conf + ")", "Robust high"} {
@@ -510,16 +511,16 @@ func (b *xlsxBook) summaryDetail(g *xlsxGrid) error {
 	if err := g.put(head.skip(2).str("Notes", st.header)); err != nil {
 		return err
 	}
-	if err := b.f.SetRowHeight(xlsxSummary, g.row, 30); err != nil {
+	if err := b.f.SetRowHeight(sheetSummary, g.row, 30); err != nil {
 		return err
 	}
 	for _, c := range r.Classes {
 		for _, s := range []struct {
 			name string
-			sc   SystemClass
+			sc   report.SystemClass
 		}{{r.Incumbent, c.Incumbent}, {r.Candidate, c.Candidate}} {
 			n, cl := s.sc.Counts, s.sc.Clustered
-			row := (&xlsxRow{}).str(string(c.Class), st.label).str(s.name, 0).
+			row := (&cellRow{}).str(string(c.Class), st.label).str(s.name, 0).
 				count(n.Items, st.count).count(n.Verbatim, st.count).count(n.Supported, st.count).
 				count(n.Absent, st.count).count(n.Contradicted, st.count).count(n.Errors, st.count).
 				count(n.Retained(), st.count).num("share", s.sc.Share, st.pct).
@@ -533,7 +534,7 @@ func (b *xlsxBook) summaryDetail(g *xlsxGrid) error {
 		}
 	}
 	g.row++
-	if err := g.put((&xlsxRow{}).str("Prompt size (tokens)", st.header).str("System", st.header).
+	if err := g.put((&cellRow{}).str("Prompt size (tokens)", st.header).str("System", st.header).
 		str("Contexts", st.header).str("Mean", st.header).str("Median", st.header).str("95th percentile", st.header).
 		str("Max", st.header).str("Budget (mean)", st.header).str("Status", st.header).skip(sumNotes-10).str("Notes", st.header)); err != nil {
 		return err
@@ -541,10 +542,10 @@ func (b *xlsxBook) summaryDetail(g *xlsxGrid) error {
 	p := r.Prompt
 	for _, s := range []struct {
 		who, name string
-		ps        PromptStats
-		gate      GateStatus
+		ps        report.PromptStats
+		gate      report.GateStatus
 	}{{"incumbent", r.Incumbent, p.Incumbent, p.IncumbentGate}, {"candidate", r.Candidate, p.Candidate, p.CandidateGate}} {
-		row := (&xlsxRow{}).str(s.who, st.label).str(s.name, 0).count(s.ps.Contexts, st.count).
+		row := (&cellRow{}).str(s.who, st.label).str(s.name, 0).count(s.ps.Contexts, st.count).
 			num("mean", s.ps.Mean, st.tokens).num("median", s.ps.Median, st.tokens).num("95th percentile", s.ps.P95, st.tokens).
 			count(s.ps.Max, st.tokens)
 		if p.MaxMean > 0 {

@@ -1,4 +1,10 @@
-package report
+// Package xlsx renders a report as an XLSX workbook with excelize: the
+// gates table with conditional formatting and a chart, every item row,
+// the lost and contradicted items, the replay's review queue, the
+// fixture selection and the provenance. It reads the report model and
+// computes nothing; the same report gives the same bytes (the archive is
+// written by internal/zipfile).
+package xlsx
 
 import (
 	"errors"
@@ -14,32 +20,33 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/zipfile"
+	"github.com/tally-eval/tally/report"
 )
 
 // The workbook's sheets, in order.
 const (
-	xlsxSummary    = "Summary"
-	xlsxItems      = "Items"
-	xlsxLost       = "Lost and Contradicted"
-	xlsxReplay     = "Replay"
-	xlsxSelection  = "Selection"
-	xlsxProvenance = "Provenance"
+	sheetSummary    = "Summary"
+	sheetItems      = "Items"
+	sheetLost       = "Lost and Contradicted"
+	sheetReplay     = "Replay"
+	sheetSelection  = "Selection"
+	sheetProvenance = "Provenance"
 )
 
-var xlsxSheets = []string{xlsxSummary, xlsxItems, xlsxLost, xlsxReplay, xlsxSelection, xlsxProvenance}
+var sheetNames = []string{sheetSummary, sheetItems, sheetLost, sheetReplay, sheetSelection, sheetProvenance}
 
 // The reviewer drop-downs: what a person can say about an item's verdict,
 // and about a conversation the two replay runs disagree on.
 var (
-	xlsxItemReview   = []string{"judge right", "judge wrong", "fixture wrong", "unsure"}
-	xlsxReplayReview = []string{"caused by compaction", "not compaction", "reference wrong", "unsure"}
+	itemReview   = []string{"judge right", "judge wrong", "fixture wrong", "unsure"}
+	replayReview = []string{"caused by compaction", "not compaction", "reference wrong", "unsure"}
 )
 
-// xlsxMaxCutWarnings bounds the warnings naming one cut cell each; the
+// maxCutWarnings bounds the warnings naming one cut cell each; the
 // rest are counted in one more warning.
-const xlsxMaxCutWarnings = 10
+const maxCutWarnings = 10
 
-// WriteXLSX writes r as an XLSX workbook to w. Sheets: Summary (the
+// Write writes r as an XLSX workbook to w. Sheets: Summary (the
 // gates table of both systems with conditional formatting, a chart of
 // the retained share by class, the verdict, the warnings, and task
 // success on the last row), Items (one row per item and compaction, both
@@ -62,11 +69,11 @@ const xlsxMaxCutWarnings = 10
 // only once it is complete, so an error while making it writes nothing
 // to w. (A failing w can still be left with part of the file: the
 // caller writes to a temporary file and renames it.)
-func WriteXLSX(w io.Writer, r *Report) (err error) {
+func Write(w io.Writer, r *report.Report) (err error) {
 	if r == nil {
 		return errors.New("report: WriteXLSX: nil report")
 	}
-	b, err := newXLSXBook(r)
+	b, err := newBook(r)
 	if err != nil {
 		return fmt.Errorf("report: XLSX: %w", err)
 	}
@@ -81,12 +88,12 @@ func WriteXLSX(w io.Writer, r *Report) (err error) {
 		sheet string
 		write func() error
 	}{
-		{xlsxItems, b.items},
-		{xlsxLost, b.lost},
-		{xlsxReplay, b.replay},
-		{xlsxSelection, b.selection},
-		{xlsxProvenance, b.provenance},
-		{xlsxSummary, b.summary},
+		{sheetItems, b.items},
+		{sheetLost, b.lost},
+		{sheetReplay, b.replay},
+		{sheetSelection, b.selection},
+		{sheetProvenance, b.provenance},
+		{sheetSummary, b.summary},
 	} {
 		if err := step.write(); err != nil {
 			return fmt.Errorf("report: XLSX: sheet %s: %w", step.sheet, err)
@@ -98,11 +105,11 @@ func WriteXLSX(w io.Writer, r *Report) (err error) {
 	return nil
 }
 
-// xlsxBook is one workbook being written.
-type xlsxBook struct {
-	r     *Report
+// book is one workbook being written.
+type book struct {
+	r     *report.Report
 	f     *excelize.File
-	st    xlsxStyles
+	st    styles
 	stamp time.Time // r.Generated, fit for a zip entry
 	// cut counts the cells whose text was cut to Excel's limit; cutNotes
 	// names the first few.
@@ -112,41 +119,41 @@ type xlsxBook struct {
 	notes []string
 }
 
-// xlsxMaxRows is the number of rows a sheet holds (a variable so that
+// maxRows is the number of rows a sheet holds (a variable so that
 // tests can lower it).
-var xlsxMaxRows = excelize.TotalRows
+var maxRows = excelize.TotalRows
 
 // fitRows returns how many of n data rows fit on a sheet that has head
 // rows above them and keeps one row for a note, and records a warning
 // when not all of them fit.
-func (b *xlsxBook) fitRows(sheet, what string, n, head int) int {
-	room := xlsxMaxRows - head - 1
+func (b *book) fitRows(sheet, what string, n, head int) int {
+	room := maxRows - head - 1
 	if n <= room {
 		return n
 	}
 	b.notes = append(b.notes, fmt.Sprintf("%s: the last %d of %d %s are not in the workbook: a sheet holds %d rows",
-		sheet, n-room, n, what, xlsxMaxRows))
+		sheet, n-room, n, what, maxRows))
 	return room
 }
 
-func newXLSXBook(r *Report) (*xlsxBook, error) {
-	b := &xlsxBook{r: r, f: excelize.NewFile(), stamp: xlsxStamp(r.Generated)}
-	if err := b.f.SetSheetName("Sheet1", xlsxSummary); err != nil {
+func newBook(r *report.Report) (*book, error) {
+	b := &book{r: r, f: excelize.NewFile(), stamp: stamp(r.Generated)}
+	if err := b.f.SetSheetName("Sheet1", sheetSummary); err != nil {
 		return nil, err
 	}
-	for _, name := range xlsxSheets[1:] {
+	for _, name := range sheetNames[1:] {
 		if _, err := b.f.NewSheet(name); err != nil {
 			return nil, err
 		}
 	}
 	b.f.SetActiveSheet(0)
-	for _, name := range xlsxSheets {
+	for _, name := range sheetNames {
 		if err := b.pageSetup(name); err != nil {
 			return nil, err
 		}
 	}
 	var err error
-	if b.st, err = newXLSXStyles(b.f); err != nil {
+	if b.st, err = newStyles(b.f); err != nil {
 		return nil, err
 	}
 	creator := "tally"
@@ -166,9 +173,9 @@ func newXLSXBook(r *Report) (*xlsxBook, error) {
 	return b, err
 }
 
-// xlsxStamp returns t as a time a zip entry can hold (UTC, whole
+// stamp returns t as a time a zip entry can hold (UTC, whole
 // seconds, 1980 to 2107); the zero time becomes 1980-01-01.
-func xlsxStamp(t time.Time) time.Time {
+func stamp(t time.Time) time.Time {
 	t = t.UTC().Truncate(time.Second)
 	lo := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
 	hi := time.Date(2107, 12, 31, 23, 59, 58, 0, time.UTC)
@@ -183,7 +190,7 @@ func xlsxStamp(t time.Time) time.Time {
 
 // save writes the workbook to w through a zipfile.Writer, so that the
 // same workbook is the same bytes.
-func (b *xlsxBook) save(w io.Writer) error {
+func (b *book) save(w io.Writer) error {
 	z := zipfile.New(b.stamp)
 	defer z.Discard()
 	b.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return z })
@@ -198,14 +205,14 @@ func (b *xlsxBook) save(w io.Writer) error {
 
 // --- cells and rows -----------------------------------------------------
 
-// xlsxRow collects one row's cells. A value that cannot be shown (NaN,
+// cellRow collects one row's cells. A value that cannot be shown (NaN,
 // ±Inf) becomes an empty cell and is named in the row's note.
-type xlsxRow struct {
+type cellRow struct {
 	cells []any
 	undef []string
 }
 
-func (r *xlsxRow) str(s string, style int) *xlsxRow {
+func (r *cellRow) str(s string, style int) *cellRow {
 	if s == "" {
 		return r.skip(1)
 	}
@@ -215,7 +222,7 @@ func (r *xlsxRow) str(s string, style int) *xlsxRow {
 
 // num appends v as a number; what names it in the note when it is NaN or
 // infinite.
-func (r *xlsxRow) num(what string, v float64, style int) *xlsxRow {
+func (r *cellRow) num(what string, v float64, style int) *cellRow {
 	switch {
 	case math.IsNaN(v):
 		r.undef = append(r.undef, what+" undefined")
@@ -228,17 +235,17 @@ func (r *xlsxRow) num(what string, v float64, style int) *xlsxRow {
 	return r
 }
 
-func (r *xlsxRow) count(n int, style int) *xlsxRow {
+func (r *cellRow) count(n int, style int) *cellRow {
 	r.cells = append(r.cells, excelize.Cell{StyleID: style, Value: float64(n)})
 	return r
 }
 
-func (r *xlsxRow) flag(b bool) *xlsxRow {
+func (r *cellRow) flag(b bool) *cellRow {
 	r.cells = append(r.cells, excelize.Cell{Value: b})
 	return r
 }
 
-func (r *xlsxRow) skip(n int) *xlsxRow {
+func (r *cellRow) skip(n int) *cellRow {
 	for range n {
 		r.cells = append(r.cells, nil)
 	}
@@ -246,7 +253,7 @@ func (r *xlsxRow) skip(n int) *xlsxRow {
 }
 
 // note says which of the row's values were left empty, and why.
-func (r *xlsxRow) note() string {
+func (r *cellRow) note() string {
 	if len(r.undef) == 0 {
 		return ""
 	}
@@ -256,19 +263,19 @@ func (r *xlsxRow) note() string {
 // fit returns s as a cell can hold it: valid UTF-8, and at most Excel's
 // 32,767 UTF-16 units, cut with a marker when longer (the cut is counted
 // and the first few are named in the Summary's warnings).
-func (b *xlsxBook) fit(sheet string, col, row int, s string) string {
+func (b *book) fit(sheet string, col, row int, s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	if len(s) <= excelize.TotalCellChars { // UTF-16 units ≤ UTF-8 bytes
 		return s
 	}
-	n := xlsxUTF16Len(s)
+	n := utf16Len(s)
 	if n <= excelize.TotalCellChars {
 		return s
 	}
 	marker := fmt.Sprintf(" […cut by tally: the text has %d characters, a cell holds %d]", n, excelize.TotalCellChars)
-	keep := excelize.TotalCellChars - xlsxUTF16Len(marker)
+	keep := excelize.TotalCellChars - utf16Len(marker)
 	units, end := 0, 0
 	for i, c := range s {
 		u := 1
@@ -282,7 +289,7 @@ func (b *xlsxBook) fit(sheet string, col, row int, s string) string {
 		end = i + utf8.RuneLen(c)
 	}
 	b.cut++
-	if len(b.cutNotes) < xlsxMaxCutWarnings {
+	if len(b.cutNotes) < maxCutWarnings {
 		ref, _ := excelize.CoordinatesToCellName(col, row)
 		if strings.ContainsRune(sheet, ' ') {
 			sheet = "'" + sheet + "'"
@@ -296,7 +303,7 @@ func (b *xlsxBook) fit(sheet string, col, row int, s string) string {
 
 // fitPlain is fit for text outside any cell (document properties):
 // cut without a warning.
-func (b *xlsxBook) fitPlain(s string) string {
+func (b *book) fitPlain(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) > 1024 {
 		end := 1024
@@ -308,7 +315,7 @@ func (b *xlsxBook) fitPlain(s string) string {
 	return s
 }
 
-func xlsxUTF16Len(s string) int {
+func utf16Len(s string) int {
 	n := 0
 	for _, c := range s {
 		n++
@@ -320,7 +327,7 @@ func xlsxUTF16Len(s string) int {
 }
 
 // fitCells runs fit over the string cells of a row written at row.
-func (b *xlsxBook) fitCells(sheet string, row int, cells []any) {
+func (b *book) fitCells(sheet string, row int, cells []any) {
 	for i, v := range cells {
 		if c, ok := v.(excelize.Cell); ok {
 			if s, ok := c.Value.(string); ok {
@@ -331,24 +338,24 @@ func (b *xlsxBook) fitCells(sheet string, row int, cells []any) {
 	}
 }
 
-// xlsxStream writes a sheet row by row with excelize's StreamWriter.
-type xlsxStream struct {
-	b    *xlsxBook
+// stream writes a sheet row by row with excelize's StreamWriter.
+type stream struct {
+	b    *book
 	name string
 	sw   *excelize.StreamWriter
 	row  int // the last row written
 }
 
-func (b *xlsxBook) stream(name string) (*xlsxStream, error) {
+func (b *book) stream(name string) (*stream, error) {
 	sw, err := b.f.NewStreamWriter(name)
 	if err != nil {
 		return nil, err
 	}
-	return &xlsxStream{b: b, name: name, sw: sw}, nil
+	return &stream{b: b, name: name, sw: sw}, nil
 }
 
 // put writes the next row.
-func (s *xlsxStream) put(r *xlsxRow) error {
+func (s *stream) put(r *cellRow) error {
 	s.row++
 	if len(r.cells) == 0 {
 		return nil
@@ -359,7 +366,7 @@ func (s *xlsxStream) put(r *xlsxRow) error {
 }
 
 // putAll writes rows; a nil row is left blank.
-func (s *xlsxStream) putAll(rows []*xlsxRow) error {
+func (s *stream) putAll(rows []*cellRow) error {
 	for _, r := range rows {
 		if r == nil {
 			s.row++
@@ -377,7 +384,7 @@ func (s *xlsxStream) putAll(rows []*xlsxRow) error {
 // writer puts each column it is given before those it has, and a
 // worksheet's <col> elements must be in ascending order (Excel repairs
 // the file otherwise).
-func (s *xlsxStream) widths(ws ...float64) error {
+func (s *stream) widths(ws ...float64) error {
 	for i := len(ws) - 1; i >= 0; i-- {
 		if err := s.sw.SetColWidth(i+1, i+1, ws[i]); err != nil {
 			return err
@@ -387,23 +394,23 @@ func (s *xlsxStream) widths(ws ...float64) error {
 }
 
 // headers writes a header row.
-func (s *xlsxStream) headers(names ...string) error {
-	r := &xlsxRow{}
+func (s *stream) headers(names ...string) error {
+	r := &cellRow{}
 	for _, n := range names {
 		r.str(n, s.b.st.header)
 	}
 	return s.put(r)
 }
 
-// xlsxGrid writes a sheet with excelize's cell API (the Summary: merged
+// grid writes a sheet with excelize's cell API (the Summary: merged
 // cells, a chart and conditional formats on a small sheet).
-type xlsxGrid struct {
-	b    *xlsxBook
+type grid struct {
+	b    *book
 	name string
 	row  int
 }
 
-func (g *xlsxGrid) put(r *xlsxRow) error {
+func (g *grid) put(r *cellRow) error {
 	g.row++
 	g.b.fitCells(g.name, g.row, r.cells)
 	for i, v := range r.cells {
@@ -427,7 +434,7 @@ func (g *xlsxGrid) put(r *xlsxRow) error {
 // merge merges columns from..to of the current row, and makes the row
 // tall enough for text wrapped in the merged cell (Excel does not size
 // a merged cell's row by itself).
-func (g *xlsxGrid) merge(from, to int, text string) error {
+func (g *grid) merge(from, to int, text string) error {
 	a, _ := excelize.CoordinatesToCellName(from, g.row)
 	z, _ := excelize.CoordinatesToCellName(to, g.row)
 	if err := g.b.f.MergeCell(g.name, a, z); err != nil {
@@ -452,8 +459,8 @@ func (g *xlsxGrid) merge(from, to int, text string) error {
 	return g.b.f.SetRowHeight(g.name, g.row, math.Min(409, 15*float64(lines)))
 }
 
-// xlsxFreeze freezes the first cols columns and rows rows.
-func xlsxFreeze(cols, rows int) *excelize.Panes {
+// freeze freezes the first cols columns and rows rows.
+func freeze(cols, rows int) *excelize.Panes {
 	top, _ := excelize.CoordinatesToCellName(cols+1, rows+1)
 	pane := "bottomRight"
 	switch {
@@ -472,7 +479,7 @@ func xlsxFreeze(cols, rows int) *excelize.Panes {
 // scaled to one page wide and as many pages tall as it takes. Call it
 // before the sheet's stream writer is made: the stream writer writes
 // the sheet's properties (where the fit-to-page flag is) first.
-func (b *xlsxBook) pageSetup(sheet string) error {
+func (b *book) pageSetup(sheet string) error {
 	fit := true
 	if err := b.f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
 		return err
@@ -483,15 +490,15 @@ func (b *xlsxBook) pageSetup(sheet string) error {
 
 // printTitles repeats rows first..last of sheet (its table's header) at
 // the top of every printed page.
-func (b *xlsxBook) printTitles(sheet string, first, last int) error {
+func (b *book) printTitles(sheet string, first, last int) error {
 	return b.f.SetDefinedName(&excelize.DefinedName{
 		Name: "_xlnm.Print_Titles", Scope: sheet,
 		RefersTo: fmt.Sprintf("'%s'!$%d:$%d", sheet, first, last),
 	})
 }
 
-// xlsxRange names columns from..to over rows top..bottom, as "A2:S10".
-func xlsxRange(from, top, to, bottom int) string {
+// cellRange names columns from..to over rows top..bottom, as "A2:S10".
+func cellRange(from, top, to, bottom int) string {
 	a, _ := excelize.CoordinatesToCellName(from, top)
 	z, _ := excelize.CoordinatesToCellName(to, max(bottom, top))
 	return a + ":" + z
@@ -499,7 +506,7 @@ func xlsxRange(from, top, to, bottom int) string {
 
 // equals adds conditional formats to ref: each value (an Excel constant
 // such as "\"fail\"" or TRUE) gets its style.
-func (b *xlsxBook) equals(sheet, ref string, rules ...any) error {
+func (b *book) equals(sheet, ref string, rules ...any) error {
 	var opts []excelize.ConditionalFormatOptions
 	for i := 0; i+1 < len(rules); i += 2 {
 		style := rules[i+1].(int)
@@ -511,7 +518,7 @@ func (b *xlsxBook) equals(sheet, ref string, rules ...any) error {
 }
 
 // dropDown adds a list validation to ref.
-func (b *xlsxBook) dropDown(sheet, ref string, values []string) error {
+func (b *book) dropDown(sheet, ref string, values []string) error {
 	dv := excelize.NewDataValidation(true)
 	dv.Sqref = ref
 	if err := dv.SetDropList(values); err != nil {
@@ -523,26 +530,26 @@ func (b *xlsxBook) dropDown(sheet, ref string, values []string) error {
 }
 
 // verdictRules colour verdict cells.
-func (b *xlsxBook) verdictRules(sheet, ref string) error {
+func (b *book) verdictRules(sheet, ref string) error {
 	return b.equals(sheet, ref,
 		`"contradicted"`, b.st.cfFail, `"absent"`, b.st.cfWarn,
-		`"error"`, b.st.cfMuted, `"`+xlsxNotChecked+`"`, b.st.cfWarn)
+		`"error"`, b.st.cfMuted, `"`+notChecked+`"`, b.st.cfWarn)
 }
 
-// xlsxNotChecked stands for the verdict of a system that has no record
+// notChecked stands for the verdict of a system that has no record
 // of an item-compaction the other system checked.
-const xlsxNotChecked = "not checked"
+const notChecked = "not checked"
 
-func xlsxVerdict(v fixture.Verdict) string {
+func verdictText(v fixture.Verdict) string {
 	if v == "" {
-		return xlsxNotChecked
+		return notChecked
 	}
 	return string(v)
 }
 
-func xlsxPct(x float64) string { return strconv.FormatFloat(100*x, 'f', -1, 64) + "%" }
+func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', -1, 64) + "%" }
 
-func xlsxList(xs []string) string {
+func list(xs []string) string {
 	if len(xs) == 0 {
 		return "none"
 	}

@@ -1,4 +1,4 @@
-package report
+package xlsx
 
 import (
 	"bytes"
@@ -13,10 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/report/internal/sample"
 	"github.com/xuri/excelize/v2"
 )
 
-// TestXLSXLibreOffice opens the workbook in a real spreadsheet program:
+// TestLibreOffice opens the workbook in a real spreadsheet program:
 // LibreOffice, headless, converts every sheet of report.xlsx to CSV
 // (LibreOffice 7.2 or later: sheet -1 of the CSV filter writes one
 // FILE-SheetName.csv per sheet). Then:
@@ -35,7 +37,7 @@ import (
 //
 // It is skipped, with the reason, only when soffice is not installed
 // (CI installs libreoffice-calc-nogui).
-func TestXLSXLibreOffice(t *testing.T) {
+func TestLibreOffice(t *testing.T) {
 	soffice, err := exec.LookPath("soffice")
 	if err != nil {
 		soffice, err = exec.LookPath("libreoffice")
@@ -44,8 +46,8 @@ func TestXLSXLibreOffice(t *testing.T) {
 		t.Skip("skipped: soffice (LibreOffice) is not on PATH; install it with `apt-get install -y libreoffice-calc-nogui` to run this test")
 	}
 	dir := t.TempDir()
-	write := func(name string, r *Report) (string, []byte) {
-		data := writeXLSX(t, r)
+	write := func(name string, r *report.Report) (string, []byte) {
+		data := writeBook(t, r)
 		path := filepath.Join(dir, name+".xlsx")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
@@ -54,8 +56,8 @@ func TestXLSXLibreOffice(t *testing.T) {
 	}
 	// The example's report as Build makes it, and the hand-made report
 	// full of hostile text (with the same numbers).
-	built, _ := write("report", quarterlyReport(t))
-	hostile, data := write("hostile", hostileReport())
+	built, _ := write("report", sample.Quarterly(t))
+	hostile, data := write("hostile", sample.Hostile())
 	// Fields: separator ",", quote '"', UTF-8, from line 1, no column
 	// formats, language 0, quote only where needed, detect special
 	// numbers, contents as shown (token 9), formulas' results rather than
@@ -85,8 +87,8 @@ func TestXLSXLibreOffice(t *testing.T) {
 	}
 	defer f.Close()
 	found := map[string]int{}
-	for _, sheet := range xlsxSheets {
-		cells := xlsxReadCells(t, f, sheet)
+	for _, sheet := range sheetNames {
+		cells := readCells(t, f, sheet)
 		for _, export := range []map[string][][]string{shown, raw} {
 			lo := export[sheet]
 			for _, row := range cells {
@@ -107,7 +109,7 @@ func TestXLSXLibreOffice(t *testing.T) {
 		}
 		for _, rec := range raw[sheet] {
 			for _, v := range rec {
-				for name, h := range hostileStrings {
+				for name, h := range sample.HostileStrings {
 					if v == h {
 						found[name]++
 					}
@@ -118,7 +120,7 @@ func TestXLSXLibreOffice(t *testing.T) {
 			}
 		}
 	}
-	for name, h := range hostileStrings {
+	for name, h := range sample.HostileStrings {
 		if found[name] == 0 {
 			t.Errorf("LibreOffice's CSV has no field exactly %q (%s)", h, name)
 		}
@@ -129,7 +131,7 @@ func TestXLSXLibreOffice(t *testing.T) {
 		for _, v := range rec {
 			if strings.HasSuffix(v, "a cell holds 32767]") {
 				long++
-				if n := xlsxUTF16Len(v); n != excelize.TotalCellChars {
+				if n := utf16Len(v); n != excelize.TotalCellChars {
 					t.Errorf("LibreOffice's cut cell has %d characters, want %d", n, excelize.TotalCellChars)
 				}
 			}
@@ -218,7 +220,7 @@ func loConvertCSV(t *testing.T, soffice, dir, book, name, opts string) map[strin
 	}
 	base := strings.TrimSuffix(filepath.Base(book), ".xlsx")
 	sheets := map[string][][]string{}
-	for _, sheet := range xlsxSheets {
+	for _, sheet := range sheetNames {
 		path := filepath.Join(out, base+"-"+sheet+".csv")
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -263,7 +265,7 @@ func loCSVText(recs [][]string) string {
 	return b.String()
 }
 
-// TestXLSXLibreOfficePDF prints the Summary as a stakeholder would:
+// TestLibreOfficePDF prints the Summary as a stakeholder would:
 // LibreOffice, headless, exports a workbook holding only the example's
 // Summary (as Build makes it from examples/quarterly) to PDF, and the
 // test reads the PDF's pages (their count and /MediaBox; pdfinfo is not
@@ -277,10 +279,10 @@ func loCSVText(recs [][]string) string {
 //     than one page across, so the check above can fail.
 //
 // Skipped, with the reason, when soffice is not installed.
-func TestXLSXLibreOfficePDF(t *testing.T) {
+func TestLibreOfficePDF(t *testing.T) {
 	soffice := loSoffice(t)
 	dir := t.TempDir()
-	data := writeXLSX(t, quarterlyReport(t))
+	data := writeBook(t, sample.Quarterly(t))
 	variants := []struct {
 		name string
 		edit func(*excelize.File) error
@@ -292,10 +294,10 @@ func TestXLSXLibreOfficePDF(t *testing.T) {
 				return err
 			}
 			fit, portrait := false, "portrait"
-			if err := f.SetSheetProps(xlsxSummary, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+			if err := f.SetSheetProps(sheetSummary, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
 				return err
 			}
-			return f.SetPageLayout(xlsxSummary, &excelize.PageLayoutOptions{Orientation: &portrait})
+			return f.SetPageLayout(sheetSummary, &excelize.PageLayoutOptions{Orientation: &portrait})
 		}},
 	}
 	var books []string
@@ -304,7 +306,7 @@ func TestXLSXLibreOfficePDF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, sheet := range xlsxSheets[1:] {
+		for _, sheet := range sheetNames[1:] {
 			if err := f.DeleteSheet(sheet); err != nil {
 				t.Fatal(err)
 			}
@@ -371,20 +373,20 @@ func loSoffice(t *testing.T) string {
 // loGatesOnly leaves the Summary's title and gates table (rows 1 to 12)
 // to print: the rows below are hidden and the chart is removed.
 func loGatesOnly(f *excelize.File) error {
-	rows, err := f.GetRows(xlsxSummary)
+	rows, err := f.GetRows(sheetSummary)
 	if err != nil {
 		return err
 	}
 	for r := 13; r <= len(rows); r++ {
-		if err := f.SetRowVisible(xlsxSummary, r, false); err != nil {
+		if err := f.SetRowVisible(sheetSummary, r, false); err != nil {
 			return err
 		}
 	}
 	// The chart is anchored in column A below the verdict; DeleteChart
 	// succeeds, deleting nothing, at a cell with no chart.
-	for r := 13; r <= len(rows)+xlsxChartRows; r++ {
+	for r := 13; r <= len(rows)+chartRows; r++ {
 		cell, _ := excelize.CoordinatesToCellName(1, r)
-		if err := f.DeleteChart(xlsxSummary, cell); err != nil {
+		if err := f.DeleteChart(sheetSummary, cell); err != nil {
 			return err
 		}
 	}

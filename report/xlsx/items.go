@@ -1,16 +1,17 @@
-package report
+package xlsx
 
 import (
 	"fmt"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/report"
 )
 
 // --- Items --------------------------------------------------------------
 
-func (b *xlsxBook) items() error {
+func (b *book) items() error {
 	r, st := b.r, b.st
-	s, err := b.stream(xlsxItems)
+	s, err := b.stream(sheetItems)
 	if err != nil {
 		return err
 	}
@@ -18,10 +19,10 @@ func (b *xlsxBook) items() error {
 	if err := s.widths(24, 8, 8, 14, 40, 40, 24, 12, 30, 24, 16, 12, 30, 24, 16, 9, 15, 14, 30); err != nil {
 		return err
 	}
-	if err := s.sw.SetPanes(xlsxFreeze(3, 2)); err != nil {
+	if err := s.sw.SetPanes(freeze(3, 2)); err != nil {
 		return err
 	}
-	if err := b.printTitles(xlsxItems, 1, 2); err != nil {
+	if err := b.printTitles(sheetItems, 1, 2); err != nil {
 		return err
 	}
 	inc, cand := "Incumbent", "Candidate"
@@ -31,7 +32,7 @@ func (b *xlsxBook) items() error {
 	if r.Candidate != "" {
 		cand += ": " + r.Candidate
 	}
-	if err := s.put((&xlsxRow{}).str("Item", st.group).skip(6).str(inc, st.group).skip(3).
+	if err := s.put((&cellRow{}).str("Item", st.group).skip(6).str(inc, st.group).skip(3).
 		str(cand, st.group).skip(3).str("", 0).str("Review", st.group).skip(2)); err != nil {
 		return err
 	}
@@ -46,15 +47,15 @@ func (b *xlsxBook) items() error {
 		"Changed", "Review", "Reviewer", "Note"); err != nil {
 		return err
 	}
-	row := &xlsxRow{cells: make([]any, 0, cols)}
-	shown := b.fitRows(xlsxItems, "item rows", len(r.Items), 2)
+	row := &cellRow{cells: make([]any, 0, cols)}
+	shown := b.fitRows(sheetItems, "item rows", len(r.Items), 2)
 	for i := range r.Items[:shown] {
 		it := &r.Items[i]
 		row.cells, row.undef = row.cells[:0], row.undef[:0]
 		row.str(it.ConversationID, 0).count(it.Compaction, 0).str(it.ItemID, 0).str(string(it.Class), 0).
 			str(it.Literal, 0).str(it.Probe, 0).str(it.Expect, 0)
 		for _, rec := range []*fixture.Record{&it.Incumbent, &it.Candidate} {
-			row.str(xlsxVerdict(rec.Verdict), 0).str(rec.Answer, 0).str(rec.Reason, 0).str(rec.Judge, 0)
+			row.str(verdictText(rec.Verdict), 0).str(rec.Answer, 0).str(rec.Reason, 0).str(rec.Judge, 0)
 		}
 		row.flag(it.Changed)
 		if err := s.put(row); err != nil {
@@ -62,23 +63,23 @@ func (b *xlsxBook) items() error {
 		}
 	}
 	if n := len(r.Items) - shown; n > 0 {
-		if err := s.put((&xlsxRow{}).str(fmt.Sprintf("… %d more item rows: a sheet holds %d rows", n, xlsxMaxRows), 0)); err != nil {
+		if err := s.put((&cellRow{}).str(fmt.Sprintf("… %d more item rows: a sheet holds %d rows", n, maxRows), 0)); err != nil {
 			return err
 		}
 	}
 	last := max(s.row, 3)
-	if err := b.f.AutoFilter(xlsxItems, xlsxRange(1, 2, cols, last), nil); err != nil {
+	if err := b.f.AutoFilter(sheetItems, cellRange(1, 2, cols, last), nil); err != nil {
 		return err
 	}
-	if err := b.dropDown(xlsxItems, xlsxRange(17, 3, 17, last), xlsxItemReview); err != nil {
+	if err := b.dropDown(sheetItems, cellRange(17, 3, 17, last), itemReview); err != nil {
 		return err
 	}
 	for _, col := range []int{8, 12} {
-		if err := b.verdictRules(xlsxItems, xlsxRange(col, 3, col, last)); err != nil {
+		if err := b.verdictRules(sheetItems, cellRange(col, 3, col, last)); err != nil {
 			return err
 		}
 	}
-	if err := b.equals(xlsxItems, xlsxRange(16, 3, 16, last), "TRUE", st.cfChanged); err != nil {
+	if err := b.equals(sheetItems, cellRange(16, 3, 16, last), "TRUE", st.cfChanged); err != nil {
 		return err
 	}
 	return s.sw.Flush()
@@ -86,12 +87,12 @@ func (b *xlsxBook) items() error {
 
 // --- Lost and Contradicted ----------------------------------------------
 
-func (b *xlsxBook) lost() error {
+func (b *book) lost() error {
 	r, st := b.r, b.st
 	type entry struct {
 		kind  string
 		class fixture.Class
-		key   ItemKey
+		key   report.ItemKey
 	}
 	var entries []entry
 	for _, c := range r.Classes {
@@ -103,10 +104,10 @@ func (b *xlsxBook) lost() error {
 		entries = append(entries, entry{"new contradiction", "", k})
 	}
 	omitted := len(entries)
-	entries = entries[:b.fitRows(xlsxLost, "rows", len(entries), 1)]
+	entries = entries[:b.fitRows(sheetLost, "rows", len(entries), 1)]
 	omitted -= len(entries)
 	// Find each entry's item row in one pass over the items.
-	where := make(map[ItemKey]int, len(entries))
+	where := make(map[report.ItemKey]int, len(entries))
 	for _, e := range entries {
 		where[e.key] = -1
 	}
@@ -116,7 +117,7 @@ func (b *xlsxBook) lost() error {
 		}
 	}
 
-	s, err := b.stream(xlsxLost)
+	s, err := b.stream(sheetLost)
 	if err != nil {
 		return err
 	}
@@ -124,10 +125,10 @@ func (b *xlsxBook) lost() error {
 	if err := s.widths(18, 14, 24, 8, 8, 40, 40, 24, 12, 30, 12, 30, 30, 15, 14, 30); err != nil {
 		return err
 	}
-	if err := s.sw.SetPanes(xlsxFreeze(0, 1)); err != nil {
+	if err := s.sw.SetPanes(freeze(0, 1)); err != nil {
 		return err
 	}
-	if err := b.printTitles(xlsxLost, 1, 1); err != nil {
+	if err := b.printTitles(sheetLost, 1, 1); err != nil {
 		return err
 	}
 	if err := s.headers("Kind", "Class", "Conversation", "Compaction", "Item", "Literal", "Probe", "Expect",
@@ -136,9 +137,9 @@ func (b *xlsxBook) lost() error {
 		return err
 	}
 	for _, e := range entries {
-		row := &xlsxRow{}
+		row := &cellRow{}
 		class := e.class
-		var it *ItemRow
+		var it *report.ItemRow
 		if i := where[e.key]; i >= 0 {
 			it = &r.Items[i]
 			if class == "" {
@@ -150,37 +151,37 @@ func (b *xlsxBook) lost() error {
 			row.skip(10).str("no item row for this key in the report", 0)
 		} else {
 			row.str(it.Literal, 0).str(it.Probe, 0).str(it.Expect, 0).
-				str(xlsxVerdict(it.Incumbent.Verdict), 0).str(it.Incumbent.Answer, 0).
-				str(xlsxVerdict(it.Candidate.Verdict), 0).str(it.Candidate.Answer, 0).str(it.Candidate.Reason, 0)
+				str(verdictText(it.Incumbent.Verdict), 0).str(it.Incumbent.Answer, 0).
+				str(verdictText(it.Candidate.Verdict), 0).str(it.Candidate.Answer, 0).str(it.Candidate.Reason, 0)
 		}
 		if err := s.put(row); err != nil {
 			return err
 		}
 	}
 	if omitted > 0 {
-		if err := s.put((&xlsxRow{}).str(fmt.Sprintf("… %d more rows: a sheet holds %d rows", omitted, xlsxMaxRows), 0)); err != nil {
+		if err := s.put((&cellRow{}).str(fmt.Sprintf("… %d more rows: a sheet holds %d rows", omitted, maxRows), 0)); err != nil {
 			return err
 		}
 	}
 	if len(entries) == 0 {
-		if err := s.put((&xlsxRow{}).str("none", 0).skip(4).
+		if err := s.put((&cellRow{}).str("none", 0).skip(4).
 			str("no item the incumbent retained was lost, and no item is newly contradicted", 0)); err != nil {
 			return err
 		}
 	}
 	last := max(s.row, 2)
-	if err := b.f.AutoFilter(xlsxLost, xlsxRange(1, 1, cols, last), nil); err != nil {
+	if err := b.f.AutoFilter(sheetLost, cellRange(1, 1, cols, last), nil); err != nil {
 		return err
 	}
-	if err := b.dropDown(xlsxLost, xlsxRange(14, 2, 14, last), xlsxItemReview); err != nil {
+	if err := b.dropDown(sheetLost, cellRange(14, 2, 14, last), itemReview); err != nil {
 		return err
 	}
 	for _, col := range []int{9, 11} {
-		if err := b.verdictRules(xlsxLost, xlsxRange(col, 2, col, last)); err != nil {
+		if err := b.verdictRules(sheetLost, cellRange(col, 2, col, last)); err != nil {
 			return err
 		}
 	}
-	if err := b.equals(xlsxLost, xlsxRange(1, 2, 1, last), `"new contradiction"`, st.cfFail); err != nil {
+	if err := b.equals(sheetLost, cellRange(1, 2, 1, last), `"new contradiction"`, st.cfFail); err != nil {
 		return err
 	}
 	return s.sw.Flush()

@@ -1,4 +1,4 @@
-package report
+package xlsx
 
 import (
 	"archive/zip"
@@ -17,23 +17,25 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/report/internal/sample"
 	"github.com/xuri/excelize/v2"
 )
 
-// writeXLSX renders r and returns the workbook's bytes.
-func writeXLSX(t testing.TB, r *Report) []byte {
+// writeBook renders r and returns the workbook's bytes.
+func writeBook(t testing.TB, r *report.Report) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteXLSX(&buf, r); err != nil {
+	if err := Write(&buf, r); err != nil {
 		t.Fatalf("WriteXLSX: %v", err)
 	}
 	return buf.Bytes()
 }
 
-// openXLSX renders r and opens the workbook with excelize.
-func openXLSX(t testing.TB, r *Report) *excelize.File {
+// openBook renders r and opens the workbook with excelize.
+func openBook(t testing.TB, r *report.Report) *excelize.File {
 	t.Helper()
-	f, err := excelize.OpenReader(bytes.NewReader(writeXLSX(t, r)))
+	f, err := excelize.OpenReader(bytes.NewReader(writeBook(t, r)))
 	if err != nil {
 		t.Fatalf("excelize.OpenReader: %v", err)
 	}
@@ -41,8 +43,8 @@ func openXLSX(t testing.TB, r *Report) *excelize.File {
 	return f
 }
 
-// xlsxCell is one cell as excelize reads it back.
-type xlsxCell struct {
+// cell is one cell as excelize reads it back.
+type cell struct {
 	Ref     string
 	Type    string // "s" string, "n" number, "b" bool, "f" formula, "e" error
 	Value   string // the raw value
@@ -50,21 +52,21 @@ type xlsxCell struct {
 	Formula string
 }
 
-// xlsxReadCells reads every non-empty cell of a sheet, row by row.
-func xlsxReadCells(t testing.TB, f *excelize.File, sheet string) [][]xlsxCell {
+// readCells reads every non-empty cell of a sheet, row by row.
+func readCells(t testing.TB, f *excelize.File, sheet string) [][]cell {
 	t.Helper()
 	rows, err := f.GetRows(sheet, excelize.Options{RawCellValue: true})
 	if err != nil {
 		t.Fatalf("GetRows(%s): %v", sheet, err)
 	}
-	out := make([][]xlsxCell, len(rows))
+	out := make([][]cell, len(rows))
 	for i, row := range rows {
 		for j, v := range row {
 			if v == "" {
 				continue
 			}
 			ref, _ := excelize.CoordinatesToCellName(j+1, i+1)
-			c := xlsxCell{Ref: ref, Value: v}
+			c := cell{Ref: ref, Value: v}
 			ct, err := f.GetCellType(sheet, ref)
 			if err != nil {
 				t.Fatal(err)
@@ -106,13 +108,13 @@ func xlsxReadCells(t testing.TB, f *excelize.File, sheet string) [][]xlsxCell {
 	return out
 }
 
-// xlsxRowStarting returns the cells of the first row whose first cell is
+// rowStarting returns the cells of the first row whose first cell is
 // label.
-func xlsxRowStarting(t testing.TB, rows [][]xlsxCell, label string) map[string]xlsxCell {
+func rowStarting(t testing.TB, rows [][]cell, label string) map[string]cell {
 	t.Helper()
 	for _, row := range rows {
 		if len(row) > 0 && row[0].Ref[0] == 'A' && row[0].Value == label {
-			m := map[string]xlsxCell{}
+			m := map[string]cell{}
 			for _, c := range row {
 				m[strings.TrimRight(c.Ref, "0123456789")] = c
 			}
@@ -123,10 +125,10 @@ func xlsxRowStarting(t testing.TB, rows [][]xlsxCell, label string) map[string]x
 	return nil
 }
 
-// xlsxWantNum checks a numeric cell: its type, value and number format
+// wantNum checks a numeric cell: its type, value and number format
 // ("" for any). The value is compared to 14 significant digits: Excel
 // keeps 15, and excelize writes no more.
-func xlsxWantNum(t testing.TB, where string, c xlsxCell, want float64, numFmt string) {
+func wantNum(t testing.TB, where string, c cell, want float64, numFmt string) {
 	t.Helper()
 	if c.Type != "n" {
 		t.Errorf("%s (%s): type %s, want a number (value %q)", where, c.Ref, c.Type, c.Value)
@@ -141,8 +143,8 @@ func xlsxWantNum(t testing.TB, where string, c xlsxCell, want float64, numFmt st
 	}
 }
 
-func TestXLSXSheets(t *testing.T) {
-	f := openXLSX(t, sampleReport())
+func TestSheets(t *testing.T) {
+	f := openBook(t, sample.Report())
 	want := []string{"Summary", "Items", "Lost and Contradicted", "Replay", "Selection", "Provenance"}
 	if got := f.GetSheetList(); !slices.Equal(got, want) {
 		t.Fatalf("sheets %q, want %q", got, want)
@@ -173,7 +175,7 @@ func TestXLSXSheets(t *testing.T) {
 			filters[d.Scope] = d.RefersTo
 		}
 	}
-	r := sampleReport()
+	r := sample.Report()
 	for sheet, ref := range map[string]string{
 		"Items":                 fmt.Sprintf("'Items'!$A$2:$S$%d", len(r.Items)+2),
 		"Lost and Contradicted": "'Lost and Contradicted'!$A$1:$P$23",
@@ -205,10 +207,10 @@ func TestXLSXSheets(t *testing.T) {
 	}
 }
 
-func TestXLSXSummary(t *testing.T) {
-	r := sampleReport()
-	f := openXLSX(t, r)
-	rows := xlsxReadCells(t, f, "Summary")
+func TestSummary(t *testing.T) {
+	r := sample.Report()
+	f := openBook(t, r)
+	rows := readCells(t, f, "Summary")
 	const pct = "10" // 0.00%
 	for _, c := range []struct {
 		class          string
@@ -220,13 +222,13 @@ func TestXLSXSummary(t *testing.T) {
 		{"open_question", 96, 103, 88, 103, 0.95},
 		{"reference", 58, 61, 57, 61, 0.98},
 	} {
-		row := xlsxRowStarting(t, rows[:12], c.class)
-		xlsxWantNum(t, c.class+" gate", row["C"], c.gate, pct)
-		xlsxWantNum(t, c.class+" incumbent retained", row["D"], c.ik, "3")
-		xlsxWantNum(t, c.class+" incumbent items", row["E"], c.in, "3")
-		xlsxWantNum(t, c.class+" incumbent share", row["F"], c.ik/c.in, pct)
-		xlsxWantNum(t, c.class+" candidate retained", row["J"], c.ck, "3")
-		xlsxWantNum(t, c.class+" candidate share", row["L"], c.ck/c.cn, pct)
+		row := rowStarting(t, rows[:12], c.class)
+		wantNum(t, c.class+" gate", row["C"], c.gate, pct)
+		wantNum(t, c.class+" incumbent retained", row["D"], c.ik, "3")
+		wantNum(t, c.class+" incumbent items", row["E"], c.in, "3")
+		wantNum(t, c.class+" incumbent share", row["F"], c.ik/c.in, pct)
+		wantNum(t, c.class+" candidate retained", row["J"], c.ck, "3")
+		wantNum(t, c.class+" candidate share", row["L"], c.ck/c.cn, pct)
 		for _, col := range []string{"G", "H", "M", "N"} {
 			if c := row[col]; c.Type != "n" || c.NumFmt != pct {
 				t.Errorf("%s!%s: %+v, want a number formatted as a percentage", "Summary", c.Ref, c)
@@ -236,27 +238,27 @@ func TestXLSXSummary(t *testing.T) {
 			t.Errorf("%s: statuses %q, %q, want fail, fail", c.class, row["I"].Value, row["O"].Value)
 		}
 	}
-	if got := xlsxRowStarting(t, rows, "open_question")["P"].Value; got != "worse" {
+	if got := rowStarting(t, rows, "open_question")["P"].Value; got != "worse" {
 		t.Errorf("open_question change %q, want worse", got)
 	}
-	con := xlsxRowStarting(t, rows, "contradictions")
-	xlsxWantNum(t, "incumbent contradictions", con["D"], 2, "3")
-	xlsxWantNum(t, "candidate contradictions", con["J"], 7, "3")
-	prompt := xlsxRowStarting(t, rows, "prompt size")
-	xlsxWantNum(t, "prompt budget", prompt["C"], 12000, "3")
-	xlsxWantNum(t, "incumbent prompt mean", prompt["D"], 6407, "3")
-	xlsxWantNum(t, "candidate prompt mean", prompt["J"], 4196, "3")
+	con := rowStarting(t, rows, "contradictions")
+	wantNum(t, "incumbent contradictions", con["D"], 2, "3")
+	wantNum(t, "candidate contradictions", con["J"], 7, "3")
+	prompt := rowStarting(t, rows, "prompt size")
+	wantNum(t, "prompt budget", prompt["C"], 12000, "3")
+	wantNum(t, "incumbent prompt mean", prompt["D"], 6407, "3")
+	wantNum(t, "candidate prompt mean", prompt["J"], 4196, "3")
 	if prompt["I"].Value != "pass" || prompt["O"].Value != "pass" {
 		t.Errorf("prompt statuses %q, %q, want pass", prompt["I"].Value, prompt["O"].Value)
 	}
-	verdict := xlsxRowStarting(t, rows, "Verdict")["B"].Value
+	verdict := rowStarting(t, rows, "Verdict")["B"].Value
 	if !strings.HasPrefix(verdict, "Blocks the change") || !strings.Contains(verdict, "open_question, contradictions") {
 		t.Errorf("verdict %q", verdict)
 	}
-	if got := xlsxRowStarting(t, rows, "Backlog: gates unmet by both")["B"].Value; got != "constraint, commitment, open_question, reference, contradictions" {
+	if got := rowStarting(t, rows, "Backlog: gates unmet by both")["B"].Value; got != "constraint, commitment, open_question, reference, contradictions" {
 		t.Errorf("backlog %q", got)
 	}
-	if got := xlsxRowStarting(t, rows, "Rule")["B"].Value; got != r.Decision.Rule {
+	if got := rowStarting(t, rows, "Rule")["B"].Value; got != r.Decision.Rule {
 		t.Errorf("rule %q, want %q", got, r.Decision.Rule)
 	}
 
@@ -265,12 +267,12 @@ func TestXLSXSummary(t *testing.T) {
 	if len(last) == 0 || last[0].Value != "reported, never gated" {
 		t.Fatalf("last row %+v, want task success", last)
 	}
-	ts := xlsxRowStarting(t, rows, "reported, never gated")
-	xlsxWantNum(t, "pairs", ts["B"], 200, "3")
-	xlsxWantNum(t, "discordant", ts["C"], 20, "3")
-	xlsxWantNum(t, "reference rate", ts["D"], 0.83, pct)
-	xlsxWantNum(t, "candidate rate", ts["E"], 0.84, pct)
-	xlsxWantNum(t, "difference", ts["F"], 0.01, pct)
+	ts := rowStarting(t, rows, "reported, never gated")
+	wantNum(t, "pairs", ts["B"], 200, "3")
+	wantNum(t, "discordant", ts["C"], 20, "3")
+	wantNum(t, "reference rate", ts["D"], 0.83, pct)
+	wantNum(t, "candidate rate", ts["E"], 0.84, pct)
+	wantNum(t, "difference", ts["F"], 0.01, pct)
 	if ts["J"].Value != r.Replay.Grade || ts["K"].Value != r.Replay.Sentence {
 		t.Errorf("task success grade %q and in words %q, want %q and %q", ts["J"].Value, ts["K"].Value, r.Replay.Grade, r.Replay.Sentence)
 	}
@@ -282,12 +284,12 @@ func TestXLSXSummary(t *testing.T) {
 	}
 	for _, ref := range []string{"I7:I12", "O7:O12", "P7:P12", "F7:F10", "L7:L10"} {
 		if len(cf[ref]) == 0 {
-			t.Errorf("no conditional format on Summary!%s (have %v)", ref, xlsxKeys(cf))
+			t.Errorf("no conditional format on Summary!%s (have %v)", ref, keys(cf))
 		}
 	}
 }
 
-func xlsxKeys[V any](m map[string]V) []string {
+func keys[V any](m map[string]V) []string {
 	var ks []string
 	for k := range m {
 		ks = append(ks, k)
@@ -296,13 +298,13 @@ func xlsxKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-// TestXLSXQuarterly renders the example's report as Build makes it: the
+// TestQuarterly renders the example's report as Build makes it: the
 // source text's table is on the Summary, task success on its last row,
 // and every item row on Items.
-func TestXLSXQuarterly(t *testing.T) {
-	r := quarterlyReport(t)
-	f := openXLSX(t, r)
-	rows := xlsxReadCells(t, f, "Summary")
+func TestQuarterly(t *testing.T) {
+	r := sample.Quarterly(t)
+	f := openBook(t, r)
+	rows := readCells(t, f, "Summary")
 	for _, c := range []struct {
 		class          string
 		ik, in, ck, cn float64
@@ -312,44 +314,44 @@ func TestXLSXQuarterly(t *testing.T) {
 		{"open_question", 96, 103, 88, 103},
 		{"reference", 58, 61, 57, 61},
 	} {
-		row := xlsxRowStarting(t, rows[:12], c.class)
-		xlsxWantNum(t, c.class+" incumbent retained", row["D"], c.ik, "3")
-		xlsxWantNum(t, c.class+" incumbent items", row["E"], c.in, "3")
-		xlsxWantNum(t, c.class+" incumbent share", row["F"], c.ik/c.in, "10")
-		xlsxWantNum(t, c.class+" candidate retained", row["J"], c.ck, "3")
-		xlsxWantNum(t, c.class+" candidate share", row["L"], c.ck/c.cn, "10")
+		row := rowStarting(t, rows[:12], c.class)
+		wantNum(t, c.class+" incumbent retained", row["D"], c.ik, "3")
+		wantNum(t, c.class+" incumbent items", row["E"], c.in, "3")
+		wantNum(t, c.class+" incumbent share", row["F"], c.ik/c.in, "10")
+		wantNum(t, c.class+" candidate retained", row["J"], c.ck, "3")
+		wantNum(t, c.class+" candidate share", row["L"], c.ck/c.cn, "10")
 	}
-	con := xlsxRowStarting(t, rows, "contradictions")
-	xlsxWantNum(t, "incumbent contradictions", con["D"], 2, "3")
-	xlsxWantNum(t, "candidate contradictions", con["J"], 7, "3")
-	prompt := xlsxRowStarting(t, rows, "prompt size")
-	xlsxWantNum(t, "incumbent prompt mean", prompt["D"], r.Prompt.Incumbent.Mean, "3")
+	con := rowStarting(t, rows, "contradictions")
+	wantNum(t, "incumbent contradictions", con["D"], 2, "3")
+	wantNum(t, "candidate contradictions", con["J"], 7, "3")
+	prompt := rowStarting(t, rows, "prompt size")
+	wantNum(t, "incumbent prompt mean", prompt["D"], r.Prompt.Incumbent.Mean, "3")
 	if math.Round(r.Prompt.Incumbent.Mean) != 6407 || math.Round(r.Prompt.Candidate.Mean) != 4196 {
 		t.Errorf("prompt means %v, %v", r.Prompt.Incumbent.Mean, r.Prompt.Candidate.Mean)
 	}
-	if v := xlsxRowStarting(t, rows, "Verdict")["B"].Value; !strings.HasPrefix(v, "Blocks the change") {
+	if v := rowStarting(t, rows, "Verdict")["B"].Value; !strings.HasPrefix(v, "Blocks the change") {
 		t.Errorf("verdict %q", v)
 	}
 	last := rows[len(rows)-1]
 	if last[0].Value != "reported, never gated" {
 		t.Errorf("last Summary row %+v, want task success", last)
 	}
-	ts := xlsxRowStarting(t, rows, "reported, never gated")
-	xlsxWantNum(t, "reference rate", ts["D"], 0.83, "10")
-	xlsxWantNum(t, "candidate rate", ts["E"], 0.84, "10")
-	if n := len(xlsxReadCells(t, f, "Items")); n != len(r.Items)+2 {
+	ts := rowStarting(t, rows, "reported, never gated")
+	wantNum(t, "reference rate", ts["D"], 0.83, "10")
+	wantNum(t, "candidate rate", ts["E"], 0.84, "10")
+	if n := len(readCells(t, f, "Items")); n != len(r.Items)+2 {
 		t.Errorf("Items has %d rows, want %d", n, len(r.Items)+2)
 	}
-	if !bytes.Equal(writeXLSX(t, r), writeXLSX(t, quarterlyReport(t))) {
+	if !bytes.Equal(writeBook(t, r), writeBook(t, sample.Quarterly(t))) {
 		t.Error("two builds of the example give different workbooks")
 	}
 }
 
-// TestXLSXChart checks the native chart: a clustered column chart whose
+// TestChart checks the native chart: a clustered column chart whose
 // categories, values and series names are references to Summary cells.
-func TestXLSXChart(t *testing.T) {
-	b := writeXLSX(t, sampleReport())
-	chart := html.UnescapeString(xlsxZipFile(t, b, "xl/charts/chart1.xml"))
+func TestChart(t *testing.T) {
+	b := writeBook(t, sample.Report())
+	chart := html.UnescapeString(zipPart(t, b, "xl/charts/chart1.xml"))
 	for _, ref := range []string{
 		`<barDir val="col">`, `<grouping val="clustered">`,
 		"<f>'Summary'!$A$7:$A$10</f>", "<f>'Summary'!$F$7:$F$10</f>", "<f>'Summary'!$L$7:$L$10</f>", "<f>'Summary'!$C$7:$C$10</f>",
@@ -360,12 +362,12 @@ func TestXLSXChart(t *testing.T) {
 			t.Errorf("chart has no %q", ref)
 		}
 	}
-	if !strings.Contains(xlsxZipFile(t, b, "xl/worksheets/sheet1.xml"), "<drawing ") {
+	if !strings.Contains(zipPart(t, b, "xl/worksheets/sheet1.xml"), "<drawing ") {
 		t.Error("Summary has no drawing")
 	}
 }
 
-func xlsxZipFile(t testing.TB, b []byte, name string) string {
+func zipPart(t testing.TB, b []byte, name string) string {
 	t.Helper()
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
@@ -383,10 +385,10 @@ func xlsxZipFile(t testing.TB, b []byte, name string) string {
 	return string(data)
 }
 
-func TestXLSXItems(t *testing.T) {
-	r := sampleReport()
-	f := openXLSX(t, r)
-	rows := xlsxReadCells(t, f, "Items")
+func TestItems(t *testing.T) {
+	r := sample.Report()
+	f := openBook(t, r)
+	rows := readCells(t, f, "Items")
 	if len(rows) != len(r.Items)+2 {
 		t.Fatalf("%d rows, want %d items + 2 header rows", len(rows), len(r.Items))
 	}
@@ -404,7 +406,7 @@ func TestXLSXItems(t *testing.T) {
 	}
 	changed := 0
 	for i, it := range r.Items {
-		row := map[string]xlsxCell{}
+		row := map[string]cell{}
 		for _, c := range rows[i+2] {
 			row[strings.TrimRight(c.Ref, "0123456789")] = c
 		}
@@ -413,7 +415,7 @@ func TestXLSXItems(t *testing.T) {
 			row["M"].Value != it.Candidate.Answer {
 			t.Fatalf("row %d = %+v, want item %+v", i+3, rows[i+2], it)
 		}
-		xlsxWantNum(t, "compaction", row["B"], float64(it.Compaction), "")
+		wantNum(t, "compaction", row["B"], float64(it.Compaction), "")
 		if c := row["P"]; c.Type != "b" || c.Value != map[bool]string{true: "1", false: "0"}[it.Changed] {
 			t.Fatalf("changed flag %+v, want bool %v", c, it.Changed)
 		}
@@ -431,15 +433,15 @@ func TestXLSXItems(t *testing.T) {
 	n := len(r.Items) + 2
 	for _, ref := range []string{fmt.Sprintf("H3:H%d", n), fmt.Sprintf("L3:L%d", n), fmt.Sprintf("P3:P%d", n)} {
 		if len(cf[ref]) == 0 {
-			t.Errorf("no conditional format on Items!%s (have %v)", ref, xlsxKeys(cf))
+			t.Errorf("no conditional format on Items!%s (have %v)", ref, keys(cf))
 		}
 	}
 }
 
-func TestXLSXLostAndContradicted(t *testing.T) {
-	r := sampleReport()
-	f := openXLSX(t, r)
-	rows := xlsxReadCells(t, f, "Lost and Contradicted")
+func TestLostAndContradicted(t *testing.T) {
+	r := sample.Report()
+	f := openBook(t, r)
+	rows := readCells(t, f, "Lost and Contradicted")
 	var want []string
 	for _, c := range r.Classes {
 		for _, k := range c.Lost {
@@ -468,23 +470,23 @@ func TestXLSXLostAndContradicted(t *testing.T) {
 	}
 }
 
-func TestXLSXReplayAndSelection(t *testing.T) {
-	r := sampleReport()
-	f := openXLSX(t, r)
-	rows := xlsxReadCells(t, f, "Replay")
-	labels := map[string]xlsxCell{}
+func TestReplayAndSelection(t *testing.T) {
+	r := sample.Report()
+	f := openBook(t, r)
+	rows := readCells(t, f, "Replay")
+	labels := map[string]cell{}
 	for i, c := range rows[1] {
 		labels[c.Value] = rows[2][i]
 	}
-	xlsxWantNum(t, "pairs", labels["Pairs"], 200, "")
-	xlsxWantNum(t, "lost", labels["Lost (reference ✓, candidate ✗)"], 9, "")
-	xlsxWantNum(t, "gained", labels["Gained (reference ✗, candidate ✓)"], 11, "")
-	xlsxWantNum(t, "reference rate", labels["Reference rate"], 0.83, "10")
-	xlsxWantNum(t, "exact p", labels["exact p"], r.Replay.Result.Tests[0].PValue, "0.0000")
-	xlsxWantNum(t, "uncompacted", labels["References: uncompacted"], 164, "")
-	kinds := xlsxRowStarting(t, rows, "accepted_trace")
-	xlsxWantNum(t, "accepted_trace pairs", kinds["B"], 36, "3")
-	xlsxWantNum(t, "accepted_trace lost", kinds["D"], 3, "3")
+	wantNum(t, "pairs", labels["Pairs"], 200, "")
+	wantNum(t, "lost", labels["Lost (reference ✓, candidate ✗)"], 9, "")
+	wantNum(t, "gained", labels["Gained (reference ✗, candidate ✓)"], 11, "")
+	wantNum(t, "reference rate", labels["Reference rate"], 0.83, "10")
+	wantNum(t, "exact p", labels["exact p"], r.Replay.Result.Tests[0].PValue, "0.0000")
+	wantNum(t, "uncompacted", labels["References: uncompacted"], 164, "")
+	kinds := rowStarting(t, rows, "accepted_trace")
+	wantNum(t, "accepted_trace pairs", kinds["B"], 36, "3")
+	wantNum(t, "accepted_trace lost", kinds["D"], 3, "3")
 	queue := rows[11:]
 	if len(queue) != 20 {
 		t.Fatalf("review queue of %d rows, want 20", len(queue))
@@ -496,17 +498,17 @@ func TestXLSXReplayAndSelection(t *testing.T) {
 		}
 	}
 
-	rows = xlsxReadCells(t, f, "Selection")
-	dec := xlsxRowStarting(t, rows, "Compaction decisions")
+	rows = readCells(t, f, "Selection")
+	dec := rowStarting(t, rows, "Compaction decisions")
 	// The sample's random samples hold 200 sessions against 40 selected,
 	// so the sheet compares per session: 1148 decisions over 40 sessions
 	// against a mean of 301.2 over 200.
-	xlsxWantNum(t, "selected decisions per session", dec["B"], 1148.0/40, "2")
-	xlsxWantNum(t, "random decisions per session", dec["C"], 301.2/200, "2")
-	if got := xlsxRowStarting(t, rows, "Seed")["B"]; got.Type != "s" && got.Type != "inlineStr" || got.Value != "1" {
+	wantNum(t, "selected decisions per session", dec["B"], 1148.0/40, "2")
+	wantNum(t, "random decisions per session", dec["C"], 301.2/200, "2")
+	if got := rowStarting(t, rows, "Seed")["B"]; got.Type != "s" && got.Type != "inlineStr" || got.Value != "1" {
 		t.Errorf("seed: %+v, want the text 1 (a number cell would round seeds beyond 2⁵³)", got)
 	}
-	if got := xlsxRowStarting(t, rows, "Incidents exceed the budget")["B"]; got.Type != "b" || got.Value != "1" {
+	if got := rowStarting(t, rows, "Incidents exceed the budget")["B"]; got.Type != "b" || got.Value != "1" {
 		t.Errorf("incidents exceed the budget: %+v, want TRUE", got)
 	}
 	sessions := rows[18:]
@@ -514,7 +516,7 @@ func TestXLSXReplayAndSelection(t *testing.T) {
 		t.Errorf("%d sessions, first %+v", len(sessions), sessions[0])
 	}
 
-	rows = xlsxReadCells(t, f, "Provenance")
+	rows = readCells(t, f, "Provenance")
 	var inputs, config []string
 	for _, row := range rows[1:] {
 		switch row[0].Value {
@@ -534,19 +536,19 @@ func TestXLSXReplayAndSelection(t *testing.T) {
 	if got := strings.Join(config, "\n") + "\n"; got != r.Provenance.Config {
 		t.Errorf("config\n%s\nwant\n%s", got, r.Provenance.Config)
 	}
-	if v := xlsxRowStarting(t, rows, "tally"); v["C"].Value != "v0.4.0-dev" {
+	if v := rowStarting(t, rows, "tally"); v["C"].Value != "v0.4.0-dev" {
 		t.Errorf("version %+v", v)
 	}
 }
 
-// TestXLSXHostile writes a report full of markup, formulas, DDE payloads,
+// TestHostile writes a report full of markup, formulas, DDE payloads,
 // tab- and CR-led text and an over-long line, and reads every sheet back:
 // each such text is a string cell holding exactly the input, no cell
 // anywhere has a formula, and the long text is cut with a marker and a
 // warning.
-func TestXLSXHostile(t *testing.T) {
-	r := hostileReport()
-	b := writeXLSX(t, r)
+func TestHostile(t *testing.T) {
+	r := sample.Hostile()
+	b := writeBook(t, r)
 	f, err := excelize.OpenReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
@@ -562,21 +564,21 @@ func TestXLSXHostile(t *testing.T) {
 		if !strings.HasPrefix(zf.Name, "xl/worksheets/sheet") {
 			continue
 		}
-		xml := xlsxZipFile(t, b, zf.Name)
+		xml := zipPart(t, b, zf.Name)
 		if strings.Contains(xml, "<f>") || strings.Contains(xml, "<f ") {
 			t.Errorf("%s has a formula element", zf.Name)
 		}
 	}
 
 	found := map[string]int{}
-	var long []xlsxCell
+	var long []cell
 	for _, sheet := range f.GetSheetList() {
-		for _, row := range xlsxReadCells(t, f, sheet) {
+		for _, row := range readCells(t, f, sheet) {
 			for _, c := range row {
 				if c.Formula != "" || c.Type == "f" {
 					t.Errorf("%s!%s has formula %q", sheet, c.Ref, c.Formula)
 				}
-				for name, h := range hostileStrings {
+				for name, h := range sample.HostileStrings {
 					if !strings.Contains(c.Value, h) {
 						continue
 					}
@@ -587,15 +589,15 @@ func TestXLSXHostile(t *testing.T) {
 						found[name]++
 					}
 				}
-				if strings.Contains(c.Value, hostileLong[:40]) {
+				if strings.Contains(c.Value, sample.HostileLong[:40]) {
 					long = append(long, c)
 				}
 			}
 		}
 	}
-	for name := range hostileStrings {
+	for name := range sample.HostileStrings {
 		if found[name] == 0 {
-			t.Errorf("no cell holds exactly the %s string %q", name, hostileStrings[name])
+			t.Errorf("no cell holds exactly the %s string %q", name, sample.HostileStrings[name])
 		}
 	}
 	// The CR- and tab-led strings are lost items: on Items and on Lost and
@@ -614,18 +616,18 @@ func TestXLSXHostile(t *testing.T) {
 	}
 	var refs []string
 	for _, c := range long {
-		if n := xlsxUTF16Len(c.Value); n != excelize.TotalCellChars {
+		if n := utf16Len(c.Value); n != excelize.TotalCellChars {
 			t.Errorf("long cell %s has %d characters, want %d", c.Ref, n, excelize.TotalCellChars)
 		}
 		if !strings.HasSuffix(c.Value, "[…cut by tally: the text has 40000 characters, a cell holds 32767]") {
 			t.Errorf("long cell %s ends %q, want the cut marker", c.Ref, c.Value[len(c.Value)-80:])
 		}
-		if !strings.HasPrefix(c.Value, hostileLong[:100]) {
+		if !strings.HasPrefix(c.Value, sample.HostileLong[:100]) {
 			t.Errorf("long cell %s starts %q", c.Ref, c.Value[:40])
 		}
 		refs = append(refs, c.Ref)
 	}
-	summary := xlsxReadCells(t, f, "Summary")
+	summary := readCells(t, f, "Summary")
 	var warnings []string
 	for _, row := range summary {
 		for _, c := range row {
@@ -642,10 +644,10 @@ func TestXLSXHostile(t *testing.T) {
 	}
 }
 
-// TestXLSXCutLimit checks the cut at the limit itself, with characters
+// TestCutLimit checks the cut at the limit itself, with characters
 // outside the Basic Multilingual Plane (two UTF-16 units each).
-func TestXLSXCutLimit(t *testing.T) {
-	b := &xlsxBook{}
+func TestCutLimit(t *testing.T) {
+	b := &book{}
 	for _, c := range []struct {
 		name string
 		s    string
@@ -659,7 +661,7 @@ func TestXLSXCutLimit(t *testing.T) {
 		{"invalid UTF-8", "ok\xff\xfe", false},
 	} {
 		got := b.fit("Items", 5, 3, c.s)
-		if n := xlsxUTF16Len(got); n > excelize.TotalCellChars || !utf8.ValidString(got) {
+		if n := utf16Len(got); n > excelize.TotalCellChars || !utf8.ValidString(got) {
 			t.Errorf("%s: %d UTF-16 units (valid UTF-8 %v)", c.name, n, utf8.ValidString(got))
 		}
 		if cut := strings.Contains(got, "cut by tally"); cut != c.cut {
@@ -671,17 +673,17 @@ func TestXLSXCutLimit(t *testing.T) {
 	}
 }
 
-// TestXLSXDeterministic writes the same report twice, a second apart:
+// TestDeterministic writes the same report twice, a second apart:
 // the bytes are the same, every zip entry carries r.Generated, and no
 // entry holds the time of the run.
-func TestXLSXDeterministic(t *testing.T) {
-	r := hostileReport()
-	a := writeXLSX(t, r)
+func TestDeterministic(t *testing.T) {
+	r := sample.Hostile()
+	a := writeBook(t, r)
 	time.Sleep(1100 * time.Millisecond)
 	// excelize iterates Go maps (streamed sheets, image types): several
 	// writes make a different iteration order all but certain.
 	for i := range 4 {
-		if b := writeXLSX(t, hostileReport()); !bytes.Equal(a, b) {
+		if b := writeBook(t, sample.Hostile()); !bytes.Equal(a, b) {
 			t.Fatalf("write %d of the same report differs from the first (%d and %d bytes)", i+2, len(b), len(a))
 		}
 	}
@@ -696,14 +698,14 @@ func TestXLSXDeterministic(t *testing.T) {
 		if !zf.Modified.Equal(r.Generated) {
 			t.Errorf("%s: modified %v, want %v", zf.Name, zf.Modified, r.Generated)
 		}
-		if today != r.Generated.Format("2006-01-02") && strings.Contains(xlsxZipFile(t, a, zf.Name), today) {
+		if today != r.Generated.Format("2006-01-02") && strings.Contains(zipPart(t, a, zf.Name), today) {
 			t.Errorf("%s holds today's date %s", zf.Name, today)
 		}
 	}
 	if names[0] != "[Content_Types].xml" || !slices.IsSorted(names[1:]) {
 		t.Errorf("entries not in the fixed order: %q", names)
 	}
-	core := xlsxZipFile(t, a, "docProps/core.xml")
+	core := zipPart(t, a, "docProps/core.xml")
 	for _, want := range []string{
 		`<dcterms:created xsi:type="dcterms:W3CDTF">2026-04-01T09:30:00Z</dcterms:created>`,
 		`<dcterms:modified xsi:type="dcterms:W3CDTF">2026-04-01T09:30:00Z</dcterms:modified>`,
@@ -715,18 +717,18 @@ func TestXLSXDeterministic(t *testing.T) {
 	}
 	// A different time gives different properties: the time is the
 	// report's, not a constant.
-	r2 := hostileReport()
+	r2 := sample.Hostile()
 	r2.Generated = r2.Generated.Add(48 * time.Hour)
-	if bytes.Equal(a, writeXLSX(t, r2)) {
+	if bytes.Equal(a, writeBook(t, r2)) {
 		t.Error("a report generated at another time gives the same bytes")
 	}
 }
 
-// TestXLSXGolden pins every cell (type, raw value, number format) of the
+// TestGolden pins every cell (type, raw value, number format) of the
 // sample workbook, its merges, panes, filters, validations and
 // conditional formats, and the zip's entries. Rewrite with -update.
-func TestXLSXGolden(t *testing.T) {
-	b := writeXLSX(t, sampleReport())
+func TestGolden(t *testing.T) {
+	b := writeBook(t, sample.Report())
 	f, err := excelize.OpenReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
@@ -750,7 +752,7 @@ func TestXLSXGolden(t *testing.T) {
 		p, _ := f.GetPanes(sheet)
 		fmt.Fprintf(&out, "panes freeze=%v x=%d y=%d top=%s\n", p.Freeze, p.XSplit, p.YSplit, p.TopLeftCell)
 		pl, _ := f.GetPageLayout(sheet)
-		fmt.Fprintf(&out, "page orientation=%v fit=%v wide, %v tall\n", xlsxDeref(pl.Orientation), xlsxDeref(pl.FitToWidth), xlsxDeref(pl.FitToHeight))
+		fmt.Fprintf(&out, "page orientation=%v fit=%v wide, %v tall\n", deref(pl.Orientation), deref(pl.FitToWidth), deref(pl.FitToHeight))
 		mc, _ := f.GetMergeCells(sheet)
 		for _, m := range mc {
 			fmt.Fprintf(&out, "merge %s:%s\n", m.GetStartAxis(), m.GetEndAxis())
@@ -760,41 +762,41 @@ func TestXLSXGolden(t *testing.T) {
 			fmt.Fprintf(&out, "validation %s %s %s\n", dv.Sqref, dv.Type, dv.Formula1)
 		}
 		cf, _ := f.GetConditionalFormats(sheet)
-		for _, ref := range xlsxKeys(cf) {
+		for _, ref := range keys(cf) {
 			for _, o := range cf[ref] {
 				fmt.Fprintf(&out, "conditional %s %s %s %s\n", ref, o.Type, o.Criteria, o.Value)
 			}
 		}
-		for _, row := range xlsxReadCells(t, f, sheet) {
+		for _, row := range readCells(t, f, sheet) {
 			for _, c := range row {
 				fmt.Fprintf(&out, "%s %s %s %q\n", c.Ref, c.Type, c.NumFmt, c.Value)
 			}
 		}
 	}
-	golden(t, "xlsx/sample.golden", out.String())
+	sample.Golden(t, "sample.golden", out.String())
 }
 
-// TestXLSXEmptyAndUndefined writes a report with no items, no replay and
+// TestEmptyAndUndefined writes a report with no items, no replay and
 // no selection, and one whose class has no items (NaN share): empty
 // cells with a note, never "NaN" text.
-func TestXLSXEmptyAndUndefined(t *testing.T) {
-	f := openXLSX(t, &Report{})
-	rows := xlsxReadCells(t, f, "Summary")
+func TestEmptyAndUndefined(t *testing.T) {
+	f := openBook(t, &report.Report{})
+	rows := readCells(t, f, "Summary")
 	last := rows[len(rows)-1]
 	if last[0].Value != "Task success (reported, never gated)" || !strings.Contains(last[1].Value, "not measured") {
 		t.Errorf("last row %+v", last)
 	}
-	if got := xlsxReadCells(t, f, "Items"); len(got) != 2 {
+	if got := readCells(t, f, "Items"); len(got) != 2 {
 		t.Errorf("Items of an empty report: %d rows, want the 2 header rows", len(got))
 	}
 
-	r := sampleReport()
+	r := sample.Report()
 	c := &r.Classes[3]
-	c.Incumbent = SystemClass{Share: math.NaN(), Wilson: c.Incumbent.Wilson, Gate: Incomplete}
+	c.Incumbent = report.SystemClass{Share: math.NaN(), Wilson: c.Incumbent.Wilson, Gate: report.Incomplete}
 	c.Incumbent.Wilson.Lower, c.Incumbent.Wilson.Upper = math.NaN(), math.Inf(1)
 	c.Candidate.Clustered.DesignEffect = math.NaN()
-	f = openXLSX(t, r)
-	rows = xlsxReadCells(t, f, "Summary")
+	f = openBook(t, r)
+	rows = readCells(t, f, "Summary")
 	for _, row := range rows {
 		for _, cell := range row {
 			if strings.Contains(cell.Value, "NaN") || strings.Contains(cell.Value, "Inf") {
@@ -802,7 +804,7 @@ func TestXLSXEmptyAndUndefined(t *testing.T) {
 			}
 		}
 	}
-	ref := xlsxRowStarting(t, rows[:12], "reference")
+	ref := rowStarting(t, rows[:12], "reference")
 	for _, col := range []string{"F", "G", "H"} {
 		if c, ok := ref[col]; ok {
 			t.Errorf("reference incumbent %s = %+v, want an empty cell", col, c)
@@ -816,14 +818,14 @@ func TestXLSXEmptyAndUndefined(t *testing.T) {
 	}
 }
 
-// TestXLSXRowLimit lowers the rows a sheet holds: the items that do not
+// TestRowLimit lowers the rows a sheet holds: the items that do not
 // fit are left out with a note row and a warning, not an error.
-func TestXLSXRowLimit(t *testing.T) {
-	defer func(n int) { xlsxMaxRows = n }(xlsxMaxRows)
-	xlsxMaxRows = 100
-	r := sampleReport()
-	f := openXLSX(t, r)
-	items := xlsxReadCells(t, f, "Items")
+func TestRowLimit(t *testing.T) {
+	defer func(n int) { maxRows = n }(maxRows)
+	maxRows = 100
+	r := sample.Report()
+	f := openBook(t, r)
+	items := readCells(t, f, "Items")
 	if len(items) != 100 {
 		t.Fatalf("Items has %d rows, want 100", len(items))
 	}
@@ -835,7 +837,7 @@ func TestXLSXRowLimit(t *testing.T) {
 	}
 	want := fmt.Sprintf("Items: the last %d of %d item rows are not in the workbook: a sheet holds 100 rows", len(r.Items)-97, len(r.Items))
 	found := false
-	for _, row := range xlsxReadCells(t, f, "Summary") {
+	for _, row := range readCells(t, f, "Summary") {
 		for _, c := range row {
 			found = found || c.Value == want
 		}
@@ -845,9 +847,9 @@ func TestXLSXRowLimit(t *testing.T) {
 	}
 }
 
-type xlsxFailWriter struct{ n, after int }
+type failWriter struct{ n, after int }
 
-func (w *xlsxFailWriter) Write(p []byte) (int, error) {
+func (w *failWriter) Write(p []byte) (int, error) {
 	if w.n+len(p) > w.after {
 		return 0, errors.New("disk full")
 	}
@@ -855,30 +857,30 @@ func (w *xlsxFailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func TestXLSXErrors(t *testing.T) {
-	if err := WriteXLSX(io.Discard, nil); err == nil {
+func TestErrors(t *testing.T) {
+	if err := Write(io.Discard, nil); err == nil {
 		t.Error("nil report: no error")
 	}
 	for _, after := range []int{0, 100, 20000} {
-		err := WriteXLSX(&xlsxFailWriter{after: after}, sampleReport())
+		err := Write(&failWriter{after: after}, sample.Report())
 		if err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Errorf("writer failing after %d bytes: error %v, want disk full", after, err)
 		}
 	}
 }
 
-// TestXLSXLarge writes 300,000 item rows: well under 30 seconds, with a
+// TestLarge writes 300,000 item rows: well under 30 seconds, with a
 // bounded heap, and every row is in the Items sheet.
-func TestXLSXLarge(t *testing.T) {
+func TestLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 300,000-row workbook; skipped with -short")
 	}
 	const n = 300_000
-	r := largeReport(n)
-	w := &countWriter{keep: true}
-	stop := sampleHeap()
+	r := sample.Large(n)
+	w := &sample.CountWriter{Keep: true}
+	stop := sample.Heap()
 	start := time.Now()
-	if err := WriteXLSX(w, r); err != nil {
+	if err := Write(w, r); err != nil {
 		t.Fatal(err)
 	}
 	elapsed := time.Since(start)
@@ -886,21 +888,21 @@ func TestXLSXLarge(t *testing.T) {
 	above := peak.Above(base)
 	live, inUse := above.Live, above.Objects
 	t.Logf("%d items: %v, %.1f MB written; peak heap above the report: %.1f MB live, %.1f MB in use",
-		n, elapsed.Round(time.Millisecond), float64(w.n)/1e6, float64(live)/1e6, float64(inUse)/1e6)
+		n, elapsed.Round(time.Millisecond), float64(w.N)/1e6, float64(live)/1e6, float64(inUse)/1e6)
 	if elapsed > 30*time.Second {
 		t.Errorf("took %v, want well under 30s", elapsed)
 	}
-	// The output is kept in w.buf: allow for it, and a fixed budget for
+	// The output is kept in w.Buf: allow for it, and a fixed budget for
 	// the writer, whatever the number of items: excelize keeps up to
 	// 16 MB of each streamed sheet in a buffer that can grow to twice
 	// that before it moves to a temporary file (Items, and here Lost and
 	// Contradicted), the spool 8 MB of compressed workbook.
-	if limit := uint64(w.buf.Len()) + 96<<20; live > limit {
+	if limit := uint64(w.Buf.Len()) + 96<<20; live > limit {
 		t.Errorf("peak live heap %.1f MB, want under %.1f MB", float64(live)/1e6, float64(limit)/1e6)
 	}
 	// The Items sheet ends with the last item's row: read the end of its
 	// XML (the sheet is some 200 MB uncompressed).
-	zr, err := zip.NewReader(bytes.NewReader(w.buf.Bytes()), int64(w.buf.Len()))
+	zr, err := zip.NewReader(bytes.NewReader(w.Buf.Bytes()), int64(w.Buf.Len()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -909,7 +911,7 @@ func TestXLSXLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	tail := &xlsxTail{max: 1 << 20}
+	tail := &tailWriter{max: 1 << 20}
 	if _, err := io.Copy(tail, rc); err != nil {
 		t.Fatal(err)
 	}
@@ -918,14 +920,14 @@ func TestXLSXLarge(t *testing.T) {
 	}
 }
 
-// xlsxTail keeps at least the last max bytes written to it (at most
+// tailWriter keeps at least the last max bytes written to it (at most
 // twice that).
-type xlsxTail struct {
+type tailWriter struct {
 	buf []byte
 	max int
 }
 
-func (w *xlsxTail) Write(p []byte) (int, error) {
+func (w *tailWriter) Write(p []byte) (int, error) {
 	w.buf = append(w.buf, p...)
 	if len(w.buf) > 2*w.max {
 		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.max:]...)
@@ -933,27 +935,27 @@ func (w *xlsxTail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// BenchmarkWriteXLSX writes workbooks of 30,000 and 300,000 item rows to
+// BenchmarkWrite writes workbooks of 30,000 and 300,000 item rows to
 // a counting writer, and reports their size and the peak heap above the
 // report's own (live: held by the writer; in use: with garbage).
-func BenchmarkWriteXLSX(b *testing.B) {
+func BenchmarkWrite(b *testing.B) {
 	for _, n := range []int{30_000, 300_000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			r := largeReport(n)
+			r := sample.Large(n)
 			var live, inUse uint64
 			var size int64
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				stop := sampleHeap()
-				w := &countWriter{}
-				if err := WriteXLSX(w, r); err != nil {
+				stop := sample.Heap()
+				w := &sample.CountWriter{}
+				if err := Write(w, r); err != nil {
 					b.Fatal(err)
 				}
 				base, peak := stop()
 				above := peak.Above(base)
 				live, inUse = max(live, above.Live), max(inUse, above.Objects)
-				size = w.n
+				size = w.N
 			}
 			b.ReportMetric(float64(live)/1e6, "peak-live-MB")
 			b.ReportMetric(float64(inUse)/1e6, "peak-inuse-MB")
@@ -962,25 +964,25 @@ func BenchmarkWriteXLSX(b *testing.B) {
 	}
 }
 
-// TestXLSXWriteFiles writes the sample, hostile and empty workbooks to
+// TestWriteFiles writes the sample, hostile and empty workbooks to
 // the folder named by TALLY_XLSX_OUT, for a person to open.
-func TestXLSXWriteFiles(t *testing.T) {
+func TestWriteFiles(t *testing.T) {
 	dir := os.Getenv("TALLY_XLSX_OUT")
 	if dir == "" {
 		t.Skip("set TALLY_XLSX_OUT=DIR to write the sample workbooks there")
 	}
-	for name, r := range map[string]*Report{"sample": sampleReport(), "hostile": hostileReport(), "empty": {}} {
-		if err := os.WriteFile(filepath.Join(dir, name+".xlsx"), writeXLSX(t, r), 0o644); err != nil {
+	for name, r := range map[string]*report.Report{"sample": sample.Report(), "hostile": sample.Hostile(), "empty": {}} {
+		if err := os.WriteFile(filepath.Join(dir, name+".xlsx"), writeBook(t, r), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-// ExampleWriteXLSX writes the sample report's workbook and reads the
+// ExampleWrite writes the sample report's workbook and reads the
 // constraint row of its gates table back, as a spreadsheet shows it.
-func ExampleWriteXLSX() {
+func ExampleWrite() {
 	var buf bytes.Buffer
-	if err := WriteXLSX(&buf, sampleReport()); err != nil {
+	if err := Write(&buf, sample.Report()); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -1002,14 +1004,14 @@ func ExampleWriteXLSX() {
 	// constraint 95.00% 71 80 88.75% fail 70 87.50% fail
 }
 
-// TestXLSXControlCharacters: text with characters XML 1.0 cannot hold
+// TestControlCharacters: text with characters XML 1.0 cannot hold
 // (NUL, other C0 controls) still makes a workbook that opens; each such
 // character reads back as itself or as U+FFFD, the rest unchanged.
-func TestXLSXControlCharacters(t *testing.T) {
-	r := sampleReport()
+func TestControlCharacters(t *testing.T) {
+	r := sample.Report()
 	in := "a\x00b\x01c\x1fd\x7fe\ufffef_x0041_g"
 	r.Items[0].Literal = in
-	f := openXLSX(t, r)
+	f := openBook(t, r)
 	got, err := f.GetCellValue("Items", "E3")
 	if err != nil {
 		t.Fatal(err)
