@@ -1,9 +1,11 @@
 package input
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -254,5 +256,17 @@ func TestReadDir(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("ReadDir(fifo) blocked")
+	}
+}
+
+// TestReadLineHugeLimit: a limit near 2⁶³ (--max-line 9223372036854775807)
+// reads every line; the room for the line ending must not overflow.
+func TestReadLineHugeLimit(t *testing.T) {
+	r := bufio.NewReader(strings.NewReader("{\"a\":1}\r\nsecond\n"))
+	for _, want := range []string{`{"a":1}`, "second"} {
+		line, long, err := ReadLine(r, nil, math.MaxInt64)
+		if err != nil || long || string(line) != want {
+			t.Fatalf("ReadLine = %q, long %v, %v; want %q", line, long, err, want)
+		}
 	}
 }

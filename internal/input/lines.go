@@ -63,8 +63,9 @@ func ReadLine(r *bufio.Reader, buf []byte, max int64) (line []byte, long bool, e
 		chunk, err := r.ReadSlice('\n')
 		any = any || len(chunk) > 0
 		if !long {
-			// +2 leaves room for the line ending, trimmed below.
-			if int64(len(buf)-start+len(chunk)) > max+2 {
+			// 2 bytes of room for the line ending, trimmed below; the
+			// subtraction cannot overflow as max+2 would near 2⁶³.
+			if int64(len(buf)-start+len(chunk))-2 > max {
 				long, buf = true, buf[:start]
 			} else {
 				buf = append(buf, chunk...)
