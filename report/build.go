@@ -594,7 +594,7 @@ func (b *builder) compute() error {
 	}
 	if onlyInc > 0 || onlyCand > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf(
-			"the systems checked different item-compactions: %d only by %s, %d only by %s; each row is decided on the item-compactions both checked, and a row with one checked by one system only is undecided until both have checked it",
+			"the systems checked different item-compactions: %d only by %s, %d only by %s; each row is decided on the item-compactions both checked, and a row with one checked by one system only is undecided until both have checked it, unless it is worse even were every such one in the candidate's favour",
 			onlyInc, r.Incumbent, onlyCand, r.Candidate))
 	}
 	return nil

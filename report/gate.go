@@ -82,18 +82,17 @@ func (e *pairedErrors) add(inc, cand fixture.Verdict) {
 }
 
 // retainedChange decides a class row on the item-compactions both
-// systems checked (the paired table t: B lost, C gained). With unpaired
-// item-compactions (checked by one system only) it is Undecided. It is
-// Worse when the candidate lost more than tol items net, even counting
-// every error pair that could be a gain as one; otherwise Undecided with
-// error pairs; otherwise Worse or Better by more than tol net, else Same.
+// systems checked (the paired table t: B lost, C gained). It is Worse
+// when the candidate lost more than tol items net even counting, in its
+// favour, every error pair that could be a gain and every unpaired
+// item-compaction (checked by one system only) as a gain; otherwise
+// Undecided with error pairs or unpaired item-compactions; otherwise
+// Worse or Better by more than tol net, else Same.
 func retainedChange(t power.Table, e pairedErrors, unpaired, tol int) Change {
 	switch {
-	case unpaired > 0:
-		return Undecided
-	case t.B-t.C-e.gains > tol:
+	case t.B-t.C-e.gains-unpaired > tol:
 		return Worse
-	case e.n > 0:
+	case e.n > 0 || unpaired > 0:
 		return Undecided
 	}
 	switch d := t.C - t.B; {
@@ -134,19 +133,18 @@ func (c *contradictionPairs) addError(inc, cand fixture.Verdict) {
 
 // contradictionChange decides the contradiction row on the paired
 // item-compactions: the net new contradictions are those the candidate
-// newly contradicts less those it stops contradicting. Undecided with
-// unpaired item-compactions; Worse when the net is more than tol even
-// counting every error pair that could be a resolved one as resolved;
-// otherwise Undecided with error pairs; otherwise Worse when the net is
-// more than tol, Better when less than −tol, else Same.
+// newly contradicts less those it stops contradicting. Worse when the
+// net is more than tol even counting every error pair that could be a
+// resolved one, and every unpaired item-compaction, as resolved;
+// otherwise Undecided with error pairs or unpaired item-compactions;
+// otherwise Worse when the net is more than tol, Better when less than
+// −tol, else Same.
 func contradictionChange(c contradictionPairs, unpaired, tol int) Change {
 	net := len(c.new) - c.resolved
 	switch {
-	case unpaired > 0:
-		return Undecided
-	case net-c.mayResolve > tol:
+	case net-c.mayResolve-unpaired > tol:
 		return Worse
-	case c.errors > 0:
+	case c.errors > 0 || unpaired > 0:
 		return Undecided
 	case net > tol:
 		return Worse
@@ -207,7 +205,7 @@ func RuleText(reg Regression) string {
 	var b strings.Builder
 	b.WriteString("The change blocks when any row got worse. Each row is decided item by item, on the item-compactions both systems checked: ")
 	fmt.Fprintf(&b, "a class row is worse when the candidate %s, and the contradiction row when the candidate %s. ", fewer, more)
-	b.WriteString("A row with an item-compaction checked by one system only is undecided, and so is a row with an error verdict in either system unless it is worse even with every error in the candidate's favour; an undecided row blocks too, until both systems have checked every item. ")
+	b.WriteString("A row with an item-compaction checked by one system only, or with an error verdict in either system, is undecided unless it is worse even with every such one in the candidate's favour; an undecided row blocks too, until both systems have checked every item. ")
 	b.WriteString("Otherwise the change passes, and the gates unmet by both systems are backlog: a standard not yet met, not a merge decision. ")
 	b.WriteString("Mean prompt size is gated by its maximum alone; task success is reported, not gated.")
 	return b.String()

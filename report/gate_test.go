@@ -66,6 +66,8 @@ func TestRetainedChange(t *testing.T) {
 		{"worse even with every error pair a gain", power.Table{A: 5, B: 3}, pairedErrors{n: 1, gains: 1}, 0, 0, Worse},
 		{"6 lost, 0 gained, 6 unpaired (exact p = 0.031): undecided, not same", power.Table{B: 6}, pairedErrors{}, 6, 0, Undecided},
 		{"one unpaired item-compaction makes an unchanged row undecided", power.Table{A: 9}, pairedErrors{}, 1, 0, Undecided},
+		{"10 lost and one unpaired: worse even were the unpaired one a gain, not hidden as undecided", power.Table{B: 10}, pairedErrors{}, 1, 0, Worse},
+		{"2 lost, one unpaired, tolerance 1: could be 1 net, undecided", power.Table{A: 4, B: 2}, pairedErrors{}, 1, 1, Undecided},
 	}
 	for _, tt := range tests {
 		if got := retainedChange(tt.t, tt.errs, tt.unpaired, tt.tol); got != tt.want {
@@ -89,7 +91,8 @@ func TestContradictionChange(t *testing.T) {
 		{"one resolved is better", contradictionPairs{resolved: 1}, 0, 0, Better},
 		{"an incumbent error that might be resolved: undecided", contradictionPairs{new: news(1), errors: 1, mayResolve: 1}, 0, 0, Undecided},
 		{"worse even were every error pair resolved", contradictionPairs{new: news(3), errors: 1, mayResolve: 1}, 0, 0, Worse},
-		{"an unpaired item-compaction: undecided even with new ones", contradictionPairs{new: news(3)}, 4, 0, Undecided},
+		{"four unpaired item-compactions could resolve three new: undecided", contradictionPairs{new: news(3)}, 4, 0, Undecided},
+		{"ten new and one unpaired: worse even were it resolved, not hidden as undecided", contradictionPairs{new: news(10)}, 1, 0, Worse},
 	}
 	for _, tt := range tests {
 		if got := contradictionChange(tt.c, tt.unpaired, tt.tol); got != tt.want {
@@ -192,7 +195,7 @@ func TestGateUnpaired(t *testing.T) {
 	if !d.Blocks || len(d.Worse) != 0 || !slices.Contains(d.Undecided, "constraint") || !slices.Contains(d.Undecided, GateContradictions) {
 		t.Errorf("decision %+v", d)
 	}
-	if !strings.Contains(d.Rule, "checked by one system only is undecided") {
+	if !strings.Contains(d.Rule, "checked by one system only, or with an error verdict in either system, is undecided unless it is worse") {
 		t.Errorf("the rule must say that unpaired item-compactions make a row undecided: %q", d.Rule)
 	}
 	var html strings.Builder
