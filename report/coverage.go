@@ -21,49 +21,57 @@ func (b *builder) fingerprint(g int32, it *fixture.Item) string {
 
 // coverageWarnings says what the verdicts leave out of the fixtures: a
 // fixture no system has a verdict for (added after the check ran?), the
-// items of the others that must have been checked and were not, and the
-// records too old to carry their item's fingerprint. None of these is
-// checked, so each is said.
+// item-compactions of the others that must have been checked and were
+// not, and the records too old to carry their item's fingerprint. None of
+// these is checked, so each is said.
 //
 // An item is live at a compaction when it was stated before the
 // compaction's turn, which the verdicts do not record; but an item with a
-// verdict at a fixture's last compaction was stated before that turn, so
-// every item stated no later than it was live there too. Those are the
-// items that must have a verdict; a later one may have been stated after
-// the last compaction, and is never live.
+// verdict at compaction c was stated before c's turn, and the turns of
+// later compactions are later still. So at compaction c, every item
+// stated no later than an item with a verdict at c or before was live:
+// those item-compactions must have a verdict. A later item may have been
+// stated after compaction c, and is not asked for.
 func (b *builder) coverageWarnings() {
+	type fc struct {
+		fi   int32
+		comp int
+	}
 	checked := make([]bool, len(b.itemFix))
-	// lastTurn[fi] is the latest turn of an item with a verdict at
-	// fixture fi's last compaction (0: none).
-	lastTurn := make([]int, len(b.fixtures))
+	has := map[rowKey]bool{}
+	bound := map[fc]int{} // the latest turn of an item with a verdict at that compaction
 	for ri, g := range b.rowItem {
 		checked[g] = true
+		comp := b.r.Items[ri].Compaction
+		has[rowKey{g, int32(comp)}] = true
 		fi := b.itemFix[g]
-		fx := &b.fixtures[fi]
-		if b.r.Items[ri].Compaction == fx.CompactionsExpected {
-			lastTurn[fi] = max(lastTurn[fi], fx.MustSurvive[b.itemPos[g]].Turn)
-		}
+		k := fc{fi, comp}
+		bound[k] = max(bound[k], b.fixtures[fi].MustSurvive[b.itemPos[g]].Turn)
 	}
 	var noFixture, noItem []string
-	g := 0
+	g := int32(0)
 	for fi := range b.fixtures {
 		fx := &b.fixtures[fi]
 		any := false
 		for i := range fx.MustSurvive {
-			any = any || checked[g+i]
+			any = any || checked[int(g)+i]
 		}
 		switch {
 		case fx.CompactionsExpected == 0 || len(fx.MustSurvive) == 0:
 		case !any:
 			noFixture = append(noFixture, fx.ConversationID)
 		default:
-			for i := range fx.MustSurvive {
-				if !checked[g+i] && fx.MustSurvive[i].Turn <= lastTurn[fi] {
-					noItem = append(noItem, fx.ConversationID+"/"+fx.MustSurvive[i].ID)
+			live := 0
+			for c := 1; c <= fx.CompactionsExpected; c++ {
+				live = max(live, bound[fc{int32(fi), c}])
+				for i := range fx.MustSurvive {
+					if fx.MustSurvive[i].Turn <= live && !has[rowKey{g + int32(i), int32(c)}] {
+						noItem = append(noItem, fmt.Sprintf("%s/%s at compaction %d", fx.ConversationID, fx.MustSurvive[i].ID, c))
+					}
 				}
 			}
 		}
-		g += len(fx.MustSurvive)
+		g += int32(len(fx.MustSurvive))
 	}
 	if len(noFixture) > 0 {
 		b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(
@@ -72,8 +80,8 @@ func (b *builder) coverageWarnings() {
 	}
 	if len(noItem) > 0 {
 		b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(
-			"%d %s no verdict in either system though stated before an item that has one at the conversation's last compaction, so live there (%s): added after tally check ran? Re-run it for both systems",
-			len(noItem), format.Plural(len(noItem), "item has", "items have"), firstFew(noItem)))
+			"%d %s no verdict in either system though the item was live there, stated no later than an item with a verdict at that compaction or before (%s): added after tally check ran, or a verdict file cut short? Re-run tally check for both systems",
+			len(noItem), format.Plural(len(noItem), "item-compaction has", "item-compactions have"), firstFew(noItem)))
 	}
 	for s, n := range b.unprinted {
 		if n > 0 {

@@ -56,9 +56,43 @@ func TestBuildVerdictsMatchFixtures(t *testing.T) {
 			t.Errorf("warnings %q, want none", w)
 		}
 	})
-	t.Run("an item no system checked, stated before one checked at the last compaction", func(t *testing.T) {
+	t.Run("an item no system checked, stated before one checked at the same compaction", func(t *testing.T) {
 		w := warnings(t, printedVerdicts("incumbent", "conv_a/c2"), printedVerdicts("candidate", "conv_a/c2"))
-		if len(w) != 1 || !strings.HasPrefix(w[0], "1 item has no verdict in either system") || !strings.Contains(w[0], "(conv_a/c2)") {
+		if len(w) != 1 || !strings.HasPrefix(w[0], "1 item-compaction has no verdict in either system") || !strings.Contains(w[0], "(conv_a/c2 at compaction 1)") {
+			t.Errorf("warnings %q", w)
+		}
+	})
+	t.Run("a verdict missing at an earlier compaction only (a file cut short)", func(t *testing.T) {
+		// Two compactions; c1 (turn 2) has a verdict at compaction 2 but
+		// none at 1, where c2 (turn 3) has one: c1 was live at 1.
+		two := func(sys string) string {
+			var b strings.Builder
+			for _, comp := range []int{1, 2} {
+				for _, line := range strings.SplitAfter(printedVerdicts(sys), "\n") {
+					if line == "" || comp == 1 && strings.Contains(line, `"conv_a","compaction":1,"item_id":"c1"`) {
+						continue
+					}
+					b.WriteString(strings.Replace(line, `"compaction":1`, fmt.Sprintf(`"compaction":%d`, comp), 1))
+				}
+			}
+			return b.String()
+		}
+		path := writeCase(t, two("incumbent"), two("candidate"), "")
+		fx := filepath.Join(filepath.Dir(path), "fixtures.jsonl")
+		text, err := os.ReadFile(fx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(fx, []byte(strings.ReplaceAll(string(text), `"compactions_expected":1`, `"compactions_expected":2`)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var w []string
+		for _, x := range buildCase(t, path).Warnings {
+			if strings.Contains(x, "item-compaction") {
+				w = append(w, x)
+			}
+		}
+		if len(w) != 1 || !strings.HasPrefix(w[0], "1 item-compaction has no verdict in either system") || !strings.Contains(w[0], "(conv_a/c1 at compaction 1)") {
 			t.Errorf("warnings %q", w)
 		}
 	})
