@@ -18,7 +18,12 @@ import (
 func (b *builder) readPromptSizes() error {
 	defer func() {
 		if len(b.tokenizers) > 1 {
+			// Lines that name no tokenizer beside lines that name one:
+			// nothing says the unnamed ones were counted the same way.
 			names := slices.Sorted(maps.Keys(b.tokenizers))
+			if names[0] == "" {
+				names[0] = "none named"
+			}
 			b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(
 				"prompt sizes: counted with different tokenizers (%s); token counts of different encodings do not compare", strings.Join(names, ", ")))
 		}
@@ -100,12 +105,14 @@ func (b *builder) promptFile(shown, role string, want []bool) error {
 			return
 		}
 		first[k] = n
+		tok := "" // a line that names no tokenizer: "" stands for "not named"
 		if vals[4].off >= 0 {
-			if b.tokenizers == nil {
-				b.tokenizers = map[string]bool{}
-			}
-			b.tokenizers[vals[4].str] = true
+			tok = vals[4].str
 		}
+		if b.tokenizers == nil {
+			b.tokenizers = map[string]bool{}
+		}
+		b.tokenizers[tok] = true
 		b.prompts[s] = append(b.prompts[s], int(vals[3].num))
 		found[s]++
 	})
@@ -136,13 +143,8 @@ func (b *builder) promptFile(shown, role string, want []bool) error {
 			}
 		}
 		if len(missing) > 0 {
-			shown := missing[:min(len(missing), 5)]
-			more := ""
-			if len(missing) > len(shown) {
-				more = fmt.Sprintf(" and %d more", len(missing)-len(shown))
-			}
-			return fmt.Errorf("%s: system %q has no prompt size for %d of the %d compacted contexts the fixtures expect: %s%s (measure every one: tally prompt-sizes)",
-				path, names[s], len(missing), total, strings.Join(shown, ", "), more)
+			return fmt.Errorf("%s: system %q has no prompt size for %d of the %d compacted contexts the fixtures expect: %s (measure every one: tally prompt-sizes)",
+				path, names[s], len(missing), total, firstFew(missing))
 		}
 	}
 	in, err := hr.input(role, shown)

@@ -45,12 +45,16 @@ func ParseSelection(name string, data []byte) (*Selection, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if r := j.Random; r != nil && r.Draws > 0 && r.Size < 1 {
+		// Per-session figures divide by the sample size.
+		return nil, fmt.Errorf("%s: random.size: want at least 1 session a sample with %d draws, got %d", name, r.Draws, r.Size)
+	}
 	return selectionModel(&j), nil
 }
 
 // selectionModel is the report's view of a selection summary. A budget
-// in hours leaves Budget 0 (the model has no field for hours), and no
-// random comparison leaves Random zero.
+// in hours leaves Budget 0 (BudgetHours holds it), and no random
+// comparison leaves Random zero and Compared false.
 func selectionModel(j *selection.Summary) *Selection {
 	s := &Selection{Seed: j.Seed, Incidents: j.Incidents, IncidentsExceedBudget: j.IncidentsExceedBudget,
 		Selected: SelectionTotals{
@@ -67,7 +71,7 @@ func selectionModel(j *selection.Summary) *Selection {
 		s.BudgetHours = *j.BudgetHours
 	}
 	s.MinutesPerFixture = j.MinutesPerFixture
-	if r := j.Random; r != nil && r.Draws > 0 {
+	if r := j.Random; r != nil && r.Draws > 0 && r.Size > 0 {
 		s.Compared = true
 		s.Random = RandomTotals{
 			Size: r.Size, Draws: r.Draws,

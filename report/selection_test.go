@@ -143,6 +143,7 @@ func TestParseSelectionErrors(t *testing.T) {
 		{"{\"seed\": 1.5}", `sel.json:1:10: seed: want int64, got a JSON number 1.5`, "a fractional seed"},
 		{"{\n\"sessions\": [{\"session_id\": 7}]}", `sel.json:2:29: sessions.session_id: want string, got a JSON number`, "a nested field names its path"},
 		{"{\"budget_hours\": true}", `sel.json:1:18: budget_hours: want float64, got a JSON bool`, "the hours budget is typed"},
+		{"{\"random\": {\"draws\": 1000, \"size\": 0}}", `sel.json: random.size: want at least 1 session a sample with 1000 draws, got 0`, "per-session figures would divide by zero"},
 	} {
 		_, err := ParseSelection("sel.json", []byte(tt.in))
 		if err == nil || err.Error() != tt.want {
