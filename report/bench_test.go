@@ -12,6 +12,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/report/html"
 	"github.com/tally-eval/tally/report/internal/sample"
 	"github.com/tally-eval/tally/report/markdown"
 	"github.com/tally-eval/tally/report/xlsx"
@@ -127,7 +128,7 @@ func BenchmarkWholeReport(b *testing.B) {
 			b.Fatal(err)
 		}
 		t2 := time.Now()
-		if err := report.RenderHTML(&n, r, nil); err != nil {
+		if err := html.Write(&n, r, nil); err != nil {
 			b.Fatal(err)
 		}
 		t3 := time.Now()

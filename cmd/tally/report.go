@@ -15,7 +15,9 @@ import (
 	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/report/html"
 	"github.com/tally-eval/tally/report/markdown"
+	"github.com/tally-eval/tally/report/notebook"
 	"github.com/tally-eval/tally/report/xlsx"
 )
 
@@ -37,21 +39,21 @@ type reportJSON struct {
 	Warnings []string      `json:"warnings,omitempty"`
 }
 
-// buildReport loads the configuration at path, with notebook (a path
+// buildReport loads the configuration at path, with nbFlag (a path
 // from the working folder) replacing its notebook when not empty, and
 // builds the report, every input read under lim. It returns the notebook
 // parsed, nil when none is configured (the renderer's default).
-func buildReport(path, notebook string, lim input.Limits) (*report.Report, *report.Config, *report.Notebook, error) {
+func buildReport(path, nbFlag string, lim input.Limits) (*report.Report, *report.Config, *notebook.Notebook, error) {
 	cfg, err := report.LoadConfig(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	nbPath := cfg.Resolve(cfg.Notebook)
-	if notebook != "" {
-		nbPath = notebook
-		cfg.Notebook = relativeTo(filepath.Dir(cfg.File), notebook)
+	if nbFlag != "" {
+		nbPath = nbFlag
+		cfg.Notebook = relativeTo(filepath.Dir(cfg.File), nbFlag)
 	}
-	var nb *report.Notebook
+	var nb *notebook.Notebook
 	if nbPath != "" {
 		if nb, err = loadNotebook(nbPath, lim); err != nil {
 			return nil, nil, nil, err
@@ -84,27 +86,27 @@ func relativeTo(dir, p string) string {
 
 // loadNotebook reads and validates the notebook at path, a regular file
 // under lim.
-func loadNotebook(path string, lim input.Limits) (*report.Notebook, error) {
+func loadNotebook(path string, lim input.Limits) (*notebook.Notebook, error) {
 	f, err := input.Open(path, lim)
 	if err != nil {
 		return nil, fmt.Errorf("notebook: %w", err)
 	}
 	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, report.MaxNotebookBytes+1))
+	src, err := io.ReadAll(io.LimitReader(f, notebook.MaxBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("notebook %s: %w", path, err)
 	}
-	if len(src) > report.MaxNotebookBytes {
-		return nil, fmt.Errorf("notebook %s: larger than %d bytes", path, report.MaxNotebookBytes)
+	if len(src) > notebook.MaxBytes {
+		return nil, fmt.Errorf("notebook %s: larger than %d bytes", path, notebook.MaxBytes)
 	}
-	return report.ParseNotebook(path, src)
+	return notebook.Parse(path, src)
 }
 
 func newReportCmd(opts *options) *cobra.Command {
 	var (
-		dir, notebook string
-		gate          bool
-		lim           limitFlags
+		dir, nbFlag string
+		gate        bool
+		lim         limitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "report CONFIG.yaml -o DIR [--notebook FILE] [--gate]",
@@ -131,7 +133,7 @@ exactly as tally gate does.`,
 			if dir == "" {
 				return usagef("-o DIR must name the folder to write the report into, not be empty")
 			}
-			r, _, nb, err := buildReport(args[0], notebook, lim.Limits)
+			r, _, nb, err := buildReport(args[0], nbFlag, lim.Limits)
 			if err != nil {
 				return err
 			}
@@ -166,7 +168,7 @@ exactly as tally gate does.`,
 	// A word in backquotes in a flag's usage is its value's name in
 	// --help (cobra's UnquoteUsage): so no other backquote may appear.
 	f.StringVarP(&dir, "output", "o", "", "the folder `DIR` to write report.md, report.html, report.xlsx and queue.csv into (created if missing)")
-	f.StringVar(&notebook, "notebook", "", "the notebook `FILE` for the HTML report, replacing the configuration's: Markdown whose fenced tally blocks are computed cells (see README.md, \"The notebook\")")
+	f.StringVar(&nbFlag, "notebook", "", "the notebook `FILE` for the HTML report, replacing the configuration's: Markdown whose fenced tally blocks are computed cells (see README.md, \"The notebook\")")
 	f.BoolVar(&gate, "gate", false, "exit 3 when the change blocks, as tally gate does")
 	lim.register(cmd)
 	_ = cmd.MarkFlagRequired("output")
@@ -178,7 +180,7 @@ exactly as tally gate does.`,
 // removes a queue.csv an earlier report left in dir, so that an old review
 // queue does not pass for this report's. When nothing could be written,
 // a dir it created is removed again.
-func writeReportFiles(dir string, r *report.Report, nb *report.Notebook) (reportOutputs, error) {
+func writeReportFiles(dir string, r *report.Report, nb *notebook.Notebook) (reportOutputs, error) {
 	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return reportOutputs{}, err
@@ -190,7 +192,7 @@ func writeReportFiles(dir string, r *report.Report, nb *report.Notebook) (report
 	}
 	files := []outputFile{
 		{out.Markdown, func(w io.Writer) error { return markdown.Write(w, r) }},
-		{out.HTML, func(w io.Writer) error { return report.RenderHTML(w, r, nb) }},
+		{out.HTML, func(w io.Writer) error { return html.Write(w, r, nb) }},
 		{out.XLSX, func(w io.Writer) error { return xlsx.Write(w, r) }},
 	}
 	queue := filepath.Join(dir, "queue.csv")

@@ -45,7 +45,7 @@ const maxRunes = 160
 // and it never adds a table cell. The same report gives the same bytes.
 func Write(w io.Writer, r *report.Report) error {
 	if r == nil {
-		return errors.New("report: WriteMarkdown: nil report")
+		return errors.New("markdown: Write: nil report")
 	}
 	m := &writer{w: bufio.NewWriter(w)}
 	m.header(r)
@@ -57,10 +57,10 @@ func Write(w io.Writer, r *report.Report) error {
 	m.notes(r)
 	m.taskSuccess(r)
 	if m.err != nil {
-		return fmt.Errorf("report: WriteMarkdown: %w", m.err)
+		return fmt.Errorf("markdown: Write: %w", m.err)
 	}
 	if err := m.w.Flush(); err != nil {
-		return fmt.Errorf("report: WriteMarkdown: %w", err)
+		return fmt.Errorf("markdown: Write: %w", err)
 	}
 	return nil
 }

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/tally-eval/tally/report"
 	"github.com/tally-eval/tally/report/internal/sample"
-	"github.com/xuri/excelize/v2"
 )
 
 // TestLibreOffice opens the workbook in a real spreadsheet program:

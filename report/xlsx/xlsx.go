@@ -71,15 +71,15 @@ const maxCutWarnings = 10
 // caller writes to a temporary file and renames it.)
 func Write(w io.Writer, r *report.Report) (err error) {
 	if r == nil {
-		return errors.New("report: WriteXLSX: nil report")
+		return errors.New("xlsx: Write: nil report")
 	}
 	b, err := newBook(r)
 	if err != nil {
-		return fmt.Errorf("report: XLSX: %w", err)
+		return fmt.Errorf("xlsx: %w", err)
 	}
 	defer func() {
 		if cerr := b.f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("report: XLSX: %w", cerr)
+			err = fmt.Errorf("xlsx: %w", cerr)
 		}
 	}()
 	// Summary is written last: it shows the warnings the other sheets
@@ -96,11 +96,11 @@ func Write(w io.Writer, r *report.Report) (err error) {
 		{sheetSummary, b.summary},
 	} {
 		if err := step.write(); err != nil {
-			return fmt.Errorf("report: XLSX: sheet %s: %w", step.sheet, err)
+			return fmt.Errorf("xlsx: sheet %s: %w", step.sheet, err)
 		}
 	}
 	if err := b.save(w); err != nil {
-		return fmt.Errorf("report: XLSX: %w", err)
+		return fmt.Errorf("xlsx: %w", err)
 	}
 	return nil
 }

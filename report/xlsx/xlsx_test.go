@@ -17,9 +17,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/tally-eval/tally/report"
 	"github.com/tally-eval/tally/report/internal/sample"
-	"github.com/xuri/excelize/v2"
 )
 
 // writeBook renders r and returns the workbook's bytes.
@@ -27,7 +28,7 @@ func writeBook(t testing.TB, r *report.Report) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Write(&buf, r); err != nil {
-		t.Fatalf("WriteXLSX: %v", err)
+		t.Fatalf("Write: %v", err)
 	}
 	return buf.Bytes()
 }

@@ -1,4 +1,4 @@
-package report
+package html
 
 // The browser test opens report.html in headless Chromium and checks
 // what a reader would meet: no console error, no request, no CSP
@@ -36,6 +36,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/report/internal/sample"
 )
 
 // browserFlags are the flags every Chromium run gets: headless, and
@@ -65,7 +68,7 @@ func findChromium() (string, []string) {
 // browserPage is one report the browser test opens.
 type browserPage struct {
 	name   string
-	report *Report
+	report *report.Report
 	// shown are strings the page must show as text (hostile ones).
 	shown []string
 	// lastLine are strings the page's last line must hold.
@@ -105,10 +108,10 @@ func TestBrowserRendersReport(t *testing.T) {
 
 	for _, pg := range []browserPage{
 		// The hand-made report full of hostile text.
-		{name: "hostile", report: hostileReport(), shown: []string{hostileStrings["script"], hostileStrings["img"], hostileStrings["hyperlink"]}},
+		{name: "hostile", report: sample.Hostile(), shown: []string{sample.HostileStrings["script"], sample.HostileStrings["img"], sample.HostileStrings["hyperlink"]}},
 		// The example's report, as tally report builds it from
 		// examples/quarterly.
-		{name: "quarterly_example", report: quarterlyReport(t), lastLine: []string{"the reference 166/200", "the candidate 168/200", "exact McNemar p = ", "is not evidence"}},
+		{name: "quarterly_example", report: sample.Quarterly(t), lastLine: []string{"the reference 166/200", "the candidate 168/200", "exact McNemar p = ", "is not evidence"}},
 	} {
 		t.Run(pg.name, func(t *testing.T) { browserCheckPage(ctx, t, bin, tab, filepath.Join(dir, pg.name), pg) })
 	}
@@ -127,7 +130,7 @@ func browserCheckPage(ctx context.Context, t *testing.T, bin string, tab *cdpCon
 	}
 	page := filepath.Join(dir, "report.html")
 	var buf bytes.Buffer
-	if err := RenderHTML(&buf, pg.report, nil); err != nil {
+	if err := Write(&buf, pg.report, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
@@ -265,7 +268,7 @@ func checkScreenshot(t *testing.T, path string, size, minChart int) {
 			if r < 240 || g < 240 || b < 240 {
 				ink++
 			}
-			// The candidate's orange (chartCandidate, #c2410c) or the
+			// The candidate's orange (candidateColour, #c2410c) or the
 			// verdict chart's dark green (#1e6b34), give or take
 			// anti-aliasing.
 			if near(r, 0xc2) && near(g, 0x41) && near(b, 0x0c) || near(r, 0x1e) && near(g, 0x6b) && near(b, 0x34) {

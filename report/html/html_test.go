@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"bytes"
@@ -13,13 +13,18 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/report/internal/markup"
+	"github.com/tally-eval/tally/report/internal/sample"
+	"github.com/tally-eval/tally/report/notebook"
 )
 
-// htmlRender renders r with nb and fails the test on error.
-func htmlRender(t testing.TB, r *Report, nb *Notebook) string {
+// render renders r with nb and fails the test on error.
+func render(t testing.TB, r *report.Report, nb *notebook.Notebook) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := RenderHTML(&b, r, nb); err != nil {
+	if err := Write(&b, r, nb); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -27,18 +32,18 @@ func htmlRender(t testing.TB, r *Report, nb *Notebook) string {
 
 var (
 	htmlReStyle  = regexp.MustCompile(`(?s)<style>.*?</style>`)
-	htmlReTag    = regexp.MustCompile(`<[^>]*>`)
+	reTag        = regexp.MustCompile(`<[^>]*>`)
 	htmlReBlock  = regexp.MustCompile(`^</?(p|h[1-6]|tr|li|ul|ol|table|thead|tbody|div|section|header|figure|figcaption|caption|pre|aside|main|title|text|svg|br)\b`)
 	htmlReInline = regexp.MustCompile(`^</?(strong|em|code|a|b|i)\b`)
 	htmlReSpaces = regexp.MustCompile(`[ \t\r\f\v]+`)
 )
 
-// htmlTextContent is the page's text for people: style dropped, htmlTags
+// textContent is the page's text for people: style dropped, tags
 // removed (a block tag ends a line), entities decoded, whitespace
 // normalised, blank lines dropped.
-func htmlTextContent(page string) string {
+func textContent(page string) string {
 	page = htmlReStyle.ReplaceAllString(page, "")
-	page = htmlReTag.ReplaceAllStringFunc(page, func(tag string) string {
+	page = reTag.ReplaceAllStringFunc(page, func(tag string) string {
 		switch {
 		case htmlReBlock.MatchString(tag):
 			return "\n"
@@ -58,28 +63,28 @@ func htmlTextContent(page string) string {
 	return strings.Join(out, "\n") + "\n"
 }
 
-func TestRenderHTMLGolden(t *testing.T) {
+func TestWriteGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		report *Report
+		report *report.Report
 		reason string
 	}{
-		{"hostile", hostileReport(), "the source text's example full of hostile text, through the default notebook"},
-		{"minimal", minimalReport(), "no replay, no selection, a class without items, a judge error, NaN shares and prompt sizes"},
+		{"hostile", sample.Hostile(), "the source text's example full of hostile text, through the default notebook"},
+		{"minimal", sample.Minimal(), "no replay, no selection, a class without items, a judge error, NaN shares and prompt sizes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			golden(t, "html/"+tc.name+".golden", htmlTextContent(htmlRender(t, tc.report, nil)))
+			sample.Golden(t, tc.name+".golden", textContent(render(t, tc.report, nil)))
 		})
 	}
 }
 
-// TestRenderHTMLQuarterlyExample renders the example's report as `tally
+// TestWriteQuarterlyExample renders the example's report as `tally
 // report` does, from examples/quarterly, and pins its text, to be read
-// in testdata/html/quarterly_example.golden. Whatever else the example
+// in testdata/quarterly_example.golden. Whatever else the example
 // gains, the page shows the source text's table and ends with task
 // success.
-func TestRenderHTMLQuarterlyExample(t *testing.T) {
-	text := htmlTextContent(htmlRender(t, quarterlyReport(t), nil))
+func TestWriteQuarterlyExample(t *testing.T) {
+	text := textContent(render(t, sample.Quarterly(t), nil))
 	for _, want := range []struct{ text, reason string }{
 		{"constraint at least 95% retained fail 71/80 · 88.8%", "the incumbent's constraints"},
 		{"commitment at least 90% retained fail 44/51 · 86.3%", "the incumbent's commitments"},
@@ -113,30 +118,30 @@ func TestRenderHTMLQuarterlyExample(t *testing.T) {
 	}
 	// Last, so that a change to the example (a selection added, say)
 	// shows both the checks above and the golden's first difference.
-	golden(t, "html/quarterly_example.golden", text)
+	sample.Golden(t, "quarterly_example.golden", text)
 }
 
-func TestRenderHTMLDeterministic(t *testing.T) {
-	a := htmlRender(t, hostileReport(), nil)
-	b := htmlRender(t, hostileReport(), nil)
+func TestWriteDeterministic(t *testing.T) {
+	a := render(t, sample.Hostile(), nil)
+	b := render(t, sample.Hostile(), nil)
 	if a != b {
 		t.Fatal("two renders of the same report differ")
 	}
 }
 
-// htmlTags returns every tag of page: all text is escaped, so each '<' in
+// tags returns every tag of page: all text is escaped, so each '<' in
 // the output opens a real tag.
-func htmlTags(page string) []string { return htmlReTag.FindAllString(page, -1) }
+func tags(page string) []string { return reTag.FindAllString(page, -1) }
 
-func TestRenderHTMLSelfContained(t *testing.T) {
-	page := htmlRender(t, hostileReport(), nil)
+func TestWriteSelfContained(t *testing.T) {
+	page := render(t, sample.Hostile(), nil)
 	if !strings.Contains(page, `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:;`) {
 		t.Error("no Content-Security-Policy meta forbidding scripts and requests")
 	}
 	if i, j := strings.Index(page, "Content-Security-Policy"), strings.Index(page, "<style>"); i < 0 || j < i {
 		t.Error("the CSP meta must come before any content")
 	}
-	for _, tag := range htmlTags(page) {
+	for _, tag := range tags(page) {
 		low := strings.ToLower(tag)
 		for _, bad := range []string{"<script", "<iframe", "<object", "<embed", "<link rel=\"stylesheet", "<img", "<base", " on"} {
 			if strings.HasPrefix(low, bad) || (bad == " on" && regexp.MustCompile(`\son[a-z]+\s*=`).MatchString(low)) {
@@ -165,9 +170,9 @@ func TestRenderHTMLSelfContained(t *testing.T) {
 	}
 }
 
-func TestRenderHTMLHostile(t *testing.T) {
-	page := htmlRender(t, hostileReport(), nil)
-	for _, tag := range htmlTags(page) {
+func TestWriteHostile(t *testing.T) {
+	page := render(t, sample.Hostile(), nil)
+	for _, tag := range tags(page) {
 		low := strings.ToLower(tag)
 		if strings.HasPrefix(low, "<script") || strings.Contains(low, "onerror") {
 			t.Errorf("hostile input became markup: %q", tag)
@@ -176,7 +181,7 @@ func TestRenderHTMLHostile(t *testing.T) {
 	if strings.Contains(strings.ToLower(page), "<script") {
 		t.Error("the page contains <script")
 	}
-	h := hostileStrings
+	h := sample.HostileStrings
 	for _, want := range []struct{ escaped, reason string }{
 		{html.EscapeString(h["script"]), "a fixture literal with a script element shows as text"},
 		{html.EscapeString(h["img"]), "a literal breaking out of an attribute shows as text"},
@@ -186,7 +191,7 @@ func TestRenderHTMLHostile(t *testing.T) {
 		{html.EscapeString(h["minus"]), "a minus-led formula shows as text"},
 		{`<span class="ctl">\t</span>` + html.EscapeString(h["tab"][1:]), "a tab-led string shows its tab"},
 		{`<span class="ctl">\r</span>` + html.EscapeString(h["cr"][1:]), "a CR-led string shows its carriage return"},
-		{html.EscapeString(hostileLong[:600]) + " … [39400 more characters; the full text is in report.xlsx]", "a very long line is cut with a note"},
+		{html.EscapeString(sample.HostileLong[:600]) + " … [39400 more characters; the full text is in report.xlsx]", "a very long line is cut with a note"},
 		{"the candidate <strong>" + html.EscapeString(h["dde"]) + "</strong>", "a system name is escaped"},
 		{"# &lt;/code&gt;&lt;/pre&gt;" + html.EscapeString(h["script"]), "the configuration text is escaped"},
 	} {
@@ -194,10 +199,10 @@ func TestRenderHTMLHostile(t *testing.T) {
 			t.Errorf("%s: %q not in the page", want.reason, want.escaped)
 		}
 	}
-	if strings.Contains(page, html.EscapeString(hostileLong)) {
+	if strings.Contains(page, html.EscapeString(sample.HostileLong)) {
 		t.Error("the 40,000-character line is shown whole")
 	}
-	text := htmlTextContent(page)
+	text := textContent(page)
 	for _, name := range []string{"script", "img", "hyperlink", "dde", "at", "minus"} {
 		if !strings.Contains(text, h[name]) {
 			t.Errorf("the page's text does not read the %s string %q", name, h[name])
@@ -205,7 +210,7 @@ func TestRenderHTMLHostile(t *testing.T) {
 	}
 }
 
-func TestHEscape(t *testing.T) {
+func TestEscape(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		max  int
@@ -222,29 +227,29 @@ func TestHEscape(t *testing.T) {
 		{"héllo wörld", 5, "héllo … [6 more characters; the full text is in report.xlsx]", "cut by runes, with a note"},
 		{"", 5, "", "empty"},
 	} {
-		if got := hEscape(tc.in, tc.max); got != tc.want {
+		if got := markup.Escape(tc.in, tc.max); got != tc.want {
 			t.Errorf("%s: hEscape(%q, %d) = %q, want %q", tc.why, tc.in, tc.max, got, tc.want)
 		}
 	}
 }
 
-func TestHFormats(t *testing.T) {
+func TestFormats(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
-		{hPct(71.0 / 80), "88.8%"},
-		{hPct(math.NaN()), "—"},
-		{hGatePct(0.95), "95%"},
-		{hGatePct(0.975), "97.5%"},
-		{hRange(0.799, 0.94), "79.9–94.0%"},
-		{hPoints(0.01, true), "+1.0 points"},
-		{hPoints(-0.047, true), "−4.7 points"},
-		{hPoints(-0.0001, true), "0.0 points"},
-		{hP(0.82), "0.820"},
-		{hP(0.00012), "0.0001"},
-		{hP(1e-9), "&lt; 0.0001"},
-		{hInt(1234567), "1,234,567"},
-		{hInt(-1000), "−1,000"},
-		{hInt(999), "999"},
-		{hTokens(11840.5), "11,841"},
+		{markup.Pct(71.0 / 80), "88.8%"},
+		{markup.Pct(math.NaN()), "—"},
+		{markup.GatePct(0.95), "95%"},
+		{markup.GatePct(0.975), "97.5%"},
+		{markup.Interval(0.799, 0.94), "79.9–94.0%"},
+		{markup.Points(0.01, true), "+1.0 points"},
+		{markup.Points(-0.047, true), "−4.7 points"},
+		{markup.Points(-0.0001, true), "0.0 points"},
+		{markup.P(0.82), "0.820"},
+		{markup.P(0.00012), "0.0001"},
+		{markup.P(1e-9), "&lt; 0.0001"},
+		{markup.Int(1234567), "1,234,567"},
+		{markup.Int(-1000), "−1,000"},
+		{markup.Int(999), "999"},
+		{markup.Tokens(11840.5), "11,841"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
@@ -252,19 +257,19 @@ func TestHFormats(t *testing.T) {
 	}
 }
 
-func TestRenderHTMLNilNotebookIsDefault(t *testing.T) {
-	r := sampleReport()
-	if htmlRender(t, r, nil) != htmlRender(t, r, DefaultNotebook()) {
+func TestWriteNilNotebookIsDefault(t *testing.T) {
+	r := sample.Report()
+	if render(t, r, nil) != render(t, r, notebook.Default()) {
 		t.Error("a nil notebook does not render as the default one")
 	}
-	if err := RenderHTML(&bytes.Buffer{}, nil, nil); err == nil {
+	if err := Write(&bytes.Buffer{}, nil, nil); err == nil {
 		t.Error("a nil report renders")
 	}
 }
 
-func TestRenderHTMLWarnings(t *testing.T) {
-	page := htmlRender(t, minimalReport(), nil)
-	text := htmlTextContent(page)
+func TestWriteWarnings(t *testing.T) {
+	page := render(t, sample.Minimal(), nil)
+	text := textContent(page)
 	for _, want := range []string{
 		"retention chart: the incumbent has no retained share for reference (0 items); its point is left out",
 		"prompt-size chart: the candidate has no prompt sizes (0 contexts); its box is left out",
@@ -282,8 +287,8 @@ func TestRenderHTMLWarnings(t *testing.T) {
 	}
 }
 
-func TestRenderHTMLTaskSuccessLast(t *testing.T) {
-	text := htmlTextContent(htmlRender(t, sampleReport(), nil))
+func TestWriteTaskSuccessLast(t *testing.T) {
+	text := textContent(render(t, sample.Report(), nil))
 	lines := strings.Split(strings.TrimSpace(text), "\n")
 	last := lines[len(lines)-1]
 	if !strings.HasPrefix(last, "Task success — reported, not gated:") {
@@ -291,21 +296,21 @@ func TestRenderHTMLTaskSuccessLast(t *testing.T) {
 	}
 }
 
-func TestRenderHTMLLarge(t *testing.T) {
+func TestWriteLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the 300,000-item render")
 	}
-	r := largeReport(300_000)
-	nb, err := ParseNotebook("large.md", []byte("```tally\ntitle\n```\n\n```tally\nlost-items\n```\n\n```tally\nchanged-items\n```\n\n```tally\ncontradictions\n```\n\n```tally\ngates\n```\n\n```tally\nplot retention\n```\n\n```tally\ntask-success\n```\n"))
+	r := sample.Large(300_000)
+	nb, err := notebook.Parse("large.md", []byte("```tally\ntitle\n```\n\n```tally\nlost-items\n```\n\n```tally\nchanged-items\n```\n\n```tally\ncontradictions\n```\n\n```tally\ngates\n```\n\n```tally\nplot retention\n```\n\n```tally\ntask-success\n```\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name string
-		nb   *Notebook
+		nb   *notebook.Notebook
 	}{{"default notebook", nil}, {"every item list", nb}} {
 		start := time.Now()
-		page := htmlRender(t, r, tc.nb)
+		page := render(t, r, tc.nb)
 		took := time.Since(start)
 		t.Logf("%s: 300,000 item rows rendered in %v, %d bytes", tc.name, took, len(page))
 		if took > 3*time.Second {
@@ -320,12 +325,12 @@ func TestRenderHTMLLarge(t *testing.T) {
 	}
 }
 
-func BenchmarkRenderHTML(b *testing.B) {
+func BenchmarkWrite(b *testing.B) {
 	for _, n := range []int{300, 300_000} {
-		r := largeReport(n)
+		r := sample.Large(n)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
-				if err := RenderHTML(&bytes.Buffer{}, r, nil); err != nil {
+				if err := Write(&bytes.Buffer{}, r, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -333,14 +338,14 @@ func BenchmarkRenderHTML(b *testing.B) {
 	}
 }
 
-// TestRenderHTMLWarningsOnce: the replay's caveats are the Replay's own
+// TestWriteWarningsOnce: the replay's caveats are the Replay's own
 // and show once, with task success at the bottom, not in a warnings box
 // opening the page.
-func TestRenderHTMLWarningsOnce(t *testing.T) {
-	r := sampleReport()
+func TestWriteWarningsOnce(t *testing.T) {
+	r := sample.Report()
 	w := r.Replay.Result.Warnings[0]
 	r.Replay.Warnings = []string{"task success: " + w}
-	page := htmlRender(t, r, nil)
+	page := render(t, r, nil)
 	if n := strings.Count(page, html.EscapeString(w)); n != 1 {
 		t.Errorf("the replay's warning %q is shown %d times; want once, with task success", w, n)
 	}
@@ -391,15 +396,15 @@ func figureAt(text, fig string) int {
 // would produce them.
 func TestNotebookFromOwnData(t *testing.T) {
 	build := func(path string) string {
-		cfg, err := LoadConfig(path)
+		cfg, err := report.LoadConfig(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := Build(cfg, Options{Generated: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), Version: "test"})
+		r, err := report.Build(cfg, report.Options{Generated: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), Version: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return htmlTextContent(htmlRender(t, r, nil))
+		return textContent(render(t, r, nil))
 	}
 	text := build(filepath.Join("testdata", "own", "report.yaml"))
 	for _, fig := range exampleFigures {
@@ -446,6 +451,32 @@ func TestNotebookFromOwnData(t *testing.T) {
 	for _, fig := range exampleFigures {
 		if i := figureAt(text, fig); i >= 0 {
 			t.Errorf("without a replay, the page shows the example's %q: …%s…", fig, text[max(0, i-80):min(len(text), i+len(fig)+80)])
+		}
+	}
+}
+
+// TestWriteEmptyReport: an empty report is a report of nothing, not a
+// crash, and still ends with task success.
+func TestWriteEmptyReport(t *testing.T) {
+	page := render(t, &report.Report{}, nil)
+	if !strings.Contains(page, "Task success — reported, not gated:</strong> not measured") {
+		t.Error("an empty report does not end with task success")
+	}
+}
+
+// TestWriteUnpaired: report/testdata/unpaired's incumbent lacks four
+// fixtures (see report's TestGateUnpaired); the page names the
+// item-compactions checked by one system only.
+func TestWriteUnpaired(t *testing.T) {
+	r := sample.BuildCase(t, filepath.Join("..", "testdata", "unpaired", "report.yaml"))
+	page := render(t, r, nil)
+	for _, want := range []string{
+		"0 item-compactions checked by the incumbent only and 18 by the candidate only",
+		"<em>constraint</em>: 6 checked by the candidate only — <code>conv_07</code> · compaction 1 · <code>c1</code>",
+		" and 1 more</li>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the HTML report lacks %q", want)
 		}
 	}
 }
