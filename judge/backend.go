@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -10,7 +11,9 @@ import (
 // Backend turns a prompt into a model's reply text.
 //
 // Complete returns an error when no reply could be had (after the
-// backend's own retries); the error names the backend. It returns ctx's
+// backend's own retries); the error names the backend, and wraps
+// ErrUnavailable when the failure says the judge itself cannot be had
+// rather than that it refused or failed this prompt. It returns ctx's
 // error when ctx ends. Implementations are safe for concurrent use.
 type Backend interface {
 	// Name is "backend/model", for example "openai/qwen2.5-7b-instruct".
@@ -18,6 +21,33 @@ type Backend interface {
 	Name() string
 	Complete(ctx context.Context, prompt string) (string, error)
 }
+
+// ErrUnavailable is wrapped by a Backend's error when the judge itself
+// could not be had, whatever the prompt: a transport error or a timeout,
+// a refused connection, HTTP 5xx, 408 or 429 (or an unusable 2xx) still
+// failing after the retries, a command that could not be started or was
+// killed by its timeout. Check's circuit breaker counts only these
+// failures (and, once per context, a command's non-zero exit): an HTTP
+// 4xx such as 413, or a reply with no usable verdict, is the question's
+// failure, not the judge's. Test it with errors.Is; the error's message
+// is the backend's own.
+var ErrUnavailable = errors.New("judge unavailable")
+
+// errExited is wrapped by the command backend's error when the program
+// ran and exited non-zero (or was killed by a signal it did not get
+// from us): the judge may be broken, or may have refused this prompt —
+// a context too long for it — so the breaker counts it once per context.
+var errExited = errors.New("the command exited non-zero")
+
+// marked is err with a mark (ErrUnavailable, errExited) that errors.Is
+// finds, and err's message unchanged.
+type marked struct{ err, mark error }
+
+func (e *marked) Error() string   { return e.err.Error() }
+func (e *marked) Unwrap() []error { return []error{e.err, e.mark} }
+
+// unavailable marks err as ErrUnavailable.
+func unavailable(err error) error { return &marked{err: err, mark: ErrUnavailable} }
 
 // Identifier is implemented by a Backend whose replies depend on more
 // than its Name — the command backend's program and the files its

@@ -2,8 +2,10 @@ package judge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,7 +20,7 @@ func TestCheckBreaker(t *testing.T) {
 	convs := genConvs("b", 30, 3, 5)
 	set := writeCheckSet(t, t.TempDir(), false, convs)
 	down := func(Question) (Answer, error) {
-		return Answer{Verdict: fixture.Error, Judge: "stub/model", Reason: "down", Calls: 1}, nil
+		return Answer{Verdict: fixture.Error, Judge: "stub/model", Reason: "down", Calls: 1, Err: unavailable(errors.New("down"))}, nil
 	}
 	// A judge that recovers: every third call fails, whatever the order
 	// the questions come in, so never breaker-many failures in a row.
@@ -197,10 +199,11 @@ func fine(Question) (Answer, error) {
 
 // TestCheckBreakerCountsQuestions pins what the breaker counts: questions
 // — one item at one compaction, its verdict call with its re-asks and any
-// agreement call — that called the judge and still ended as an error
-// verdict; not the calls. A judge that prints garbage trips --breaker 5
-// after 5 questions, that is 5 × (1 + DefaultReasks) calls; a judge whose
-// re-asks succeed never trips it, however many failed calls come in a row.
+// agreement call — that failed for want of the judge (ErrUnavailable),
+// each once, and those whose command judge exited non-zero, once per
+// context; not the calls, and not the questions the judge answered
+// without a usable verdict or refused (an HTTP 4xx): those show it is
+// there and reset the count.
 func TestCheckBreakerCountsQuestions(t *testing.T) {
 	convs := genConvs("q", 10, 3, 5)
 	set := writeCheckSet(t, t.TempDir(), false, convs)
@@ -212,24 +215,40 @@ func TestCheckBreakerCountsQuestions(t *testing.T) {
 		}
 	}
 	attempts := 1 + DefaultReasks
+	exited := &marked{err: errors.New("command/judge: exit status 1: \"prompt too long\""), mark: errExited}
 	for _, tt := range []struct {
-		reason    string
-		reply     func(n int, prompt string) (string, error)
-		wantCalls int // -1: every question asked to the end
-		tripped   bool
+		reason      string
+		reply       func(n int, prompt string) (string, error)
+		wantCalls   int // -1: the questions of failedContexts contexts, those asked before the breaker opened
+		unavailable int // the questions recorded "judge unavailable" (-1: all those not asked)
+
+		failedContexts int // the contexts of the questions that failed with calls (0: not checked)
 	}{
-		{"garbage every time: 5 questions, each asked 1+reasks times, then the breaker",
-			func(int, string) (string, error) { return "I cannot help with that.", nil }, 5 * attempts, true},
-		{"each question's last re-ask is usable: 2 failed calls in a row each time, never 5 failed questions",
+		{"garbage every time: the judge is there, every question asked 1+reasks times, never tripped",
+			func(int, string) (string, error) { return "I cannot help with that.", nil }, judged * attempts, 0, 0},
+		{"each question's last re-ask is usable: never tripped",
 			func(n int, _ string) (string, error) {
 				if n%attempts == attempts-1 {
 					return `{"verdict": "absent"}`, nil
 				}
 				return "garbage", nil
-			}, judged * attempts, false},
+			}, judged * attempts, 0, 0},
+		{"unavailable at every call: 5 questions of one call each, then the breaker",
+			func(int, string) (string, error) { return "", unavailable(errors.New("connection refused")) }, 5, judged - 5, 0},
+		{"refused (an HTTP 413) at every call: not the judge's failure, never tripped",
+			func(int, string) (string, error) { return "", errors.New(`HTTP 413 Payload Too Large: ""`) }, judged, 0, 0},
+		{"a command that exits 1 at every call: counted once per context, tripped after 5 contexts",
+			func(int, string) (string, error) { return "", exited }, -1, -1, 5},
+		{"a command that exits 1 on one conversation's 3 contexts (too long for it): never tripped",
+			func(_ int, prompt string) (string, error) {
+				if strings.Contains(prompt, "[ctx q-004/") {
+					return "", exited
+				}
+				return `{"verdict": "absent"}`, nil
+			}, judged, 0, 0},
 	} {
 		t.Run(tt.reason, func(t *testing.T) {
-			b := &scripted{name: "test/garbage", reply: tt.reply}
+			b := &scripted{name: "test/judge", reply: tt.reply}
 			cfg := CheckConfig{Fixtures: set.fixtures, Contexts: set.contexts, System: checkSystem,
 				Judge: &Model{Backend: b, NoAgree: true}, Concurrency: 1, Breaker: 5}
 			got, res, err := runCheck(t, context.Background(), cfg, nil)
@@ -239,16 +258,106 @@ func TestCheckBreakerCountsQuestions(t *testing.T) {
 			if len(got) != len(want) {
 				t.Fatalf("%d records, want %d", len(got), len(want))
 			}
-			if b.calls() != tt.wantCalls || res.Calls != tt.wantCalls {
-				t.Errorf("%d backend calls (%d counted), want %d", b.calls(), res.Calls, tt.wantCalls)
+			wantCalls, unavailable := tt.wantCalls, tt.unavailable
+			if tt.failedContexts > 0 {
+				// The loaders hand the contexts' questions over in an order
+				// of their own: count the contexts that failed, not the calls.
+				failed := map[string]bool{}
+				for _, r := range got {
+					if r.Verdict == fixture.Error && r.Reason != ReasonUnavailable {
+						failed[fmt.Sprint(r.ConversationID, r.Compaction)] = true
+					}
+				}
+				if len(failed) != tt.failedContexts {
+					t.Errorf("the failed questions span %d contexts, want %d", len(failed), tt.failedContexts)
+				}
+				wantCalls, unavailable = b.calls(), judged-b.calls()
 			}
-			unavailable := res.ErrorReasons[ReasonUnavailable]
-			if tt.tripped && (unavailable != judged-5 || res.Errors != judged) {
-				t.Errorf("reasons %v; want 5 questions failed and the other %d %q", res.ErrorReasons, judged-5, ReasonUnavailable)
+			if b.calls() != wantCalls || res.Calls != wantCalls {
+				t.Errorf("%d backend calls (%d counted), want %d", b.calls(), res.Calls, wantCalls)
 			}
-			if !tt.tripped && res.Errors != 0 {
-				t.Errorf("reasons %v; want no error: every question ended with a usable reply", res.ErrorReasons)
+			if n := res.ErrorReasons[ReasonUnavailable]; n != unavailable {
+				t.Errorf("reasons %v; want %d %q", res.ErrorReasons, unavailable, ReasonUnavailable)
 			}
 		})
 	}
+}
+
+// TestCheckStoppedAnswersFromCache: once the deadline has passed or the
+// breaker has opened, the questions still to judge are answered from the
+// cache alone; only a miss is recorded error with the reason. Before, a
+// warm cache under --deadline 1ns gave every judged item "deadline" and
+// no cache hit, and a run against a judge that was down tripped and then
+// threw away every remaining cached verdict.
+func TestCheckStoppedAnswersFromCache(t *testing.T) {
+	convs := orderConvs()
+	set := writeCheckSet(t, t.TempDir(), false, convs)
+	cache := openCache(t)
+	ctx := context.Background()
+	up := &scripted{name: "fake/model", reply: planReply}
+	cfg := CheckConfig{Fixtures: set.fixtures, Contexts: set.contexts, System: checkSystem, Judge: &Model{Backend: up, Cache: cache}, Concurrency: 1}
+	first, res, err := runCheck(t, ctx, cfg, nil)
+	if err != nil || res.Errors != 0 {
+		t.Fatalf("warming the cache: %v, %d errors", err, res.Errors)
+	}
+	questions := res.Checks - res.Verbatim
+
+	t.Run("deadline passed at once, warm cache: every verdict from the cache", func(t *testing.T) {
+		down := &scripted{name: "fake/model", reply: func(int, string) (string, error) { return "", unavailable(errors.New("down")) }}
+		cfg := cfg
+		cfg.Judge, cfg.Deadline = &Model{Backend: down, Cache: cache}, time.Nanosecond
+		got, res, err := runCheck(t, ctx, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Errors != 0 || res.Calls != 0 || down.calls() != 0 || res.CacheHits < questions {
+			t.Errorf("reasons %v, %d calls, %d cache hits; want no error, no call, every one of %d questions from the cache",
+				res.ErrorReasons, down.calls(), res.CacheHits, questions)
+		}
+		sameRecords(t, got, first)
+	})
+
+	t.Run("breaker open, cache warm for one conversation: its verdicts kept, the rest unavailable", func(t *testing.T) {
+		// A fresh cache holding the verdicts of the first fixture only.
+		part := openCache(t)
+		keep := first[0].ConversationID
+		partial := &scripted{name: "fake/model", reply: func(n int, prompt string) (string, error) {
+			if !strings.Contains(prompt, "[ctx "+keep+"/") && !isAgreement(prompt) {
+				return "", errors.New(`HTTP 400 Bad Request: ""`) // not cached, not counted
+			}
+			return planReply(n, prompt)
+		}}
+		cfg := cfg
+		cfg.Judge = &Model{Backend: partial, Cache: part}
+		if _, _, err := runCheck(t, ctx, cfg, nil); err != nil {
+			t.Fatal(err)
+		}
+		down := &scripted{name: "fake/model", reply: func(int, string) (string, error) { return "", unavailable(errors.New("down")) }}
+		cfg.Judge, cfg.Breaker = &Model{Backend: down, Cache: part}, 2
+		got, res, err := runCheck(t, ctx, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cached, missed := 0, 0
+		for i, r := range got {
+			if r.ConversationID == keep {
+				if r != first[i] {
+					t.Errorf("record %d: %+v, want the cached %+v", i, r, first[i])
+				}
+				if r.Verdict != fixture.Verbatim {
+					cached++
+				}
+				continue
+			}
+			if r.Verdict != fixture.Verbatim {
+				missed++
+			}
+		}
+		if cached == 0 || missed <= 2 {
+			t.Fatalf("the set should have cached questions and more than 2 others: %d, %d", cached, missed)
+		}
+		if down.calls() != 2 || res.ErrorReasons[ReasonUnavailable] != missed-2 || res.Errors != missed {
+			t.Errorf("%d calls, reasons %v; want 2 calls, then %d %q", down.calls(), res.ErrorReasons, missed-2, ReasonUnavailable)
+		}
+	})
 }

@@ -44,20 +44,27 @@ type CheckConfig struct {
 	// contexts and fixtures.
 	AllowMissing bool
 	// Deadline bounds the judging (0: none): once it has passed since
-	// Check began, every item not yet judged is recorded as error with
-	// the reason ReasonDeadline.
+	// Check began, no judge call is made and every item not yet judged
+	// is answered from the cache alone (a *Model judge's), or recorded
+	// as error with the reason ReasonDeadline when it is not cached.
 	Deadline time.Duration
-	// Breaker is the number of consecutive failed questions after which
-	// the judge is not called again: every item not yet judged is
-	// recorded as error with the reason ReasonUnavailable
-	// (0: DefaultBreaker; negative: never). A question is one item at one
-	// compaction — its verdict call, the re-asks after unusable replies,
-	// and the agreement call — and it failed when it called the judge and
-	// still ended as an error verdict. Calls are not counted: with the
-	// default two re-asks a judge that replies garbage makes 3·Breaker
-	// calls before the breaker opens (plus those in flight), and a
-	// question answered from the cache neither counts nor resets the
-	// count.
+	// Breaker is the number of consecutive questions failed for want of
+	// the judge after which the judge is not called again: every item
+	// not yet judged is answered from the cache alone, or recorded as
+	// error with the reason ReasonUnavailable (0: DefaultBreaker;
+	// negative: never). A question is one item at one compaction — its
+	// verdict call, the re-asks after unusable replies, and the
+	// agreement call. It counts when a call failed with an error that
+	// wraps ErrUnavailable (a transport error or timeout, a refused
+	// connection, HTTP 5xx or 429 after the retries, a command that could
+	// not start or was killed by its timeout), each question once; and
+	// when a command judge exited non-zero, once per context, since a
+	// context too long for the judge fails every question of it while a
+	// crashing judge fails context after context. Any other question
+	// that called the judge — a verdict, a reply with no usable verdict
+	// after the re-asks, an HTTP 4xx such as 413 — resets the count: the
+	// judge is there. A question answered from the cache neither counts
+	// nor resets it.
 	Breaker int
 	// Limits bounds the fixtures and the compacted contexts read: only
 	// regular files, a JSONL line or a file read whole of at most
@@ -118,9 +125,10 @@ type PlanResult struct {
 // at once and no records.
 //
 // Judging is bounded by cfg.Deadline and cfg.Breaker: once either trips,
-// the items not judged yet are error records with the reason
-// ReasonDeadline or ReasonUnavailable, so a run against a judge that is
-// down ends promptly with every item recorded. CheckResult.ErrorReasons
+// the items not judged yet are answered from the cache alone, and those
+// not cached are error records with the reason ReasonDeadline or
+// ReasonUnavailable, so a run against a judge that is down ends promptly
+// with every item recorded and no cached verdict lost. CheckResult.ErrorReasons
 // counts the error records by reason.
 func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error) (CheckResult, error) {
 	if cfg.Judge == nil {

@@ -49,7 +49,11 @@ type CommandConfig struct {
 // Commands are not retried. On unix the program runs in a process group
 // of its own, and a timeout or a cancelled context (tally interrupted)
 // kills the whole group with SIGKILL, so the processes the program
-// started go with it; elsewhere only the program is killed.
+// started go with it; so does the program's exit, so a background
+// process it left behind does not outlive it. A program that exits 0
+// while such a process holds its output open is waited for a second at
+// most, and what it wrote is its reply. Elsewhere only the program is
+// killed.
 type Command struct {
 	name     string
 	identity string
@@ -160,16 +164,28 @@ func (c *Command) Complete(ctx context.Context, prompt string) (string, error) {
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = time.Second // do not wait for grandchildren holding the pipes
 	err = cmd.Run()
+	endGroup(cmd) // the program is done: whatever it left running in its group goes too
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		// The program exited 0 but something it started held the output
+		// pipes open: what it wrote before exiting is its reply, whole.
+		err = nil
+	}
+	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		return "", fmt.Errorf("%s: %w", c.name, ctx.Err())
 	case rctx.Err() != nil:
-		return "", fmt.Errorf("%s: no reply within %v: killed", c.name, c.timeout)
+		return "", unavailable(fmt.Errorf("%s: no reply within %v: killed", c.name, c.timeout))
 	case err != nil:
 		if line := lastLine(stderr.String()); line != "" {
-			return "", fmt.Errorf("%s: %w: %s", c.name, err, quoteShort(line))
+			err = fmt.Errorf("%s: %w: %s", c.name, err, quoteShort(line))
+		} else {
+			err = fmt.Errorf("%s: %w (nothing on stderr)", c.name, err)
 		}
-		return "", fmt.Errorf("%s: %w (nothing on stderr)", c.name, err)
+		if errors.As(err, &exit) {
+			return "", &marked{err: err, mark: errExited}
+		}
+		return "", unavailable(err) // it could not be started (or its pipes failed)
 	case stdout.overflow:
 		return "", fmt.Errorf("%s: the reply is longer than %d bytes", c.name, maxCommandOutput)
 	}

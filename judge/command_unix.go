@@ -23,3 +23,14 @@ func killGroup(cmd *exec.Cmd) {
 		return err
 	}
 }
+
+// endGroup kills, with SIGKILL, what is left of the process group of a
+// command that has been waited for: the processes the program started in
+// the background and left running. A group already gone (ESRCH) is the
+// usual case and not an error; a command that never started has no group.
+func endGroup(cmd *exec.Cmd) {
+	if cmd.Process == nil || cmd.Process.Pid <= 0 {
+		return
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // ESRCH: nothing left
+}

@@ -166,3 +166,64 @@ func TestCommandCacheKeyHasTheProgram(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandBackgroundChildOnExit: a judge that leaves a process running
+// in the background, holding its output open, and exits 0 has its reply
+// read whole — not lost to "WaitDelay expired before I/O complete" — and
+// the process it left is killed with its group, not left running.
+func TestCommandBackgroundChildOnExit(t *testing.T) {
+	dir := t.TempDir()
+	script := `sleep 30 & echo $! > "$1/grandchild.pid"; cat >/dev/null; echo '{"verdict": "absent"}'`
+	c, err := NewCommand(CommandConfig{Argv: []string{"sh", "-c", script, "sh", dir}, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := c.Complete(context.Background(), "p")
+	if err != nil {
+		t.Errorf("Complete: %v; want the reply the program wrote before it exited", err)
+	} else if r, err := ParseReply(reply); err != nil || r.Verdict != "absent" {
+		t.Errorf("reply %q: %+v, %v; want absent", reply, r, err)
+	}
+	assertGone(t, grandchildPID(t, dir)) // kills it, if need be, so a failure leaves nothing behind
+}
+
+// TestCommandErrorsForTheBreaker: the command backend marks its failures
+// for the circuit breaker — a program that cannot be started, or is killed
+// by its timeout, is ErrUnavailable; a non-zero exit is errExited and not
+// ErrUnavailable (it may be the prompt's fault); a reply too long is
+// neither.
+func TestCommandErrorsForTheBreaker(t *testing.T) {
+	dir := t.TempDir()
+	gone := filepath.Join(dir, "gone.sh")
+	if err := os.WriteFile(gone, []byte("#!/bin/sh\necho '{}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		reason             string
+		argv               []string
+		timeout            time.Duration
+		remove             string
+		unavailable, exits bool
+	}{
+		{"exit 1 after reading the prompt", []string{"sh", "-c", "cat >/dev/null; echo too long >&2; exit 1"}, 0, "", false, true},
+		{"killed by its timeout", []string{"sleep", "10"}, 200 * time.Millisecond, "", true, false},
+		{"removed after NewCommand: cannot start", []string{gone}, 0, gone, true, false},
+	} {
+		t.Run(tt.reason, func(t *testing.T) {
+			c, err := NewCommand(CommandConfig{Argv: tt.argv, Timeout: tt.timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.remove != "" {
+				removeFile(t, tt.remove)
+			}
+			_, err = c.Complete(context.Background(), "p")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if errors.Is(err, ErrUnavailable) != tt.unavailable || errors.Is(err, errExited) != tt.exits {
+				t.Errorf("%v: unavailable %v, exited %v; want %v, %v", err, errors.Is(err, ErrUnavailable), errors.Is(err, errExited), tt.unavailable, tt.exits)
+			}
+		})
+	}
+}

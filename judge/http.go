@@ -110,6 +110,9 @@ var errUnusable200 = errors.New("an unusable 2xx reply")
 // the last attempt, or the end of ctx. A 2xx reply is usable when decode
 // accepts its body; one it rejects (malformed JSON, no choices, no
 // content: a server that is overloaded or half-up) is retried like a 5xx.
+// The error wraps ErrUnavailable unless ctx ended or the status is one
+// not retried (a 4xx other than 408 and 429: the server refused this
+// request, a 413 for a context too long, and may take the next).
 func (h *httpClient) post(ctx context.Context, url string, header http.Header, body []byte, decode func([]byte) error) error {
 	var last error
 	for attempt := 1; attempt <= h.retry.MaxAttempts; attempt++ {
@@ -120,8 +123,8 @@ func (h *httpClient) post(ctx context.Context, url string, header http.Header, b
 		wait := time.Duration(-1)
 		switch {
 		case err != nil:
-			if !retryableTransport(err) {
-				return fmt.Errorf("%s: %w", h.name, err)
+			if !retryableTransport(err) { // a bad certificate, an unknown host: no prompt will do better
+				return unavailable(fmt.Errorf("%s: %w", h.name, err))
 			}
 			last = err
 		case status >= 200 && status < 300:
@@ -150,7 +153,9 @@ func (h *httpClient) post(ctx context.Context, url string, header http.Header, b
 			return fmt.Errorf("%s: %w", h.name, err)
 		}
 	}
-	return fmt.Errorf("%s: gave up after %d attempts; the last: %w", h.name, h.retry.MaxAttempts, last)
+	// Only failures worth retrying get here: the server is down, overloaded
+	// or half-up, whatever the prompt.
+	return unavailable(fmt.Errorf("%s: gave up after %d attempts; the last: %w", h.name, h.retry.MaxAttempts, last))
 }
 
 // attempt makes one request under the limiter and the attempt timeout.

@@ -610,3 +610,40 @@ func TestHTTPKeyNotInErrors(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestHTTPErrorsForTheBreaker: an HTTP backend's error wraps
+// ErrUnavailable when the server could not be had — 5xx or 429 still
+// failing after the retries, a refused connection — and not when it
+// refused the request (a 400, a 413 for a context too long), which the
+// next question may not repeat.
+func TestHTTPErrorsForTheBreaker(t *testing.T) {
+	status := func(code int) func(int, http.ResponseWriter, *http.Request, string) {
+		return func(_ int, w http.ResponseWriter, _ *http.Request, _ string) { http.Error(w, "no", code) }
+	}
+	for _, tt := range []struct {
+		reason      string
+		code        int
+		unavailable bool
+	}{
+		{"503 after the retries", http.StatusServiceUnavailable, true},
+		{"429 after the retries", http.StatusTooManyRequests, true},
+		{"413: this prompt is too long", http.StatusRequestEntityTooLarge, false},
+		{"400: this request is refused", http.StatusBadRequest, false},
+	} {
+		t.Run(tt.reason, func(t *testing.T) {
+			b, _ := newWireBackend(t, newWireServer(t, "openai", status(tt.code)), HTTPConfig{Retry: Retry{MaxAttempts: 2}})
+			_, err := b.Complete(context.Background(), "p")
+			if err == nil || errors.Is(err, ErrUnavailable) != tt.unavailable {
+				t.Errorf("%v: unavailable %v, want %v", err, errors.Is(err, ErrUnavailable), tt.unavailable)
+			}
+		})
+	}
+	t.Run("connection refused after the retries", func(t *testing.T) {
+		s := newWireServer(t, "openai", status(200))
+		s.srv.Close()
+		b, _ := newWireBackend(t, s, HTTPConfig{Retry: Retry{MaxAttempts: 2}})
+		if _, err := b.Complete(context.Background(), "p"); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("%v: want ErrUnavailable", err)
+		}
+	})
+}

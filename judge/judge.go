@@ -53,6 +53,10 @@ type Answer struct {
 	Calls int
 	// CacheHits counts the replies taken from the cache instead.
 	CacheHits int
+	// Err is the backend's error behind an error verdict whose call
+	// failed (nil otherwise: not for a reply with no usable verdict). It
+	// is not recorded; Check's circuit breaker reads it (ErrUnavailable).
+	Err error
 }
 
 // Record is a's verdict line for q.

@@ -73,12 +73,31 @@ type Plan struct {
 
 // Judge judges q. See the Judge interface for what an error means.
 func (m *Model) Judge(ctx context.Context, q Question) (Answer, error) {
+	if err := ctx.Err(); err != nil {
+		if _, err := m.check(q); err != nil {
+			return Answer{}, err
+		}
+		return Answer{}, fmt.Errorf("judge %s: %w", describe(q), err)
+	}
+	a, _, err := m.judge(ctx, q, false)
+	return a, err
+}
+
+// Recall answers q from the cache alone, making no call: ok is false when
+// the cache cannot settle it — its verdict is not cached, or the verdict
+// is supported and the agreement it needs is not — and then a holds the
+// cache hits so far. The lookups count as hits and misses. Check uses it
+// once its deadline has passed or its breaker opened, so a cached verdict
+// is never thrown away.
+func (m *Model) Recall(q Question) (a Answer, ok bool, err error) {
+	return m.judge(context.Background(), q, true)
+}
+
+// judge is Judge, or with cacheOnly Recall.
+func (m *Model) judge(ctx context.Context, q Question, cacheOnly bool) (Answer, bool, error) {
 	tmpl, err := m.check(q)
 	if err != nil {
-		return Answer{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return Answer{}, fmt.Errorf("judge %s: %w", describe(q), err)
+		return Answer{}, false, err
 	}
 	a := Answer{Judge: m.Backend.Name()}
 
@@ -87,29 +106,31 @@ func (m *Model) Judge(ctx context.Context, q Question) (Answer, error) {
 	if e, ok := m.get(key); ok {
 		reply = *e.Reply
 		a.CacheHits++
+	} else if cacheOnly {
+		return a, false, nil
 	} else {
 		prompt, err := tmpl.Render(q.Probe, q.Context)
 		if err != nil {
-			return Answer{}, fmt.Errorf("judge %s: %w", describe(q), err)
+			return Answer{}, false, fmt.Errorf("judge %s: %w", describe(q), err)
 		}
-		calls, failure, err := m.ask(ctx, prompt, reaskVerdict, func(s string) error {
+		calls, failure, cause, err := m.ask(ctx, prompt, reaskVerdict, func(s string) error {
 			var err error
 			reply, err = ParseReply(s)
 			return err
 		})
 		a.Calls += calls
 		if err != nil {
-			return Answer{}, fmt.Errorf("judge %s: %w", describe(q), err)
+			return Answer{}, false, fmt.Errorf("judge %s: %w", describe(q), err)
 		}
 		if failure != "" {
-			a.Verdict, a.Reason = fixture.Error, failure
-			return a, nil
+			a.Verdict, a.Reason, a.Err = fixture.Error, failure, cause
+			return a, true, nil
 		}
 		m.put(key, Entry{Kind: KindVerdict, Judge: a.Judge, Reply: &reply})
 	}
 	a.Verdict, a.Answer, a.Reasoning = reply.Verdict, reply.Answer, reply.Reasoning
 	if m.NoAgree || !needsAgreement(reply, q.Expect) {
-		return a, nil
+		return a, true, nil
 	}
 
 	var agree bool
@@ -117,24 +138,26 @@ func (m *Model) Judge(ctx context.Context, q Question) (Answer, error) {
 	if e, ok := m.get(akey); ok {
 		agree = *e.Agree
 		a.CacheHits++
+	} else if cacheOnly {
+		return Answer{Judge: a.Judge, CacheHits: a.CacheHits}, false, nil
 	} else {
 		prompt, err := renderAgreement(q.Probe, q.Expect, reply.Answer)
 		if err != nil {
-			return Answer{}, fmt.Errorf("judge %s: %w", describe(q), err)
+			return Answer{}, false, fmt.Errorf("judge %s: %w", describe(q), err)
 		}
-		calls, failure, err := m.ask(ctx, prompt, reaskAgreement, func(s string) error {
+		calls, failure, cause, err := m.ask(ctx, prompt, reaskAgreement, func(s string) error {
 			var err error
 			agree, err = ParseAgreement(s)
 			return err
 		})
 		a.Calls += calls
 		if err != nil {
-			return Answer{}, fmt.Errorf("judge %s: %w", describe(q), err)
+			return Answer{}, false, fmt.Errorf("judge %s: %w", describe(q), err)
 		}
 		if failure != "" {
-			a.Verdict, a.Expect = fixture.Error, q.Expect
+			a.Verdict, a.Expect, a.Err = fixture.Error, q.Expect, cause
 			a.Reason = "the judge found the answer supported, but the agreement check failed: " + failure
-			return a, nil
+			return a, true, nil
 		}
 		m.put(akey, Entry{Kind: KindAgreement, Judge: a.Judge, Agree: &agree})
 	}
@@ -142,7 +165,7 @@ func (m *Model) Judge(ctx context.Context, q Question) (Answer, error) {
 		a.Verdict, a.Expect = fixture.Contradicted, q.Expect
 		a.Reason = "the judge found the answer supported, but its answer disagrees with the expected answer"
 	}
-	return a, nil
+	return a, true, nil
 }
 
 // Cached reports whether q's verdict reply is cached, so judging it makes
@@ -194,8 +217,10 @@ func (m *Model) check(q Question) (*Template, error) {
 }
 
 // ask asks prompt, re-asking after unusable replies. failure is the
-// Reason for an error verdict; err is set only when ctx ended.
-func (m *Model) ask(ctx context.Context, prompt, instruction string, parse func(string) error) (calls int, failure string, err error) {
+// Reason for an error verdict, and cause the backend's error when a call
+// failed (nil when the replies were unusable); err is set only when ctx
+// ended.
+func (m *Model) ask(ctx context.Context, prompt, instruction string, parse func(string) error) (calls int, failure string, cause, err error) {
 	attempts := 1 + DefaultReasks
 	switch {
 	case m.Reasks < 0:
@@ -209,17 +234,17 @@ func (m *Model) ask(ctx context.Context, prompt, instruction string, parse func(
 		reply, err := m.Backend.Complete(ctx, p)
 		calls++
 		if ctx.Err() != nil {
-			return calls, "", ctx.Err()
+			return calls, "", nil, ctx.Err()
 		}
 		if err != nil {
-			return calls, "judge call failed: " + err.Error(), nil
+			return calls, "judge call failed: " + err.Error(), err, nil
 		}
 		if lastErr = parse(reply); lastErr == nil {
-			return calls, "", nil
+			return calls, "", nil, nil
 		}
 		p = reask(prompt, lastErr, instruction)
 	}
-	return calls, fmt.Sprintf("no usable reply in %d attempts; the last: %v", attempts, lastErr), nil
+	return calls, fmt.Sprintf("no usable reply in %d attempts; the last: %v", attempts, lastErr), nil, nil
 }
 
 func (m *Model) get(k Key) (Entry, bool) {

@@ -120,13 +120,20 @@ later item cannot have been live and has no record. The summary counts the
 contexts read and the contexts missing apart.
 
 Judging is bounded: each call by --timeout and --attempts (Retry-After
-capped by --max-retry-after), the run by --deadline (the items not judged
-by then are error "deadline"), and after --breaker consecutive failed
-questions the judge is not called again (the rest are error "judge
-unavailable"). A question is one item at one compaction: it failed when its
-calls, re-asks after unusable replies included, gave no usable verdict, so
-a judge that prints garbage makes up to (1 + --reasks) × --breaker calls
-before the breaker opens.
+capped by --max-retry-after), the run by --deadline, and after --breaker
+consecutive questions failed for want of the judge it is not called again.
+Once the deadline passes or the breaker opens, the items left are answered
+from the cache, and those not cached are error "deadline" or "judge
+unavailable". A question is one item at one compaction: its verdict call,
+its re-asks and its agreement call. The breaker counts a question that
+failed because the judge could not be had — a transport error or timeout,
+a refused connection, HTTP 5xx or 429 after the retries, a command that
+could not start or was killed by --timeout — and a command judge's
+non-zero exit once per context: a context too long for the judge fails
+all its items, and costs one, while a judge script that crashes on every
+prompt trips the breaker after --breaker contexts. A question the judge
+refused (an HTTP 4xx such as 413) or answered with no usable verdict after
+the re-asks is not counted and resets the count: the judge is there.
 
 Exit codes:
   0  every verdict written, and no more error verdicts than --max-errors

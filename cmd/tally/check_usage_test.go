@@ -53,8 +53,10 @@ func fileExists(path string) bool {
 }
 
 // TestCheckHelpBreakerCountsQuestions: --help says what the breaker
-// counts — failed questions, re-asks included — as judge's
-// TestCheckBreakerCountsQuestions pins it; it used to say "calls".
+// counts — questions failed for want of the judge, a command's non-zero
+// exit once per context, not a 4xx or an unusable reply — as judge's
+// TestCheckBreakerCountsQuestions pins it; it used to say "calls", then
+// every failed question.
 func TestCheckHelpBreakerCountsQuestions(t *testing.T) {
 	stdout, _, code := cli(t, "check", "--help")
 	if code != 0 {
@@ -62,8 +64,11 @@ func TestCheckHelpBreakerCountsQuestions(t *testing.T) {
 	}
 	help := strings.Join(strings.Fields(stdout), " ")
 	for _, want := range []string{
-		"after --breaker consecutive failed questions the judge is not called again",
-		"--breaker int consecutive failed questions (items whose judge calls, re-asks included, gave no usable answer",
+		"after --breaker consecutive questions failed for want of the judge it is not called again",
+		"the items left are answered from the cache",
+		"--breaker int consecutive questions failed for want of the judge",
+		"a command's non-zero exit once per context",
+		"An HTTP 4xx (a 413) or a reply with no usable verdict is not counted and resets the count",
 	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("check --help does not say %q", want)
