@@ -155,6 +155,10 @@ type Cache struct {
 	hits, misses, damaged, oldFormat, writes, writeErrors atomic.Int64
 	mu                                                    sync.Mutex
 	firstErr, lastErr                                     string
+	// unusable holds the keys whose entry has been counted as Damaged or
+	// OldFormat, so a dry run's Lookup and the run's Get, or a verdict
+	// looked up twice, count one entry once.
+	unusable sync.Map // Key → struct{}
 }
 
 // CacheStats counts a Cache's lookups and writes since it was opened.
@@ -164,11 +168,11 @@ type CacheStats struct {
 	Hits, Misses int64
 	// Damaged counts entries that could not be read or decoded, or whose
 	// checksum, key or contents do not verify (they are replaced on the
-	// next write).
+	// next write), each entry once however often it is looked up.
 	Damaged int64
 	// OldFormat counts entries written by another cache version (version
 	// 1 entries have no checksum): not trusted, replaced like damaged
-	// ones.
+	// ones, and counted once each like them.
 	OldFormat int64
 	// Writes counts entries written; WriteErrors those that failed, the
 	// first with FirstWriteError and the last with LastWriteError. A
@@ -205,7 +209,8 @@ func (c *Cache) Path(k Key) string {
 
 // Get returns the entry for k, counting a hit or a miss. An entry that
 // cannot be read or decoded, does not verify against its checksum, or is
-// of another version is a miss, counted as Damaged or OldFormat.
+// of another version is a miss, counted as Damaged or OldFormat the first
+// time it is looked up (by Get, Has or Lookup).
 func (c *Cache) Get(k Key) (Entry, bool) {
 	e, ok := c.read(k)
 	if ok {
@@ -235,24 +240,32 @@ func (c *Cache) read(k Key) (Entry, bool) {
 		// A missing entry, or a missing shard (a file where the shard's
 		// folder should be is a write failure's business, not a read's).
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-			c.damaged.Add(1)
+			c.unusableEntry(k, &c.damaged)
 		}
 		return Entry{}, false
 	}
 	var e Entry
 	if json.Unmarshal(b, &e) != nil {
-		c.damaged.Add(1)
+		c.unusableEntry(k, &c.damaged)
 		return Entry{}, false
 	}
 	if e.Version != cacheVersion {
-		c.oldFormat.Add(1)
+		c.unusableEntry(k, &c.oldFormat)
 		return Entry{}, false
 	}
 	if e.Key != k.String() || e.validate() != nil || e.Sum != e.checksum() {
-		c.damaged.Add(1)
+		c.unusableEntry(k, &c.damaged)
 		return Entry{}, false
 	}
 	return e, true
+}
+
+// unusableEntry counts k's entry in n (Damaged or OldFormat) unless it
+// has been counted already.
+func (c *Cache) unusableEntry(k Key, n *atomic.Int64) {
+	if _, seen := c.unusable.LoadOrStore(k, struct{}{}); !seen {
+		n.Add(1)
+	}
 }
 
 // Put writes the entry for k atomically: to a temporary file in the same

@@ -333,3 +333,50 @@ func TestCacheDamagedEntryIsAMiss(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheUnusableEntryCountedOnce: a damaged or old-format entry is
+// counted once however often it is looked up — a dry run's Has and Lookup
+// and then the run's Get used to count the same entry three times.
+func TestCacheUnusableEntryCountedOnce(t *testing.T) {
+	for _, tt := range []struct {
+		reason             string
+		from, to           string
+		damaged, oldFormat int64
+	}{
+		{"a damaged entry", `"answer": "off"`, `"answer": "ofd"`, 1, 0},
+		{"an old-format entry", `"version": 2`, `"version": 1`, 0, 1},
+	} {
+		t.Run(tt.reason, func(t *testing.T) {
+			c := openCache(t)
+			k := KeyParts{Kind: KindVerdict, Backend: "fake/model", Probe: "p"}.Key()
+			other := KeyParts{Kind: KindVerdict, Backend: "fake/model", Probe: "q"}.Key()
+			for _, key := range []Key{k, other} {
+				if err := c.Put(key, Entry{Kind: KindVerdict, Judge: "fake/model", Reply: &Reply{Answer: "off", Verdict: "supported"}}); err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(c.Path(key))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(c.Path(key), []byte(strings.Replace(string(b), tt.from, tt.to, 1)), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.Has(k) {
+				t.Fatal("Has: the unusable entry is usable")
+			}
+			if _, ok := c.Lookup(k); ok {
+				t.Fatal("Lookup: the unusable entry is usable")
+			}
+			for range 2 {
+				if _, ok := c.Get(k); ok {
+					t.Fatal("Get: the unusable entry is a hit")
+				}
+			}
+			c.Get(other) // another unusable entry counts on its own
+			if s := c.Stats(); s.Damaged != 2*tt.damaged || s.OldFormat != 2*tt.oldFormat || s.Misses != 3 {
+				t.Errorf("stats %+v; want %d damaged, %d old format (each entry once), 3 misses", s, 2*tt.damaged, 2*tt.oldFormat)
+			}
+		})
+	}
+}
