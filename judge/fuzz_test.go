@@ -3,6 +3,9 @@ package judge
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -23,6 +26,8 @@ func FuzzParseReply(f *testing.F) {
 		`{"verdict": "maybe"}`, `{"verdict": 1}`, `{"verdict"`, `{{{{`, `"\"{`, "",
 		`{"answer": [1,2], "verdict": "absent"}`, "{\"verdict\": \"supported\xff\"}",
 		`I would say {"verdict": "supported"} but {"verdict": "absent"}`, `{"verdict": "absent", "Verdict": "absent"}`,
+		`Example {"verdict":"supported"} ` + strings.Repeat("if x {y} ", 63) + `{"verdict":"absent"}`,
+		`{ he said "hi { {"verdict": "absent"}`, `{"result": {"verdict": "absent"}}`,
 	} {
 		f.Add(s)
 	}
@@ -35,6 +40,86 @@ func FuzzParseReply(f *testing.F) {
 			t.Fatalf("ParseReply(%q) accepted verdict %q", s, r.Verdict)
 		}
 	})
+}
+
+// FuzzFindObjects: the memoised search finds the same objects, at the
+// same places, as trying every opening brace with a fresh scan.
+func FuzzFindObjects(f *testing.F) {
+	for _, s := range []string{
+		`prose {"a": "}"} {"verdict": "x"}`, `{ he said "hi { {"verdict": "absent"}`, `{"result": {"verdict": "absent"}}`,
+		`{"verdict": "a {"} "{" {"verdict": "b"}`, `{{{"verdict":1}`, `"\"{"verdict":2}"`, `{"x": "\\"} {"verdict": 3}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 4096 {
+			return
+		}
+		got, err := findObjects(s, "verdict")
+		want := bruteObjects(s, "verdict")
+		if err != nil && !errors.Is(err, ErrNoJSON) {
+			t.Fatalf("findObjects(%q): %v", s, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("findObjects(%q) found %d objects, trying every brace finds %d", s, len(got), len(want))
+		}
+		for i := range got {
+			if fmt.Sprint(got[i].values) != fmt.Sprint(want[i]) {
+				t.Fatalf("findObjects(%q) object %d: %s, want %s", s, i, got[i].values, want[i])
+			}
+		}
+	})
+}
+
+// bruteObjects is findObjects the slow way: each opening brace matched
+// by a fresh scan. It returns each object's values of want.
+func bruteObjects(s, want string) [][]json.RawMessage {
+	var out [][]json.RawMessage
+	for i := 0; i < len(s); i++ {
+		if s[i] != '{' {
+			continue
+		}
+		end := -1
+		depth, inString, escaped := 0, false, false
+	scan:
+		for j := i; j < len(s); j++ {
+			c := s[j]
+			if inString {
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '"':
+					inString = false
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				inString = true
+			case '{':
+				depth++
+			case '}':
+				if depth--; depth == 0 {
+					end = j
+					break scan
+				}
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(s[i:end+1]), &obj) != nil {
+			continue
+		}
+		if _, ok := lookup(obj, want); ok {
+			out = append(out, fieldValues(s[i:end+1], want))
+			i = end
+		}
+	}
+	return out
 }
 
 // FuzzParseAgreement: any input gives an error or a yes/no; never a panic,

@@ -14,9 +14,16 @@ import (
 // an error (a judge asked for a short JSON object has gone astray).
 const MaxReplyBytes = 1 << 20
 
-// maxCandidates bounds how many opening braces the parsers try, so a
-// reply full of braces costs linear time, not quadratic.
-const maxCandidates = 64
+// scanBudget bounds the work of finding a reply's JSON objects: at most
+// scanBudget bytes per byte of the reply, and scanBudgetBase besides, are
+// scanned for braces or handed to the JSON decoder. A reply of a few
+// objects among prose and code costs a few times its length; one that
+// would cost more (thousands of nested objects) is an error, never read
+// in part.
+const (
+	scanBudget     = 64
+	scanBudgetBase = 64 << 10
+)
 
 // ErrNoJSON is wrapped by the parsers' error when a reply holds no JSON
 // object with the field they look for.
@@ -133,21 +140,29 @@ type found struct {
 }
 
 // findObjects returns, in order, every balanced JSON object in s that
-// decodes and has field want (case-insensitively). The search resumes
-// after an object it returns, so an object nested in one found is not
-// returned again; one nested in an object without the field is.
+// decodes and has field want (case-insensitively). Every opening brace is
+// tried, however many: the search resumes after an object it returns, so
+// an object nested in one found is not returned again; one nested in an
+// object without the field is. A reply whose search would cost more than
+// the scan budget is an error, so no object is ever silently left out.
 func findObjects(s, want string) ([]found, error) {
 	if len(s) > MaxReplyBytes {
 		return nil, fmt.Errorf("reply is %d bytes, more than the %d a judge reply may be", len(s), MaxReplyBytes)
 	}
+	m := braceMatcher{s: s}
+	budget := scanBudget*len(s) + scanBudgetBase
 	var objs []found
-	tried := 0
-	for i := 0; i < len(s) && tried < maxCandidates; i++ {
+	for i := 0; i < len(s); i++ {
 		if s[i] != '{' {
 			continue
 		}
-		tried++
-		end := matchBrace(s, i)
+		end := m.match(i)
+		if end >= 0 {
+			m.work += end + 1 - i // the decoding
+		}
+		if m.work > budget {
+			return nil, fmt.Errorf("the reply nests too many braces to be read in full (more than %d bytes of work for %d bytes)", budget, len(s))
+		}
 		if end < 0 {
 			continue
 		}
@@ -164,6 +179,66 @@ func findObjects(s, want string) ([]found, error) {
 		return nil, fmt.Errorf("%w with a %q field in the reply", ErrNoJSON, want)
 	}
 	return objs, nil
+}
+
+// braceMatcher finds the brace closing an opening brace of s, skipping
+// braces inside JSON strings, and remembers what each scan learns: a scan
+// from the brace at i passes every brace it meets outside a string in the
+// state a scan starting there would begin in (outside a string), so it
+// settles the match of each of them too. Every brace of a reply full of
+// unclosed braces is thus settled by one scan, not one scan each.
+type braceMatcher struct {
+	s     string
+	memo  []int32 // per byte: 0 unknown, -1 unclosed, else the closing index + 1
+	stack []int
+	work  int // bytes scanned
+}
+
+// match returns the index of the brace closing the one at s[i], or -1.
+func (m *braceMatcher) match(i int) int {
+	if m.memo == nil {
+		m.memo = make([]int32, len(m.s))
+	}
+	if v := m.memo[i]; v != 0 {
+		if v < 0 {
+			return -1
+		}
+		return int(v) - 1
+	}
+	m.stack = m.stack[:0]
+	inString, escaped := false, false
+	for j := i; j < len(m.s); j++ {
+		m.work++
+		c := m.s[j]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{':
+			m.stack = append(m.stack, j)
+		case '}':
+			open := m.stack[len(m.stack)-1]
+			m.stack = m.stack[:len(m.stack)-1]
+			m.memo[open] = int32(j + 1)
+			if len(m.stack) == 0 {
+				return j
+			}
+		}
+	}
+	for _, open := range m.stack {
+		m.memo[open] = -1
+	}
+	return -1
 }
 
 // fieldValues returns the value of every top-level field of the JSON
@@ -206,38 +281,6 @@ func valueKey(raw json.RawMessage) (key, shown string) {
 	}
 	text := strings.Join(strings.Fields(string(raw)), " ")
 	return "j" + text, quoteShort(text)
-}
-
-// matchBrace returns the index of the brace closing the one at s[i], or
-// -1, skipping braces inside JSON strings.
-func matchBrace(s string, i int) int {
-	depth, inString, escaped := 0, false, false
-	for j := i; j < len(s); j++ {
-		c := s[j]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return j
-			}
-		}
-	}
-	return -1
 }
 
 // lookup finds a field by name, preferring an exact match to a

@@ -105,6 +105,36 @@ func TestParseReply(t *testing.T) {
 		{reason: "unbalanced", in: `{"verdict": "absent"`, errHas: "no JSON object"},
 		{reason: "an object answer", in: `{"answer": {"a": 1}, "verdict": "absent"}`, errHas: `"answer" field`},
 		{reason: "empty", in: "", errHas: "no JSON object"},
+		{
+			reason: "a chain of thought: an example verdict, 63 code blocks, the answer (the 64th brace used to end the search)",
+			in:     `Example {"verdict":"supported"} ` + strings.Repeat("if x {y} ", 63) + `{"verdict":"absent"}`,
+			errHas: "more than one verdict: supported, absent",
+		},
+		{
+			reason: "the verdict after 500 code blocks is read",
+			in:     strings.Repeat("if x {y} ", 500) + `so {"answer": "no", "verdict": "absent"}`,
+			want:   Reply{Answer: "no", Verdict: fixture.Absent},
+		},
+		{
+			reason: "the verdict after half a megabyte of unclosed braces is read",
+			in:     strings.Repeat("{", MaxReplyBytes/2) + `{"verdict": "absent"}`,
+			want:   Reply{Verdict: fixture.Absent},
+		},
+		{
+			reason: "unclosed braces with quotes between them, then the verdict",
+			in:     strings.Repeat(`{ he said "hi`, 2000) + ` {"verdict": "contradicted"}`,
+			want:   Reply{Verdict: fixture.Contradicted},
+		},
+		{
+			reason: "a verdict nested in an object without one",
+			in:     `{"result": {"verdict": "absent"}}`,
+			want:   Reply{Verdict: fixture.Absent},
+		},
+		{
+			reason: "too deeply nested to read in full: an error, not a partial read",
+			in:     strings.Repeat(`{"a":`, 30000) + `{"verdict": "absent"}` + strings.Repeat("}", 30000),
+			errHas: "too many braces",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
@@ -135,7 +165,8 @@ func TestParseReplyTooLong(t *testing.T) {
 	}
 }
 
-// A reply of nothing but braces must fail quickly (bounded candidates).
+// A reply of nothing but braces must fail quickly (each brace's match is
+// settled by the first scan).
 func TestParseReplyManyBraces(t *testing.T) {
 	s := strings.Repeat("{", MaxReplyBytes/2)
 	if _, err := ParseReply(s); !errors.Is(err, ErrNoJSON) {
