@@ -416,3 +416,54 @@ func TestCheckDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckBreakerOversizedContexts is the review's case: a command judge
+// that refuses (exits 1 on) prompts over 30,000 bytes fails every item of
+// the example's long contexts back to back. Those failures are the
+// contexts', not the judge's: --breaker 5 --concurrency 1 must give the
+// same verdicts as no breaker at all, where it used to record most items
+// "judge unavailable".
+func TestCheckBreakerOversizedContexts(t *testing.T) {
+	script := writeScript(t, `n=$(wc -c)
+if [ "$n" -gt 30000 ]; then echo "prompt of $n bytes is too long" >&2; exit 1; fi
+echo '{"reasoning": "r", "answer": "", "verdict": "absent"}'
+`)
+	var runs [2][]byte
+	for i, breaker := range []string{"0", "5"} {
+		out := filepath.Join(t.TempDir(), "v.jsonl")
+		_, stderr, code := cli(t, commandArgs(script, out, "--breaker", breaker, "--concurrency", "1")...)
+		if code != 4 || strings.Contains(stderr, "judge unavailable") || !strings.Contains(stderr, "is too long") {
+			t.Errorf("--breaker %s: exit %d, stderr %q; want 4 for the long contexts' items alone", breaker, code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = b
+	}
+	if string(runs[0]) != string(runs[1]) {
+		t.Error("--breaker 5 changed the verdicts")
+	}
+}
+
+// TestCheckDeadlineWarmCache: with every verdict cached, --deadline 1ns
+// answers every item from the cache; it used to record every judged item
+// "deadline" with no cache hit.
+func TestCheckDeadlineWarmCache(t *testing.T) {
+	absent := writeScript(t, "cat >/dev/null\necho '{\"reasoning\": \"r\", \"answer\": \"\", \"verdict\": \"absent\"}'\n")
+	cache := filepath.Join(t.TempDir(), "cache")
+	root := t.TempDir()
+	warm, late := filepath.Join(root, "warm.jsonl"), filepath.Join(root, "late.jsonl")
+	if _, stderr, code := cli(t, commandArgs(absent, warm, "--cache", cache)...); code != 0 {
+		t.Fatalf("warming the cache: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code := cli(t, commandArgs(absent, late, "--cache", cache, "--deadline", "1ns")...)
+	if code != 0 || strings.Contains(stderr+stdout, "deadline") {
+		t.Errorf("--deadline 1ns on a warm cache: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	a, _ := os.ReadFile(warm)
+	b, _ := os.ReadFile(late)
+	if len(a) == 0 || string(a) != string(b) {
+		t.Error("the verdicts from the cache differ from the run that cached them")
+	}
+}
