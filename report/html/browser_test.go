@@ -11,7 +11,7 @@ package html
 // It opens two pages: the hand-made report full of hostile text, and the
 // example's report built from examples/quarterly. The screenshots are
 // artifacts, in a temporary folder removed after the test unless go test
-// ./report -run Browser -artifacts -outputdir DIR keeps them (see go doc
+// ./report/html -run Browser -artifacts -outputdir DIR keeps them (see go doc
 // testing.T.ArtifactDir).
 
 import (

@@ -228,7 +228,7 @@ func TestEscape(t *testing.T) {
 		{"", 5, "", "empty"},
 	} {
 		if got := markup.Escape(tc.in, tc.max); got != tc.want {
-			t.Errorf("%s: hEscape(%q, %d) = %q, want %q", tc.why, tc.in, tc.max, got, tc.want)
+			t.Errorf("%s: markup.Escape(%q, %d) = %q, want %q", tc.why, tc.in, tc.max, got, tc.want)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func TestEscape(t *testing.T) {
 		{"", "", "empty stays empty"},
 	} {
 		if got := escape(c.in); got != c.want {
-			t.Errorf("mdEscape(%q) = %q, want %q (%s)", c.in, got, c.want, c.reason)
+			t.Errorf("escape(%q) = %q, want %q (%s)", c.in, got, c.want, c.reason)
 		}
 	}
 }
@@ -69,7 +69,7 @@ func TestQuoteAndName(t *testing.T) {
 	for _, c := range []struct{ got, want, reason string }{
 		{quote("a*b"), "“a\\*b”", "a value is escaped and quoted"},
 		{quote("  \n "), "(empty)", "a blank value says so"},
-		{quote(strings.Repeat("é", 200)), "“" + strings.Repeat("é", 160) + "…”", "a long value is cut to mdMaxRunes with a mark"},
+		{quote(strings.Repeat("é", 200)), "“" + strings.Repeat("é", 160) + "…”", "a long value is cut to maxRunes with a mark"},
 		{escapeName("c|1"), `c\|1`, "a name is escaped, not quoted"},
 		{escapeName(""), "(empty)", "an empty name says so"},
 	} {
@@ -79,28 +79,28 @@ func TestQuoteAndName(t *testing.T) {
 	}
 }
 
-// mdGoldmark renders Markdown as the tests read it: goldmark with the
+// gfm renders Markdown as the tests read it: goldmark with the
 // GFM extensions (tables, strikethrough, Linkify, task lists) and raw
 // HTML off, so raw HTML that got through would show as goldmark's
 // "raw HTML omitted" comment and a link as an <a> element.
-var mdGoldmark = goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote),
+var gfm = goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote),
 	goldmark.WithParserOptions(parser.WithAttribute()))
 
 func render(t testing.TB, src string) string {
 	t.Helper()
 	var out bytes.Buffer
-	if err := mdGoldmark.Convert([]byte(src), &out); err != nil {
+	if err := gfm.Convert([]byte(src), &out); err != nil {
 		t.Fatalf("goldmark: %v", err)
 	}
 	return out.String()
 }
 
-var mdTag = regexp.MustCompile(`<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*>`)
+var tagRE = regexp.MustCompile(`<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*>`)
 
 // textOf returns the text of rendered HTML: tags dropped, entities
 // decoded, the zero-width spaces escape adds removed.
 func textOf(h string) string {
-	return strings.TrimSpace(strings.ReplaceAll(html.UnescapeString(mdTag.ReplaceAllString(h, "")), zwsp, ""))
+	return strings.TrimSpace(strings.ReplaceAll(html.UnescapeString(tagRE.ReplaceAllString(h, "")), zwsp, ""))
 }
 
 // checkEscaped renders escape(s) where Write puts such text
@@ -111,12 +111,12 @@ func checkEscaped(t testing.TB, s string) {
 	t.Helper()
 	e := escape(s)
 	if strings.ContainsAny(e, "\n\r") {
-		t.Fatalf("mdEscape(%q) = %q holds a line break", s, e)
+		t.Fatalf("escape(%q) = %q holds a line break", s, e)
 	}
 	want := strings.TrimSpace(strings.ReplaceAll(clean(s, 0), zwsp, ""))
 	if e == "" {
 		if want != "" {
-			t.Fatalf("mdEscape(%q) is empty", s)
+			t.Fatalf("escape(%q) is empty", s)
 		}
 		return
 	}
@@ -134,7 +134,7 @@ func checkEscaped(t testing.TB, s string) {
 		if strings.Contains(out, "raw HTML omitted") {
 			t.Errorf("%s: raw HTML in %q (escaped %q): %s", c.name, s, e, out)
 		}
-		for _, m := range mdTag.FindAllStringSubmatch(out, -1) {
+		for _, m := range tagRE.FindAllStringSubmatch(out, -1) {
 			if !c.allowed[strings.ToLower(m[2])] {
 				t.Errorf("%s: tag <%s%s> from %q (escaped %q): %s", c.name, m[1], m[2], s, e, out)
 			}
@@ -165,13 +165,13 @@ func checkEscaped(t testing.TB, s string) {
 // TestEscapeRendered renders every case of TestEscape, and text
 // built to tempt each rule, with goldmark: text only, and the same text.
 func TestEscapeRendered(t *testing.T) {
-	for _, s := range mdEscapeSeeds {
+	for _, s := range escapeSeeds {
 		checkEscaped(t, s)
 	}
 }
 
-// mdEscapeSeeds are hostile strings, the fuzz target's seed corpus.
-var mdEscapeSeeds = []string{
+// escapeSeeds are hostile strings, the fuzz target's seed corpus.
+var escapeSeeds = []string{
 	"@octocat", "@octo-org/everyone should look", "mail ops@example.com now", "x@y.z", "a.b+c@d-e.fg.",
 	"https://x.y", "see https://x.y/p?q=1#f.", "http://localhost:8080", "ftp://x.y", "www.x.y", "(www.x.y)", "*www.x.y*", "_https://x.y_",
 	"mailto:a@b.c", "xmpp:a@b.c/r", "<https://x.y>", "<a@b.c>",
@@ -191,7 +191,7 @@ var mdEscapeSeeds = []string{
 // GFM's Linkify, in a paragraph, a list item, a heading and a table
 // cell, it is its own text, with no link, no raw HTML and no other tag.
 func FuzzEscape(f *testing.F) {
-	for _, s := range mdEscapeSeeds {
+	for _, s := range escapeSeeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -135,7 +135,7 @@ func TestWriteHostile(t *testing.T) {
 	if strings.Contains(page, "raw HTML omitted") {
 		t.Error("raw HTML reached the rendered page")
 	}
-	for _, m := range mdTag.FindAllStringSubmatch(page, -1) {
+	for _, m := range tagRE.FindAllStringSubmatch(page, -1) {
 		if !allowed[strings.ToLower(m[2])] {
 			t.Errorf("tag <%s%s> in the rendered page", m[1], m[2])
 		}
