@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -176,7 +175,7 @@ exactly as tally gate does.`,
 }
 
 // writeReportFiles writes every output of the report into dir, all or
-// none (see writeFileSet), creating dir when missing. Without a replay it
+// none (internal/atomicfile.WriteSet), creating dir when missing. Without a replay it
 // removes a queue.csv an earlier report left in dir, so that an old review
 // queue does not pass for this report's. When nothing could be written,
 // a dir it created is removed again.
@@ -190,161 +189,24 @@ func writeReportFiles(dir string, r *report.Report, nb *notebook.Notebook) (repo
 		HTML:     filepath.Join(dir, "report.html"),
 		XLSX:     filepath.Join(dir, "report.xlsx"),
 	}
-	files := []outputFile{
-		{out.Markdown, func(w io.Writer) error { return markdown.Write(w, r) }},
-		{out.HTML, func(w io.Writer) error { return html.Write(w, r, nb) }},
-		{out.XLSX, func(w io.Writer) error { return xlsx.Write(w, r) }},
+	files := []atomicfile.File{
+		{Path: out.Markdown, Write: func(w io.Writer) error { return markdown.Write(w, r) }},
+		{Path: out.HTML, Write: func(w io.Writer) error { return html.Write(w, r, nb) }},
+		{Path: out.XLSX, Write: func(w io.Writer) error { return xlsx.Write(w, r) }},
 	}
 	queue := filepath.Join(dir, "queue.csv")
 	var stale []string
 	if r.Replay != nil {
 		out.Queue = queue
-		files = append(files, outputFile{queue, func(w io.Writer) error { return report.WriteQueue(w, r.Replay) }})
+		files = append(files, atomicfile.File{Path: queue, Write: func(w io.Writer) error { return report.WriteQueue(w, r.Replay) }})
 	} else {
 		stale = append(stale, queue)
 	}
-	if err := writeFileSet(files, stale); err != nil {
+	if err := atomicfile.WriteSet(files, stale); err != nil {
 		if errors.Is(statErr, fs.ErrNotExist) {
 			_ = os.Remove(dir) // only if still empty
 		}
 		return reportOutputs{}, err
 	}
 	return out, nil
-}
-
-// outputFile is one file of a set: its path, and what writes its content.
-type outputFile struct {
-	path  string
-	write func(w io.Writer) error
-}
-
-// writeFileSet replaces the files, and removes the paths in stale, so
-// that a reader or a later run sees the old set or the new one, not a mix:
-// internal/atomicfile's way, for several files at once.
-//
-// First every target is checked (a missing file or a regular one or a
-// symbolic link can be replaced; anything else is an error). Then each
-// file is written to a temporary ".<name>.tmp-<random>" in its folder,
-// flushed and synced. Only when every one is written are they renamed
-// over their targets, the stale paths removed and the folders synced.
-// When a write fails (or panics) every temporary file is removed and no
-// target is touched. Only the renames themselves, after every check has
-// passed, could fail part way.
-//
-// A new file gets mode 0644; a replaced file keeps its permission bits.
-func writeFileSet(files []outputFile, stale []string) error {
-	perms := make([]fs.FileMode, len(files))
-	for i, f := range files {
-		perm, err := replaceablePerm(f.path)
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", f.path, err)
-		}
-		perms[i] = perm
-	}
-	for _, p := range stale {
-		if _, err := replaceablePerm(p); err != nil {
-			return fmt.Errorf("removing %s: %w", p, err)
-		}
-	}
-	temps := make([]string, 0, len(files))
-	renamed := 0
-	defer func() {
-		for _, t := range temps[renamed:] {
-			_ = os.Remove(t)
-		}
-	}()
-	for i, f := range files {
-		tmp, err := writeTemp(f, perms[i])
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", f.path, err)
-		}
-		temps = append(temps, tmp)
-	}
-	dirs := map[string]bool{}
-	for i, f := range files {
-		if err := os.Rename(temps[i], f.path); err != nil {
-			return fmt.Errorf("writing %s: %w", f.path, err)
-		}
-		renamed++
-		dirs[filepath.Dir(f.path)] = true
-	}
-	for _, p := range stale {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("removing %s: %w", p, err)
-		}
-		dirs[filepath.Dir(p)] = true
-	}
-	for d := range dirs {
-		syncDir(d)
-	}
-	return nil
-}
-
-// replaceablePerm returns the permission bits a new file at path gets:
-// a regular file's own, 0644 for a new file or one replacing a symbolic
-// link (which is replaced, not followed). Anything else at path (a
-// folder, a device) is an error.
-func replaceablePerm(path string) (fs.FileMode, error) {
-	info, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return 0o644, nil
-	case err != nil:
-		return 0, err
-	case info.Mode().IsRegular():
-		return info.Mode().Perm(), nil
-	case info.Mode()&fs.ModeSymlink != 0:
-		return 0o644, nil
-	}
-	return 0, errors.New("not a regular file")
-}
-
-// writeTemp writes f to a new temporary file in f's folder, flushed,
-// with mode perm and synced, and returns its path. On a failure, or a
-// panic in f.write, the temporary file is removed.
-func writeTemp(f outputFile, perm fs.FileMode) (string, error) {
-	dir, name := filepath.Split(f.path)
-	if dir == "" {
-		dir = "."
-	}
-	file, err := atomicfile.CreateTemp(dir, name) // registered: an interrupt removes it
-	if err != nil {
-		return "", err
-	}
-	done := false
-	defer func() {
-		if !done {
-			_ = file.Close()
-			_ = os.Remove(file.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(file, 64<<10)
-	if err := f.write(bw); err != nil {
-		return "", err
-	}
-	if err := bw.Flush(); err != nil {
-		return "", err
-	}
-	if err := file.Chmod(perm); err != nil {
-		return "", err
-	}
-	if err := file.Sync(); err != nil {
-		return "", err
-	}
-	if err := file.Close(); err != nil {
-		return "", err
-	}
-	done = true
-	return file.Name(), nil
-}
-
-// syncDir makes the renames in dir durable, where the system allows it
-// (Windows cannot sync a folder; the files themselves are synced).
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
 }

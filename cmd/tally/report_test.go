@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -475,75 +474,6 @@ func TestReportAllOrNothing(t *testing.T) {
 	for name, b := range before {
 		if after[name] != b {
 			t.Errorf("%s changed although the report failed", name)
-		}
-	}
-}
-
-// TestWriteFileSet: a write that fails, or panics, part way through the
-// set leaves every existing file byte-identical and no temporary file;
-// a set that succeeds replaces every file, keeps a replaced file's mode
-// and removes the stale paths.
-func TestWriteFileSet(t *testing.T) {
-	put := func(text string) func(io.Writer) error {
-		return func(w io.Writer) error { _, err := io.WriteString(w, text); return err }
-	}
-	setup := func(t *testing.T) (string, map[string]string) {
-		dir := t.TempDir()
-		for name, text := range map[string]string{"a.md": "old a", "b.html": "old b", "c.xlsx": "old c", "queue.csv": "old queue"} {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return dir, dirContents(t, dir)
-	}
-	boom := errors.New("a cell failed")
-	for _, tt := range []struct {
-		reason string
-		second func(io.Writer) error
-	}{
-		{"the second file's renderer fails after writing part of it", func(w io.Writer) error { io.WriteString(w, "half"); return boom }},
-		{"the second file's renderer panics", func(w io.Writer) error { io.WriteString(w, "half"); panic(boom) }},
-	} {
-		t.Run(tt.reason, func(t *testing.T) {
-			dir, before := setup(t)
-			files := []outputFile{
-				{filepath.Join(dir, "a.md"), put("new a")},
-				{filepath.Join(dir, "b.html"), tt.second},
-				{filepath.Join(dir, "c.xlsx"), put("new c")},
-			}
-			var err error
-			func() {
-				defer func() {
-					if p := recover(); p != nil {
-						err = fmt.Errorf("panic: %v", p)
-					}
-				}()
-				err = writeFileSet(files, []string{filepath.Join(dir, "queue.csv")})
-			}()
-			if err == nil || !strings.Contains(err.Error(), "a cell failed") {
-				t.Errorf("error %v", err)
-			}
-			if after := dirContents(t, dir); !maps.Equal(after, before) {
-				t.Errorf("the folder changed:\nbefore %q\nafter  %q", before, after)
-			}
-		})
-	}
-
-	dir, _ := setup(t)
-	err := writeFileSet([]outputFile{
-		{filepath.Join(dir, "a.md"), put("new a")},
-		{filepath.Join(dir, "new.txt"), put("new")},
-	}, []string{filepath.Join(dir, "queue.csv"), filepath.Join(dir, "never.csv")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{"a.md": "new a", "b.html": "old b", "c.xlsx": "old c", "new.txt": "new"}
-	if got := dirContents(t, dir); !maps.Equal(got, want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	for name, mode := range map[string]fs.FileMode{"a.md": 0o600, "new.txt": 0o644} {
-		if info, err := os.Stat(filepath.Join(dir, name)); err != nil || info.Mode().Perm() != mode {
-			t.Errorf("%s: mode %v (%v), want %v", name, info.Mode().Perm(), err, mode)
 		}
 	}
 }
