@@ -36,9 +36,11 @@ const zwsp = "\u200B"
 //     of an ordered-list marker ("1."): no list item or setext
 //     underline when the text begins a line (a list item, a heading).
 //   - U+200B ZERO WIDTH SPACE goes after every @, after a # that comes
-//     before a digit, between the : and // of a URL scheme, and between
-//     www and its dot: no @user or @org/team mention, no #123
-//     reference, no e-mail, http://, https://, ftp:// or www. autolink.
+//     before a digit, between the : and // of a URL scheme, between
+//     www and its dot, between GH and -123, and after a : that comes
+//     before a letter, digit, _, + or -: no @user or @org/team mention,
+//     no #123 or GH-123 reference, no e-mail, http://, https://, ftp://
+//     or www. autolink, no :emoji: shortcode.
 //
 // GitHub finds mentions and #123 references after rendering, in the
 // HTML's text, so neither a backslash (\@ renders as @) nor a
@@ -103,9 +105,19 @@ func escapeFrom(s string, atStart bool) string {
 			b.WriteString("@" + zwsp)
 		case ':':
 			b.WriteByte(':')
-			if strings.HasPrefix(s[i+1:], "//") {
+			// A scheme's "://", or an emoji shortcode's ":name:".
+			if strings.HasPrefix(s[i+1:], "//") || i+1 < len(s) && shortcodeChar(s[i+1]) {
 				b.WriteString(zwsp)
 			}
+		case 'G', 'g':
+			// GH-123 is GitHub's other issue reference.
+			if i+3 < len(s) && (s[i+1] == 'H' || s[i+1] == 'h') && s[i+2] == '-' && s[i+3] >= '0' && s[i+3] <= '9' {
+				b.WriteString(s[i : i+2])
+				b.WriteString(zwsp)
+				i += 2
+				continue
+			}
+			b.WriteByte(c)
 		case 'w', 'W':
 			if i+4 <= len(s) && strings.EqualFold(s[i:i+4], "www.") {
 				b.WriteString(s[i : i+3])
@@ -174,4 +186,10 @@ func escapeName(s string) string {
 		return "(empty)"
 	}
 	return e
+}
+
+// shortcodeChar reports whether c can begin an emoji shortcode's name
+// (":+1:", ":tada:", ":-1:").
+func shortcodeChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '+' || c == '-'
 }
