@@ -37,10 +37,11 @@ type Store struct {
 }
 
 // Save writes p to the candidates file (selection.WriteCandidates) and
-// then its fixture (selection.Proposal.Fixture) to the fixture file, each
-// atomically (internal/atomicfile): a review killed at any moment leaves
-// both files whole, and the fixture is rewritten from the candidates file
-// when the review resumes. p is validated first.
+// its fixture (selection.Proposal.Fixture) to the fixture file as one set,
+// all or none (internal/atomicfile.WriteSet): a review killed at any
+// moment leaves both files whole and agreeing, and the fixture is
+// rewritten from the candidates file when the review resumes. p is
+// validated first.
 func (s Store) Save(p *selection.Proposal) error {
 	if err := p.Validate(); err != nil {
 		return err
@@ -49,10 +50,10 @@ func (s Store) Save(p *selection.Proposal) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Write(s.Candidates, func(w io.Writer) error { return selection.WriteCandidates(w, *p) }); err != nil {
-		return err
-	}
-	return atomicfile.Write(s.Fixture, func(w io.Writer) error { return writeJSON(w, fx) })
+	return atomicfile.WriteSet([]atomicfile.File{
+		{Path: s.Candidates, Write: func(w io.Writer) error { return selection.WriteCandidates(w, *p) }},
+		{Path: s.Fixture, Write: func(w io.Writer) error { return writeJSON(w, fx) }},
+	}, nil)
 }
 
 // writeJSON writes v indented by two spaces, with a final newline and

@@ -95,6 +95,22 @@ func TestStore(t *testing.T) {
 	if string(before) != string(after) {
 		t.Error("a refused save changed the candidates file")
 	}
+
+	// The two files are one set: when the fixture cannot be written (a
+	// folder stands at its path), the candidates file is not replaced
+	// either, so the two never disagree.
+	p.Candidates[0].Literal = "restored"
+	p.Candidates[2].Status = selection.ReviewAccepted
+	blocked := Store{Candidates: s.Candidates, Fixture: filepath.Join(dir, "blocked")}
+	if err := os.Mkdir(blocked.Fixture, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := blocked.Save(&p); err == nil {
+		t.Fatal("saved over a folder")
+	}
+	if after, _ := os.ReadFile(s.Candidates); string(after) != string(before) {
+		t.Error("the candidates file moved on without its fixture")
+	}
 }
 
 func equalJSON(t *testing.T, a, b any) bool {
