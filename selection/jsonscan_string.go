@@ -1,0 +1,202 @@
+package selection
+
+import "unicode/utf8"
+
+// This file holds the JSON lexer's strings: scanning, decoding escapes
+// and checking UTF-8.
+
+// plain marks the bytes a string can hold as they are: printable ASCII
+// other than '"' and '\\'. A string is scanned a table look-up a byte.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// str scans the string at s.pos (which is '"') and returns its decoded
+// bytes: a sub-slice of the line when it has no escapes, else s.buf.
+func (s *scanner) str() ([]byte, *lineError) {
+	start := s.pos
+	i := s.pos + 1
+	ascii := true
+	for {
+		for i < len(s.data) && plain[s.data[i]] {
+			i++
+		}
+		if i >= len(s.data) {
+			return nil, s.errAt(start, "", "unterminated string: the line ends before its closing quote")
+		}
+		c := s.data[i]
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			s.pos = i
+			return s.strEscaped(start)
+		}
+		if c < 0x20 {
+			s.pos = i
+			return nil, s.errChar("in string literal (control characters must be escaped)")
+		}
+		ascii = false
+		i++
+	}
+	raw := s.data[start+1 : i]
+	if !ascii && !utf8.Valid(raw) {
+		return nil, s.badUTF8(start + 1)
+	}
+	s.pos = i + 1
+	return raw, nil
+}
+
+// badUTF8 reports the first invalid UTF-8 byte at or after off.
+func (s *scanner) badUTF8(off int) *lineError {
+	for off < len(s.data) {
+		r, size := utf8.DecodeRune(s.data[off:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		off += size
+	}
+	c := byte(0)
+	if off < len(s.data) {
+		c = s.data[off]
+	}
+	return s.errAt(off, "", "invalid UTF-8 (byte 0x%02x) in string literal", c)
+}
+
+// strEscaped decodes the string starting at start into s.buf; s.pos is
+// at its first backslash.
+func (s *scanner) strEscaped(start int) ([]byte, *lineError) {
+	s.buf = append(s.buf[:0], s.data[start+1:s.pos]...)
+	if !utf8.Valid(s.buf) {
+		return nil, s.badUTF8(start + 1)
+	}
+	for {
+		if s.pos >= len(s.data) {
+			return nil, s.errAt(start, "", "unterminated string: the line ends before its closing quote")
+		}
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			s.pos++
+			return s.buf, nil
+		case c == '\\':
+			if s.pos+1 >= len(s.data) {
+				s.pos++
+				return nil, s.errEOF()
+			}
+			switch e := s.data[s.pos+1]; e {
+			case '"', '\\', '/':
+				s.buf = append(s.buf, e)
+			case 'b':
+				s.buf = append(s.buf, '\b')
+			case 'f':
+				s.buf = append(s.buf, '\f')
+			case 'n':
+				s.buf = append(s.buf, '\n')
+			case 'r':
+				s.buf = append(s.buf, '\r')
+			case 't':
+				s.buf = append(s.buf, '\t')
+			case 'u':
+				r, ok := s.hex4(s.pos + 2)
+				if !ok {
+					return nil, s.errChar(`in \u hexadecimal character escape`)
+				}
+				s.pos += 6
+				if utf8.RuneLen(r) < 0 { // a surrogate
+					if r < 0xDC00 && s.pos+6 <= len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
+						if lo, ok := s.hex4(s.pos + 2); ok && 0xDC00 <= lo && lo < 0xE000 {
+							r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+							s.pos += 6
+						}
+					}
+					if utf8.RuneLen(r) < 0 {
+						r = utf8.RuneError // as encoding/json does
+					}
+				}
+				s.buf = utf8.AppendRune(s.buf, r)
+				continue
+			default:
+				s.pos++
+				return nil, s.errChar("in string escape code")
+			}
+			s.pos += 2
+		case c < 0x20:
+			return nil, s.errChar("in string literal (control characters must be escaped)")
+		case c < utf8.RuneSelf:
+			s.buf = append(s.buf, c)
+			s.pos++
+		default:
+			r, size := utf8.DecodeRune(s.data[s.pos:])
+			if r == utf8.RuneError && size == 1 {
+				return nil, s.errAt(s.pos, "", "invalid UTF-8 (byte 0x%02x) in string literal", c)
+			}
+			s.buf = append(s.buf, s.data[s.pos:s.pos+size]...)
+			s.pos += size
+		}
+	}
+}
+
+// hex4 decodes the four hexadecimal digits at off. On failure s.pos is
+// left at the offending byte.
+func (s *scanner) hex4(off int) (rune, bool) {
+	var r rune
+	for i := off; i < off+4; i++ {
+		if i >= len(s.data) {
+			s.pos = i
+			return 0, false
+		}
+		c := s.data[i]
+		switch {
+		case isDigit(c):
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			s.pos = i
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// skipString checks the string at s.pos without decoding it and reports
+// whether it had escapes. The text is s.data[start+1 : s.pos-1].
+func (s *scanner) skipString() (escaped bool, err *lineError) {
+	start := s.pos
+	i := s.pos + 1
+	ascii := true
+	for {
+		for i < len(s.data) && plain[s.data[i]] {
+			i++
+		}
+		if i >= len(s.data) {
+			return false, s.errAt(start, "", "unterminated string: the line ends before its closing quote")
+		}
+		c := s.data[i]
+		if c == '"' {
+			if !ascii && !utf8.Valid(s.data[start+1:i]) {
+				return false, s.badUTF8(start + 1)
+			}
+			s.pos = i + 1
+			return false, nil
+		}
+		if c == '\\' {
+			s.pos = i
+			_, err := s.strEscaped(start)
+			return true, err
+		}
+		if c < 0x20 {
+			s.pos = i
+			return false, s.errChar("in string literal (control characters must be escaped)")
+		}
+		ascii = false
+		i++
+	}
+}

@@ -1,0 +1,158 @@
+package selection
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file holds the text helpers of the proposal rules: sentences,
+// lead-ins, normalisation and content words.
+
+// propSentences splits text into trimmed sentences: after . ! ? (and …)
+// followed by white space, and at line breaks. A full stop after a
+// common abbreviation (e.g., i.e., vs., etc.) does not end a sentence.
+func propSentences(text string) []string {
+	var out []string
+	flush := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	start := 0
+	for i, r := range text {
+		switch r {
+		case '\n', '\r':
+			flush(text[start:i])
+			start = i + 1
+		case '.', '!', '?', '…':
+			end := i + utf8.RuneLen(r)
+			if end < len(text) && !propSpace(text[end]) {
+				continue
+			}
+			if r == '.' && propAbbreviation(text[start:end]) {
+				continue
+			}
+			flush(text[start:end])
+			start = end
+		}
+	}
+	flush(text[start:])
+	return out
+}
+
+func propSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// propAbbreviation reports whether s ends with an abbreviation's stop.
+func propAbbreviation(s string) bool {
+	low := strings.ToLower(s)
+	for _, a := range []string{"e.g.", "i.e.", "vs.", "etc.", "cf.", "approx.", "incl."} {
+		if strings.HasSuffix(low, " "+a) || low == a {
+			return true
+		}
+	}
+	return false
+}
+
+// propShortSentence reports whether s can be a lead-in on its own line:
+// at most three words, ending in "." or ":".
+func propShortSentence(s string) bool {
+	if s == "" || !(strings.HasSuffix(s, ".") || strings.HasSuffix(s, ":")) {
+		return false
+	}
+	return len(strings.Fields(s)) <= 3
+}
+
+// propConnectives are lead-ins without a colon.
+var propConnectives = []string{"also", "and", "plus", "oh and", "btw", "by the way", "one more thing", "additionally"}
+
+// propLeadIn splits an introductory phrase off s: "Ground rule: x"
+// gives ("Ground rule", "x"), "Also, x" gives ("Also", "x"). A colon
+// after a path, a number or a long clause is not a lead-in's.
+func propLeadIn(s string) (lead, body string) {
+	if i := strings.Index(s, ": "); i > 0 && i <= 60 {
+		head := s[:i]
+		ok := len(strings.Fields(head)) <= 6
+		for _, r := range head {
+			if !(unicode.IsLetter(r) || r == ' ' || r == '\'' || r == '’' || r == ',') {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return head, strings.TrimSpace(s[i+2:])
+		}
+	}
+	low := strings.ToLower(s)
+	for _, c := range propConnectives {
+		if strings.HasPrefix(low, c+", ") {
+			return s[:len(c)], strings.TrimSpace(s[len(c)+2:])
+		}
+	}
+	return "", s
+}
+
+// propNormalize lower-cases s and straightens its apostrophes.
+func propNormalize(s string) string {
+	return strings.ToLower(strings.NewReplacer("’", "'", "‘", "'").Replace(s))
+}
+
+// propLowerFirst lower-cases the first letter of s unless the first word
+// looks like a name (a second capital, a digit or punctuation in it).
+func propLowerFirst(s string) string {
+	word, _, _ := strings.Cut(s, " ")
+	r, size := utf8.DecodeRuneInString(word)
+	if !unicode.IsUpper(r) {
+		return s
+	}
+	for _, c := range word[size:] {
+		if !unicode.IsLower(c) && c != '\'' && c != '’' {
+			return s
+		}
+	}
+	return string(unicode.ToLower(r)) + s[size:]
+}
+
+// propStop are words too common to say what a sentence is about.
+var propStop = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the and or but if then else of to in into on at by for from with without
+		as is are was were be been being am do does did done doing have has had having will would shall should can could
+		may might must not no nor never it its it's this that these those there here we us our you your i me my he she they
+		them their what which who whom whose why how when where all any each every some such only also just than too very
+		so up down out over under again once more most other same own let let's please ok okay yes get got go going
+		make made keep still now new old one two three before after until while about above below between through during`) {
+		propStop[w] = true
+	}
+}
+
+// propContentWords returns the lower-case words of s that are not stop
+// words, with surrounding punctuation removed ("orders.status" and
+// "dual_write_orders" stay whole).
+func propContentWords(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range strings.FieldsFunc(propNormalize(s), func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_./-#§'", r))
+	}) {
+		f = strings.Trim(f, "./-'")
+		if len(f) >= 2 && !propStop[f] {
+			out[f] = true
+		}
+	}
+	return out
+}
+
+// propOverlap is the share of a's words that are in b.
+func propOverlap(a, b map[string]bool) float64 {
+	if len(a) == 0 {
+		return 0
+	}
+	n := 0
+	for w := range a {
+		if b[w] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(a))
+}
