@@ -430,16 +430,23 @@ func (b *builder) compute() error {
 	return nil
 }
 
-// systemClass computes one system's result for one class.
+// systemClass computes one system's result for one class. With an error
+// verdict the share is a range (sc.Retained), not a point: Share, Wilson
+// and the cluster-robust interval are NaN, since counting an error as not
+// retained would state a share the verdicts do not support.
 func systemClass(c fixture.Counts, clusters []stats.Cluster, confidence float64) (SystemClass, error) {
-	sc := SystemClass{Counts: c, Share: math.NaN()}
-	if c.Items == 0 {
+	sc := SystemClass{Counts: c, Retained: Share{Counts: c, Confidence: confidence}, Share: math.NaN()}
+	switch {
+	case c.Items == 0:
+		return sc, nil
+	case c.Errors > 0:
+		sc.Wilson, _ = sc.Retained.Wilson() // NaN bounds: no interval
+		sc.Robust = stats.Interval{Method: "cluster-robust", Lower: math.NaN(), Upper: math.NaN()}
 		return sc, nil
 	}
-	p := stats.Proportion{K: c.Retained(), N: c.Items}
-	sc.Share = p.Estimate()
+	sc.Share = sc.Retained.Point()
 	var err error
-	if sc.Wilson, err = p.Interval(stats.Wilson, confidence); err != nil {
+	if sc.Wilson, err = sc.Retained.Wilson(); err != nil {
 		return sc, err
 	}
 	if sc.Clustered, err = stats.ClusterRate(clusters); err != nil {

@@ -78,14 +78,22 @@ const (
 // SystemClass is one system's result for one item class.
 type SystemClass struct {
 	Counts fixture.Counts
-	// Share is Counts.Retained()/Counts.Items (NaN with no items).
+	// Retained is the retained share as every renderer states it: a
+	// point with its Wilson interval when every verdict is known, else
+	// the range from every error absent to every error retained, with no
+	// interval.
+	Retained Share
+	// Share is Counts.Retained()/Counts.Items: NaN with no items, and NaN
+	// with an error verdict (Retained holds the range).
 	Share float64
-	// Wilson is the Wilson interval of Share at the report's confidence.
+	// Wilson is the Wilson interval of Share at the report's confidence;
+	// NaN bounds when Share is NaN.
 	Wilson stats.Interval
 	// Clustered is the retained share with its cluster-robust standard
-	// error and design effect, clustering items by conversation.
+	// error and design effect, clustering items by conversation; zero
+	// (N = 0) when Share is NaN.
 	Clustered stats.ClusteredRate
-	// Robust is the cluster-robust interval.
+	// Robust is the cluster-robust interval; NaN bounds when Share is NaN.
 	Robust stats.Interval
 	// Gate is this system's status against the class's minimum share.
 	Gate GateStatus

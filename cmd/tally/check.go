@@ -15,6 +15,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/judge"
+	"github.com/tally-eval/tally/report"
 	"github.com/tally-eval/tally/stats"
 )
 
@@ -34,6 +35,8 @@ type classRowJSON struct {
 	// is then only known to lie in ShareRange, and no interval is given.
 	Complete   bool        `json:"complete"`
 	ShareRange *shareRange `json:"retained_share_range,omitempty"`
+	// share is the row's share as report.Share states it (text output).
+	share report.Share
 }
 
 type checkJSON struct {
@@ -266,18 +269,16 @@ func classRows(res judge.CheckResult, confidence float64) []classRowJSON {
 		r := classRowJSON{
 			Class: name, Items: c.Items, Verbatim: c.Verbatim, Supported: c.Supported,
 			Absent: c.Absent, Contradicted: c.Contradicted, Error: c.Errors, Retained: c.Retained(),
-			Complete: c.Errors == 0,
+			Complete: c.Errors == 0, share: report.Share{Counts: c, Confidence: confidence},
 		}
 		switch {
 		case c.Items > 0 && c.Errors > 0:
-			n := float64(c.Items)
-			r.ShareRange = &shareRange{Lower: float64(c.Retained()) / n, Upper: float64(c.Retained()+c.Errors) / n}
-		case c.Items > 0:
-			p := stats.Proportion{K: c.Retained(), N: c.Items}
-			share := p.Estimate()
+			lo, hi := r.share.Range()
+			r.ShareRange = &shareRange{Lower: lo, Upper: hi}
+		case r.share.Known():
+			share := r.share.Point()
 			r.Share = &share
-			iv, err := p.Interval(stats.Wilson, confidence)
-			if err == nil {
+			if iv, err := r.share.Wilson(); err == nil {
 				r.Interval = &iv
 			}
 		}
@@ -333,16 +334,18 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	t := table(w)
 	fmt.Fprintf(t, "class\titems\tverbatim\tsupported\tabsent\tcontradicted\terror\tretained\t%s wilson\n", pct(sum.confidence))
 	for _, r := range rows {
+		// The words are report.Share's, as in the report: with errors
+		// the range and no interval.
 		share, iv := "—", "—"
 		if r.ShareRange != nil {
-			share = fmt.Sprintf("%d–%d (%.1f–%.1f%%)", r.Retained, r.Retained+r.Error, 100*r.ShareRange.Lower, 100*r.ShareRange.Upper)
+			share = r.share.String()
 			iv = "incomplete: " + plural(r.Error, "error")
 		}
 		if r.Share != nil {
-			share = fmt.Sprintf("%d (%.1f%%)", r.Retained, 100**r.Share)
+			share = fmt.Sprintf("%d (%s)", r.Retained, r.share.Percent())
 		}
-		if r.Interval != nil {
-			iv = fmt.Sprintf("%.1f–%.1f%%", 100*r.Interval.Lower, 100*r.Interval.Upper)
+		if t := r.share.IntervalText(); t != "" {
+			iv = t
 		}
 		fmt.Fprintf(t, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.Class, r.Items, r.Verbatim, r.Supported, r.Absent, r.Contradicted, r.Error, share, iv)
 	}

@@ -12,13 +12,16 @@ import (
 
 // gateSideJSON is one system's cell of a gate row.
 type gateSideJSON struct {
-	Retained         *int     `json:"retained,omitempty"`
-	Items            *int     `json:"items,omitempty"`
-	Share            *float64 `json:"retained_share,omitempty"`
-	Errors           *int     `json:"errors,omitempty"`
-	Contradicted     *int     `json:"contradicted,omitempty"`
-	MeanPromptTokens *float64 `json:"mean_prompt_tokens,omitempty"`
-	Status           string   `json:"status"`
+	Retained *int     `json:"retained,omitempty"`
+	Items    *int     `json:"items,omitempty"`
+	Share    *float64 `json:"retained_share,omitempty"`
+	// ShareRange replaces Share when error verdicts leave the share
+	// unknown: every error absent to every error retained.
+	ShareRange       *shareRange `json:"retained_share_range,omitempty"`
+	Errors           *int        `json:"errors,omitempty"`
+	Contradicted     *int        `json:"contradicted,omitempty"`
+	MeanPromptTokens *float64    `json:"mean_prompt_tokens,omitempty"`
+	Status           string      `json:"status"`
 }
 
 // gateRowJSON is one row of `tally gate`'s JSON: a class, the
@@ -100,8 +103,12 @@ func newGateJSON(r *report.Report, strict bool) gateJSON {
 	side := func(s report.SystemClass) gateSideJSON {
 		c := s.Counts
 		g := gateSideJSON{Retained: ptr(c.Retained()), Items: ptr(c.Items), Errors: ptr(c.Errors), Contradicted: ptr(c.Contradicted), Status: string(s.Gate)}
-		if c.Items > 0 {
-			g.Share = ptr(s.Share)
+		switch {
+		case s.Retained.Known():
+			g.Share = ptr(s.Retained.Point())
+		case c.Items > 0:
+			lo, hi := s.Retained.Range()
+			g.ShareRange = &shareRange{Lower: lo, Upper: hi}
 		}
 		return g
 	}
@@ -324,7 +331,7 @@ func shareCell(s report.SystemClass) string {
 	if c.Items == 0 {
 		return "0/0"
 	}
-	out := fmt.Sprintf("%d/%d %s", c.Retained(), c.Items, pctShare(s.Share))
+	out := s.Retained.Count() + " " + s.Retained.Percent()
 	if c.Errors > 0 {
 		out += fmt.Sprintf(", %d errors", c.Errors)
 	}

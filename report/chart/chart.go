@@ -190,6 +190,10 @@ func Retention(r *report.Report) (svg []byte, warnings []string, err error) {
 		var pts yErrPoints
 		for i, row := range r.Classes {
 			sc := s.pick(row)
+			if sc.Counts.Errors > 0 && sc.Counts.Items > 0 {
+				warnings = append(warnings, fmt.Sprintf("retention chart: the %s's %s share is a range, %s (judge errors); its point is left out", s.role, markup.ClassLabel(row.Class), sc.Retained))
+				continue
+			}
 			if !markup.Finite(sc.Share) || !markup.Finite(sc.Wilson.Lower) || !markup.Finite(sc.Wilson.Upper) {
 				warnings = append(warnings, fmt.Sprintf("retention chart: the %s has no retained share for %s (%d items); its point is left out", s.role, markup.ClassLabel(row.Class), sc.Counts.Items))
 				continue

@@ -116,6 +116,7 @@ func TestSkipUndefined(t *testing.T) {
 		"retention": {
 			"retention chart: the incumbent has no retained share for reference (0 items); its point is left out",
 			"retention chart: the candidate has no retained share for commitment (51 items); its point is left out",
+			"retention chart: the candidate's open question share is a range, 88–89 of 103 = 85.4–86.4%, no interval (judge errors); its point is left out",
 			"retention chart: the candidate has no retained share for reference (0 items); its point is left out",
 		},
 		"verdicts": {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -317,7 +316,7 @@ func (m *writer) backlog(r *report.Report) {
 			for _, c := range r.Classes {
 				if string(c.Class) == name {
 					m.printf("- %s retained ≥ %s: incumbent %s (%s), candidate %s (%s)\n", escape(string(c.Class)), pct(c.MinShare),
-						pctOrDash(c.Incumbent.Share), c.Incumbent.Gate, pctOrDash(c.Candidate.Share), c.Candidate.Gate)
+						c.Incumbent.Retained.Percent(), c.Incumbent.Gate, c.Candidate.Retained.Percent(), c.Candidate.Gate)
 				}
 			}
 		}
@@ -374,13 +373,15 @@ func (m *writer) taskSuccess(r *report.Report) {
 	m.printf("\n")
 }
 
-// share formats retained k/n with the share and its Wilson interval.
+// share states the retained share in its one text form (a point with
+// its Wilson interval, or with errors a range and no interval), then the
+// contradicted and error counts.
 func share(s report.SystemClass) string {
 	c := s.Counts
 	if c.Items == 0 {
 		return "0/0"
 	}
-	out := fmt.Sprintf("%d/%d = %s (%s)", c.Retained(), c.Items, pct(s.Share), interval(s.Wilson.Lower, s.Wilson.Upper))
+	out := s.Retained.String()
 	if c.Contradicted > 0 || c.Errors > 0 {
 		var extra []string
 		if c.Contradicted > 0 {
@@ -404,15 +405,6 @@ func prompt(p report.PromptStats) string {
 func tokens(x float64) string { return fmt.Sprintf("%.0f", x) }
 
 func pct(p float64) string { return fmt.Sprintf("%.1f%%", 100*p) }
-
-func pctOrDash(p float64) string {
-	if math.IsNaN(p) {
-		return "—"
-	}
-	return pct(p)
-}
-
-func interval(lo, hi float64) string { return fmt.Sprintf("%.1f–%.1f%%", 100*lo, 100*hi) }
 
 func gateWord(g report.GateStatus) string {
 	switch g {

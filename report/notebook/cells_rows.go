@@ -153,10 +153,14 @@ func writeShare(h *markup.Buffer, sc report.SystemClass, gate bool, more func(*m
 		h.Raw(`<span class="none">no items</span></td>`)
 		return
 	}
-	h.Rawf("%d/%d · <strong>%s</strong>", sc.Counts.Retained(), sc.Counts.Items, markup.Pct(sc.Share))
-	h.Rawf(`<span class="sub">Wilson %s</span>`, markup.Interval(sc.Wilson.Lower, sc.Wilson.Upper))
+	// The share's words come from the model (report.Share): a point and
+	// its Wilson interval, or with errors a range and no interval.
+	h.Raw(sc.Retained.Count(), " · <strong>", sc.Retained.Percent(), "</strong>")
+	if iv := sc.Retained.IntervalText(); iv != "" {
+		h.Rawf(`<span class="sub">Wilson %s</span>`, iv)
+	}
 	if sc.Counts.Errors > 0 {
-		h.Rawf(`<span class="sub">%d judge error%s, not counted as absent</span>`, sc.Counts.Errors, plural(sc.Counts.Errors))
+		h.Rawf(`<span class="sub">%d judge error%s, not counted as absent: no interval</span>`, sc.Counts.Errors, plural(sc.Counts.Errors))
 	}
 	if more != nil {
 		more(h, sc)

@@ -119,15 +119,18 @@ func (b *book) summary() error {
 			who string
 			sc  report.SystemClass
 		}{{"incumbent", c.Incumbent}, {"candidate", c.Candidate}} {
-			row.count(s.sc.Counts.Retained(), st.count).count(s.sc.Counts.Items, st.count).
-				num(s.who+" share", s.sc.Share, st.pct).
-				num(s.who+" low", s.sc.Wilson.Lower, st.pct).num(s.who+" high", s.sc.Wilson.Upper, st.pct).
-				str(string(s.sc.Gate), 0)
+			row.count(s.sc.Counts.Retained(), st.count).count(s.sc.Counts.Items, st.count)
+			if e := s.sc.Counts.Errors; e > 0 && s.sc.Counts.Items > 0 {
+				// A range, not a point: a text cell, and no interval.
+				row.str(s.sc.Retained.Percent(), 0).skip(2)
+				notes = append(notes, fmt.Sprintf("%s: %d judge errors (not counted as absent): %s", s.who, e, s.sc.Retained))
+			} else {
+				row.num(s.who+" share", s.sc.Share, st.pct).
+					num(s.who+" low", s.sc.Wilson.Lower, st.pct).num(s.who+" high", s.sc.Wilson.Upper, st.pct)
+			}
+			row.str(string(s.sc.Gate), 0)
 			if s.sc.Counts.Items == 0 {
 				notes = append(notes, s.who+": no items")
-			}
-			if e := s.sc.Counts.Errors; e > 0 {
-				notes = append(notes, fmt.Sprintf("%s: %d judge errors (not counted as absent)", s.who, e))
 			}
 		}
 		if ni, nc := len(c.OnlyIncumbent), len(c.OnlyCandidate); ni+nc > 0 {
@@ -523,7 +526,17 @@ func (b *book) summaryDetail(g *grid) error {
 			row := (&cellRow{}).str(string(c.Class), st.label).str(s.name, 0).
 				count(n.Items, st.count).count(n.Verbatim, st.count).count(n.Supported, st.count).
 				count(n.Absent, st.count).count(n.Contradicted, st.count).count(n.Errors, st.count).
-				count(n.Retained(), st.count).num("share", s.sc.Share, st.pct).
+				count(n.Retained(), st.count)
+			if n.Errors > 0 && n.Items > 0 {
+				// A range, not a point: a text cell, and no cluster-robust figures.
+				row.str(s.sc.Retained.Percent(), 0).skip(9).
+					str("retained "+s.sc.Retained.String()+": error verdicts leave the share a range", 0)
+				if err := g.put(row); err != nil {
+					return err
+				}
+				continue
+			}
+			row.num("share", s.sc.Share, st.pct).
 				count(cl.Clusters, st.count).num("standard error", cl.StandardError, st.prob).
 				num("robust SE", cl.RobustStandardError, st.prob).num("design effect", cl.DesignEffect, st.decimal).
 				num("effective items", cl.EffectiveN(), st.decimal).

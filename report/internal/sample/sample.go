@@ -240,8 +240,9 @@ func fillClass(sc *report.SystemClass, cs []stats.Cluster, gate, conf float64) {
 	sc.Wilson = stats.Interval{Method: string(stats.Wilson), Lower: math.NaN(), Upper: math.NaN()}
 	sc.Robust = stats.Interval{Method: "cluster-robust", Lower: math.NaN(), Upper: math.NaN()}
 	sc.Gate = report.Incomplete
-	if sc.Counts.Items == 0 {
-		return
+	sc.Retained = report.Share{Counts: sc.Counts, Confidence: conf}
+	if !sc.Retained.Known() {
+		return // no items, or a range: no point share, no interval
 	}
 	k, n := sc.Counts.Retained(), sc.Counts.Items
 	sc.Share = float64(k) / float64(n)

@@ -105,6 +105,11 @@ func Minimal() *report.Report {
 	oq.Counts.Absent--
 	oq.Counts.Errors++
 	oq.Gate = report.Incomplete
+	// With an error the share is a range: no point, no interval.
+	oq.Retained.Counts = oq.Counts
+	oq.Share, oq.Clustered = math.NaN(), stats.ClusteredRate{}
+	oq.Wilson.Lower, oq.Wilson.Upper = math.NaN(), math.NaN()
+	oq.Robust.Lower, oq.Robust.Upper = math.NaN(), math.NaN()
 	r.Contradictions.New = nil
 	r.Prompt = report.PromptRow{Incumbent: report.NewPromptStats([]int{131, 79, 90}), Candidate: report.NewPromptStats(nil)}
 	r.Decision = report.Decision{Rule: "no row got worse"}
