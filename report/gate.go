@@ -182,8 +182,10 @@ func decide(r *Report, reg Regression) Decision {
 	}
 	for _, row := range r.Classes {
 		note(string(row.Class), row.Change, row.Incumbent.Gate, row.Candidate.Gate)
+		d.JudgeErrors += row.Incumbent.Counts.Errors + row.Candidate.Counts.Errors
 	}
 	c := r.Contradictions
+	d.Unpaired = c.OnlyIncumbent + c.OnlyCandidate
 	note(GateContradictions, c.Change, c.IncumbentGate, c.CandidateGate)
 	p := r.Prompt
 	note(GateMeanPromptTokens, p.Change, p.IncumbentGate, p.CandidateGate)

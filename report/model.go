@@ -175,7 +175,9 @@ type PromptStats struct {
 	Sizes []int
 }
 
-// Decision is the change's verdict: it blocks when any row got worse.
+// Decision is the change's verdict: it blocks when any row got worse. Its
+// methods (Headline, WorseText, UndecidedText, BacklogText) are the
+// verdict's words, the same in every output.
 type Decision struct {
 	Blocks bool
 	// Worse names the rows that got worse (class names, "contradictions").
@@ -188,6 +190,11 @@ type Decision struct {
 	// Undecided names the rows whose change is Undecided (error
 	// verdicts); they block too.
 	Undecided []string
+	// Unpaired counts the item-compactions, all classes together, that
+	// one system checked and the other did not; JudgeErrors counts the
+	// error verdicts of both systems. They say why rows are Undecided
+	// (UndecidedWhy).
+	Unpaired, JudgeErrors int
 	// Rule states the regression rule in words, exactly as applied.
 	Rule string
 }

@@ -97,7 +97,7 @@ func ptr[T any](v T) *T { return &v }
 
 func newGateJSON(r *report.Report, strict bool) gateJSON {
 	d := r.Decision
-	out := gateJSON{Verdict: verdictWord(d), Blocks: d.Blocks, Strict: strict, Fails: gateFails(d, strict),
+	out := gateJSON{Verdict: d.Verdict(), Blocks: d.Blocks, Strict: strict, Fails: gateFails(d, strict),
 		Worse: nonNil(d.Worse), Undecided: nonNil(d.Undecided), Backlog: nonNil(d.Backlog),
 		CandidateUnmet: nonNil(d.CandidateUnmet), Rule: d.Rule, Warnings: r.Warnings}
 	side := func(s report.SystemClass) gateSideJSON {
@@ -140,13 +140,6 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-func verdictWord(d report.Decision) string {
-	if d.Blocks {
-		return "blocks"
-	}
-	return "does not block"
 }
 
 // gateFails is the rule of `tally gate` and `tally report --gate`: the
@@ -209,38 +202,10 @@ gate unmet.`,
 	return cmd
 }
 
-// writeVerdictLine prints the verdict and the rows that decide it.
+// writeVerdictLine prints the verdict and the rows that decide it, in
+// the decision's own words (report.Decision.Headline).
 func writeVerdictLine(w io.Writer, r *report.Report) {
-	d := r.Decision
-	switch {
-	case d.Blocks && len(d.Worse) > 0:
-		fmt.Fprintf(w, "verdict: blocks — rows that got worse under the candidate: %s", strings.Join(d.Worse, ", "))
-		if len(d.Undecided) > 0 {
-			fmt.Fprintf(w, "; undecided (%s): %s", undecidedWhy(r), strings.Join(d.Undecided, ", "))
-		}
-		fmt.Fprintln(w)
-	case d.Blocks:
-		fmt.Fprintf(w, "verdict: blocks — undecided (%s): %s\n", undecidedWhy(r), strings.Join(d.Undecided, ", "))
-	default:
-		fmt.Fprintln(w, "verdict: does not block — no row got worse under the candidate")
-	}
-}
-
-// undecidedWhy says why rows are undecided: item-compactions checked by
-// one system only, judge errors, or both.
-func undecidedWhy(r *report.Report) string {
-	unpaired := r.Contradictions.OnlyIncumbent+r.Contradictions.OnlyCandidate > 0
-	errs := false
-	for _, c := range r.Classes {
-		errs = errs || c.Incumbent.Counts.Errors > 0 || c.Candidate.Counts.Errors > 0
-	}
-	switch {
-	case unpaired && errs:
-		return "items checked by one system only, and judge errors"
-	case unpaired:
-		return "items checked by one system only"
-	}
-	return "judge errors; re-run tally check"
+	fmt.Fprintln(w, "verdict: "+r.Decision.Headline())
 }
 
 // writeUnpaired names, for each row with item-compactions checked by one
@@ -311,8 +276,8 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 	}
 	fmt.Fprintln(w)
 	writeUnpaired(w, r)
-	if len(d.Backlog) > 0 {
-		fmt.Fprintf(w, "backlog, unmet by both systems (a standard not yet met, not a merge decision): %s\n", strings.Join(d.Backlog, ", "))
+	if b := d.BacklogText(); b != "" {
+		fmt.Fprintln(w, b)
 	}
 	if len(d.CandidateUnmet) > 0 {
 		fmt.Fprintf(w, "gates the candidate leaves unmet: %s", strings.Join(d.CandidateUnmet, ", "))

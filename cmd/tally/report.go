@@ -142,14 +142,14 @@ exactly as tally gate does.`,
 			}
 			w := cmd.OutOrStdout()
 			if opts.format == "json" {
-				if err := writeJSON(w, reportJSON{Verdict: verdictWord(r.Decision), Blocks: r.Decision.Blocks,
+				if err := writeJSON(w, reportJSON{Verdict: r.Decision.Verdict(), Blocks: r.Decision.Blocks,
 					Worse: nonNil(r.Decision.Worse), Backlog: nonNil(r.Decision.Backlog), Outputs: out, Warnings: r.Warnings}); err != nil {
 					return err
 				}
 			} else {
 				writeVerdictLine(w, r)
-				if len(r.Decision.Backlog) > 0 {
-					fmt.Fprintf(w, "backlog (unmet by both systems): %s\n", plural(len(r.Decision.Backlog), "gate"))
+				if b := r.Decision.BacklogCount(); b != "" {
+					fmt.Fprintln(w, b)
 				}
 				for _, p := range []string{out.Markdown, out.HTML, out.XLSX, out.Queue} {
 					if p != "" {

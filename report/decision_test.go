@@ -1,0 +1,64 @@
+package report
+
+import "testing"
+
+// TestDecisionWording pins the decision's words, the ones every output
+// gives it.
+func TestDecisionWording(t *testing.T) {
+	for _, c := range []struct {
+		name, reason string
+		d            Decision
+		verdict      string
+		headline     string
+		worse        string
+		undecided    string
+		backlog      string
+		count        string
+	}{
+		{"blocks, worse", "the example: two rows worse, five gates backlog",
+			Decision{Blocks: true, Worse: []string{"open_question", "contradictions"},
+				Backlog: []string{"constraint", "commitment", "open_question", "reference", "contradictions"}},
+			"blocks", "blocks — rows that got worse under the candidate: open_question, contradictions",
+			"rows that got worse under the candidate: open_question, contradictions", "",
+			"backlog, unmet by both systems (a standard not yet met, not a merge decision): constraint, commitment, open_question, reference, contradictions",
+			"backlog (unmet by both systems): 5 gates"},
+		{"blocks, worse and undecided", "judge errors leave a row undecided beside a worse one",
+			Decision{Blocks: true, Worse: []string{"constraint"}, Undecided: []string{"reference"}, JudgeErrors: 3},
+			"blocks", "blocks — rows that got worse under the candidate: constraint; undecided (judge errors; re-run tally check): reference",
+			"rows that got worse under the candidate: constraint", "undecided (judge errors; re-run tally check): reference", "", ""},
+		{"blocks, undecided only", "no row worse, but judge errors block",
+			Decision{Blocks: true, Undecided: []string{"constraint", "contradictions"}, JudgeErrors: 13},
+			"blocks", "blocks — undecided (judge errors; re-run tally check): constraint, contradictions",
+			"", "undecided (judge errors; re-run tally check): constraint, contradictions", "", ""},
+		{"blocks, unpaired", "items checked by one system only",
+			Decision{Blocks: true, Undecided: []string{"commitment"}, Unpaired: 2},
+			"blocks", "blocks — undecided (items checked by one system only): commitment",
+			"", "undecided (items checked by one system only): commitment", "", ""},
+		{"blocks, unpaired and errors", "both reasons named",
+			Decision{Blocks: true, Undecided: []string{"commitment"}, Unpaired: 2, JudgeErrors: 1},
+			"blocks", "blocks — undecided (items checked by one system only, and judge errors): commitment",
+			"", "undecided (items checked by one system only, and judge errors): commitment", "", ""},
+		{"does not block", "no row worse, no backlog", Decision{},
+			"does not block", "does not block — no row got worse under the candidate", "", "", "", ""},
+		{"does not block, backlog", "a gate unmet by both is backlog, not a block",
+			Decision{Backlog: []string{"reference"}, CandidateUnmet: []string{"reference"}},
+			"does not block", "does not block — no row got worse under the candidate", "", "",
+			"backlog, unmet by both systems (a standard not yet met, not a merge decision): reference",
+			"backlog (unmet by both systems): 1 gate"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, f := range []struct{ what, got, want string }{
+				{"Verdict()", c.d.Verdict(), c.verdict},
+				{"Headline()", c.d.Headline(), c.headline},
+				{"WorseText()", c.d.WorseText(), c.worse},
+				{"UndecidedText()", c.d.UndecidedText(), c.undecided},
+				{"BacklogText()", c.d.BacklogText(), c.backlog},
+				{"BacklogCount()", c.d.BacklogCount(), c.count},
+			} {
+				if f.got != f.want {
+					t.Errorf("%s = %q, want %q (%s)", f.what, f.got, f.want, c.reason)
+				}
+			}
+		})
+	}
+}
