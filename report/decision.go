@@ -22,37 +22,59 @@ func (d Decision) Verdict() string {
 //	blocks — rows that got worse under the candidate: constraint; undecided (judge errors; re-run tally check): reference
 //	blocks — undecided (judge errors; re-run tally check): constraint
 //	does not block — no row got worse under the candidate
-func (d Decision) Headline() string {
+func (d Decision) Headline() string { return d.HeadlineWith(plain) }
+
+// HeadlineWith is Headline with each row name passed through name: a
+// renderer's markup around the names (HTML's <em>), the words the
+// model's. The words between the names hold no markup character (none
+// of <>&*_`[]\), so a renderer may write them as they are.
+func (d Decision) HeadlineWith(name func(string) string) string {
 	switch {
 	case d.Blocks && len(d.Worse) > 0:
-		s := d.Verdict() + " — " + d.WorseText()
+		s := d.Verdict() + " — " + d.worseText(name)
 		if len(d.Undecided) > 0 {
-			s += "; " + d.UndecidedText()
+			s += "; " + d.undecidedText(name)
 		}
 		return s
 	case d.Blocks:
-		return d.Verdict() + " — " + d.UndecidedText()
+		return d.Verdict() + " — " + d.undecidedText(name)
 	}
 	return d.Verdict() + " — no row got worse under the candidate"
 }
 
 // WorseText names the rows that got worse: "rows that got worse under the
 // candidate: open_question, contradictions"; "" when none did.
-func (d Decision) WorseText() string {
+func (d Decision) WorseText() string { return d.worseText(plain) }
+
+func (d Decision) worseText(name func(string) string) string {
 	if len(d.Worse) == 0 {
 		return ""
 	}
-	return "rows that got worse under the candidate: " + strings.Join(d.Worse, ", ")
+	return "rows that got worse under the candidate: " + names(d.Worse, name)
 }
 
 // UndecidedText names the undecided rows and why they are undecided:
 // "undecided (judge errors; re-run tally check): constraint"; "" when no
 // row is undecided.
-func (d Decision) UndecidedText() string {
+func (d Decision) UndecidedText() string { return d.undecidedText(plain) }
+
+func (d Decision) undecidedText(name func(string) string) string {
 	if len(d.Undecided) == 0 {
 		return ""
 	}
-	return "undecided (" + d.UndecidedWhy() + "): " + strings.Join(d.Undecided, ", ")
+	return "undecided (" + d.UndecidedWhy() + "): " + names(d.Undecided, name)
+}
+
+// plain is a row name as it is.
+func plain(s string) string { return s }
+
+// names joins list with ", ", each passed through name.
+func names(list []string, name func(string) string) string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = name(s)
+	}
+	return strings.Join(out, ", ")
 }
 
 // UndecidedWhy says why rows are undecided: item-compactions checked by

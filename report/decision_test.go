@@ -1,6 +1,9 @@
 package report
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestDecisionWording pins the decision's words, the ones every output
 // gives it.
@@ -60,5 +63,28 @@ func TestDecisionWording(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHeadlineWith: a renderer's markup around the row names leaves the
+// words the model's, and the words between the names hold no markup
+// character.
+func TestHeadlineWith(t *testing.T) {
+	d := Decision{Blocks: true, Worse: []string{"open_question"}, Undecided: []string{"reference"}, Unpaired: 1, JudgeErrors: 1,
+		Backlog: []string{"constraint"}}
+	em := func(s string) string { return "<em>" + s + "</em>" }
+	got := d.HeadlineWith(em)
+	want := "blocks — rows that got worse under the candidate: <em>open_question</em>; undecided (items checked by one system only, and judge errors): <em>reference</em>"
+	if got != want {
+		t.Errorf("HeadlineWith(em) = %q, want %q", got, want)
+	}
+	if d.HeadlineWith(plain) != d.Headline() {
+		t.Error("HeadlineWith(plain) is not Headline()")
+	}
+	for _, d := range []Decision{d, {Blocks: true, Undecided: []string{"x"}}, {}} {
+		words := d.HeadlineWith(func(string) string { return "" })
+		if i := strings.IndexAny(words, "<>&*_`[]\\"); i >= 0 {
+			t.Errorf("the headline's words %q hold a markup character at %d", words, i)
+		}
 	}
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"html"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -123,4 +125,53 @@ func TestCheckReportShareAgree(t *testing.T) {
 		}
 	}
 	t.Fatalf("no constraint line:\n%s", stdout)
+}
+
+// TestHeadlineEverywhere: every output of the example gives the decision
+// in report.Decision.Headline's words, verbatim.
+func TestHeadlineEverywhere(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1775433600")
+	config := filepath.Join(quarterly, "report.yaml")
+	cfg, err := report.LoadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Build(cfg, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	headline := r.Decision.Headline()
+	if headline != "blocks — rows that got worse under the candidate: open_question, contradictions" {
+		t.Fatalf("Headline() = %q", headline)
+	}
+	outDir := filepath.Join(t.TempDir(), "out")
+	reportOut, errOut, code := cli(t, "report", config, "-o", outDir)
+	if code != exitOK {
+		t.Fatalf("report: exit %d\n%s", code, errOut)
+	}
+	gateOut, _, _ := cli(t, "gate", config)
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(outDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// The Markdown escapes the underscore of open_question; the HTML's
+	// text is read without its tags.
+	md := strings.ReplaceAll(read("report.md"), `\_`, "_")
+	page := html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(read("report.html"), ""))
+	for name, text := range map[string]string{
+		"tally report": reportOut, "tally gate": gateOut, "report.md": md, "report.html": page,
+		"report.xlsx": xlsxText(t, filepath.Join(outDir, "report.xlsx")),
+	} {
+		if !strings.Contains(text, headline) {
+			t.Errorf("%s does not give the verdict as %q", name, headline)
+		}
+	}
+	for name, text := range map[string]string{"tally report": reportOut, "tally gate": gateOut} {
+		if !strings.HasPrefix(text, "verdict: "+headline+"\n") {
+			t.Errorf("%s's first line is not the headline:\n%s", name, text)
+		}
+	}
 }

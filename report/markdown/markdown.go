@@ -92,24 +92,15 @@ func (m *writer) header(r *report.Report) {
 	m.printf(".\n\n")
 }
 
+// verdict writes the decision in its own words (report.Decision's
+// Headline and BacklogCount), the words every output gives it.
 func (m *writer) verdict(r *report.Report) {
 	d := r.Decision
-	const why = "judge errors, or item-compactions checked by one system only"
-	switch {
-	case d.Blocks && len(d.Worse) > 0:
-		m.printf("**Verdict: blocks.** Rows that got worse under the candidate: %s.", rowNames(d.Worse))
-		if len(d.Undecided) > 0 {
-			m.printf(" Undecided (%s): %s.", why, rowNames(d.Undecided))
-		}
-	case d.Blocks:
-		m.printf("**Verdict: blocks.** No row got worse, but %s cannot be compared (%s); re-run `tally check`.", rowNames(d.Undecided), why)
-	default:
-		m.printf("**Verdict: does not block.** No row got worse under the candidate.")
+	m.printf("**Verdict:** %s", escape(d.Headline()))
+	if b := d.BacklogCount(); b != "" {
+		m.printf("; %s, not a merge decision", escape(b))
 	}
-	if len(d.Backlog) > 0 {
-		m.printf(" %s unmet by both systems: backlog, not a merge decision.", count(len(d.Backlog), "gate", "gates"))
-	}
-	m.printf("\n\n")
+	m.printf(".\n\n")
 }
 
 func (m *writer) gates(r *report.Report) {

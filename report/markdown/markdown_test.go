@@ -33,7 +33,7 @@ func TestWriteQuarterly(t *testing.T) {
 	text := string(got)
 	for _, want := range []string{
 		"| row | gate | incumbent | incumbent vs gate | candidate | candidate vs gate | change |\n|---|---|---|---|---|---|---|\n",
-		"**Verdict: blocks.** Rows that got worse under the candidate: open\\_question, contradictions.",
+		"**Verdict:** blocks — rows that got worse under the candidate: open\\_question, contradictions; backlog (unmet by both systems): 5 gates, not a merge decision.",
 		"| constraint | ≥ 95.0% | 71/80 = 88.8% (80.0–94.0%) | **fail** |",
 		"| commitment | ≥ 90.0% | 44/51 = 86.3% (74.3–93.2%); 1 contradicted | **fail** |",
 		"| open\\_question | ≥ 95.0% | 96/103 = 93.2% (86.6–96.7%); 1 contradicted | **fail** |",
@@ -267,7 +267,7 @@ func TestWriteUnpaired(t *testing.T) {
 func TestWriteWithoutReplay(t *testing.T) {
 	r := sample.BuildCase(t, sample.WriteCase(t, sample.Verdicts("incumbent", nil), sample.Verdicts("candidate", nil), ""))
 	got := string(markdown(t, r))
-	if !strings.Contains(got, "**Verdict: does not block.** No row got worse under the candidate.") {
+	if !strings.Contains(got, "**Verdict:** does not block — no row got worse under the candidate.") {
 		t.Errorf("verdict:\n%s", got)
 	}
 	if !strings.HasSuffix(got, "**Task success** (reported, not gated): no replay in this report.\n") {

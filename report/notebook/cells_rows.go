@@ -52,24 +52,17 @@ func writeNames(h *markup.Buffer, list []string) {
 func cellDecision(cx *cellCtx) error {
 	d, h := cx.r.Decision, cx.out
 	if d.Blocks {
-		h.Raw("<section class=\"decision\">\n<p class=\"verdict\"><strong>This change blocks.</strong> ")
-		if len(d.Worse) > 0 {
-			h.Raw("The rows that got worse under it: ")
-			writeNames(h, d.Worse)
-			h.Raw(".")
-		}
-		if len(d.Undecided) > 0 {
-			if len(d.Worse) > 0 {
-				h.Raw(" ")
-			}
-			h.Raw("Undecided rows, which block until they can be compared: ")
-			writeNames(h, d.Undecided)
-			h.Raw(".")
-		}
-		h.Raw("</p>\n")
-		writeUnpaired(h, cx.r)
+		h.Raw("<section class=\"decision\">\n")
 	} else {
-		h.Raw("<section class=\"decision clear\">\n<p class=\"verdict\"><strong>This change does not block:</strong> no row got worse under it.</p>\n")
+		h.Raw("<section class=\"decision clear\">\n")
+	}
+	// The decision's own words (report.Decision.Headline), the ones every
+	// output gives it.
+	h.Raw("<p class=\"verdict\"><strong>Verdict:</strong> ", d.HeadlineWith(func(name string) string {
+		return "<em>" + markup.Escape(name, markup.CapShort) + "</em>"
+	}), ".</p>\n")
+	if d.Blocks {
+		writeUnpaired(h, cx.r)
 	}
 	if len(d.Backlog) > 0 {
 		h.Rawf("<p><strong>Backlog, not a merge decision:</strong> %d gate%s unmet by the incumbent as well — ", len(d.Backlog), plural(len(d.Backlog)))

@@ -223,16 +223,10 @@ func (b *book) summaryVerdict(g *grid) error {
 	r, st := b.r, b.st
 	d := r.Decision
 	g.row++
-	verdict, vstyle := "Does not block: no row got worse under the candidate", st.passes
+	// The decision's own words, the ones every output gives it.
+	verdict, vstyle := d.Headline(), st.passes
 	if d.Blocks {
-		var why []string
-		if len(d.Worse) > 0 {
-			why = append(why, "rows got worse under the candidate: "+list(d.Worse))
-		}
-		if len(d.Undecided) > 0 {
-			why = append(why, "rows undecided (judge errors, or item-compactions checked by one system only): "+list(d.Undecided))
-		}
-		verdict, vstyle = "Blocks the change: "+strings.Join(why, "; "), st.blocks
+		vstyle = st.blocks
 	}
 	var unpaired []string
 	for _, c := range r.Classes {

@@ -253,7 +253,7 @@ func TestSummary(t *testing.T) {
 		t.Errorf("prompt statuses %q, %q, want pass", prompt["I"].Value, prompt["O"].Value)
 	}
 	verdict := rowStarting(t, rows, "Verdict")["B"].Value
-	if !strings.HasPrefix(verdict, "Blocks the change") || !strings.Contains(verdict, "open_question, contradictions") {
+	if verdict != "blocks — rows that got worse under the candidate: open_question, contradictions" {
 		t.Errorf("verdict %q", verdict)
 	}
 	if got := rowStarting(t, rows, "Backlog: gates unmet by both")["B"].Value; got != "constraint, commitment, open_question, reference, contradictions" {
@@ -330,7 +330,7 @@ func TestQuarterly(t *testing.T) {
 	if math.Round(r.Prompt.Incumbent.Mean) != 6407 || math.Round(r.Prompt.Candidate.Mean) != 4196 {
 		t.Errorf("prompt means %v, %v", r.Prompt.Incumbent.Mean, r.Prompt.Candidate.Mean)
 	}
-	if v := rowStarting(t, rows, "Verdict")["B"].Value; !strings.HasPrefix(v, "Blocks the change") {
+	if v := rowStarting(t, rows, "Verdict")["B"].Value; !strings.HasPrefix(v, "blocks — ") {
 		t.Errorf("verdict %q", v)
 	}
 	last := rows[len(rows)-1]
