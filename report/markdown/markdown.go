@@ -417,15 +417,6 @@ func changeWord(c report.Change) string {
 	return string(c)
 }
 
-// rowNames lists row names (classes, "contradictions"), escaped.
-func rowNames(names []string) string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = escape(n)
-	}
-	return strings.Join(out, ", ")
-}
-
 func count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, format.Plural(n, one, many))
 }
