@@ -417,7 +417,8 @@ func (b *builder) compute() error {
 				name, e, format.Plural(e, "verdict", "verdicts")))
 		}
 	}
-	if n := len(b.fixtures); n > 0 && n < fewClusters {
+	// The clusters are the conversations with at least one verdict.
+	if n := b.checkedConversations(); n > 0 && n < fewClusters {
 		r.Warnings = append(r.Warnings, fmt.Sprintf(
 			"the cluster-robust intervals rest on %d %s; with fewer than about %d clusters they run too narrow (Cameron & Miller 2015), so read the Wilson intervals beside them",
 			n, format.Plural(n, "conversation", "conversations"), fewClusters))
@@ -516,4 +517,18 @@ func (b *builder) replay() error {
 	b.r.Replay = rp
 	b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, in)
 	return nil
+}
+
+// checkedConversations counts the fixtures with at least one verdict in
+// either system: the clusters the cluster-robust intervals rest on.
+func (b *builder) checkedConversations() int {
+	seen := make([]bool, len(b.fixtures))
+	n := 0
+	for _, g := range b.rowItem {
+		if fi := b.itemFix[g]; !seen[fi] {
+			seen[fi] = true
+			n++
+		}
+	}
+	return n
 }

@@ -75,8 +75,9 @@ func (b *builder) coverageWarnings() {
 	}
 	if len(noFixture) > 0 {
 		b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(
-			"%d %s no verdict in either system (%s): added after tally check ran? Their items are in no row; re-run tally check for both systems",
-			len(noFixture), format.Plural(len(noFixture), "fixture has", "fixtures have"), firstFew(noFixture)))
+			"%d %s no verdict in either system (%s): added after tally check ran? %s in no row; re-run tally check for both systems",
+			len(noFixture), format.Plural(len(noFixture), "fixture has", "fixtures have"), firstFew(noFixture),
+			format.Plural(len(noFixture), "Its items are", "Their items are")))
 	}
 	if len(noItem) > 0 {
 		b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(

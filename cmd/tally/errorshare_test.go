@@ -69,7 +69,7 @@ func TestReportErrorShare(t *testing.T) {
 		{"report.md", read("report.md"), "60–70 of 80 = 75.0–87.5%, no interval; 1 contradicted, 10 errors"},
 		{"report.html", read("report.html"), "60–70 of 80 · <strong>75.0–87.5%</strong>"},
 		{"report.xlsx", xlsxText(t, filepath.Join(outDir, "report.xlsx")), "75.0–87.5%"},
-		{"gate", gateText, "60–70 of 80 75.0–87.5%, 10 errors"},
+		{"gate", gateText, "60–70 of 80 = 75.0–87.5%, no interval, 10 errors"},
 		{"gate --format json", gateOut, `"retained_share_range": {`},
 	} {
 		if !strings.Contains(c.text, c.want) {

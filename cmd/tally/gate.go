@@ -296,11 +296,12 @@ func shareCell(s report.SystemClass) string {
 	if c.Items == 0 {
 		return "0/0"
 	}
-	out := s.Retained.Count() + " " + s.Retained.Percent()
 	if c.Errors > 0 {
-		out += fmt.Sprintf(", %d errors", c.Errors)
+		// The one presentation of a share with errors: a range, no
+		// interval (report.Share).
+		return fmt.Sprintf("%s, %s", s.Retained, plural(c.Errors, "error"))
 	}
-	return out
+	return s.Retained.Count() + " " + s.Retained.Percent()
 }
 
 func meanCell(p report.PromptStats) string {

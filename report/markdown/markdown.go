@@ -157,8 +157,8 @@ func (m *writer) worse(r *report.Report) {
 		if c.Change != report.Worse {
 			continue
 		}
-		m.printf("### %s: %d/%d retained by the incumbent, %d/%d by the candidate\n\n", escape(string(c.Class)),
-			c.Incumbent.Counts.Retained(), c.Incumbent.Counts.Items, c.Candidate.Counts.Retained(), c.Candidate.Counts.Items)
+		m.printf("### %s: %s retained by the incumbent, %s by the candidate\n\n", escape(string(c.Class)),
+			c.Incumbent.Retained.Count(), c.Candidate.Retained.Count())
 		m.printf("%d lost, %d gained; exact McNemar p = %s on the item-level pairs (context, not the rule).", len(c.Lost), len(c.Gained), format.P(c.McNemar.PValue))
 		if len(c.Lost) > 0 {
 			m.printf(" Lost:\n\n")

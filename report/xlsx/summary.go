@@ -123,7 +123,7 @@ func (b *book) summary() error {
 			if e := s.sc.Counts.Errors; e > 0 && s.sc.Counts.Items > 0 {
 				// A range, not a point: a text cell, and no interval.
 				row.str(s.sc.Retained.Percent(), 0).skip(2)
-				notes = append(notes, fmt.Sprintf("%s: %d judge errors (not counted as absent): %s", s.who, e, s.sc.Retained))
+				notes = append(notes, fmt.Sprintf("%s: %d judge %s (not counted as absent): %s", s.who, e, format.Plural(e, "error", "errors"), s.sc.Retained))
 			} else {
 				row.num(s.who+" share", s.sc.Share, st.pct).
 					num(s.who+" low", s.sc.Wilson.Lower, st.pct).num(s.who+" high", s.sc.Wilson.Upper, st.pct)
