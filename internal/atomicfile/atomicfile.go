@@ -58,10 +58,16 @@ type File struct {
 // a target or in remove that is neither a regular file nor a symbolic
 // link (a folder, a device) is an error before anything is written.
 //
-// Between the first rename and the last a crash can leave some files new
-// and some old; the renames are the only step that can, and each is
-// atomic. The error names the file it is about.
+// Two entries naming the same file (or an entry and a path to remove) are
+// an error before anything is written. The renames happen under one lock
+// that Interrupt also takes, so an interrupt leaves the old set or the new
+// one; only a crash between the first rename and the last (a power cut)
+// can leave some files new and some old, and each rename is atomic. The
+// error names the file it is about.
 func WriteSet(set []File, remove []string) error {
+	if err := distinct(set, remove); err != nil {
+		return err
+	}
 	perms := make([]fs.FileMode, len(set))
 	for i, f := range set {
 		perm, err := replaceablePerm(f.Path)
@@ -89,24 +95,56 @@ func WriteSet(set []File, remove []string) error {
 		}
 		temps = append(temps, tmp)
 	}
+	paths := make([]string, len(set))
 	dirs := map[string]bool{}
 	for i, f := range set {
-		if err := Rename(temps[i], f.Path); err != nil {
-			return fmt.Errorf("writing %s: %w", f.Path, err)
-		}
-		renamed++
+		paths[i] = f.Path
 		dirs[filepath.Dir(f.Path)] = true
 	}
 	for _, p := range remove {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("removing %s: %w", p, err)
-		}
 		dirs[filepath.Dir(p)] = true
 	}
+	n, err := renameAll(temps, paths, remove)
+	renamed = n
 	for d := range dirs {
 		syncDir(d)
 	}
+	return err
+}
+
+// distinct refuses a set in which two files, or a file and a path to
+// remove, are the same file: the later would silently replace or delete
+// the earlier (-o x --sample-out x).
+func distinct(set []File, remove []string) error {
+	type named struct {
+		path string
+		info os.FileInfo // nil when nothing is there yet
+	}
+	var seen []named
+	for i, p := range append(pathsOf(set), remove...) {
+		clean := filepath.Clean(p)
+		info, _ := os.Stat(clean)
+		for _, s := range seen {
+			if s.path == clean || info != nil && s.info != nil && os.SameFile(info, s.info) {
+				what := "writing"
+				if i >= len(set) {
+					what = "removing"
+				}
+				return fmt.Errorf("%s %s: the same file as %s, which this run also writes", what, p, s.path)
+			}
+		}
+		seen = append(seen, named{clean, info})
+	}
 	return nil
+}
+
+// pathsOf lists the paths of a set.
+func pathsOf(set []File) []string {
+	out := make([]string, len(set))
+	for i, f := range set {
+		out[i] = f.Path
+	}
+	return out
 }
 
 // replaceablePerm returns the permission bits a new file at path gets: a

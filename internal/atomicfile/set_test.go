@@ -123,3 +123,61 @@ func TestWriteSet(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteSetSameFile: two entries naming one file (written twice, or
+// written and removed) would silently lose one of them; the set is
+// refused before anything is written.
+func TestWriteSetSameFile(t *testing.T) {
+	dir := t.TempDir()
+	put := func(text string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, text); return err }
+	}
+	a := filepath.Join(dir, "a.jsonl")
+	for _, tc := range []struct {
+		reason string
+		set    []File
+		remove []string
+	}{
+		{"one path twice", []File{{a, put("flagged")}, {a, put("sample")}}, nil},
+		{"the same path spelt two ways", []File{{a, put("flagged")}, {filepath.Join(dir, ".", "a.jsonl"), put("sample")}}, nil},
+		{"written and removed", []File{{a, put("flagged")}}, []string{a}},
+	} {
+		err := WriteSet(tc.set, tc.remove)
+		if err == nil || !strings.Contains(err.Error(), "the same file as") {
+			t.Errorf("%s: %v, want a refusal", tc.reason, err)
+		}
+		if got := contents(t, dir); len(got) != 0 {
+			t.Errorf("%s: the folder holds %q", tc.reason, got)
+		}
+	}
+	// A link to an existing file is the same file too.
+	if err := os.WriteFile(a, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Link(a, link); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	if err := WriteSet([]File{{a, put("x")}, {link, put("y")}}, nil); err == nil {
+		t.Error("two names of one file: written")
+	}
+}
+
+// TestWriteSetAfterInterrupt: once interrupted, a set renames nothing and
+// leaves no temporary file: the old files stay whole.
+func TestWriteSetAfterInterrupt(t *testing.T) {
+	resetInterrupt(t)
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.md")
+	if err := os.WriteFile(a, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	Interrupt()
+	err := WriteSet([]File{{a, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }}}, nil)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Errorf("err %v, want ErrInterrupted", err)
+	}
+	if got := contents(t, dir); !maps.Equal(got, map[string]string{"a.md": "old"}) {
+		t.Errorf("the folder holds %q", got)
+	}
+}

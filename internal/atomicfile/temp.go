@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"io/fs"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,6 +69,31 @@ func Rename(tmp, path string) error {
 	}
 	delete(live, tmp)
 	return nil
+}
+
+// renameAll renames each temporary file tmps[i] to paths[i] and removes
+// the paths in remove (one not there is fine), under one hold of the lock:
+// an Interrupt comes before the first rename or after the last removal,
+// never between, so a set is replaced whole or not at all. It returns
+// how many were renamed, and the first error.
+func renameAll(tmps, paths, remove []string) (int, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if interrupted {
+		return 0, ErrInterrupted
+	}
+	for i, tmp := range tmps {
+		if err := os.Rename(tmp, paths[i]); err != nil {
+			return i, fmt.Errorf("writing %s: %w", paths[i], err)
+		}
+		delete(live, tmp)
+	}
+	for _, p := range remove {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return len(tmps), fmt.Errorf("removing %s: %w", p, err)
+		}
+	}
+	return len(tmps), nil
 }
 
 // Remove removes the temporary file tmp and forgets it.
