@@ -1,9 +1,9 @@
 package atomicfile
 
 import (
-	"io/fs"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
