@@ -69,7 +69,9 @@ func cellDecision(cx *cellCtx) error {
 		writeNames(h, d.Backlog)
 		h.Raw(". A gate the system in production does not meet either is a standard not yet met; it does not make this change unsafe.</p>\n")
 	} else {
-		h.Raw("<p>No backlog: the incumbent meets every gate.</p>\n")
+		// No backlog says only that no gate is unmet by both systems;
+		// the incumbent may still miss one the candidate meets.
+		h.Raw("<p>No backlog: no gate is unmet by both systems.</p>\n")
 	}
 	if len(d.CandidateUnmet) > 0 {
 		h.Raw("<p>Gates the candidate does not meet: ")
