@@ -251,4 +251,21 @@ func TestOwnQuarterDeadJudge(t *testing.T) {
 	if bytes.Contains([]byte(out), []byte("does not block")) {
 		t.Errorf("gate passed a change it could not judge:\n%s", out)
 	}
+	// report --format json says why it blocks: the undecided rows, and
+	// the headline every output gives.
+	out, errOut, code := cli(t, "report", filepath.Join(dir, "report.yaml"), "-o", filepath.Join(dir, "out"), "--format", "json")
+	if code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Blocks    bool     `json:"blocks"`
+		Headline  string   `json:"headline"`
+		Undecided []string `json:"undecided"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Blocks || len(rep.Undecided) == 0 || !strings.Contains(rep.Headline, "undecided") {
+		t.Errorf("report JSON: blocks %v, undecided %q, headline %q", rep.Blocks, rep.Undecided, rep.Headline)
+	}
 }

@@ -30,12 +30,17 @@ type reportOutputs struct {
 
 // reportJSON is the JSON contract of `tally report`.
 type reportJSON struct {
-	Verdict  string        `json:"verdict"`
-	Blocks   bool          `json:"blocks"`
-	Worse    []string      `json:"worse"`
-	Backlog  []string      `json:"backlog"`
-	Outputs  reportOutputs `json:"outputs"`
-	Warnings []string      `json:"warnings,omitempty"`
+	Verdict string `json:"verdict"`
+	// Headline is the verdict in words, as every output gives it.
+	Headline string   `json:"headline"`
+	Blocks   bool     `json:"blocks"`
+	Worse    []string `json:"worse"`
+	// Undecided names the rows that block because they could not be
+	// decided (judge errors, item-compactions checked by one system).
+	Undecided []string      `json:"undecided"`
+	Backlog   []string      `json:"backlog"`
+	Outputs   reportOutputs `json:"outputs"`
+	Warnings  []string      `json:"warnings,omitempty"`
 }
 
 // buildReport loads the configuration at path, with nbFlag (a path
@@ -142,8 +147,9 @@ exactly as tally gate does.`,
 			}
 			w := cmd.OutOrStdout()
 			if opts.format == "json" {
-				if err := writeJSON(w, reportJSON{Verdict: r.Decision.Verdict(), Blocks: r.Decision.Blocks,
-					Worse: nonNil(r.Decision.Worse), Backlog: nonNil(r.Decision.Backlog), Outputs: out, Warnings: r.Warnings}); err != nil {
+				if err := writeJSON(w, reportJSON{Verdict: r.Decision.Verdict(), Headline: r.Decision.Headline(), Blocks: r.Decision.Blocks,
+					Worse: nonNil(r.Decision.Worse), Undecided: nonNil(r.Decision.Undecided), Backlog: nonNil(r.Decision.Backlog),
+					Outputs: out, Warnings: r.Warnings}); err != nil {
 					return err
 				}
 			} else {
