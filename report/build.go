@@ -360,10 +360,10 @@ func (b *builder) compute() error {
 		for s, sc := range []*SystemClass{&row.Incumbent, &row.Candidate} {
 			c := counts[ci][s]
 			var err error
-			if *sc, err = systemClass(c, clusters[ci][s], cfg.Confidence); err != nil {
+			if *sc, err = NewSystemClass(c, clusters[ci][s], cfg.Confidence); err != nil {
 				return err
 			}
-			sc.Gate = shareGate(c, min, gated)
+			sc.Gate = ShareGate(c, min, gated)
 		}
 		row.Change = retainedChange(tables[ci], errPairs[ci], len(only[ci][0])+len(only[ci][1]), tol.RetainedTolerance)
 		row.McNemar = power.Test{Method: string(power.TestExact), PValue: 1}
@@ -431,11 +431,13 @@ func (b *builder) compute() error {
 	return nil
 }
 
-// systemClass computes one system's result for one class. With an error
+// NewSystemClass computes one system's result for one class, as Build
+// does (its gate left for ShareGate): counts c, the per-conversation
+// clusters of its items, the confidence of the intervals. With an error
 // verdict the share is a range (sc.Retained), not a point: Share, Wilson
 // and the cluster-robust interval are NaN, since counting an error as not
 // retained would state a share the verdicts do not support.
-func systemClass(c fixture.Counts, clusters []stats.Cluster, confidence float64) (SystemClass, error) {
+func NewSystemClass(c fixture.Counts, clusters []stats.Cluster, confidence float64) (SystemClass, error) {
 	sc := SystemClass{Counts: c, Retained: Share{Counts: c, Confidence: confidence}, Share: math.NaN()}
 	switch {
 	case c.Items == 0:

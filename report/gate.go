@@ -19,10 +19,11 @@ const (
 // incomplete because of error verdicts or missing data.
 func (s GateStatus) Unmet() bool { return s == Fail || s == Incomplete }
 
-// shareGate is a system's state against a minimum retained share. An
-// error verdict makes it incomplete, never a pass; it fails outright when
-// it would fail even were every error retained.
-func shareGate(c fixture.Counts, min float64, gated bool) GateStatus {
+// ShareGate is a system's state against a minimum retained share (gated
+// false: the class has no gate). An error verdict makes it incomplete,
+// never a pass; it fails outright when it would fail even were every
+// error retained.
+func ShareGate(c fixture.Counts, min float64, gated bool) GateStatus {
 	switch {
 	case !gated:
 		return NoGate

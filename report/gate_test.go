@@ -40,7 +40,7 @@ func TestShareGate(t *testing.T) {
 		{"a gate of 0 with an error is still incomplete", fixture.Counts{Items: 2, Verbatim: 1, Errors: 1}, 0, true, Incomplete},
 	}
 	for _, tt := range tests {
-		if got := shareGate(tt.c, tt.min, tt.gated); got != tt.want {
+		if got := ShareGate(tt.c, tt.min, tt.gated); got != tt.want {
 			t.Errorf("%s: got %s, want %s", tt.reason, got, tt.want)
 		}
 	}

@@ -234,36 +234,15 @@ func promptStatsFor(want report.PromptStats) report.PromptStats {
 }
 
 // fillClass computes a system's class result from its per-conversation
-// clusters.
+// clusters, exactly as report.Build does.
 func fillClass(sc *report.SystemClass, cs []stats.Cluster, gate, conf float64) {
-	sc.Share = math.NaN()
-	sc.Wilson = stats.Interval{Method: string(stats.Wilson), Lower: math.NaN(), Upper: math.NaN()}
-	sc.Robust = stats.Interval{Method: "cluster-robust", Lower: math.NaN(), Upper: math.NaN()}
-	sc.Gate = report.Incomplete
-	sc.Retained = report.Share{Counts: sc.Counts, Confidence: conf}
-	if !sc.Retained.Known() {
-		return // no items, or a range: no point share, no interval
-	}
-	k, n := sc.Counts.Retained(), sc.Counts.Items
-	sc.Share = float64(k) / float64(n)
-	var err error
-	if sc.Wilson, err = (stats.Proportion{K: k, N: n}).Interval(stats.Wilson, conf); err != nil {
+	c := sc.Counts
+	out, err := report.NewSystemClass(c, cs, conf)
+	if err != nil {
 		panic(err)
 	}
-	if sc.Clustered, err = stats.ClusterRate(cs); err != nil {
-		panic(err)
-	}
-	z := stats.Z(conf)
-	sc.Robust.Lower = math.Max(0, sc.Share-z*sc.Clustered.RobustStandardError)
-	sc.Robust.Upper = math.Min(1, sc.Share+z*sc.Clustered.RobustStandardError)
-	switch {
-	case sc.Counts.Errors > 0:
-		sc.Gate = report.Incomplete
-	case sc.Share >= gate:
-		sc.Gate = report.Pass
-	default:
-		sc.Gate = report.Fail
-	}
+	out.Gate = report.ShareGate(c, gate, true)
+	*sc = out
 }
 
 func gateMax(n, limit int) report.GateStatus {
