@@ -104,12 +104,10 @@ func Minimal() *report.Report {
 	oq := &r.Classes[2].Candidate
 	oq.Counts.Absent--
 	oq.Counts.Errors++
-	oq.Gate = report.Incomplete
-	// With an error the share is a range: no point, no interval.
-	oq.Retained.Counts = oq.Counts
-	oq.Share, oq.Clustered = math.NaN(), stats.ClusteredRate{}
-	oq.Wilson.Lower, oq.Wilson.Upper = math.NaN(), math.NaN()
-	oq.Robust.Lower, oq.Robust.Upper = math.NaN(), math.NaN()
+	// With an error the share is a range, no point and no interval, and
+	// the gate fails when even every error retained falls short: as Build
+	// computes them.
+	fillClass(oq, nil, r.Classes[2].MinShare, r.Confidence)
 	r.Contradictions.New = nil
 	r.Prompt = report.PromptRow{Incumbent: report.NewPromptStats([]int{131, 79, 90}), Candidate: report.NewPromptStats(nil)}
 	r.Decision = report.Decision{Rule: "no row got worse"}
