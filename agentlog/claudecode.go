@@ -1,0 +1,389 @@
+package agentlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tally-eval/tally/internal/input"
+)
+
+// ccRecord is the part of a Claude Code record the reader uses.
+type ccRecord struct {
+	Type             string          `json:"type"`
+	Subtype          string          `json:"subtype"`
+	SessionID        string          `json:"sessionId"`
+	IsSidechain      bool            `json:"isSidechain"`
+	IsMeta           bool            `json:"isMeta"`
+	IsCompactSummary bool            `json:"isCompactSummary"`
+	Message          json.RawMessage `json:"message"`
+	CompactMetadata  *struct {
+		Trigger   string `json:"trigger"`
+		PreTokens int64  `json:"preTokens"`
+	} `json:"compactMetadata"`
+	MicrocompactMetadata *struct {
+		Trigger          string   `json:"trigger"`
+		PreTokens        int64    `json:"preTokens"`
+		TokensSaved      int64    `json:"tokensSaved"`
+		CompactedToolIDs []string `json:"compactedToolIds"`
+	} `json:"microcompactMetadata"`
+	// Error is an object with a status on a system api_error record and
+	// a string on an assistant isApiErrorMessage record.
+	Error             json.RawMessage `json:"error"`
+	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
+}
+
+// ccMessage is a record's message.
+type ccMessage struct {
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
+	Content json.RawMessage `json:"content"`
+}
+
+// ccPart is one part of a message's content list.
+type ccPart struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// ccReader holds the state of one read.
+type ccReader struct {
+	s     *Session
+	line  int
+	steps map[string]int    // message.id → index in s.Steps
+	calls map[string][2]int // tool_use id → step, call
+	// summaryDue is the index of a compaction waiting for its summary.
+	summaryDue int
+}
+
+// ReadClaudeCode reads a Claude Code session log (JSONL, not gzipped:
+// see Open) line by line, holding one line at a time (at most
+// input.DefaultMaxLine bytes). name is used in errors and as
+// Session.Name.
+func ReadClaudeCode(r io.Reader, name string) (*Session, error) {
+	cr := &ccReader{
+		s: &Session{Name: name, Format: ClaudeCode,
+			Records: Counts{Read: map[string]int{}, Skipped: map[string]int{}}},
+		steps:      map[string]int{},
+		calls:      map[string][2]int{},
+		summaryDue: -1,
+	}
+	lines := input.NewLines(r, name, 0)
+	for {
+		b, err := lines.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var le *input.LineError
+			if errors.As(err, &le) {
+				return nil, err // names file and line
+			}
+			return nil, fmt.Errorf("%s:%d: %w", name, lines.Line()+1, err)
+		}
+		cr.line = lines.Line()
+		if err := cr.record(b); err != nil {
+			return nil, err
+		}
+	}
+	return cr.s, nil
+}
+
+// errorf is an error at the current line.
+func (cr *ccReader) errorf(format string, a ...any) error {
+	return fmt.Errorf("%s:%d: %s", cr.s.Name, cr.line, fmt.Sprintf(format, a...))
+}
+
+// jsonError is an encoding/json error at the current line, with the
+// column when encoding/json gives an offset into the line.
+func (cr *ccReader) jsonError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("%s:%d:%d: %w", cr.s.Name, cr.line, se.Offset, err)
+	case errors.As(err, &te):
+		return fmt.Errorf("%s:%d:%d: %w", cr.s.Name, cr.line, te.Offset, err)
+	}
+	return fmt.Errorf("%s:%d: %w", cr.s.Name, cr.line, err)
+}
+
+func (cr *ccReader) skip(kind string) { cr.s.Records.Skipped[kind]++ }
+func (cr *ccReader) read(kind string) { cr.s.Records.Read[kind]++ }
+
+// record reads one line.
+func (cr *ccReader) record(b []byte) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		cr.skip("(blank line)")
+		return nil
+	}
+	var rec ccRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return cr.jsonError(err)
+	}
+	if rec.Type == "" {
+		return cr.errorf(`record has no "type"`)
+	}
+	if cr.s.ID == "" && rec.SessionID != "" {
+		cr.s.ID = rec.SessionID
+	}
+	kind := rec.Type
+	if rec.Type == "system" {
+		kind = "system/" + rec.Subtype
+	}
+	if rec.IsSidechain {
+		cr.skip("sidechain/" + kind)
+		return nil
+	}
+	switch kind {
+	case "user":
+		return cr.user(&rec)
+	case "assistant":
+		if rec.IsAPIErrorMessage { // the client's note of a failed request
+			cr.s.APIErrors = append(cr.s.APIErrors, APIError{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line})
+			kind = "assistant/api_error"
+			break
+		}
+		return cr.assistant(&rec)
+	case "system/compact_boundary":
+		c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line}
+		if m := rec.CompactMetadata; m != nil {
+			c.Trigger, c.PreTokens = m.Trigger, m.PreTokens
+		}
+		cr.s.Compactions = append(cr.s.Compactions, c)
+		cr.summaryDue = len(cr.s.Compactions) - 1
+	case "system/microcompact_boundary":
+		c := Microcompaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line}
+		if m := rec.MicrocompactMetadata; m != nil {
+			c.Trigger, c.PreTokens, c.TokensSaved, c.ToolIDs = m.Trigger, m.PreTokens, m.TokensSaved, m.CompactedToolIDs
+		}
+		cr.s.Microcompactions = append(cr.s.Microcompactions, c)
+	case "system/api_error":
+		e := APIError{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line}
+		var body struct {
+			Status int `json:"status"`
+		}
+		if len(rec.Error) > 0 && rec.Error[0] == '{' {
+			if err := json.Unmarshal(rec.Error, &body); err != nil {
+				return cr.errorf("error: %v", err)
+			}
+		}
+		e.Status = body.Status
+		cr.s.APIErrors = append(cr.s.APIErrors, e)
+	default:
+		cr.skip(kind)
+		return nil
+	}
+	cr.read(kind)
+	return nil
+}
+
+// message decodes a record's message and its content: a string, or a
+// list of parts.
+func (cr *ccReader) message(rec *ccRecord) (m ccMessage, text string, parts []ccPart, err error) {
+	if len(rec.Message) == 0 || string(rec.Message) == "null" {
+		return m, "", nil, cr.errorf("%s record has no message", rec.Type)
+	}
+	if err := json.Unmarshal(rec.Message, &m); err != nil {
+		return m, "", nil, cr.errorf("message: %v", err)
+	}
+	c := bytes.TrimSpace(m.Content)
+	switch {
+	case len(c) == 0 || string(c) == "null":
+	case c[0] == '"':
+		if err := json.Unmarshal(c, &text); err != nil {
+			return m, "", nil, cr.errorf("message.content: %v", err)
+		}
+	default:
+		if err := json.Unmarshal(c, &parts); err != nil {
+			return m, "", nil, cr.errorf("message.content: %v", err)
+		}
+	}
+	return m, text, parts, nil
+}
+
+// assistant adds a record's parts to its step.
+func (cr *ccReader) assistant(rec *ccRecord) error {
+	m, text, parts, err := cr.message(rec)
+	if err != nil {
+		return err
+	}
+	i, ok := cr.steps[m.ID]
+	if !ok || m.ID == "" {
+		i = len(cr.s.Steps)
+		cr.s.Steps = append(cr.s.Steps, Step{ID: m.ID, Turn: len(cr.s.Turns) - 1, Line: cr.line, Model: m.Model})
+		if m.ID != "" {
+			cr.steps[m.ID] = i
+		}
+		if t := len(cr.s.Turns) - 1; t >= 0 {
+			cr.s.Turns[t].Steps++
+		}
+	}
+	st := &cr.s.Steps[i]
+	st.Records++
+	if text != "" {
+		st.Text = join(st.Text, text)
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			st.Text = join(st.Text, p.Text)
+		case "thinking":
+			st.Thinking = join(st.Thinking, p.Thinking)
+		case "tool_use":
+			if p.ID != "" {
+				cr.calls[p.ID] = [2]int{i, len(st.Calls)}
+			}
+			st.Calls = append(st.Calls, ToolCall{ID: p.ID, Name: p.Name, Input: bytes.Clone(p.Input)})
+		}
+	}
+	cr.read("assistant")
+	return nil
+}
+
+// user adds a user record: a message, and the results of tool calls.
+func (cr *ccReader) user(rec *ccRecord) error {
+	_, text, parts, err := cr.message(rec)
+	if err != nil {
+		return err
+	}
+	msg := Message{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line}
+	var typed, injected []string // text parts, split by their tag
+	injectedKind := Typed
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			if k, ok := tagKind(p.Text); ok && !k.Typed() {
+				injected = append(injected, p.Text)
+				if injectedKind == Typed {
+					injectedKind = k
+				}
+			} else {
+				typed = append(typed, p.Text)
+			}
+		case "tool_result":
+			msg.ToolResults++
+			if err := cr.result(p); err != nil {
+				return err
+			}
+		}
+	}
+	switch {
+	case parts == nil:
+		msg.Text = text
+	case len(typed) > 0:
+		msg.Text = strings.Join(typed, "\n")
+	default:
+		msg.Text = strings.Join(injected, "\n")
+	}
+	switch {
+	case rec.IsCompactSummary:
+		msg.Kind = CompactSummary
+		if cr.summaryDue < 0 { // a summary with no boundary before it
+			cr.s.Compactions = append(cr.s.Compactions, Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps)})
+			cr.summaryDue = len(cr.s.Compactions) - 1
+		}
+		c := &cr.s.Compactions[cr.summaryDue]
+		c.Summary, c.SummaryLine = msg.Text, cr.line
+		cr.summaryDue = -1
+	case msg.ToolResults > 0 && len(typed) == 0:
+		msg.Kind = ToolResult
+	case rec.IsMeta:
+		msg.Kind = Meta
+	case parts != nil && len(typed) == 0 && len(injected) > 0:
+		msg.Kind = injectedKind
+	default:
+		msg.Kind, _ = tagKind(msg.Text)
+	}
+	if msg.Kind.Typed() {
+		msg.Turn = len(cr.s.Turns)
+		cr.s.Turns = append(cr.s.Turns, Turn{Message: len(cr.s.Messages), FirstStep: len(cr.s.Steps)})
+	}
+	cr.s.Messages = append(cr.s.Messages, msg)
+	cr.read("user")
+	return nil
+}
+
+// result attaches a tool_result part to its call.
+func (cr *ccReader) result(p ccPart) error {
+	var text string
+	c := bytes.TrimSpace(p.Content)
+	switch {
+	case len(c) == 0 || string(c) == "null":
+	case c[0] == '"':
+		if err := json.Unmarshal(c, &text); err != nil {
+			return cr.errorf("tool_result content: %v", err)
+		}
+	default:
+		var parts []ccPart
+		if err := json.Unmarshal(c, &parts); err != nil {
+			return cr.errorf("tool_result content: %v", err)
+		}
+		for _, q := range parts {
+			if q.Type == "text" {
+				text = join(text, q.Text)
+			} else {
+				text = join(text, "["+q.Type+"]")
+			}
+		}
+	}
+	at, ok := cr.calls[p.ToolUseID]
+	if !ok {
+		cr.s.OrphanResults++
+		return nil
+	}
+	call := &cr.s.Steps[at[0]].Calls[at[1]]
+	call.HasResult, call.Result, call.IsError, call.ResultLine = true, text, p.IsError, cr.line
+	return nil
+}
+
+// tagPrefixes maps the start of a user text to its kind.
+var tagPrefixes = []struct {
+	prefix string
+	kind   Kind
+}{
+	{"<local-command-stdout>", CommandOutput},
+	{"<local-command-stderr>", CommandOutput},
+	{"<local-command-caveat>", CommandOutput},
+	{"<bash-stdout>", CommandOutput},
+	{"<bash-stderr>", CommandOutput},
+	{"<system-reminder>", SystemReminder},
+	{"<task-notification>", Notification},
+	{"<ide_opened_file>", IDEContext},
+	{"<ide_selection>", IDEContext},
+	{"[Request interrupted by user", Interrupted},
+	{"Operation stopped by hook", HookOutput},
+	{"<command-name>", SlashCommand},
+	{"<command-message>", SlashCommand},
+	{"<bash-input>", ShellCommand},
+}
+
+// tagKind classifies a text by how it starts; ok is false (and the kind
+// Typed) when no rule matches.
+func tagKind(s string) (Kind, bool) {
+	s = strings.TrimLeft(s, " \t\r\n")
+	for _, t := range tagPrefixes {
+		if strings.HasPrefix(s, t.prefix) {
+			return t.kind, true
+		}
+	}
+	return Typed, false
+}
+
+// join appends b to a with "\n" between.
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n" + b
+}

@@ -1,0 +1,190 @@
+package agentlog
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/internal/input"
+)
+
+// TestReadClaudeCode pins what testdata/session.jsonl says, counted by
+// hand from the file.
+func TestReadClaudeCode(t *testing.T) {
+	s, err := Open("testdata/session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed := 0
+	for _, m := range s.Messages {
+		if m.Typed() {
+			typed++
+		}
+	}
+	calls, results, errs := 0, 0, 0
+	for _, st := range s.Steps {
+		for _, c := range st.Calls {
+			calls++
+			if c.HasResult {
+				results++
+			}
+			if c.IsError {
+				errs++
+			}
+		}
+	}
+	for _, c := range []struct {
+		what      string
+		got, want any
+		reason    string
+	}{
+		{"id", s.ID, "s-1", "sessionId of the first record with one"},
+		{"format", s.Format, ClaudeCode, ""},
+		{"turns", len(s.Turns), 4, "lines 2, 15 (/compact), 20 (typed beside an IDE note), 27"},
+		{"steps", len(s.Steps), 5, "msg_A (3 records), msg_B (2), msg_C, msg_E, msg_F; msg_D is a sidechain"},
+		{"steps per turn", []int{s.Turns[0].Steps, s.Turns[1].Steps, s.Turns[2].Steps, s.Turns[3].Steps}, []int{3, 0, 1, 1}, ""},
+		{"records of msg_A", s.Steps[0].Records, 3, "thinking, text, tool_use"},
+		{"msg_A thinking", s.Steps[0].Thinking, "The flag goes in main.go.", ""},
+		{"msg_A text", s.Steps[0].Text, "I'll look at main.go first.", ""},
+		{"tool calls", calls, 4, "tu1 Read, tu2 and tu3 Bash, tu4 Task"},
+		{"results", results, 4, "every call has its result"},
+		{"errors", errs, 1, "tu2 is_error"},
+		{"tu2 result", s.Steps[1].Calls[0].Result, "exit status 1\nFAIL\tgithub.com/x/cli", ""},
+		{"tu2 input", string(s.Steps[1].Calls[0].Input), `{"command":"go test ./...","description":"Run the tests"}`, "raw JSON"},
+		{"tu3 result", s.Steps[1].Calls[1].Result, "ok", "a list of text parts"},
+		{"tu3 result line", s.Steps[1].Calls[1].ResultLine, 11, ""},
+		{"orphan results", s.OrphanResults, 1, "tu99 on line 32"},
+		{"messages", len(s.Messages), 14, "every user record outside the sidechain"},
+		{"typed", typed, 4, "the turns' prompts"},
+		{"kinds", kinds(s), []Kind{Typed, ToolResult, ToolResult, ToolResult, SystemReminder, SlashCommand,
+			CompactSummary, Meta, CommandOutput, Typed, ToolResult, Interrupted, Typed, ToolResult}, ""},
+		{"typed beside an IDE note", s.Messages[9].Text, "now add tests for it", "the IDE note is left out"},
+		{"compactions", len(s.Compactions), 1, ""},
+		{"compaction", s.Compactions[0], Compaction{Trigger: "manual", PreTokens: 12345, Turn: 1, Step: 3, Line: 16,
+			Summary:     "This session is being continued from a previous conversation that ran out of context.\nSummary: add a --verbose flag; tests fail in main.go.",
+			SummaryLine: 17}, ""},
+		{"microcompactions", s.Microcompactions, []Microcompaction{{Trigger: "auto", PreTokens: 58573, TokensSaved: 20801,
+			ToolIDs: []string{"tu1", "tu2"}, Turn: 3, Step: 5, Line: 31}}, ""},
+		{"api errors", s.APIErrors, []APIError{{Status: 529, Turn: 2, Step: 4, Line: 26}}, ""},
+		{"read", s.Records.Read, map[string]int{"user": 14, "assistant": 8, "system/compact_boundary": 1,
+			"system/microcompact_boundary": 1, "system/api_error": 1}, ""},
+		{"skipped", s.Records.Skipped, map[string]int{"file-history-snapshot": 1, "progress": 1, "system/turn_duration": 1,
+			"sidechain/assistant": 1, "queue-operation": 1, "summary": 1, "x-future": 1}, "x-future is a type not known"},
+		{"lines", s.Records.Lines(), 32, "every line counted once"},
+	} {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: got %#v, want %#v (%s)", c.what, c.got, c.want, c.reason)
+		}
+	}
+}
+
+func kinds(s *Session) []Kind {
+	var k []Kind
+	for _, m := range s.Messages {
+		k = append(k, m.Kind)
+	}
+	return k
+}
+
+// TestOpenGzip reads the same session gzipped, under a name that does
+// not say so: the magic bytes decide.
+func TestOpenGzip(t *testing.T) {
+	raw, err := os.ReadFile("testdata/session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadClaudeCode(bytes.NewReader(raw), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Error("the gzipped session reads differently from the plain one")
+	}
+}
+
+func TestOpenRefusesFolder(t *testing.T) {
+	_, err := Open(t.TempDir())
+	if !errors.Is(err, input.ErrNotRegular) {
+		t.Errorf("got %v, want a not-regular-file error", err)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"the malformed file", "", "testdata/malformed.jsonl:2:104: invalid character ','"},
+		{"not an object", "[1]\n", "x.jsonl:1:1: json: cannot unmarshal array"},
+		{"a field of the wrong type", `{"type":"user","isMeta":"yes","message":{"content":"hi"}}` + "\n", "x.jsonl:1:29: json: cannot unmarshal string"},
+		{"no type", `{"message":{"content":"hi"}}` + "\n", `x.jsonl:1: record has no "type"`},
+		{"content of the wrong type", `{"type":"pr-link"}` + "\n" + `{"type":"user","message":{"content":7}}`, "x.jsonl:2: message.content: json: cannot unmarshal number"},
+		{"a user record without message", `{"type":"user"}`, "x.jsonl:1: user record has no message"},
+		{"a cut-off line", `{"type":"user","message":{"content":"hi"}`, "x.jsonl:1:"},
+	} {
+		var err error
+		if c.in == "" {
+			_, err = Open("testdata/malformed.jsonl")
+		} else {
+			_, err = ReadClaudeCode(strings.NewReader(c.in), "x.jsonl")
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error starting %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestKindTyped(t *testing.T) {
+	for k := Typed; k <= HookOutput; k++ {
+		want := k == Typed || k == SlashCommand || k == ShellCommand
+		if k.Typed() != want || k.String() == "unknown" {
+			t.Errorf("%v: Typed() = %v, want %v", k, k.Typed(), want)
+		}
+	}
+}
+
+func FuzzReadClaudeCode(f *testing.F) {
+	for _, p := range []string{"testdata/session.jsonl", "testdata/malformed.jsonl"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"type":"user","isCompactSummary":true,"message":{"content":[{"type":"tool_result","tool_use_id":"x","content":[{"type":"image"}]}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ReadClaudeCode(bytes.NewReader(b), "fuzz.jsonl")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.jsonl:") {
+				t.Errorf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if s.Records.Lines() != bytes.Count(b, []byte("\n"))+btoi(len(b) > 0 && b[len(b)-1] != '\n') {
+			t.Errorf("counted %d lines", s.Records.Lines())
+		}
+	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,41 @@
+// Package agentlog reads the logs coding agents really write into one
+// event model: a Session of turns, steps, tool calls with their results,
+// user messages marked typed or injected, and compactions with their
+// summaries. This first reader is for Claude Code's session JSONL
+// (~/.claude/projects/…/<sessionId>.jsonl, gzipped or not); Codex CLI
+// rollouts and a generic chat-messages format are to follow.
+//
+// The model's choices:
+//
+//   - A turn is one person-typed prompt and everything until the next.
+//     Steps and messages before the first typed prompt (a session that
+//     opens with a compaction summary, say) have Turn -1.
+//   - A step is one model response. Claude Code writes one API response
+//     as several assistant records (one per content block) sharing
+//     message.id; they are grouped into one Step, even when tool results
+//     arrive between them. A record without an id is a step of its own.
+//   - A tool call carries its result, joined by tool_use_id: the result's
+//     text (the text parts of a list result; other parts, such as images,
+//     are counted as "[image]") and is_error. A result whose call is not
+//     in the session is counted in Session.OrphanResults.
+//   - Every user record is a Message, marked typed or injected, with the
+//     reason as its Kind; see Kind for the rules, taken from the dev set.
+//   - A compaction is a system compact_boundary record: its trigger and
+//     preTokens from compactMetadata, its position (the turn it happened
+//     in and the number of steps before it), and the summary text from
+//     the isCompactSummary user record that follows it. A microcompaction
+//     (microcompact_boundary: old tool results cleared, no summary) is
+//     kept apart in Session.Microcompactions.
+//   - Sidechain records (isSidechain: a sub-agent's own conversation) are
+//     counted and skipped, as "sidechain/<type>": the main thread sees a
+//     sub-agent as its Task tool call and that call's result.
+//   - Records that carry no conversation (progress, file-history-snapshot,
+//     queue-operation, summary titles, pr-link, and system records other
+//     than compact_boundary, microcompact_boundary and api_error) are
+//     counted as skipped by type, as are types this reader does not know,
+//     so a caller can say what was not read. Session.Records has the
+//     counts; every line is counted exactly once.
+//   - A line that is not a JSON object, or whose fields have the wrong
+//     JSON types, is an error naming file:line (and the column when
+//     encoding/json gives one); nothing is skipped silently.
+package agentlog

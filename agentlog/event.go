@@ -1,0 +1,206 @@
+package agentlog
+
+import "encoding/json"
+
+// Format names a log format.
+type Format string
+
+// The formats read.
+const (
+	ClaudeCode Format = "claude-code"
+)
+
+// Session is one agent session read from a log.
+type Session struct {
+	// Name is the file name given to the reader (used in errors).
+	Name string
+	// ID is the session's id as the log gives it (Claude Code: sessionId
+	// of the first record that has one).
+	ID     string
+	Format Format
+
+	Turns            []Turn
+	Steps            []Step
+	Messages         []Message
+	Compactions      []Compaction
+	Microcompactions []Microcompaction
+	APIErrors        []APIError
+
+	// OrphanResults counts tool results whose call is not in the session.
+	OrphanResults int
+	// Records counts the lines read and skipped, by record type.
+	Records Counts
+}
+
+// Counts is the number of records read and skipped, by type: "user",
+// "assistant", "system/compact_boundary", "progress", "sidechain/user", …
+// Every line of the log is counted once, in Read or in Skipped.
+type Counts struct {
+	Read    map[string]int
+	Skipped map[string]int
+}
+
+// Lines is the number of lines counted, read and skipped.
+func (c Counts) Lines() int {
+	n := 0
+	for _, v := range c.Read {
+		n += v
+	}
+	for _, v := range c.Skipped {
+		n += v
+	}
+	return n
+}
+
+// Turn is one person-typed prompt and everything until the next.
+type Turn struct {
+	// Message is the index of the prompt in Session.Messages.
+	Message int
+	// FirstStep is the index in Session.Steps of the turn's first step
+	// (equal to len(Steps) at the prompt); Steps is how many it has.
+	FirstStep, Steps int
+}
+
+// Step is one model response.
+type Step struct {
+	// ID is the response's id (Claude Code: message.id).
+	ID string
+	// Turn is the index of the turn it belongs to, -1 before the first.
+	Turn int
+	// Line is the line of the step's first record; Records is the number
+	// of records grouped into it.
+	Line, Records int
+	Model         string
+	// Text and Thinking are the text and thinking parts, joined by "\n".
+	Text, Thinking string
+	Calls          []ToolCall
+}
+
+// ToolCall is one tool_use part with its result.
+type ToolCall struct {
+	ID, Name string
+	Input    json.RawMessage
+	// HasResult is whether a result came back; Result is its text and
+	// IsError the tool_result's is_error. ResultLine is its line.
+	HasResult  bool
+	Result     string
+	IsError    bool
+	ResultLine int
+}
+
+// Message is one user record: a prompt a person typed, or text the
+// client injected in the user's role.
+type Message struct {
+	Kind Kind
+	// Turn is the turn it belongs to (for a typed message, the turn it
+	// starts); Step is the number of steps before it.
+	Turn, Step int
+	Line       int
+	// Text is the message's text: the string content, or the text parts
+	// joined by "\n" (tool results are on their calls, not here).
+	Text string
+	// ToolResults is the number of tool_result parts it carried.
+	ToolResults int
+}
+
+// Typed is whether a person typed the message.
+func (m Message) Typed() bool { return m.Kind.Typed() }
+
+// Kind says who wrote a user message. The rules, in order, from the
+// Claude Code dev set:
+//
+//	isCompactSummary                          → CompactSummary
+//	tool_result parts and no other text       → ToolResult
+//	isMeta (skill text, command caveats)      → Meta
+//	<local-command-stdout|stderr|caveat>,
+//	  <bash-stdout>, <bash-stderr>             → CommandOutput
+//	<system-reminder>                         → SystemReminder
+//	<task-notification>                       → Notification
+//	<ide_opened_file>, <ide_selection>        → IDEContext
+//	[Request interrupted by user…]            → Interrupted
+//	Operation stopped by hook…                → HookOutput
+//	<command-name>, <command-message>         → SlashCommand (typed)
+//	<bash-input>                              → ShellCommand (typed)
+//	anything else                             → Typed
+//
+// The tags are matched at the start of the text (after spaces). In a
+// list content, text parts that begin with an injected tag are left out
+// of Text when other text remains, so a prompt sent with an IDE note or
+// beside a tool result is still typed.
+type Kind uint8
+
+// The kinds of user message.
+const (
+	Typed Kind = iota
+	SlashCommand
+	ShellCommand
+	CompactSummary
+	ToolResult
+	Meta
+	CommandOutput
+	SystemReminder
+	Notification
+	IDEContext
+	Interrupted
+	HookOutput
+)
+
+var kindNames = [...]string{
+	Typed:          "typed",
+	SlashCommand:   "slash command",
+	ShellCommand:   "shell command",
+	CompactSummary: "compaction summary",
+	ToolResult:     "tool result",
+	Meta:           "meta",
+	CommandOutput:  "command output",
+	SystemReminder: "system reminder",
+	Notification:   "notification",
+	IDEContext:     "IDE context",
+	Interrupted:    "interrupted",
+	HookOutput:     "hook output",
+}
+
+// String names the kind.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Typed is whether a person typed a message of this kind.
+func (k Kind) Typed() bool { return k <= ShellCommand }
+
+// Compaction is one compaction of the context, with its summary.
+type Compaction struct {
+	// Trigger is compactMetadata.trigger ("auto", "manual"); PreTokens
+	// is compactMetadata.preTokens, the context's tokens before.
+	Trigger   string
+	PreTokens int64
+	// Turn is the turn it happened in (-1 before the first); Step is the
+	// number of steps before it; Line is the boundary record's line.
+	Turn, Step, Line int
+	// Summary is the text of the isCompactSummary record after the
+	// boundary: the compacted context the agent continued from.
+	// SummaryLine is its line (0 when there was none).
+	Summary     string
+	SummaryLine int
+}
+
+// Microcompaction is a microcompact_boundary: old tool results cleared
+// from the context, with no summary.
+type Microcompaction struct {
+	Trigger                string
+	PreTokens, TokensSaved int64
+	// ToolIDs are the tool calls whose results were cleared.
+	ToolIDs          []string
+	Turn, Step, Line int
+}
+
+// APIError is a failed model request: a system api_error record (with
+// the HTTP status), or an assistant record with isApiErrorMessage (the
+// client's message about it, Status 0), which is not a step.
+type APIError struct {
+	Status           int
+	Turn, Step, Line int
+}
