@@ -13,13 +13,13 @@ import (
 
 // ccRecord is the part of a Claude Code record the reader uses.
 type ccRecord struct {
-	Type             string          `json:"type"`
-	Subtype          string          `json:"subtype"`
-	SessionID        string          `json:"sessionId"`
-	IsSidechain      bool            `json:"isSidechain"`
-	IsMeta           bool            `json:"isMeta"`
-	IsCompactSummary bool            `json:"isCompactSummary"`
-	Message          json.RawMessage `json:"message"`
+	Type             string     `json:"type"`
+	Subtype          string     `json:"subtype"`
+	SessionID        string     `json:"sessionId"`
+	IsSidechain      bool       `json:"isSidechain"`
+	IsMeta           bool       `json:"isMeta"`
+	IsCompactSummary bool       `json:"isCompactSummary"`
+	Message          *ccMessage `json:"message"`
 	CompactMetadata  *struct {
 		Trigger   string `json:"trigger"`
 		PreTokens int64  `json:"preTokens"`
@@ -38,9 +38,39 @@ type ccRecord struct {
 
 // ccMessage is a record's message.
 type ccMessage struct {
-	ID      string          `json:"id"`
-	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"`
+	ID      string    `json:"id"`
+	Model   string    `json:"model"`
+	Content ccContent `json:"content"`
+}
+
+// ccContent is a content field: a string, or a list of parts (the
+// message's, or a tool result's). It is decoded in the record's one
+// json.Unmarshal, so the line is not scanned again for it.
+type ccContent struct {
+	Text  string
+	Parts []ccPart
+	List  bool
+}
+
+// UnmarshalJSON decodes a string, a list of parts or null. Its errors
+// hide encoding/json's offsets, which count from the content, not from
+// the line.
+func (c *ccContent) UnmarshalJSON(b []byte) error {
+	var err error
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		err = json.Unmarshal(b, &c.Text)
+	case len(b) > 0 && b[0] == '[':
+		c.List = true
+		err = json.Unmarshal(b, &c.Parts)
+	case string(b) == "null":
+	default:
+		return fmt.Errorf("content is %.20s…, not a string or a list", b)
+	}
+	if err != nil {
+		return fmt.Errorf("content: %s", err.Error())
+	}
+	return nil
 }
 
 // ccPart is one part of a message's content list.
@@ -52,7 +82,7 @@ type ccPart struct {
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
+	Content   ccContent       `json:"content"`
 	IsError   bool            `json:"is_error"`
 }
 
@@ -188,28 +218,14 @@ func (cr *ccReader) record(b []byte) error {
 	return nil
 }
 
-// message decodes a record's message and its content: a string, or a
+// message returns a record's message and its content: a string, or a
 // list of parts.
-func (cr *ccReader) message(rec *ccRecord) (m ccMessage, text string, parts []ccPart, err error) {
-	if len(rec.Message) == 0 || string(rec.Message) == "null" {
-		return m, "", nil, cr.errorf("%s record has no message", rec.Type)
+func (cr *ccReader) message(rec *ccRecord) (m *ccMessage, text string, parts []ccPart, err error) {
+	if rec.Message == nil {
+		return nil, "", nil, cr.errorf("%s record has no message", rec.Type)
 	}
-	if err := json.Unmarshal(rec.Message, &m); err != nil {
-		return m, "", nil, cr.errorf("message: %v", err)
-	}
-	c := bytes.TrimSpace(m.Content)
-	switch {
-	case len(c) == 0 || string(c) == "null":
-	case c[0] == '"':
-		if err := json.Unmarshal(c, &text); err != nil {
-			return m, "", nil, cr.errorf("message.content: %v", err)
-		}
-	default:
-		if err := json.Unmarshal(c, &parts); err != nil {
-			return m, "", nil, cr.errorf("message.content: %v", err)
-		}
-	}
-	return m, text, parts, nil
+	m = rec.Message
+	return m, m.Content.Text, m.Content.Parts, nil
 }
 
 // assistant adds a record's parts to its step.
@@ -279,7 +295,7 @@ func (cr *ccReader) user(rec *ccRecord) error {
 		}
 	}
 	switch {
-	case parts == nil:
+	case !rec.Message.Content.List:
 		msg.Text = text
 	case len(typed) > 0:
 		msg.Text = strings.Join(typed, "\n")
@@ -300,7 +316,7 @@ func (cr *ccReader) user(rec *ccRecord) error {
 		msg.Kind = ToolResult
 	case rec.IsMeta:
 		msg.Kind = Meta
-	case parts != nil && len(typed) == 0 && len(injected) > 0:
+	case len(typed) == 0 && len(injected) > 0:
 		msg.Kind = injectedKind
 	default:
 		msg.Kind, _ = tagKind(msg.Text)
@@ -316,25 +332,12 @@ func (cr *ccReader) user(rec *ccRecord) error {
 
 // result attaches a tool_result part to its call.
 func (cr *ccReader) result(p ccPart) error {
-	var text string
-	c := bytes.TrimSpace(p.Content)
-	switch {
-	case len(c) == 0 || string(c) == "null":
-	case c[0] == '"':
-		if err := json.Unmarshal(c, &text); err != nil {
-			return cr.errorf("tool_result content: %v", err)
-		}
-	default:
-		var parts []ccPart
-		if err := json.Unmarshal(c, &parts); err != nil {
-			return cr.errorf("tool_result content: %v", err)
-		}
-		for _, q := range parts {
-			if q.Type == "text" {
-				text = join(text, q.Text)
-			} else {
-				text = join(text, "["+q.Type+"]")
-			}
+	text := p.Content.Text
+	for _, q := range p.Content.Parts {
+		if q.Type == "text" {
+			text = join(text, q.Text)
+		} else {
+			text = join(text, "["+q.Type+"]")
 		}
 	}
 	at, ok := cr.calls[p.ToolUseID]

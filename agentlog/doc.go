@@ -26,6 +26,9 @@
 //     the isCompactSummary user record that follows it. A microcompaction
 //     (microcompact_boundary: old tool results cleared, no summary) is
 //     kept apart in Session.Microcompactions.
+//   - A failed model request is an APIError, not a step: a system
+//     api_error record (with its HTTP status), or an assistant record
+//     with isApiErrorMessage (the client's message about the failure).
 //   - Sidechain records (isSidechain: a sub-agent's own conversation) are
 //     counted and skipped, as "sidechain/<type>": the main thread sees a
 //     sub-agent as its Task tool call and that call's result.
