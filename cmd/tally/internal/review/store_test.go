@@ -12,56 +12,15 @@ import (
 	"github.com/tally-eval/tally/selection"
 )
 
-// sample is a small candidates file as `tally propose` writes it (the
-// same as selection's test sample: the review tests start from it).
-const sample = `{
-  "conversation_id": "sess_a4f1",
-  "turns": 63,
-  "compactions_expected": 2,
-  "candidates": [
-    {
-      "id": "c1",
-      "class": "constraint",
-      "turn": 3,
-      "role": "user",
-      "literal": "never modify anything under /migrations",
-      "probe": "Is the agent forbidden to modify anything under /migrations?",
-      "expect": "yes",
-      "confidence": 0.9,
-      "rule": "constraint/lead-in+prohibition",
-      "status": "pending",
-      "message": "Ground rule: never modify anything under /migrations."
-    },
-    {
-      "id": "c2",
-      "class": "commitment",
-      "turn": 19,
-      "role": "assistant",
-      "literal": "I'll open the PR against develop, not main",
-      "probe": "What did the assistant commit to about the PR?",
-      "expect": "open the PR against develop, not main",
-      "confidence": 0.9,
-      "rule": "commitment/i-will+condition",
-      "status": "pending",
-      "message": "I'll open the PR against develop, not main."
-    },
-    {
-      "id": "c3",
-      "class": "reference",
-      "turn": 41,
-      "role": "user",
-      "literal": "report.md rev 14",
-      "probe": "Which document and revision does “Numbers are going into …” refer to?",
-      "expect": "report.md rev 14",
-      "confidence": 0.85,
-      "rule": "reference/revision",
-      "status": "pending",
-      "message": "Numbers are going into report.md rev 14."
-    }
-  ],
-  "position": 0
-}
-`
+// sample is a small candidates file as `tally propose` writes it:
+// selection's test sample, which the review tests start from.
+var sample = func() string {
+	b, err := os.ReadFile("../../../../selection/testdata/candidates.json")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func TestStore(t *testing.T) {
 	dir := t.TempDir()
