@@ -8,9 +8,11 @@ import (
 	"github.com/tally-eval/tally/internal/input"
 )
 
-// Open reads the Claude Code session log at path, gzipped or not (the
-// gzip magic bytes decide, not the name). Only regular files are read
-// (see internal/input.Open), with the default limits.
+// Open reads the one session in the log at path, gzipped or not (the
+// gzip magic bytes decide, not the name), in the format Sniff finds
+// (OpenAll reads a generic file of several sessions, or a format given).
+// Only regular files are read (see internal/input.Open), with the
+// default limits.
 func Open(path string) (*Session, error) {
 	f, err := input.Open(path, input.Limits{})
 	if err != nil {
@@ -24,7 +26,7 @@ func Open(path string) (*Session, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		defer zr.Close()
-		return ReadClaudeCode(zr, path)
+		return readOne(zr, path)
 	}
-	return ReadClaudeCode(br, path)
+	return readOne(br, path)
 }

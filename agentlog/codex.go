@@ -1,0 +1,511 @@
+package agentlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/tally-eval/tally/internal/input"
+)
+
+// Codex is the format of Codex CLI rollouts.
+const Codex Format = "codex"
+
+// The Codex CLI rollout format, as read here. Sources (openai/codex):
+//
+//   - codex-rs/protocol/src/protocol.rs: RolloutLine is {timestamp,
+//     …RolloutItem flattened}; RolloutItem is tagged
+//     `#[serde(tag = "type", content = "payload")]` with the variants
+//     session_meta (SessionMetaLine: SessionMeta flattened, so payload.id
+//     is the session id), response_item (ResponseItem), compacted
+//     (CompactedItem {message, replacement_history?}), turn_context
+//     (TurnContextItem, with model) and event_msg (EventMsg).
+//   - codex-rs/protocol/src/models.rs: ResponseItem is tagged by "type":
+//     message {role, content: [input_text|output_text|input_image]},
+//     reasoning {summary: [summary_text], content?: [reasoning_text|text]},
+//     local_shell_call {call_id, status, action}, function_call {name,
+//     arguments (a string of JSON), call_id}, function_call_output
+//     {call_id, output: FunctionCallOutputPayload}, custom_tool_call
+//     {call_id, name, input (a string)}, custom_tool_call_output {call_id,
+//     output}, web_search_call, ghost_snapshot, compaction
+//     {encrypted_content}. FunctionCallOutputPayload deserializes from a
+//     string or a list of content items; older rollouts wrote an object
+//     {content, success}.
+//   - The injected user-text markers are Codex's contextual user
+//     fragments (CONTEXTUAL_USER_MARKERS, and USER_INSTRUCTIONS_OPEN_TAG /
+//     ENVIRONMENT_CONTEXT_OPEN_TAG in protocol.rs).
+//
+// No real rollout was at hand: testdata/codex-*.jsonl were written by hand
+// from these definitions.
+
+// cxLine is one rollout line: the payload is decoded by type.
+type cxLine struct {
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// cxItem is a response_item payload, and the payloads of session_meta,
+// compacted and turn_context (the fields they use do not collide).
+type cxItem struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Role      string          `json:"role"`
+	Content   []cxPart        `json:"content"`
+	Summary   []cxPart        `json:"summary"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Input     json.RawMessage `json:"input"`
+	Action    json.RawMessage `json:"action"`
+	CallID    string          `json:"call_id"`
+	Output    cxOutput        `json:"output"`
+	// Message and ReplacementHistory are a compacted item's.
+	Message            string   `json:"message"`
+	ReplacementHistory []cxItem `json:"replacement_history"`
+}
+
+// cxPart is a content item of a message or a reasoning item.
+type cxPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// cxOutput is a tool output: a string, a list of content items, or an
+// object {content, success}.
+type cxOutput struct {
+	Text    string
+	Success *bool
+}
+
+// UnmarshalJSON decodes the three shapes of an output. Its errors hide
+// encoding/json's offsets, which count from the output, not the line.
+func (o *cxOutput) UnmarshalJSON(b []byte) error {
+	var err error
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		err = json.Unmarshal(b, &o.Text)
+	case len(b) > 0 && b[0] == '[':
+		var parts []cxPart
+		err = json.Unmarshal(b, &parts)
+		for _, p := range parts {
+			if p.Type == "input_text" || p.Type == "output_text" || p.Type == "text" {
+				o.Text = join(o.Text, p.Text)
+			} else {
+				o.Text = join(o.Text, "["+p.Type+"]")
+			}
+		}
+	case len(b) > 0 && b[0] == '{':
+		var v struct {
+			Content string `json:"content"`
+			Success *bool  `json:"success"`
+		}
+		err = json.Unmarshal(b, &v)
+		o.Text, o.Success = v.Content, v.Success
+	case string(b) == "null":
+	default:
+		return fmt.Errorf("output is %.20s…, not a string, a list or an object", b)
+	}
+	if err != nil {
+		return fmt.Errorf("output: %s", err.Error())
+	}
+	return nil
+}
+
+// cxReader holds the state of one read.
+type cxReader struct {
+	s     *Session
+	line  int
+	b     []byte            // the current line
+	calls map[string][2]int // call_id → step, call
+	step  int               // the step being added to, -1 when none
+	model string            // the model of the last turn_context
+}
+
+// ReadCodex reads a Codex CLI rollout (JSONL, not gzipped: see Open)
+// line by line, holding one line at a time. name is used in errors and
+// as Session.Name. How the rollout maps to the model:
+//
+//   - session_meta: Session.ID is the first one's payload.id.
+//   - A user message (response_item message, role user) is a Message:
+//     injected when all its text parts start with a contextual fragment
+//     Codex adds (<environment_context>, <user_instructions>,
+//     "# AGENTS.md instructions", <INSTRUCTIONS>, <skill> → Meta;
+//     <turn_aborted> → Interrupted; <subagent_notification>,
+//     <agent_message_board_notification> → Notification), else typed
+//     (<user_shell_command>, a command the person ran, is ShellCommand).
+//     Image parts are left out of Text. developer and system messages
+//     are instructions, skipped by type.
+//   - A step is the run of model items (assistant message, reasoning,
+//     function_call, custom_tool_call, local_shell_call) between two
+//     input items (a user message, a tool output, a compaction): the
+//     rollout keeps no response ids. Thinking is the reasoning's summary
+//     (and its content when stored); Model is the last turn_context's.
+//   - Tool calls carry their *_output, joined by call_id. Input is the
+//     JSON a function_call's arguments string holds (the string itself
+//     when it is not JSON), a custom tool's input string, a local shell
+//     call's action. IsError is success false, a JSON output whose
+//     metadata.exit_code is not 0, or an output starting "Exit code: N",
+//     N ≠ 0. An output whose call is not in the rollout is an orphan.
+//   - compacted is a Compaction at its line: Summary is its message, or,
+//     when that is empty, the last user message of replacement_history.
+//     A rollout records neither trigger nor tokens before (left empty).
+//   - event_msg lines repeat the response items or carry no
+//     conversation; they are skipped, counted as "event_msg/<type>", as
+//     are web_search_call, ghost_snapshot and encrypted compaction items
+//     and unknown types. Every line is counted once.
+//   - A line that is not a JSON object, has no "type", or whose fields
+//     have the wrong JSON types is an error naming file:line:column.
+func ReadCodex(r io.Reader, name string) (*Session, error) {
+	cr := &cxReader{
+		s: &Session{Name: name, Format: Codex,
+			Records: Counts{Read: map[string]int{}, Skipped: map[string]int{}}},
+		calls: map[string][2]int{},
+		step:  -1,
+	}
+	err := eachLine(r, name, func(line int, b []byte) error {
+		cr.line, cr.b = line, b
+		return cr.record(b)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cr.s, nil
+}
+
+// eachLine calls fn with each line of r and its number; a line over
+// input.DefaultMaxLine is an error naming file and line.
+func eachLine(r io.Reader, name string, fn func(line int, b []byte) error) error {
+	lines := input.NewLines(r, name, 0)
+	for {
+		b, err := lines.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			var le *input.LineError
+			if errors.As(err, &le) {
+				return err // names file and line
+			}
+			return fmt.Errorf("%s:%d: %w", name, lines.Line()+1, err)
+		}
+		if err := fn(lines.Line(), b); err != nil {
+			return err
+		}
+	}
+}
+
+// lineError is an encoding/json error at a line, with the column when
+// encoding/json gives an offset; base is the offset in the line of the
+// bytes that were decoded.
+func lineError(name string, line int, base int64, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("%s:%d:%d: %w", name, line, base+se.Offset, err)
+	case errors.As(err, &te):
+		return fmt.Errorf("%s:%d:%d: %w", name, line, base+te.Offset, err)
+	}
+	return fmt.Errorf("%s:%d: %w", name, line, err)
+}
+
+func (cr *cxReader) errorf(format string, a ...any) error {
+	return fmt.Errorf("%s:%d: %s", cr.s.Name, cr.line, fmt.Sprintf(format, a...))
+}
+
+func (cr *cxReader) skip(kind string) { cr.s.Records.Skipped[kind]++ }
+func (cr *cxReader) read(kind string) { cr.s.Records.Read[kind]++ }
+
+// decode decodes the payload into v, with errors placed in the line.
+func (cr *cxReader) decode(payload json.RawMessage, v any) error {
+	if err := json.Unmarshal(payload, v); err != nil {
+		base := int64(bytes.Index(cr.b, payload))
+		if base < 0 {
+			base = 0
+		}
+		return lineError(cr.s.Name, cr.line, base, err)
+	}
+	return nil
+}
+
+// record reads one line.
+func (cr *cxReader) record(b []byte) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		cr.skip("(blank line)")
+		return nil
+	}
+	var ln cxLine
+	if err := json.Unmarshal(b, &ln); err != nil {
+		return lineError(cr.s.Name, cr.line, 0, err)
+	}
+	if ln.Type == "" {
+		return cr.errorf(`record has no "type"`)
+	}
+	switch ln.Type {
+	case "session_meta", "response_item", "compacted", "turn_context":
+		if len(ln.Payload) == 0 || ln.Payload[0] != '{' {
+			return cr.errorf("%s record has no payload object", ln.Type)
+		}
+	case "event_msg":
+		// Events repeat what the response items say (user_message,
+		// agent_message, agent_reasoning) or carry no conversation
+		// (token_count, task_started, …): counted by their type.
+		var ev struct {
+			Type string `json:"type"`
+		}
+		if len(ln.Payload) > 0 && ln.Payload[0] == '{' {
+			if err := cr.decode(ln.Payload, &ev); err != nil {
+				return err
+			}
+		}
+		cr.skip("event_msg/" + ev.Type)
+		return nil
+	default:
+		cr.skip(ln.Type)
+		return nil
+	}
+	var it cxItem
+	if ln.Type == "turn_context" {
+		// Only the model: its other fields (summary, …) have other shapes.
+		var tc struct {
+			Model string `json:"model"`
+		}
+		if err := cr.decode(ln.Payload, &tc); err != nil {
+			return err
+		}
+		cr.model = tc.Model
+		cr.read(ln.Type)
+		return nil
+	}
+	if err := cr.decode(ln.Payload, &it); err != nil {
+		return err
+	}
+	switch ln.Type {
+	case "session_meta":
+		if cr.s.ID == "" {
+			cr.s.ID = it.ID
+		}
+		cr.read(ln.Type)
+	case "compacted":
+		cr.compacted(&it)
+		cr.read(ln.Type)
+	case "response_item":
+		return cr.item(&it)
+	}
+	return nil
+}
+
+// compacted adds a compaction. Its summary is the item's message, or,
+// when that is empty, the last user message of its replacement history.
+func (cr *cxReader) compacted(it *cxItem) {
+	cr.step = -1
+	summary := it.Message
+	if summary == "" {
+		for i := len(it.ReplacementHistory) - 1; i >= 0; i-- {
+			h := &it.ReplacementHistory[i]
+			if h.Type == "message" && h.Role == "user" {
+				summary = partsText(h.Content)
+				break
+			}
+		}
+	}
+	c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line, Summary: summary}
+	if summary != "" {
+		c.SummaryLine = cr.line
+	}
+	cr.s.Compactions = append(cr.s.Compactions, c)
+}
+
+// partsText joins the text parts of a content list.
+func partsText(parts []cxPart) string {
+	var s string
+	for _, p := range parts {
+		switch p.Type {
+		case "input_text", "output_text", "text", "summary_text", "reasoning_text":
+			s = join(s, p.Text)
+		}
+	}
+	return s
+}
+
+// item reads a response_item.
+func (cr *cxReader) item(it *cxItem) error {
+	kind := "response_item/" + it.Type
+	switch it.Type {
+	case "message":
+		kind += "/" + it.Role
+		switch it.Role {
+		case "user":
+			cr.user(it)
+		case "assistant":
+			st := cr.current()
+			st.Text = join(st.Text, partsText(it.Content))
+		default: // developer and system text: instructions, not a user record
+			cr.skip(kind)
+			return nil
+		}
+	case "reasoning":
+		st := cr.current()
+		th := partsText(it.Summary)
+		if t := partsText(it.Content); t != "" {
+			th = join(th, t)
+		}
+		if th != "" {
+			st.Thinking = join(st.Thinking, th)
+		}
+	case "function_call", "custom_tool_call", "local_shell_call":
+		st := cr.current()
+		call := ToolCall{ID: it.CallID, Name: it.Name}
+		switch it.Type {
+		case "function_call":
+			call.Input = jsonArgument(it.Arguments)
+		case "custom_tool_call":
+			call.Input = bytes.Clone(it.Input)
+		case "local_shell_call":
+			call.Name = "local_shell"
+			call.Input = bytes.Clone(it.Action)
+		}
+		if it.CallID != "" {
+			cr.calls[it.CallID] = [2]int{cr.step, len(st.Calls)}
+		}
+		st.Calls = append(st.Calls, call)
+	case "function_call_output", "custom_tool_call_output":
+		cr.step = -1
+		at, ok := cr.calls[it.CallID]
+		if !ok {
+			cr.s.OrphanResults++
+			break
+		}
+		call := &cr.s.Steps[at[0]].Calls[at[1]]
+		call.HasResult, call.Result, call.ResultLine = true, it.Output.Text, cr.line
+		call.IsError = outputFailed(it.Output)
+	default: // web_search_call, ghost_snapshot, compaction (encrypted), other
+		cr.skip(kind)
+		return nil
+	}
+	cr.read(kind)
+	return nil
+}
+
+// current returns the step being built, starting one when none is,
+// and counts the record in it.
+func (cr *cxReader) current() *Step {
+	if cr.step < 0 {
+		cr.step = len(cr.s.Steps)
+		cr.s.Steps = append(cr.s.Steps, Step{Turn: len(cr.s.Turns) - 1, Line: cr.line, Model: cr.model})
+		if t := len(cr.s.Turns) - 1; t >= 0 {
+			cr.s.Turns[t].Steps++
+		}
+	}
+	st := &cr.s.Steps[cr.step]
+	st.Records++
+	return st
+}
+
+// jsonArgument returns a function_call's arguments as JSON: the JSON the
+// string holds when it holds valid JSON, else the field as it is.
+func jsonArgument(raw json.RawMessage) json.RawMessage {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil && json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	return bytes.Clone(raw)
+}
+
+// outputFailed is whether a tool output reports a failure: success false,
+// a JSON output whose metadata.exit_code is not 0 (the shell tool's
+// output), or a text output that starts "Exit code: N" with N ≠ 0.
+func outputFailed(o cxOutput) bool {
+	if o.Success != nil {
+		return !*o.Success
+	}
+	t := strings.TrimSpace(o.Text)
+	if strings.HasPrefix(t, "{") {
+		var v struct {
+			Metadata struct {
+				ExitCode *int `json:"exit_code"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal([]byte(t), &v) == nil && v.Metadata.ExitCode != nil {
+			return *v.Metadata.ExitCode != 0
+		}
+		return false
+	}
+	if rest, ok := strings.CutPrefix(t, "Exit code: "); ok {
+		end := strings.IndexAny(rest, "\r\n ")
+		if end < 0 {
+			end = len(rest)
+		}
+		n, err := strconv.Atoi(rest[:end])
+		return err == nil && n != 0
+	}
+	return false
+}
+
+// cxTags maps the start of a Codex user text to its kind: the contextual
+// fragments Codex injects in the user's role.
+var cxTags = []struct {
+	prefix string
+	kind   Kind
+}{
+	{"<environment_context>", Meta},
+	{"<user_instructions>", Meta},
+	{"# AGENTS.md instructions", Meta},
+	{"<INSTRUCTIONS>", Meta},
+	{"<skill>", Meta},
+	{"<turn_aborted>", Interrupted},
+	{"<subagent_notification>", Notification},
+	{"<agent_message_board_notification>", Notification},
+	{"<user_shell_command>", ShellCommand},
+}
+
+// cxTagKind classifies a Codex user text by how it starts.
+func cxTagKind(s string) (Kind, bool) {
+	s = strings.TrimLeft(s, " \t\r\n")
+	for _, t := range cxTags {
+		if strings.HasPrefix(s, t.prefix) {
+			return t.kind, true
+		}
+	}
+	return Typed, false
+}
+
+// user adds a user message: typed unless all its text parts are
+// injected fragments (then the first one's kind says why).
+func (cr *cxReader) user(it *cxItem) {
+	cr.step = -1
+	msg := Message{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line}
+	var typed, injected []string
+	kind := Typed
+	for _, p := range it.Content {
+		if p.Type != "input_text" && p.Type != "text" {
+			continue
+		}
+		if k, ok := cxTagKind(p.Text); ok {
+			if k.Typed() {
+				typed = append(typed, p.Text)
+				kind = k
+				continue
+			}
+			injected = append(injected, p.Text)
+			if len(injected) == 1 {
+				msg.Kind = k
+			}
+		} else {
+			typed = append(typed, p.Text)
+		}
+	}
+	if len(typed) > 0 {
+		msg.Kind, msg.Text = kind, strings.Join(typed, "\n")
+	} else {
+		msg.Text = strings.Join(injected, "\n")
+	}
+	if msg.Kind.Typed() {
+		msg.Turn = len(cr.s.Turns)
+		cr.s.Turns = append(cr.s.Turns, Turn{Message: len(cr.s.Messages), FirstStep: len(cr.s.Steps)})
+	}
+	cr.s.Messages = append(cr.s.Messages, msg)
+}

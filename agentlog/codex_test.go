@@ -1,0 +1,129 @@
+package agentlog
+
+import (
+	"bytes"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestReadCodex pins what testdata/codex-rollout.jsonl says, counted by
+// hand from the file (written from codex-rs/protocol/src/protocol.rs and
+// models.rs: see codex.go).
+func TestReadCodex(t *testing.T) {
+	s, err := Open("testdata/codex-rollout.jsonl") // sniffed
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(st, c int) ToolCall { return s.Steps[st].Calls[c] }
+	for _, c := range []struct {
+		what      string
+		got, want any
+		reason    string
+	}{
+		{"id", s.ID, "cx-1", "session_meta payload.id"},
+		{"format", s.Format, Codex, "sniffed from the first line"},
+		{"kinds", kinds(s), []Kind{Meta, Meta, Typed, Typed, Interrupted},
+			"environment_context and AGENTS.md are injected; the developer message is not a user message"},
+		{"turns", s.Turns, []Turn{{Message: 2, FirstStep: 0, Steps: 4}, {Message: 3, FirstStep: 4, Steps: 2}}, "lines 6 and 21"},
+		{"prompt text", s.Messages[3].Text, "now document it", "the image part is left out"},
+		{"steps", len(s.Steps), 6, "reasoning+c1 | c2 | c3 | text | c4 | text: a tool output or a user message ends a step"},
+		{"step 0", s.Steps[0].Thinking + "|" + s.Steps[0].Model + "|" + strconv.Itoa(s.Steps[0].Records) + "|" + strconv.Itoa(s.Steps[0].Line),
+			"Looking for the flag parsing.|gpt-5-codex|2|8", "reasoning summary, the turn_context model"},
+		{"step 3 text", s.Steps[3].Text, "Added the flag; tests pass.", ""},
+		{"step 4 model", s.Steps[4].Model, "gpt-5.1-codex", "the second turn_context"},
+		{"step 5", s.Steps[5].Text + "|" + strconv.Itoa(s.Steps[5].Turn), "Done.|1", "after a web search, a compaction and an unknown line"},
+		{"c1", call(0, 0).Name + "|" + string(call(0, 0).Input) + "|" + strconv.Itoa(call(0, 0).ResultLine),
+			`shell|{"command": ["bash", "-lc", "go test ./..."], "workdir": "/src/cli"}|10`, "arguments decoded to their JSON"},
+		{"c1 error", call(0, 0).IsError, true, "metadata.exit_code 1"},
+		{"c2", call(1, 0).Name + "|" + call(1, 0).Result, "apply_patch|Success. Updated the following files:\nM main.go", "custom tool"},
+		{"c2 error", call(1, 0).IsError, false, ""},
+		{"c3", call(2, 0).Name + "|" + call(2, 0).Result, "local_shell|ok\tgithub.com/x/cli", "output as {content, success}"},
+		{"c3 input", string(call(2, 0).Input), `{"type":"exec","command":["go","test","./..."],"timeout_ms":null,"working_directory":null,"env":null,"user":null}`, "the action"},
+		{"c4", string(call(4, 0).Input) + "|" + strconv.Itoa(btoi(call(4, 0).IsError)), `"not json"|1`, "arguments kept as a string; Exit code: 2"},
+		{"orphans", s.OrphanResults, 1, "c99"},
+		{"compactions", s.Compactions, []Compaction{
+			{Turn: 0, Step: 4, Line: 18, Summary: "Summary: added --verbose to main.go; go test passes.", SummaryLine: 18},
+			{Turn: 1, Step: 5, Line: 27, Summary: "Another summary: README needs a --verbose section.", SummaryLine: 27},
+		}, "the second has no message: the last user message of its replacement history"},
+		{"read", s.Records.Read, map[string]int{"session_meta": 1, "response_item/message/user": 5, "turn_context": 2,
+			"response_item/reasoning": 1, "response_item/function_call": 2, "response_item/function_call_output": 4,
+			"response_item/custom_tool_call": 1, "response_item/custom_tool_call_output": 1, "response_item/local_shell_call": 1,
+			"response_item/message/assistant": 2, "compacted": 2}, ""},
+		{"skipped", s.Records.Skipped, map[string]int{"response_item/message/developer": 1, "event_msg/user_message": 1,
+			"event_msg/token_count": 1, "event_msg/agent_message": 1, "event_msg/context_compacted": 1,
+			"response_item/web_search_call": 1, "response_item/ghost_snapshot": 1, "x_future": 1, "(blank line)": 1},
+			"events repeat the response items; x_future is a type not known"},
+		{"lines", s.Records.Lines(), 31, "every line counted once"},
+	} {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: got %#v, want %#v (%s)", c.what, c.got, c.want, c.reason)
+		}
+	}
+}
+
+func TestReadCodexErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"not JSON", "{\"type\":\"compacted\",,}\n", "x.jsonl:1:21: invalid character ','"},
+		{"not an object", "[1]\n", "x.jsonl:1:1: json: cannot unmarshal array"},
+		{"no type", `{"payload":{}}`, `x.jsonl:1: record has no "type"`},
+		{"no payload", `{"type":"response_item"}`, "x.jsonl:1: response_item record has no payload object"},
+		{"a payload field of the wrong type", "\n" + `{"type":"response_item","payload":{"type":"message","role":7}}`,
+			"x.jsonl:2:60: json: cannot unmarshal number"},
+		{"an output of the wrong type", `{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":5}}`,
+			"x.jsonl:1: output is 5…, not a string, a list or an object"},
+		{"an event of the wrong type", `{"type":"event_msg","payload":{"type":1}}`, "x.jsonl:1:39: json: cannot unmarshal number"},
+	} {
+		_, err := ReadCodex(strings.NewReader(c.in), "x.jsonl")
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error starting %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestSniff(t *testing.T) {
+	for _, c := range []struct {
+		line   string
+		want   Format
+		reason string
+	}{
+		{`{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}`, Codex, ""},
+		{`{"timestamp":"t","type": "response_item","payload":{}}`, Codex, "a rollout without its session_meta"},
+		{`{"type":"user","sessionId":"s","message":{"content":"\"messages\": [1]"}}`, ClaudeCode, "an escaped key inside a string"},
+		{`{"type":"user","sessionId":"s","message":{"content":"hi"}}`, ClaudeCode, ""},
+		{`{"session_id":"g","messages":[]}`, Generic, ""},
+		{`{"messages" : [{"role":"user","content":"hi"}]}`, Generic, "no session_id"},
+		{`not json at all`, ClaudeCode, "the Claude Code reader reports the error"},
+		{``, ClaudeCode, "empty"},
+	} {
+		if got := Sniff([]byte(c.line + "\n{\"messages\":[]}")); got != c.want {
+			t.Errorf("%s: got %s, want %s (%s)", c.line, got, c.want, c.reason)
+		}
+	}
+}
+
+func FuzzReadCodex(f *testing.F) {
+	b, err := os.ReadFile("testdata/codex-rollout.jsonl")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[]}]}}`))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":[{"type":"input_image"}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ReadCodex(bytes.NewReader(b), "fuzz.jsonl")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.jsonl:") {
+				t.Errorf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if s.Records.Lines() != bytes.Count(b, []byte("\n"))+btoi(len(b) > 0 && b[len(b)-1] != '\n') {
+			t.Errorf("counted %d lines", s.Records.Lines())
+		}
+	})
+}

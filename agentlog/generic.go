@@ -1,0 +1,235 @@
+package agentlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// Generic is tally's documented format for logs of any other agent.
+const Generic Format = "generic"
+
+// The generic format is JSON Lines, one session per line (a file of one
+// session is a file of one line; pretty-printed JSON is not read: use
+// `jq -c`). Each line is an object:
+//
+//	{"session_id": "s-1",
+//	 "messages": [
+//	   {"role": "system", "content": "You are …"},
+//	   {"role": "user", "content": "add a --verbose flag"},
+//	   {"role": "user", "content": "<env>cwd=/src</env>", "injected": "meta"},
+//	   {"role": "assistant", "content": [{"type": "text", "text": "Looking."}],
+//	    "reasoning": "the flag goes in main.go",
+//	    "tool_calls": [{"id": "c1", "type": "function",
+//	      "function": {"name": "read", "arguments": "{\"path\":\"main.go\"}"}}]},
+//	   {"role": "tool", "tool_call_id": "c1", "content": "package main …", "is_error": false}],
+//	 "compactions": [{"after_message": 4, "summary": "…", "trigger": "auto", "tokens_before": 120000}]}
+//
+// These are OpenAI chat-completions messages, with three additions:
+// "injected" on a user message, "is_error" on a tool message, and
+// "reasoning" on an assistant message. How they map:
+//
+//   - content is a string or a list of parts; the text of "text" parts is
+//     joined by "\n", other parts are counted as "[type]" in tool results
+//     and left out elsewhere.
+//   - A user message is a Message, typed unless it has "injected": a
+//     string naming a Kind ("meta", "system reminder", "command output",
+//     "compaction summary", …; see Kind.String) gives that kind, any other
+//     string or true gives Meta, false or null leaves it typed.
+//   - An assistant message is a Step (no ID), its tool_calls its calls:
+//     arguments is a string of JSON (kept as that JSON when valid) or a
+//     JSON value.
+//   - A tool message is the result of the call tool_call_id names (an
+//     orphan result when none does); is_error marks a failure.
+//   - system and developer messages are instructions, not in the model.
+//     Any other role is an error.
+//   - A compaction happened after the first after_message messages
+//     (0 ≤ after_message ≤ len(messages)), with its summary, trigger and
+//     tokens_before.
+//
+// Errors name file:line(:column), and the message's index when it is at
+// fault. Session.Records counts "session" lines read and blank lines
+// skipped.
+
+// gSession is one line of the generic format.
+type gSession struct {
+	SessionID   string        `json:"session_id"`
+	Messages    *[]gMessage   `json:"messages"`
+	Compactions []gCompaction `json:"compactions"`
+}
+
+// gMessage is one chat message.
+type gMessage struct {
+	Role       string          `json:"role"`
+	Content    ccContent       `json:"content"`
+	Reasoning  string          `json:"reasoning"`
+	ToolCalls  []gToolCall     `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+	IsError    bool            `json:"is_error"`
+	Injected   json.RawMessage `json:"injected"`
+}
+
+type gToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+type gCompaction struct {
+	AfterMessage *int   `json:"after_message"`
+	Summary      string `json:"summary"`
+	Trigger      string `json:"trigger"`
+	TokensBefore int64  `json:"tokens_before"`
+}
+
+// ReadGeneric reads a file of the generic format (not gzipped: see
+// OpenAll), one session per line. name is used in errors and as each
+// Session.Name; blank lines are counted on the session that follows them
+// (or the last one).
+func ReadGeneric(r io.Reader, name string) ([]*Session, error) {
+	var out []*Session
+	blank := 0
+	err := eachLine(r, name, func(line int, b []byte) error {
+		if len(bytes.TrimSpace(b)) == 0 {
+			blank++
+			return nil
+		}
+		s, err := genericSession(b, name, line)
+		if err != nil {
+			return err
+		}
+		if blank > 0 {
+			s.Records.Skipped["(blank line)"] = blank
+			blank = 0
+		}
+		out = append(out, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if blank > 0 && len(out) > 0 {
+		out[len(out)-1].Records.Skipped["(blank line)"] += blank
+	}
+	return out, nil
+}
+
+// genericSession reads one line.
+func genericSession(b []byte, name string, line int) (*Session, error) {
+	var g gSession
+	if err := json.Unmarshal(b, &g); err != nil {
+		return nil, lineError(name, line, 0, err)
+	}
+	errorf := func(format string, a ...any) error {
+		return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
+	}
+	if g.Messages == nil {
+		return nil, errorf(`session has no "messages"`)
+	}
+	msgs := *g.Messages
+	s := &Session{Name: name, ID: g.SessionID, Format: Generic,
+		Records: Counts{Read: map[string]int{"session": 1}, Skipped: map[string]int{}}}
+	comps := append([]gCompaction(nil), g.Compactions...)
+	for i, c := range comps {
+		if c.AfterMessage == nil {
+			return nil, errorf("compactions[%d] has no after_message", i)
+		}
+		if n := *c.AfterMessage; n < 0 || n > len(msgs) {
+			return nil, errorf("compactions[%d]: after_message %d is not in 0…%d", i, n, len(msgs))
+		}
+	}
+	sort.SliceStable(comps, func(i, j int) bool { return *comps[i].AfterMessage < *comps[j].AfterMessage })
+	calls := map[string][2]int{}
+	for i := 0; i <= len(msgs); i++ {
+		for len(comps) > 0 && *comps[0].AfterMessage == i {
+			c := comps[0]
+			comps = comps[1:]
+			cp := Compaction{Trigger: c.Trigger, PreTokens: c.TokensBefore,
+				Turn: len(s.Turns) - 1, Step: len(s.Steps), Line: line, Summary: c.Summary}
+			if c.Summary != "" {
+				cp.SummaryLine = line
+			}
+			s.Compactions = append(s.Compactions, cp)
+		}
+		if i == len(msgs) {
+			break
+		}
+		m := &msgs[i]
+		text := m.Content.Text
+		for _, p := range m.Content.Parts {
+			if p.Type == "text" {
+				text = join(text, p.Text)
+			}
+		}
+		switch m.Role {
+		case "system", "developer":
+		case "user":
+			msg := Message{Turn: len(s.Turns) - 1, Step: len(s.Steps), Line: line, Text: text}
+			k, err := injectedKind(m.Injected)
+			if err != nil {
+				return nil, errorf("messages[%d]: %v", i, err)
+			}
+			msg.Kind = k
+			if k.Typed() {
+				msg.Turn = len(s.Turns)
+				s.Turns = append(s.Turns, Turn{Message: len(s.Messages), FirstStep: len(s.Steps)})
+			}
+			s.Messages = append(s.Messages, msg)
+		case "assistant":
+			st := Step{Turn: len(s.Turns) - 1, Line: line, Records: 1, Text: text, Thinking: m.Reasoning}
+			for _, tc := range m.ToolCalls {
+				if tc.ID != "" {
+					calls[tc.ID] = [2]int{len(s.Steps), len(st.Calls)}
+				}
+				st.Calls = append(st.Calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: jsonArgument(tc.Function.Arguments)})
+			}
+			s.Steps = append(s.Steps, st)
+			if t := len(s.Turns) - 1; t >= 0 {
+				s.Turns[t].Steps++
+			}
+		case "tool":
+			for _, p := range m.Content.Parts {
+				if p.Type != "text" {
+					text = join(text, "["+p.Type+"]")
+				}
+			}
+			at, ok := calls[m.ToolCallID]
+			if !ok {
+				s.OrphanResults++
+				continue
+			}
+			c := &s.Steps[at[0]].Calls[at[1]]
+			c.HasResult, c.Result, c.IsError, c.ResultLine = true, text, m.IsError, line
+		default:
+			return nil, errorf("messages[%d]: role %q is not system, developer, user, assistant or tool", i, m.Role)
+		}
+	}
+	return s, nil
+}
+
+// injectedKind reads a user message's "injected" field.
+func injectedKind(raw json.RawMessage) (Kind, error) {
+	switch {
+	case len(raw) == 0, string(raw) == "null", string(raw) == "false":
+		return Typed, nil
+	case string(raw) == "true":
+		return Meta, nil
+	case raw[0] == '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return Typed, fmt.Errorf("injected: %v", err)
+		}
+		for k := range kindNames {
+			if kindNames[k] == s && !Kind(k).Typed() {
+				return Kind(k), nil
+			}
+		}
+		return Meta, nil
+	}
+	return Typed, fmt.Errorf("injected is %.20s, not a string or a boolean", raw)
+}
