@@ -1,0 +1,706 @@
+package selection
+
+import (
+	"bytes"
+	"encoding/json"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tally-eval/tally/agentlog"
+)
+
+// The repeated-tool-call signal on real agent sessions (agentlog).
+//
+// A repeat is a tool call made after a compaction, within a window of
+// turns and steps, that is the same call as one made before it. The same
+// call means (callKey, sameCall):
+//
+//   - Bash: the command with its whitespace collapsed and "./" path
+//     prefixes cleaned; description, timeout and run_in_background are
+//     ignored. A write through `gh api` (a method other than GET, or body
+//     fields, which make it a POST) is identified by its method and
+//     endpoint only: a second reply to the same review comment repeats
+//     the first even when the wording differs.
+//   - Read: the same file (path cleaned) with overlapping line ranges
+//     (offset/limit; a missing limit reads to the end).
+//   - Grep and Glob: the same pattern and path; output flags ignored.
+//   - Edit: the same file and old_string. TaskOutput: the same task_id.
+//   - any other tool: the same input, as canonical JSON, without the
+//     descriptive fields.
+//
+// Paths are cleaned but not resolved: agentlog does not expose the
+// session's working directory, so an absolute path and the same path
+// relative to the cwd are different calls. Nor does it keep record
+// uuids: a call is named by its tool_use id and its step's line.
+//
+// The first call is the latest matching call before the compaction; a
+// call that repeats an earlier call made after the same compaction is
+// not a new repeat (the result it needs is in the context again). The
+// window stops at the next compaction.
+//
+// Each repeat is classified by what happened between the two calls and
+// what the call does (classify), and only LostResult and SideEffect are
+// flagged (Flagged): the others are things an agent does on purpose
+// whether or not its context was compacted.
+
+// RepeatKind says why a tool call was repeated.
+type RepeatKind string
+
+// The kinds of repeat, in the order they are decided.
+const (
+	// SideEffect: a write to a system outside the workspace (git push,
+	// gh api POST/PATCH/…, deploy, publish, migration) done again with no
+	// new cause. Flagged and severe.
+	SideEffect RepeatKind = "side_effect"
+	// RereadAfterEdit: a Read of a file the agent itself changed
+	// (a successful Edit/Write, or a Bash command naming the file that
+	// writes) between the two reads.
+	RereadAfterEdit RepeatKind = "reread_after_edit"
+	// RerunAfterChange: a test, build, lint or other command run again
+	// after the workspace changed in between (successful edits, commits,
+	// merges, checkouts); a Grep/Glob after an edit that touches what it
+	// looks for; a Read after git changed the tree; a push or deploy
+	// after a new commit.
+	RerunAfterChange RepeatKind = "rerun_after_change"
+	// Orientation: git status/log/diff/show/branch, ls, pwd, wc, cat,
+	// head, tail and the like, run to see where things stand.
+	Orientation RepeatKind = "orientation"
+	// Bookkeeping: the agent's own task list or plan set again
+	// (TodoWrite, TaskCreate, TaskUpdate, …): no result to lose.
+	Bookkeeping RepeatKind = "bookkeeping"
+	// NewChange: an Edit at the same anchor that succeeded again, so it
+	// made a different change rather than redoing the first.
+	NewChange RepeatKind = "new_change"
+	// LostResult: the agent asks again for a result it had before the
+	// compaction. Flagged.
+	LostResult RepeatKind = "lost_result"
+)
+
+// Flagged is whether a repeat of this kind signals a lost result.
+func (k RepeatKind) Flagged() bool { return k == LostResult || k == SideEffect }
+
+// RepeatWindow bounds how far after a compaction a repeat is looked for:
+// at most Turns typed turns after the one the compaction happened in (0
+// is that turn) and at most Steps model steps after the compaction (1 is
+// the first). A zero field means no bound.
+type RepeatWindow struct {
+	Turns, Steps int
+}
+
+// DefaultRepeatWindow is the window of issue 12: five turns, and a step
+// bound wide enough not to cut the turn bound short (on the dev set the
+// repeats found reach 79 steps after their compaction).
+var DefaultRepeatWindow = RepeatWindow{Turns: 5, Steps: 400}
+
+// CallRef is the evidence for one tool call: what it was and where.
+type CallRef struct {
+	Tool  string
+	Input json.RawMessage
+	// ID is the tool_use id; Line is the line of the step's first record
+	// in the log; Turn and Step index Session.Turns and Session.Steps.
+	ID               string
+	Line, Turn, Step int
+	IsError          bool
+}
+
+// ToolRepeat is one repeat after a compaction, with its evidence.
+type ToolRepeat struct {
+	Kind   RepeatKind
+	Severe bool
+	// Reason says in a few words why it got its kind.
+	Reason        string
+	First, Repeat CallRef
+	// Compaction indexes Session.Compactions; CompactionLine is the
+	// boundary record's line.
+	Compaction, CompactionLine int
+	// TurnsAfter is the repeat's turn minus the compaction's (0: the turn
+	// the compaction interrupted); StepsAfter counts steps from the
+	// compaction to the repeat (1: the first step after it).
+	TurnsAfter, StepsAfter int
+}
+
+// flatCall is a tool call in session order, with its parsed identity.
+type flatCall struct {
+	ref  CallRef
+	call *agentlog.ToolCall
+	in   callInput
+	bash bashClass // for Bash calls
+}
+
+// callInput is the part of a call's input that identity and
+// classification use.
+type callInput struct {
+	key string // identity; Read compares file plus range instead
+	// Read range, 1-based lines [lo, hi]; hi 0 means to the end.
+	lo, hi int
+	file   string // Read/Edit/Write file, or Grep/Glob path
+	cmd    string // Bash command, normalised
+	pat    string // Grep/Glob pattern
+	oldStr string // Edit old_string
+	newStr string // Edit new_string, Write content
+	// targets are the `gh api` writes of a Bash command (method and
+	// endpoint); two commands with a target in common are the same call.
+	targets []string
+}
+
+// FindToolRepeats returns every repeat after each compaction of s within
+// w, classified, in the order of the repeats.
+func FindToolRepeats(s *agentlog.Session, w RepeatWindow) []ToolRepeat {
+	var calls []flatCall
+	for si := range s.Steps {
+		st := &s.Steps[si]
+		for ci := range st.Calls {
+			c := &st.Calls[ci]
+			calls = append(calls, flatCall{
+				ref:  CallRef{Tool: c.Name, Input: c.Input, ID: c.ID, Line: st.Line, Turn: st.Turn, Step: si, IsError: c.IsError},
+				call: c,
+				in:   parseCallInput(c.Name, c.Input),
+			})
+			if c.Name == "Bash" {
+				last := &calls[len(calls)-1]
+				last.bash = classifyBash(last.in.cmd)
+			}
+		}
+	}
+	var out []ToolRepeat
+	for ci, comp := range s.Compactions {
+		end := len(s.Steps)
+		if ci+1 < len(s.Compactions) {
+			end = s.Compactions[ci+1].Step
+		}
+		// calls before the compaction are [0, start); the window's are
+		// [start, stop).
+		start := sort.Search(len(calls), func(i int) bool { return calls[i].ref.Step >= comp.Step })
+		stop := start
+		for stop < len(calls) {
+			r := calls[stop].ref
+			if r.Step >= end || (w.Turns > 0 && r.Turn-comp.Turn > w.Turns) || (w.Steps > 0 && r.Step-comp.Step+1 > w.Steps) {
+				break
+			}
+			stop++
+		}
+	next:
+		for ri := start; ri < stop; ri++ {
+			for k := start; k < ri; k++ {
+				if sameCall(&calls[k], &calls[ri]) {
+					continue next
+				}
+			}
+			for fi := start - 1; fi >= 0; fi-- {
+				if !sameCall(&calls[fi], &calls[ri]) {
+					continue
+				}
+				kind, reason := classify(calls, fi, ri)
+				out = append(out, ToolRepeat{
+					Kind: kind, Severe: kind == SideEffect, Reason: reason,
+					First: calls[fi].ref, Repeat: calls[ri].ref,
+					Compaction: ci, CompactionLine: comp.Line,
+					TurnsAfter: calls[ri].ref.Turn - comp.Turn, StepsAfter: calls[ri].ref.Step - comp.Step + 1,
+				})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// FlaggedRepeats keeps the repeats that signal a lost result, severe
+// ones (side effects) first, each group in its original order.
+func FlaggedRepeats(rs []ToolRepeat) []ToolRepeat {
+	var out []ToolRepeat
+	for _, severe := range []bool{true, false} {
+		for _, r := range rs {
+			if r.Kind.Flagged() && r.Severe == severe {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+func sameCall(a, b *flatCall) bool {
+	if a.ref.Tool != b.ref.Tool || a.in.key != b.in.key {
+		return false
+	}
+	if len(a.in.targets) > 0 || len(b.in.targets) > 0 {
+		for _, x := range a.in.targets {
+			for _, y := range b.in.targets {
+				if x == y {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if a.ref.Tool == "Read" {
+		return (a.in.hi == 0 || b.in.lo <= a.in.hi) && (b.in.hi == 0 || a.in.lo <= b.in.hi)
+	}
+	return true
+}
+
+var wsRun = regexp.MustCompile(`\s+`)
+
+func parseCallInput(tool string, raw json.RawMessage) callInput {
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m) // a malformed input is compared as empty
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	num := func(k string) int {
+		f, _ := m[k].(float64)
+		return int(f)
+	}
+	var in callInput
+	switch tool {
+	case "Bash":
+		in.cmd = normCommand(str("command"))
+		in.key = in.cmd
+		in.targets = ghAPIWrites(str("command"))
+		if len(in.targets) > 0 {
+			in.key = ""
+		}
+	case "Read":
+		in.file = cleanPath(str("file_path"))
+		in.key = in.file
+		in.lo = max(num("offset"), 1)
+		if l := num("limit"); l > 0 {
+			in.hi = in.lo + l - 1
+		}
+	case "Grep", "Glob":
+		in.pat, in.file = str("pattern"), cleanPath(str("path"))
+		in.key = in.pat + "\x00" + in.file
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		in.file = cleanPath(str("file_path"))
+		if in.file == "" {
+			in.file = cleanPath(str("notebook_path"))
+		}
+		in.oldStr, in.newStr = str("old_string"), str("new_string")
+		if tool == "Write" {
+			in.newStr = str("content")
+		}
+		if edits, ok := m["edits"].([]any); ok {
+			for _, e := range edits {
+				if e, ok := e.(map[string]any); ok {
+					o, _ := e["old_string"].(string)
+					n, _ := e["new_string"].(string)
+					in.oldStr += o + "\n"
+					in.newStr += n + "\n"
+				}
+			}
+		}
+		in.key = in.file + "\x00" + in.oldStr
+		if tool == "Write" {
+			in.key = in.file + "\x00" + in.newStr
+		}
+	case "TaskOutput":
+		in.key = str("task_id")
+	default:
+		for _, k := range []string{"description", "timeout", "run_in_background"} {
+			delete(m, k)
+		}
+		b, _ := json.Marshal(m) // map keys are sorted: canonical
+		in.key = string(b)
+	}
+	return in
+}
+
+// cleanPath cleans a path without resolving it: "./a//b" is "a/b".
+func cleanPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	return path.Clean(p)
+}
+
+// normCommand drops whole-line comments (labels, like a description),
+// collapses whitespace and cleans "./"-prefixed and
+// doubled-slash path words.
+func normCommand(c string) string {
+	lines := strings.Split(c, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(l), "#") {
+			kept = append(kept, l)
+		}
+	}
+	c = strings.Join(kept, "\n")
+	f := strings.Fields(wsRun.ReplaceAllString(c, " "))
+	for i, w := range f {
+		if strings.HasPrefix(w, "./") && len(w) > 2 || strings.Contains(w, "//") && !strings.Contains(w, "://") {
+			f[i] = path.Clean(w)
+		}
+	}
+	return strings.Join(f, " ")
+}
+
+// segments splits a shell command at &&, ||, ;, | and newlines into
+// simple commands, each without leading env assignments. It does not
+// parse quotes: good enough to name the programs a command runs.
+var segSplit = regexp.MustCompile(`&&|\|\||;|\||\n`)
+
+func segments(cmd string) []string {
+	var out []string
+	for _, s := range segSplit.Split(cmd, -1) {
+		f := strings.Fields(s)
+		for len(f) > 0 && strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-") {
+			f = f[1:]
+		}
+		for len(f) > 0 && (f[0] == "sudo" || f[0] == "time" || f[0] == "command" || f[0] == "(" || f[0] == "{") {
+			f = f[1:]
+		}
+		if len(f) > 0 {
+			out = append(out, strings.Join(f, " "))
+		}
+	}
+	return out
+}
+
+// ghAPIWrites returns the identities of the `gh api` writes in cmd.
+func ghAPIWrites(cmd string) []string {
+	var out []string
+	for _, seg := range segments(cmd) {
+		if t, ok := ghAPIWrite(seg); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ghAPIWrite recognises a `gh api` call that writes (a method other than
+// GET, or body fields without a method, which gh sends as POST) and
+// returns its identity: method and endpoint.
+func ghAPIWrite(cmd string) (string, bool) {
+	for _, seg := range segments(cmd) {
+		f := strings.Fields(seg)
+		if len(f) < 3 || f[0] != "gh" || f[1] != "api" {
+			continue
+		}
+		method, endpoint, fields := "", "", false
+		for i := 2; i < len(f); i++ {
+			w := f[i]
+			switch {
+			case w == "-X" || w == "--method":
+				if i+1 < len(f) {
+					method = strings.ToUpper(strings.Trim(f[i+1], `"'`))
+					i++
+				}
+			case strings.HasPrefix(w, "-X") && len(w) > 2:
+				method = strings.ToUpper(w[2:])
+			case strings.HasPrefix(w, "--method="):
+				method = strings.ToUpper(w[len("--method="):])
+			case w == "-f" || w == "-F" || w == "--field" || w == "--raw-field" || w == "--input":
+				fields = true
+				i++
+			case strings.HasPrefix(w, "-"):
+			case endpoint == "":
+				endpoint = strings.Trim(w, `"'`)
+			}
+		}
+		if method == "" && fields {
+			method = "POST"
+		}
+		if method != "" && method != "GET" && endpoint != "" {
+			return "gh api " + method + " " + strings.TrimPrefix(endpoint, "/"), true
+		}
+	}
+	return "", false
+}
+
+// Command classes, by the program (and subcommand) a segment runs.
+var (
+	orientProgs = set("ls", "pwd", "wc", "cat", "head", "tail", "tree", "find", "du", "df", "stat", "file",
+		"which", "whoami", "date", "echo", "env", "printenv", "uname", "hostname", "realpath", "dirname", "basename",
+		"grep", "rg", "ag", "sort", "uniq", "cut", "awk", "jq", "less", "more", "diff", "true", "cd", "test", "[")
+	orientGit = set("status", "log", "diff", "show", "branch", "remote", "rev-parse", "describe", "ls-files",
+		"blame", "reflog", "tag", "config", "shortlog", "ls-remote", "worktree", "fetch")
+	// gitTree changes the working tree or history.
+	gitTree   = set("merge", "rebase", "checkout", "switch", "pull", "reset", "stash", "cherry-pick", "am", "revert", "apply", "restore", "rm", "mv")
+	gitCommit = set("commit", "merge", "rebase", "pull", "cherry-pick", "am", "revert")
+	// checkWords name test, build, lint and format runs.
+	checkWords = regexp.MustCompile(`(^|[\s:/._-])(test|tests|spec|specs|build|lint|vet|check|fmt|format|typecheck|tsc|clippy|compile|ci)([\s:/._-]|$)`)
+	checkProgs = set("pytest", "tox", "ruff", "mypy", "eslint", "prettier", "golangci-lint", "staticcheck", "gofmt",
+		"goimports", "rspec", "jest", "vitest", "phpunit", "rubocop", "flake8", "black", "isort", "pylint", "shellcheck")
+	// writeProgs change files in the workspace.
+	writeProgs = set("rm", "mv", "cp", "mkdir", "touch", "tee", "patch", "ln", "chmod", "truncate", "unzip", "tar")
+)
+
+func set(ws ...string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+// bashClass is what a Bash command does, from its segments.
+type bashClass struct {
+	external   bool // writes outside the workspace
+	ships      bool // pushes or deploys the current state (a new commit is a new cause)
+	check      bool // test/build/lint/format
+	orient     bool // every segment only looks
+	writes     bool // changes files in the workspace
+	treeChange bool // git changes the tree or history
+	commits    bool // git makes a new commit
+}
+
+func classifyBash(cmd string) bashClass {
+	var c bashClass
+	c.orient = true
+	if strings.Contains(nullRedirect.ReplaceAllString(cmd, ""), ">") {
+		c.writes = true // a redirection to a file
+	}
+	for _, seg := range segments(cmd) {
+		f := strings.Fields(seg)
+		prog := path.Base(f[0])
+		sub := ""
+		if len(f) > 1 {
+			sub = f[1]
+		}
+		segOrient := false
+		switch {
+		case prog == "git":
+			// skip global options such as -C dir
+			i := 1
+			for i < len(f) && strings.HasPrefix(f[i], "-") {
+				if f[i] == "-C" || f[i] == "-c" {
+					i++
+				}
+				i++
+			}
+			if i < len(f) {
+				sub = f[i]
+			}
+			switch {
+			case sub == "push":
+				c.external, c.ships = true, true
+			case gitTree[sub] || gitCommit[sub]:
+				c.treeChange = c.treeChange || gitTree[sub]
+				c.writes = true
+				c.commits = c.commits || gitCommit[sub]
+			case orientGit[sub]:
+				segOrient = true
+			case sub == "add":
+				c.writes = true
+			}
+		case prog == "gh":
+			if _, ok := ghAPIWrite(seg); ok {
+				c.external = true
+			} else if len(f) > 2 && (sub == "pr" || sub == "issue" || sub == "release" || sub == "repo" || sub == "label" || sub == "workflow" || sub == "run") {
+				switch f[2] {
+				case "view", "list", "status", "diff", "checks", "watch", "download":
+					segOrient = true
+				case "merge":
+					c.external, c.ships = true, true
+				default:
+					c.external = true
+				}
+			} else if sub == "api" {
+				segOrient = true
+			}
+		case prog == "curl" || prog == "http" || prog == "wget":
+			if curlWrite.MatchString(" " + seg + " ") {
+				c.external = true
+			}
+		case shipsCommand(prog, f):
+			c.external, c.ships = true, true
+		case isMigration(seg):
+			c.external = true
+		case prog == "sed" && strings.Contains(seg, " -i") || prog == "perl" && strings.Contains(seg, " -i"):
+			c.writes = true
+		case writeProgs[prog]:
+			c.writes = true
+		case orientProgs[prog]:
+			segOrient = true
+		}
+		if checkProgs[prog] || checkWords.MatchString(seg) && !segOrient && prog != "git" && prog != "gh" {
+			c.check = true
+			if strings.Contains(seg, "fmt") || strings.Contains(seg, "format") || strings.Contains(seg, " --fix") || strings.Contains(seg, " -w") {
+				c.writes = true
+			}
+		}
+		if !segOrient {
+			c.orient = false
+		}
+	}
+	if c.writes || c.external || c.check {
+		c.orient = false
+	}
+	return c
+}
+
+// shipsCommand recognises deploys and publishes.
+func shipsCommand(prog string, f []string) bool {
+	has := func(ws ...string) bool {
+		for _, w := range f[1:] {
+			for _, x := range ws {
+				if w == x {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch prog {
+	case "npm", "pnpm", "yarn", "cargo", "twine", "gem", "poetry":
+		return has("publish", "upload", "push")
+	case "docker", "podman":
+		return has("push")
+	case "kubectl":
+		return has("apply", "delete", "rollout", "scale", "patch", "replace", "create")
+	case "helm":
+		return has("install", "upgrade", "uninstall", "rollback")
+	case "terraform", "tofu", "pulumi":
+		return has("apply", "destroy", "up")
+	case "fly", "flyctl", "vercel", "netlify", "heroku", "firebase", "wrangler", "serverless", "sls":
+		return has("deploy", "--prod", "publish", "releases:rollback")
+	case "aws", "gcloud", "az":
+		return has("deploy", "create", "delete", "update", "put-object", "cp", "sync", "invoke")
+	}
+	return strings.Contains(strings.Join(f, " "), "deploy")
+}
+
+// nullRedirect matches redirections that write no file.
+var nullRedirect = regexp.MustCompile(`\d?>>?\s*/dev/null|\d?>&\s*\d`)
+
+var curlWrite = regexp.MustCompile(`(?i)(-X\s*(POST|PUT|PATCH|DELETE)|--request\s+(POST|PUT|PATCH|DELETE)|\s(-d|--data\S*|-F|--form)\s)`)
+
+var migrationRe = regexp.MustCompile(`(?i)\b(db:migrate|migrate (up|deploy|apply)|alembic upgrade|flyway migrate|manage\.py migrate|prisma (migrate deploy|db push)|knex migrate:latest|goose .*\bup\b|dbmate up)\b`)
+
+func isMigration(seg string) bool { return migrationRe.MatchString(seg) }
+
+// change is what happened to the workspace between two calls.
+type change struct {
+	editedFiles map[string]bool // files changed by a successful edit/write
+	edits       []callInput     // those edits, for Grep/Glob
+	bashWrites  []string        // Bash commands that write files
+	tree        bool            // git changed the tree or history
+	commit      bool            // a new commit (or merge, rebase…)
+	any         bool            // anything above
+}
+
+func changesBetween(calls []flatCall, from, to int) change {
+	ch := change{editedFiles: map[string]bool{}}
+	for i := from + 1; i < to; i++ {
+		c := &calls[i]
+		if c.call.HasResult && c.call.IsError {
+			continue
+		}
+		switch c.ref.Tool {
+		case "Edit", "MultiEdit", "Write", "NotebookEdit":
+			ch.editedFiles[c.in.file] = true
+			ch.edits = append(ch.edits, c.in)
+			ch.any = true
+		case "Bash":
+			b := c.bash
+			if b.writes || b.treeChange {
+				ch.bashWrites = append(ch.bashWrites, c.in.cmd)
+				ch.any = true
+			}
+			ch.tree = ch.tree || b.treeChange
+			ch.commit = ch.commit || b.commits
+		}
+	}
+	return ch
+}
+
+// classify decides a repeat's kind from the call and what happened
+// between calls[fi] and calls[ri].
+func classify(calls []flatCall, fi, ri int) (RepeatKind, string) {
+	r := &calls[ri]
+	ch := changesBetween(calls, fi, ri)
+	switch r.ref.Tool {
+	case "Read":
+		if ch.editedFiles[r.in.file] {
+			return RereadAfterEdit, "the agent edited the file between the reads"
+		}
+		for _, cmd := range ch.bashWrites {
+			if strings.Contains(cmd, r.in.file) || strings.Contains(cmd, " "+path.Base(r.in.file)) {
+				return RereadAfterEdit, "a command that writes named the file between the reads"
+			}
+		}
+		if ch.tree {
+			return RerunAfterChange, "git changed the working tree between the reads"
+		}
+		return LostResult, "read again, unchanged since the first read"
+	case "Grep", "Glob":
+		if touched(r.ref.Tool, r.in, ch) {
+			return RerunAfterChange, "edits between touched what it searches for"
+		}
+		if ch.tree {
+			return RerunAfterChange, "git changed the working tree between the searches"
+		}
+		return LostResult, "searched again, unchanged since the first search"
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		if !r.call.IsError && !calls[fi].call.IsError && r.ref.Tool != "Write" {
+			return NewChange, "both edits succeeded: a new change at the same anchor"
+		}
+		return LostResult, "the same edit again"
+	case "Bash":
+		b := r.bash
+		switch {
+		case b.external && b.ships && ch.commit:
+			return RerunAfterChange, "pushes or deploys a commit made since the first"
+		case b.external:
+			return SideEffect, "the same external write again with no new commit"
+		case b.orient:
+			return Orientation, "a command that only looks"
+		case ch.any:
+			return RerunAfterChange, "run again after the workspace changed"
+		case b.check:
+			return LostResult, "test/build/lint re-run with nothing changed"
+		}
+		return LostResult, "the same command again with nothing changed"
+	}
+	if bookkeeping[r.ref.Tool] {
+		return Bookkeeping, "sets the agent's own task list or plan"
+	}
+	if mcpWrite(r.ref.Tool) {
+		return SideEffect, "the same write through a tool again"
+	}
+	return LostResult, "the same call again"
+}
+
+// touched is whether an edit in ch changed text a Grep pattern matches
+// (or, for a Glob, wrote a file) under the searched path.
+func touched(tool string, in callInput, ch change) bool {
+	re, err := regexp.Compile(in.pat)
+	for _, e := range ch.edits {
+		if in.file != "" && !strings.HasPrefix(e.file, in.file) {
+			continue
+		}
+		if tool == "Glob" {
+			return true // any write under a Glob's path may add a match
+		}
+		for _, s := range []string{e.oldStr, e.newStr} {
+			if err == nil && re.MatchString(s) || err != nil && strings.Contains(s, in.pat) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var bookkeeping = set("TodoWrite", "TaskCreate", "TaskUpdate", "TaskStop", "KillShell", "KillBash",
+	"EnterPlanMode", "ExitPlanMode", "AskUserQuestion")
+
+var mcpWriteRe = regexp.MustCompile(`(?i)(create|update|post|send|delete|comment|reply|merge|push|publish|write|add|remove|close)`)
+
+// mcpWrite is whether a tool from an MCP server (mcp__server__tool)
+// writes, by its name.
+func mcpWrite(tool string) bool {
+	return strings.HasPrefix(tool, "mcp__") && mcpWriteRe.MatchString(tool[strings.LastIndex(tool, "__")+2:])
+}
+
+// String is a one-line account of the repeat for a reviewer.
+func (r ToolRepeat) String() string {
+	var b bytes.Buffer
+	b.WriteString(string(r.Kind))
+	if r.Severe {
+		b.WriteString(" (severe)")
+	}
+	b.WriteString(": " + r.Repeat.Tool + " at line " + strconv.Itoa(r.Repeat.Line) + " repeats line " + strconv.Itoa(r.First.Line))
+	b.WriteString(", " + strconv.Itoa(r.TurnsAfter) + " turns / " + strconv.Itoa(r.StepsAfter) + " steps after the compaction at line " + strconv.Itoa(r.CompactionLine))
+	b.WriteString(" — " + r.Reason)
+	return b.String()
+}
