@@ -1,9 +1,11 @@
 // Package agentlog reads the logs coding agents really write into one
 // event model: a Session of turns, steps, tool calls with their results,
 // user messages marked typed or injected, and compactions with their
-// summaries. This first reader is for Claude Code's session JSONL
-// (~/.claude/projects/…/<sessionId>.jsonl, gzipped or not); Codex CLI
-// rollouts and a generic chat-messages format are to follow.
+// summaries. It reads Claude Code's session JSONL
+// (~/.claude/projects/…/<sessionId>.jsonl), Codex CLI rollouts
+// (~/.codex/sessions/…/rollout-*.jsonl) and a generic format of
+// OpenAI-style chat messages with tool calls, gzipped or not; Open tells
+// them apart by the first line (Sniff), OpenAll takes the format by name.
 //
 // The model's choices:
 //
