@@ -16,6 +16,8 @@ type ccRecord struct {
 	Type             string     `json:"type"`
 	Subtype          string     `json:"subtype"`
 	SessionID        string     `json:"sessionId"`
+	UUID             string     `json:"uuid"`
+	Cwd              string     `json:"cwd"`
 	IsSidechain      bool       `json:"isSidechain"`
 	IsMeta           bool       `json:"isMeta"`
 	IsCompactSummary bool       `json:"isCompactSummary"`
@@ -167,6 +169,9 @@ func (cr *ccReader) record(b []byte) error {
 	if cr.s.ID == "" && rec.SessionID != "" {
 		cr.s.ID = rec.SessionID
 	}
+	if cr.s.Cwd == "" && rec.Cwd != "" {
+		cr.s.Cwd = rec.Cwd
+	}
 	kind := rec.Type
 	if rec.Type == "system" {
 		kind = "system/" + rec.Subtype
@@ -186,7 +191,7 @@ func (cr *ccReader) record(b []byte) error {
 		}
 		return cr.assistant(&rec)
 	case "system/compact_boundary":
-		c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line}
+		c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line, UUID: rec.UUID}
 		if m := rec.CompactMetadata; m != nil {
 			c.Trigger, c.PreTokens = m.Trigger, m.PreTokens
 		}
@@ -237,7 +242,7 @@ func (cr *ccReader) assistant(rec *ccRecord) error {
 	i, ok := cr.steps[m.ID]
 	if !ok || m.ID == "" {
 		i = len(cr.s.Steps)
-		cr.s.Steps = append(cr.s.Steps, Step{ID: m.ID, Turn: len(cr.s.Turns) - 1, Line: cr.line, Model: m.Model})
+		cr.s.Steps = append(cr.s.Steps, Step{ID: m.ID, Turn: len(cr.s.Turns) - 1, Line: cr.line, Model: m.Model, UUID: rec.UUID})
 		if m.ID != "" {
 			cr.steps[m.ID] = i
 		}
@@ -247,6 +252,9 @@ func (cr *ccReader) assistant(rec *ccRecord) error {
 	}
 	st := &cr.s.Steps[i]
 	st.Records++
+	if rec.UUID != "" {
+		st.UUIDs = append(st.UUIDs, rec.UUID)
+	}
 	if text != "" {
 		st.Text = join(st.Text, text)
 	}
@@ -260,7 +268,7 @@ func (cr *ccReader) assistant(rec *ccRecord) error {
 			if p.ID != "" {
 				cr.calls[p.ID] = [2]int{i, len(st.Calls)}
 			}
-			st.Calls = append(st.Calls, ToolCall{ID: p.ID, Name: p.Name, Input: bytes.Clone(p.Input)})
+			st.Calls = append(st.Calls, ToolCall{ID: p.ID, Name: p.Name, Input: bytes.Clone(p.Input), UUID: rec.UUID})
 		}
 	}
 	cr.read("assistant")
@@ -273,7 +281,7 @@ func (cr *ccReader) user(rec *ccRecord) error {
 	if err != nil {
 		return err
 	}
-	msg := Message{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line}
+	msg := Message{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line, UUID: rec.UUID}
 	var typed, injected []string // text parts, split by their tag
 	injectedKind := Typed
 	for _, p := range parts {
@@ -289,7 +297,7 @@ func (cr *ccReader) user(rec *ccRecord) error {
 			}
 		case "tool_result":
 			msg.ToolResults++
-			if err := cr.result(p); err != nil {
+			if err := cr.result(p, rec.UUID); err != nil {
 				return err
 			}
 		}
@@ -310,7 +318,7 @@ func (cr *ccReader) user(rec *ccRecord) error {
 			cr.summaryDue = len(cr.s.Compactions) - 1
 		}
 		c := &cr.s.Compactions[cr.summaryDue]
-		c.Summary, c.SummaryLine = msg.Text, cr.line
+		c.Summary, c.SummaryLine, c.SummaryUUID = msg.Text, cr.line, rec.UUID
 		cr.summaryDue = -1
 	case msg.ToolResults > 0 && len(typed) == 0:
 		msg.Kind = ToolResult
@@ -330,8 +338,8 @@ func (cr *ccReader) user(rec *ccRecord) error {
 	return nil
 }
 
-// result attaches a tool_result part to its call.
-func (cr *ccReader) result(p ccPart) error {
+// result attaches a tool_result part, from the record uuid, to its call.
+func (cr *ccReader) result(p ccPart, uuid string) error {
 	text := p.Content.Text
 	for _, q := range p.Content.Parts {
 		if q.Type == "text" {
@@ -346,7 +354,7 @@ func (cr *ccReader) result(p ccPart) error {
 		return nil
 	}
 	call := &cr.s.Steps[at[0]].Calls[at[1]]
-	call.HasResult, call.Result, call.IsError, call.ResultLine = true, text, p.IsError, cr.line
+	call.HasResult, call.Result, call.IsError, call.ResultLine, call.ResultUUID = true, text, p.IsError, cr.line, uuid
 	return nil
 }
 

@@ -45,6 +45,15 @@ func TestReadClaudeCode(t *testing.T) {
 	}{
 		{"id", s.ID, "s-1", "sessionId of the first record with one"},
 		{"format", s.Format, ClaudeCode, ""},
+		{"cwd", s.Cwd, "/src/cli", "cwd of the first record with one (line 2; line 20 has another)"},
+		{"step uuids", [][]string{s.Steps[0].UUIDs, s.Steps[1].UUIDs, s.Steps[2].UUIDs, s.Steps[3].UUIDs, s.Steps[4].UUIDs},
+			[][]string{{"a1", "a2", "a3"}, {"a4", "a5"}, {"a6"}, {"a8"}, {"a9"}}, "a7 is msg_D's, a sidechain"},
+		{"step first uuids", []string{s.Steps[0].UUID, s.Steps[1].UUID, s.Steps[4].UUID}, []string{"a1", "a4", "a9"}, ""},
+		{"call uuids", [][2]string{{s.Steps[0].Calls[0].UUID, s.Steps[0].Calls[0].ResultUUID},
+			{s.Steps[1].Calls[0].UUID, s.Steps[1].Calls[0].ResultUUID}, {s.Steps[1].Calls[1].UUID, s.Steps[1].Calls[1].ResultUUID},
+			{s.Steps[3].Calls[0].UUID, s.Steps[3].Calls[0].ResultUUID}},
+			[][2]string{{"a3", "u2"}, {"a4", "u3"}, {"a5", "u4"}, {"a8", "u11"}}, "tool_use lines 5, 8, 9, 22; results lines 7, 10, 11, 23"},
+		{"message uuids", messageUUIDs(s), []string{"u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8", "u9", "u10", "u11", "u12", "u13", "u14"}, ""},
 		{"turns", len(s.Turns), 4, "lines 2, 15 (/compact), 20 (typed beside an IDE note), 27"},
 		{"steps", len(s.Steps), 5, "msg_A (3 records), msg_B (2), msg_C, msg_E, msg_F; msg_D is a sidechain"},
 		{"steps per turn", []int{s.Turns[0].Steps, s.Turns[1].Steps, s.Turns[2].Steps, s.Turns[3].Steps}, []int{3, 0, 1, 1}, ""},
@@ -67,7 +76,7 @@ func TestReadClaudeCode(t *testing.T) {
 		{"compactions", len(s.Compactions), 1, ""},
 		{"compaction", s.Compactions[0], Compaction{Trigger: "manual", PreTokens: 12345, Turn: 1, Step: 3, Line: 16,
 			Summary:     "This session is being continued from a previous conversation that ran out of context.\nSummary: add a --verbose flag; tests fail in main.go.",
-			SummaryLine: 17}, ""},
+			SummaryLine: 17, UUID: "y2", SummaryUUID: "u7"}, ""},
 		{"microcompactions", s.Microcompactions, []Microcompaction{{Trigger: "auto", PreTokens: 58573, TokensSaved: 20801,
 			ToolIDs: []string{"tu1", "tu2"}, Turn: 3, Step: 5, Line: 31}}, ""},
 		{"api errors", s.APIErrors, []APIError{{Status: 529, Turn: 2, Step: 4, Line: 26}}, ""},
@@ -81,6 +90,14 @@ func TestReadClaudeCode(t *testing.T) {
 			t.Errorf("%s: got %#v, want %#v (%s)", c.what, c.got, c.want, c.reason)
 		}
 	}
+}
+
+func messageUUIDs(s *Session) []string {
+	var u []string
+	for _, m := range s.Messages {
+		u = append(u, m.UUID)
+	}
+	return u
 }
 
 func kinds(s *Session) []Kind {

@@ -62,6 +62,8 @@ type cxItem struct {
 	Action    json.RawMessage `json:"action"`
 	CallID    string          `json:"call_id"`
 	Output    cxOutput        `json:"output"`
+	// Cwd is a session_meta's working directory.
+	Cwd string `json:"cwd"`
 	// Message and ReplacementHistory are a compacted item's.
 	Message            string   `json:"message"`
 	ReplacementHistory []cxItem `json:"replacement_history"`
@@ -122,13 +124,18 @@ type cxReader struct {
 	calls map[string][2]int // call_id → step, call
 	step  int               // the step being added to, -1 when none
 	model string            // the model of the last turn_context
+	// metaCwd is whether Session.Cwd came from a session_meta, which a
+	// turn_context's does not replace.
+	metaCwd bool
 }
 
 // ReadCodex reads a Codex CLI rollout (JSONL, not gzipped: see Open)
 // line by line, holding one line at a time. name is used in errors and
 // as Session.Name. How the rollout maps to the model:
 //
-//   - session_meta: Session.ID is the first one's payload.id.
+//   - session_meta: Session.ID is the first one's payload.id, Session.Cwd
+//     the first payload.cwd (or, when no session_meta has one, the first
+//     turn_context's cwd).
 //   - A user message (response_item message, role user) is a Message:
 //     injected when all its text parts start with a contextual fragment
 //     Codex adds (<environment_context>, <user_instructions>,
@@ -272,11 +279,15 @@ func (cr *cxReader) record(b []byte) error {
 		// Only the model: its other fields (summary, …) have other shapes.
 		var tc struct {
 			Model string `json:"model"`
+			Cwd   string `json:"cwd"`
 		}
 		if err := cr.decode(ln.Payload, &tc); err != nil {
 			return err
 		}
 		cr.model = tc.Model
+		if cr.s.Cwd == "" && !cr.metaCwd {
+			cr.s.Cwd = tc.Cwd
+		}
 		cr.read(ln.Type)
 		return nil
 	}
@@ -287,6 +298,9 @@ func (cr *cxReader) record(b []byte) error {
 	case "session_meta":
 		if cr.s.ID == "" {
 			cr.s.ID = it.ID
+		}
+		if it.Cwd != "" && !cr.metaCwd {
+			cr.s.Cwd, cr.metaCwd = it.Cwd, true
 		}
 		cr.read(ln.Type)
 	case "compacted":

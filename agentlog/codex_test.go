@@ -26,6 +26,8 @@ func TestReadCodex(t *testing.T) {
 		reason    string
 	}{
 		{"id", s.ID, "cx-1", "session_meta payload.id"},
+		{"cwd", s.Cwd, "/src/cli", "session_meta payload.cwd"},
+		{"no uuids", s.Steps[0].UUID + call(0, 0).UUID + call(0, 0).ResultUUID + s.Messages[2].UUID, "", "a rollout keeps no record uuids"},
 		{"format", s.Format, Codex, "sniffed from the first line"},
 		{"kinds", kinds(s), []Kind{Meta, Meta, Typed, Typed, Interrupted},
 			"environment_context and AGENTS.md are injected; the developer message is not a user message"},
@@ -155,5 +157,27 @@ func TestOpenCodexGzip(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Error("the gzipped rollout reads differently from the plain one")
+	}
+}
+
+// TestCodexCwd: a session_meta's cwd wins over a turn_context's, which is
+// used when no session_meta has one.
+func TestCodexCwd(t *testing.T) {
+	for _, c := range []struct{ log, want string }{
+		{`{"type":"turn_context","payload":{"cwd":"/a","model":"m"}}` + "\n" +
+			`{"type":"session_meta","payload":{"id":"x","cwd":"/b"}}` + "\n" +
+			`{"type":"turn_context","payload":{"cwd":"/c","model":"m"}}`, "/b"},
+		{`{"type":"session_meta","payload":{"id":"x"}}` + "\n" +
+			`{"type":"turn_context","payload":{"cwd":"/a","model":"m"}}` + "\n" +
+			`{"type":"turn_context","payload":{"cwd":"/c","model":"m"}}`, "/a"},
+		{`{"type":"session_meta","payload":{"id":"x"}}`, ""},
+	} {
+		s, err := ReadCodex(strings.NewReader(c.log), "t.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Cwd != c.want {
+			t.Errorf("cwd %q, want %q, in\n%s", s.Cwd, c.want, c.log)
+		}
 	}
 }

@@ -18,6 +18,11 @@ type Session struct {
 	// of the first record that has one).
 	ID     string
 	Format Format
+	// Cwd is the session's working directory, "" when the log gives none
+	// (Claude Code: the cwd of the first record that has one; Codex:
+	// session_meta's payload.cwd, else the first turn_context's cwd;
+	// generic: the session's optional "cwd").
+	Cwd string
 
 	Turns            []Turn
 	Steps            []Step
@@ -74,6 +79,11 @@ type Step struct {
 	// Text and Thinking are the text and thinking parts, joined by "\n".
 	Text, Thinking string
 	Calls          []ToolCall
+	// UUID is the uuid of the step's first record and UUIDs those of all
+	// its records, in order (Claude Code; empty in formats without record
+	// uuids).
+	UUID  string
+	UUIDs []string
 }
 
 // ToolCall is one tool_use part with its result.
@@ -86,6 +96,10 @@ type ToolCall struct {
 	Result     string
 	IsError    bool
 	ResultLine int
+	// UUID is the uuid of the record holding the tool_use and ResultUUID
+	// that of the record holding its result (Claude Code; empty in formats
+	// without record uuids).
+	UUID, ResultUUID string
 }
 
 // Message is one user record: a prompt a person typed, or text the
@@ -101,6 +115,9 @@ type Message struct {
 	Text string
 	// ToolResults is the number of tool_result parts it carried.
 	ToolResults int
+	// UUID is the record's uuid (Claude Code; empty in formats without
+	// record uuids).
+	UUID string
 }
 
 // Typed is whether a person typed the message.
@@ -185,6 +202,9 @@ type Compaction struct {
 	// SummaryLine is its line (0 when there was none).
 	Summary     string
 	SummaryLine int
+	// UUID is the boundary record's uuid and SummaryUUID the summary
+	// record's (Claude Code; empty in formats without record uuids).
+	UUID, SummaryUUID string
 }
 
 // Microcompaction is a microcompact_boundary: old tool results cleared

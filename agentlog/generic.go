@@ -15,7 +15,7 @@ const Generic Format = "generic"
 // session is a file of one line; pretty-printed JSON is not read: use
 // `jq -c`). Each line is an object:
 //
-//	{"session_id": "s-1",
+//	{"session_id": "s-1", "cwd": "/src",
 //	 "messages": [
 //	   {"role": "system", "content": "You are …"},
 //	   {"role": "user", "content": "add a --verbose flag"},
@@ -27,7 +27,8 @@ const Generic Format = "generic"
 //	   {"role": "tool", "tool_call_id": "c1", "content": "package main …", "is_error": false}],
 //	 "compactions": [{"after_message": 4, "summary": "…", "trigger": "auto", "tokens_before": 120000}]}
 //
-// These are OpenAI chat-completions messages, with three additions:
+// "cwd", the working directory (Session.Cwd), is optional. The messages
+// are OpenAI chat-completions messages, with three additions:
 // "injected" on a user message, "is_error" on a tool message, and
 // "reasoning" on an assistant message. How they map:
 //
@@ -56,6 +57,7 @@ const Generic Format = "generic"
 // gSession is one line of the generic format.
 type gSession struct {
 	SessionID   string        `json:"session_id"`
+	Cwd         string        `json:"cwd"`
 	Messages    *[]gMessage   `json:"messages"`
 	Compactions []gCompaction `json:"compactions"`
 }
@@ -132,7 +134,7 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 		return nil, errorf(`session has no "messages"`)
 	}
 	msgs := *g.Messages
-	s := &Session{Name: name, ID: g.SessionID, Format: Generic,
+	s := &Session{Name: name, ID: g.SessionID, Cwd: g.Cwd, Format: Generic,
 		Records: Counts{Read: map[string]int{"session": 1}, Skipped: map[string]int{}}}
 	comps := append([]gCompaction(nil), g.Compactions...)
 	for i, c := range comps {

@@ -24,6 +24,7 @@ func TestReadGeneric(t *testing.T) {
 		reason    string
 	}{
 		{"ids", s.ID + "|" + s2.ID, "g-1|g-2", ""},
+		{"cwd", s.Cwd + "|" + s2.Cwd, "/src|", "optional: g-2 has none"},
 		{"format", s.Format, Generic, ""},
 		{"kinds", kinds(s), []Kind{Typed, Meta, CompactSummary, Typed, Meta, Meta},
 			`injected "meta", "compaction summary", true, and a reason that names no kind`},

@@ -31,10 +31,13 @@ import (
 //   - any other tool: the same input, as canonical JSON, without the
 //     descriptive fields.
 //
-// Paths are cleaned but not resolved: agentlog does not expose the
-// session's working directory, so an absolute path and the same path
-// relative to the cwd are different calls. Nor does it keep record
-// uuids: a call is named by its tool_use id and its step's line.
+// File paths (Read, Edit, Write, Grep and Glob paths) are cleaned and,
+// when relative, resolved against the session's working directory
+// (Session.Cwd), so "/repo/a/b.go" and "a/b.go" are the same file when
+// the cwd is /repo; a Grep or Glob with no path searches the cwd. With no
+// cwd a relative path is only cleaned. Paths inside Bash commands are not
+// resolved. A call is named by its tool_use id, the uuids of the records
+// holding it and its result, and its step's line.
 //
 // The first call is the latest matching call before the compaction; a
 // call that repeats an earlier call made after the same compaction is
@@ -104,6 +107,10 @@ type CallRef struct {
 	ID               string
 	Line, Turn, Step int
 	IsError          bool
+	// UUID is the uuid of the record holding the tool_use, ResultUUID
+	// that of the record holding its result ("" when the log has no
+	// record uuids, or no result came back).
+	UUID, ResultUUID string
 }
 
 // ToolRepeat is one repeat after a compaction, with its evidence.
@@ -114,8 +121,9 @@ type ToolRepeat struct {
 	Reason        string
 	First, Repeat CallRef
 	// Compaction indexes Session.Compactions; CompactionLine is the
-	// boundary record's line.
+	// boundary record's line and CompactionUUID its uuid.
 	Compaction, CompactionLine int
+	CompactionUUID             string
 	// TurnsAfter is the repeat's turn minus the compaction's (0: the turn
 	// the compaction interrupted); StepsAfter counts steps from the
 	// compaction to the repeat (1: the first step after it).
@@ -155,9 +163,10 @@ func FindToolRepeats(s *agentlog.Session, w RepeatWindow) []ToolRepeat {
 		for ci := range st.Calls {
 			c := &st.Calls[ci]
 			calls = append(calls, flatCall{
-				ref:  CallRef{Tool: c.Name, Input: c.Input, ID: c.ID, Line: st.Line, Turn: st.Turn, Step: si, IsError: c.IsError},
+				ref: CallRef{Tool: c.Name, Input: c.Input, ID: c.ID, Line: st.Line, Turn: st.Turn, Step: si, IsError: c.IsError,
+					UUID: c.UUID, ResultUUID: c.ResultUUID},
 				call: c,
-				in:   parseCallInput(c.Name, c.Input),
+				in:   parseCallInput(c.Name, c.Input, s.Cwd),
 			})
 			if c.Name == "Bash" {
 				last := &calls[len(calls)-1]
@@ -197,7 +206,7 @@ func FindToolRepeats(s *agentlog.Session, w RepeatWindow) []ToolRepeat {
 				out = append(out, ToolRepeat{
 					Kind: kind, Severe: kind == SideEffect, Reason: reason,
 					First: calls[fi].ref, Repeat: calls[ri].ref,
-					Compaction: ci, CompactionLine: comp.Line,
+					Compaction: ci, CompactionLine: comp.Line, CompactionUUID: comp.UUID,
 					TurnsAfter: calls[ri].ref.Turn - comp.Turn, StepsAfter: calls[ri].ref.Step - comp.Step + 1,
 				})
 				break
@@ -243,7 +252,9 @@ func sameCall(a, b *flatCall) bool {
 
 var wsRun = regexp.MustCompile(`\s+`)
 
-func parseCallInput(tool string, raw json.RawMessage) callInput {
+// parseCallInput reads a call's input; cwd is the session's working
+// directory, against which relative paths are resolved ("" for none).
+func parseCallInput(tool string, raw json.RawMessage, cwd string) callInput {
 	var m map[string]any
 	_ = json.Unmarshal(raw, &m) // a malformed input is compared as empty
 	str := func(k string) string { s, _ := m[k].(string); return s }
@@ -261,19 +272,22 @@ func parseCallInput(tool string, raw json.RawMessage) callInput {
 			in.key = ""
 		}
 	case "Read":
-		in.file = cleanPath(str("file_path"))
+		in.file = resolvePath(cwd, str("file_path"))
 		in.key = in.file
 		in.lo = max(num("offset"), 1)
 		if l := num("limit"); l > 0 {
 			in.hi = in.lo + l - 1
 		}
 	case "Grep", "Glob":
-		in.pat, in.file = str("pattern"), cleanPath(str("path"))
+		in.pat, in.file = str("pattern"), resolvePath(cwd, str("path"))
+		if in.file == "" && cwd != "" { // no path: the cwd
+			in.file = resolvePath("", cwd)
+		}
 		in.key = in.pat + "\x00" + in.file
 	case "Edit", "MultiEdit", "Write", "NotebookEdit":
-		in.file = cleanPath(str("file_path"))
+		in.file = resolvePath(cwd, str("file_path"))
 		if in.file == "" {
-			in.file = cleanPath(str("notebook_path"))
+			in.file = resolvePath(cwd, str("notebook_path"))
 		}
 		in.oldStr, in.newStr = str("old_string"), str("new_string")
 		if tool == "Write" {
@@ -305,10 +319,15 @@ func parseCallInput(tool string, raw json.RawMessage) callInput {
 	return in
 }
 
-// cleanPath cleans a path without resolving it: "./a//b" is "a/b".
-func cleanPath(p string) string {
+// resolvePath cleans a path and, when it is relative and cwd is not "",
+// joins it to cwd: "./a//b" is "a/b", or "/repo/a/b" in /repo. "" stays
+// "".
+func resolvePath(cwd, p string) string {
 	if p == "" {
 		return ""
+	}
+	if cwd != "" && !path.IsAbs(p) {
+		return path.Join(cwd, p)
 	}
 	return path.Clean(p)
 }
@@ -699,8 +718,16 @@ func (r ToolRepeat) String() string {
 	if r.Severe {
 		b.WriteString(" (severe)")
 	}
-	b.WriteString(": " + r.Repeat.Tool + " at line " + strconv.Itoa(r.Repeat.Line) + " repeats line " + strconv.Itoa(r.First.Line))
+	b.WriteString(": " + r.Repeat.Tool + " at line " + strconv.Itoa(r.Repeat.Line) + uuidNote(r.Repeat.UUID) + " repeats line " + strconv.Itoa(r.First.Line) + uuidNote(r.First.UUID))
 	b.WriteString(", " + strconv.Itoa(r.TurnsAfter) + " turns / " + strconv.Itoa(r.StepsAfter) + " steps after the compaction at line " + strconv.Itoa(r.CompactionLine))
 	b.WriteString(" — " + r.Reason)
 	return b.String()
+}
+
+// uuidNote is " (uuid u)", or "" when there is no uuid.
+func uuidNote(u string) string {
+	if u == "" {
+		return ""
+	}
+	return " (uuid " + u + ")"
 }

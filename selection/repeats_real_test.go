@@ -1,8 +1,6 @@
 package selection
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -24,55 +22,10 @@ type repeatLabel struct {
 	Caused     bool   `json:"caused_by_compaction"`
 }
 
-// toolUseRecords maps each tool_use id in a Claude Code log to the uuid
-// of the assistant record that holds it: the labels name records by
-// uuid, which agentlog does not keep.
-func toolUseRecords(t testing.TB, path string) map[string]string {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
-	out := map[string]string{}
-	for sc.Scan() {
-		var rec struct {
-			Type    string `json:"type"`
-			UUID    string `json:"uuid"`
-			Message struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Type != "assistant" {
-			continue
-		}
-		var parts []struct {
-			Type, ID string
-		}
-		if json.Unmarshal(rec.Message.Content, &parts) != nil {
-			continue
-		}
-		for _, p := range parts {
-			if p.Type == "tool_use" {
-				out[p.ID] = rec.UUID
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestRepeatScoreReal scores FindToolRepeats against the hand labels on
 // the 30 compacted dev sessions: "flagged" against the labels'
 // caused_by_compaction pairs, matched on session and the repeat's record
-// uuid.
+// uuid (CallRef.UUID, from agentlog).
 func TestRepeatScoreReal(t *testing.T) {
 	dir := os.Getenv("TALLY_REAL_LOGS")
 	if dir == "" {
@@ -113,13 +66,15 @@ func TestRepeatScoreReal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		uuids := toolUseRecords(t, path)
 		// One verdict per record (a record holds one tool_use in these
 		// logs, but be safe): the flagged repeat if any.
 		byRecord := map[string]ToolRepeat{}
 		var order []string
 		for _, r := range FindToolRepeats(s, DefaultRepeatWindow) {
-			key := id + " " + uuids[r.Repeat.ID]
+			if r.Repeat.UUID == "" {
+				t.Fatalf("%s: repeat %s has no record uuid", id, r)
+			}
+			key := id + " " + r.Repeat.UUID
 			found[key] = true
 			maxSteps, maxTurns = max(maxSteps, r.StepsAfter), max(maxTurns, r.TurnsAfter)
 			old, ok := byRecord[key]
@@ -212,7 +167,7 @@ func TestRepeatScoreReal(t *testing.T) {
 // file was already re-read (another range) since the compaction, or the
 // latest earlier read of the file covers another range.
 func readScope(s *agentlog.Session, r ToolRepeat) string {
-	in := parseCallInput("Read", r.Repeat.Input)
+	in := parseCallInput("Read", r.Repeat.Input, s.Cwd)
 	comp := s.Compactions[r.Compaction]
 	last := -1
 	var lastIn callInput
@@ -228,7 +183,7 @@ func readScope(s *agentlog.Session, r ToolRepeat) string {
 				return "latest earlier read overlaps"
 			}
 			if c.Name == "Read" {
-				if ci := parseCallInput("Read", c.Input); ci.file == in.file {
+				if ci := parseCallInput("Read", c.Input, s.Cwd); ci.file == in.file {
 					last, lastIn = si, ci
 				}
 			}

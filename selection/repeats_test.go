@@ -59,6 +59,8 @@ func TestFindToolRepeats(t *testing.T) {
 		{"window", "a repeat of a post-compaction call is not new; six turns after is out of the window",
 			[]wantRepeat{{LostResult, 2, 8, 0, 1}}},
 		{"bookkeeping", "the agent's own task list set again", []wantRepeat{{Bookkeeping, 2, 6, 0, 1}}},
+		{"cwd_read", "in /repo, ./a//parse.go is /repo/a/parse.go, and a Grep with no path searches /repo/",
+			[]wantRepeat{{LostResult, 2, 8, 0, 1}, {LostResult, 4, 10, 0, 2}}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -75,7 +77,8 @@ func TestFindToolRepeats(t *testing.T) {
 				if g.Severe != (w.kind == SideEffect) {
 					t.Errorf("%s: repeat %d severe = %v", c.reason, i, g.Severe)
 				}
-				if g.First.ID == "" || g.Repeat.ID == "" || g.CompactionLine == 0 || len(g.Repeat.Input) == 0 {
+				if g.First.ID == "" || g.Repeat.ID == "" || g.CompactionLine == 0 || len(g.Repeat.Input) == 0 ||
+					g.First.UUID == "" || g.Repeat.UUID == "" || g.First.ResultUUID == "" || g.Repeat.ResultUUID == "" || g.CompactionUUID == "" {
 					t.Errorf("%s: repeat %d lacks its evidence: %+v", c.reason, i, g)
 				}
 			}
@@ -106,5 +109,30 @@ func TestRepeatWindowSteps(t *testing.T) {
 	got := FindToolRepeats(s, RepeatWindow{Turns: 5, Steps: 1})
 	if len(got) != 1 || got[0].StepsAfter != 1 {
 		t.Errorf("a one-step window keeps the first step after the compaction only, got %v", got)
+	}
+}
+
+// TestRepeatEvidenceUUIDs: a flag names the records of both calls, their
+// results and the compaction boundary by uuid.
+func TestRepeatEvidenceUUIDs(t *testing.T) {
+	got := FindToolRepeats(readRepeatSession(t, "lost_read"), DefaultRepeatWindow)
+	if len(got) != 1 {
+		t.Fatalf("got %d repeats, want 1", len(got))
+	}
+	r := got[0]
+	if u := [5]string{r.First.UUID, r.First.ResultUUID, r.Repeat.UUID, r.Repeat.ResultUUID, r.CompactionUUID}; u != [5]string{"r2", "r3", "r6", "r7", "r4"} {
+		t.Errorf("uuids (first, its result, repeat, its result, boundary) %v, want [r2 r3 r6 r7 r4]", u)
+	}
+}
+
+// TestRepeatPathsWithoutCwd: with no cwd, a relative path is only
+// cleaned, so it is not the absolute one.
+func TestRepeatPathsWithoutCwd(t *testing.T) {
+	s := readRepeatSession(t, "cwd_read")
+	s.Cwd = ""
+	for _, r := range FindToolRepeats(s, DefaultRepeatWindow) {
+		if r.Repeat.Tool == "Read" {
+			t.Errorf("with no cwd, a/parse.go repeats /repo/a/parse.go: %v", r)
+		}
 	}
 }
