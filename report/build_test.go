@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/tally-eval/tally/report/internal/casefile"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -197,7 +198,7 @@ func TestBuildUnorderedVerdicts(t *testing.T) {
 }
 
 func TestBuildVerdictProblems(t *testing.T) {
-	good := verdictsFor("candidate", nil)
+	good := casefile.Verdicts("candidate", nil)
 	tests := []struct {
 		name, cand string
 		want       []string // problem lines, with the case's folder as "DIR"
@@ -218,7 +219,7 @@ func TestBuildVerdictProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := writeCase(t, verdictsFor("incumbent", nil), tt.cand, "")
+			path := casefile.Write(t, casefile.Verdicts("incumbent", nil), tt.cand, "")
 			cfg, err := LoadConfig(path)
 			if err != nil {
 				t.Fatal(err)
@@ -245,7 +246,7 @@ func TestBuildPromptSizeProblems(t *testing.T) {
 {"system":"candidate","conversation_id":"conv_b","compaction":2,"prompt_tokens":1.5}
 {"system":"incumbent","conversation_id":"conv_b","compaction":2,"prompt_tokens":70}
 `
-	path := writeCase(t, verdictsFor("incumbent", nil), verdictsFor("candidate", nil),
+	path := casefile.Write(t, casefile.Verdicts("incumbent", nil), casefile.Verdicts("candidate", nil),
 		"gates: {max_mean_prompt_tokens: 90}\n")
 	dir := filepath.Dir(path)
 	cfgText, _ := os.ReadFile(path)
@@ -300,9 +301,9 @@ func TestBuildPromptSizeProblems(t *testing.T) {
 }
 
 func TestBuildMissingRecords(t *testing.T) {
-	cand := verdictsFor("candidate", nil)
+	cand := casefile.Verdicts("candidate", nil)
 	cand = strings.Join(strings.SplitAfter(cand, "\n")[1:], "") // no verdict for conv_a/c1
-	r := buildCase(t, writeCase(t, verdictsFor("incumbent", nil), cand, ""))
+	r := buildCase(t, casefile.Write(t, casefile.Verdicts("incumbent", nil), cand, ""))
 	row := classRow(t, r, fixture.Constraint)
 	// Counted whole the candidate retains one fewer; item by item the one
 	// pair is unchanged and the unpaired one leaves the row undecided.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/tally-eval/tally/report/internal/casefile"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,25 +12,17 @@ import (
 	"github.com/tally-eval/tally/fixture"
 )
 
-// caseItem is item i of a hand-made case fixture of conversation conv,
-// exactly as writeCase writes it.
-func caseItem(conv string, i int) fixture.Item {
-	it := caseItems[i]
-	return fixture.Item{ID: it.id, Class: it.class, Turn: 2 + i,
-		Literal: fmt.Sprintf("literal %s %s", conv, it.id), Probe: "probe?", Expect: "yes"}
-}
-
 // printedVerdicts is verdictsFor with each record's item fingerprint, and
 // without the records of skip ("conv/item").
 func printedVerdicts(sys string, skip ...string) string {
 	var b strings.Builder
-	for _, conv := range caseConversations {
-		for i, it := range caseItems {
-			if strings.Contains(strings.Join(skip, " "), conv+"/"+it.id) {
+	for _, conv := range casefile.Conversations {
+		for i, it := range casefile.Items {
+			if strings.Contains(strings.Join(skip, " "), conv+"/"+it.ID) {
 				continue
 			}
 			fmt.Fprintf(&b, `{"system":%q,"conversation_id":%q,"compaction":1,"item_id":%q,"class":%q,"verdict":"verbatim","item":%q}`+"\n",
-				sys, conv, it.id, it.class, caseItem(conv, i).Fingerprint())
+				sys, conv, it.ID, it.Class, casefile.FixtureItem(conv, i).Fingerprint())
 		}
 	}
 	return b.String()
@@ -42,7 +35,7 @@ func printedVerdicts(sys string, skip ...string) string {
 func TestBuildVerdictsMatchFixtures(t *testing.T) {
 	warnings := func(t *testing.T, inc, cand string) []string {
 		t.Helper()
-		r := buildCase(t, writeCase(t, inc, cand, ""))
+		r := buildCase(t, casefile.Write(t, inc, cand, ""))
 		var out []string
 		for _, w := range r.Warnings {
 			if !strings.Contains(w, "no retained-share gate") && !strings.Contains(w, "cluster-robust") {
@@ -77,7 +70,7 @@ func TestBuildVerdictsMatchFixtures(t *testing.T) {
 			}
 			return b.String()
 		}
-		path := writeCase(t, two("incumbent"), two("candidate"), "")
+		path := casefile.Write(t, two("incumbent"), two("candidate"), "")
 		fx := filepath.Join(filepath.Dir(path), "fixtures.jsonl")
 		text, err := os.ReadFile(fx)
 		if err != nil {
@@ -109,14 +102,14 @@ func TestBuildVerdictsMatchFixtures(t *testing.T) {
 		}
 	})
 	t.Run("records without fingerprints", func(t *testing.T) {
-		w := warnings(t, verdictsFor("incumbent", nil), printedVerdicts("candidate"))
+		w := warnings(t, casefile.Verdicts("incumbent", nil), printedVerdicts("candidate"))
 		if len(w) != 1 || w[0] != "incumbent: 8 verdict records carry no item fingerprint (written by an older tally), so an edit to their fixture item since cannot be detected; re-run tally check" {
 			t.Errorf("warnings %q", w)
 		}
 	})
 
 	// An edited fixture: the verdicts no longer describe its items.
-	path := writeCase(t, printedVerdicts("incumbent"), printedVerdicts("candidate"), "")
+	path := casefile.Write(t, printedVerdicts("incumbent"), printedVerdicts("candidate"), "")
 	dir := filepath.Dir(path)
 	fx, err := os.ReadFile(filepath.Join(dir, "fixtures.jsonl"))
 	if err != nil {
@@ -154,8 +147,8 @@ func TestBuildVerdictsMatchFixtures(t *testing.T) {
 // fewer than 20 conversations says its cluster-robust intervals run too
 // narrow (Cameron & Miller 2015).
 func TestBuildRobustIntervalHonest(t *testing.T) {
-	r := buildCase(t, writeCase(t, printedVerdicts("incumbent"),
-		verdictsFor("candidate", map[string]fixture.Verdict{"conv_a/c1": fixture.Absent}), ""))
+	r := buildCase(t, casefile.Write(t, printedVerdicts("incumbent"),
+		casefile.Verdicts("candidate", map[string]fixture.Verdict{"conv_a/c1": fixture.Absent}), ""))
 	inc, cand := r.Classes[0].Incumbent, r.Classes[0].Candidate
 	if !math.IsNaN(inc.Robust.Lower) || !math.IsNaN(inc.Robust.Upper) {
 		t.Errorf("2/2 retained in 2 conversations: cluster-robust interval %+v, want none", inc.Robust)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/tally-eval/tally/report/internal/casefile"
 	"math"
 	"path/filepath"
 	"slices"
@@ -105,7 +106,7 @@ func TestContradictionChange(t *testing.T) {
 // pass, and the change undecided, which blocks.
 func TestGateErrorVerdict(t *testing.T) {
 	gates := "gates:\n  retained: {constraint: 0.5, commitment: 0.5, open_question: 0.5, reference: 0.5}\n"
-	path := writeCase(t, verdictsFor("incumbent", nil), verdictsFor("candidate", map[string]fixture.Verdict{"conv_a/c1": fixture.Error}), gates)
+	path := casefile.Write(t, casefile.Verdicts("incumbent", nil), casefile.Verdicts("candidate", map[string]fixture.Verdict{"conv_a/c1": fixture.Error}), gates)
 	r := buildCase(t, path)
 	row := classRow(t, r, fixture.Constraint)
 	if row.Candidate.Gate != Incomplete {
@@ -136,8 +137,8 @@ func TestGateErrorVerdict(t *testing.T) {
 }
 
 func TestGateTolerance(t *testing.T) {
-	inc := verdictsFor("incumbent", nil)
-	cand := verdictsFor("candidate", map[string]fixture.Verdict{"conv_a/c1": fixture.Absent, "conv_b/c3": fixture.Contradicted})
+	inc := casefile.Verdicts("incumbent", nil)
+	cand := casefile.Verdicts("candidate", map[string]fixture.Verdict{"conv_a/c1": fixture.Absent, "conv_b/c3": fixture.Contradicted})
 	tests := []struct {
 		reason     string
 		regression string
@@ -149,7 +150,7 @@ func TestGateTolerance(t *testing.T) {
 		{"both tolerances 1: nothing is worse", "regression: {retained_tolerance: 1, contradiction_tolerance: 1}\n", nil, false},
 	}
 	for _, tt := range tests {
-		r := buildCase(t, writeCase(t, inc, cand, tt.regression))
+		r := buildCase(t, casefile.Write(t, inc, cand, tt.regression))
 		if !slices.Equal(r.Decision.Worse, tt.worse) || r.Decision.Blocks != tt.blocks {
 			t.Errorf("%s: worse %v blocks %v, want %v %v", tt.reason, r.Decision.Worse, r.Decision.Blocks, tt.worse, tt.blocks)
 		}
@@ -157,7 +158,7 @@ func TestGateTolerance(t *testing.T) {
 			t.Errorf("rule %q", r.Decision.Rule)
 		}
 	}
-	r := buildCase(t, writeCase(t, inc, cand, "regression: {retained_tolerance: 2}\n"))
+	r := buildCase(t, casefile.Write(t, inc, cand, "regression: {retained_tolerance: 2}\n"))
 	if !strings.Contains(r.Decision.Rule, "loses more than 2 items of a class net") {
 		t.Errorf("the rule must state the tolerance: %q", r.Decision.Rule)
 	}
@@ -203,7 +204,7 @@ func TestGateUnpaired(t *testing.T) {
 func TestGateStrictAndBacklog(t *testing.T) {
 	gates := "gates:\n  retained: {constraint: 0.9}\n"
 	both := map[string]fixture.Verdict{"conv_a/c1": fixture.Absent}
-	r := buildCase(t, writeCase(t, verdictsFor("incumbent", both), verdictsFor("candidate", both), gates))
+	r := buildCase(t, casefile.Write(t, casefile.Verdicts("incumbent", both), casefile.Verdicts("candidate", both), gates))
 	d := r.Decision
 	if d.Blocks || !slices.Equal(d.Backlog, []string{"constraint"}) || !slices.Equal(d.CandidateUnmet, []string{"constraint"}) {
 		t.Errorf("decision %+v", d)
@@ -214,7 +215,7 @@ func TestGateStrictAndBacklog(t *testing.T) {
 	if got := classRow(t, r, fixture.Commitment).Candidate.Gate; got != NoGate {
 		t.Errorf("ungated class: %s", got)
 	}
-	r = buildCase(t, writeCase(t, verdictsFor("incumbent", nil), verdictsFor("candidate", nil), gates))
+	r = buildCase(t, casefile.Write(t, casefile.Verdicts("incumbent", nil), casefile.Verdicts("candidate", nil), gates))
 	if r.Decision.Blocks || r.Decision.StrictFails() || len(r.Decision.Backlog) != 0 {
 		t.Errorf("clean: %+v", r.Decision)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/tally-eval/tally/report/internal/casefile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 // tokenizer (tally prompt-sizes writes it); an empty one is a problem,
 // and sizes counted by two tokenizers are a warning.
 func TestBuildPromptSizeTokenizer(t *testing.T) {
-	path := writeCase(t, verdictsFor("incumbent", nil), verdictsFor("candidate", nil), "")
+	path := casefile.Write(t, casefile.Verdicts("incumbent", nil), casefile.Verdicts("candidate", nil), "")
 	dir := filepath.Dir(path)
 	cfgText, _ := os.ReadFile(path)
 	text := strings.Replace(string(cfgText), "{verdicts: inc.jsonl}", "{verdicts: inc.jsonl, prompt_sizes: sizes.jsonl}", 1)

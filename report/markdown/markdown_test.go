@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/tally-eval/tally/report/internal/casefile"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -265,7 +266,7 @@ func TestWriteUnpaired(t *testing.T) {
 }
 
 func TestWriteWithoutReplay(t *testing.T) {
-	r := sample.BuildCase(t, sample.WriteCase(t, sample.Verdicts("incumbent", nil), sample.Verdicts("candidate", nil), ""))
+	r := sample.BuildCase(t, casefile.Write(t, casefile.Verdicts("incumbent", nil), casefile.Verdicts("candidate", nil), ""))
 	got := string(markdown(t, r))
 	if !strings.Contains(got, "**Verdict:** does not block — no row got worse under the candidate.") {
 		t.Errorf("verdict:\n%s", got)
