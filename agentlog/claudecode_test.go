@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -108,31 +109,40 @@ func kinds(s *Session) []Kind {
 	return k
 }
 
-// TestOpenGzip reads the same session gzipped, under a name that does
-// not say so: the magic bytes decide.
+// TestOpenGzip reads each format's test file gzipped, under a name that
+// may or may not say so: the magic bytes decide, and sniffing the format
+// sees through the compression.
 func TestOpenGzip(t *testing.T) {
-	raw, err := os.ReadFile("testdata/session.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var z bytes.Buffer
-	zw := gzip.NewWriter(&z)
-	zw.Write(raw)
-	zw.Close()
-	path := filepath.Join(t.TempDir(), "session.jsonl")
-	if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := ReadClaudeCode(bytes.NewReader(raw), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Error("the gzipped session reads differently from the plain one")
+	for _, c := range []struct {
+		file, name string
+		read       func(io.Reader, string) (*Session, error)
+	}{
+		{"testdata/session.jsonl", "session.jsonl", ReadClaudeCode},
+		{"testdata/codex-rollout.jsonl", "rollout.jsonl.gz", ReadCodex},
+	} {
+		raw, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(raw)
+		zw.Close()
+		path := filepath.Join(t.TempDir(), c.name)
+		if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := c.read(bytes.NewReader(raw), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the gzipped file reads differently from the plain one", c.file)
+		}
 	}
 }
 

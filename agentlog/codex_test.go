@@ -2,9 +2,7 @@ package agentlog
 
 import (
 	"bytes"
-	"compress/gzip"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -130,34 +128,6 @@ func FuzzReadCodex(f *testing.F) {
 			t.Errorf("counted %d lines", s.Records.Lines())
 		}
 	})
-}
-
-// TestOpenCodexGzip reads the rollout gzipped: sniffing sees through the
-// compression.
-func TestOpenCodexGzip(t *testing.T) {
-	raw, err := os.ReadFile("testdata/codex-rollout.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var z bytes.Buffer
-	zw := gzip.NewWriter(&z)
-	zw.Write(raw)
-	zw.Close()
-	path := filepath.Join(t.TempDir(), "rollout.jsonl.gz")
-	if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := ReadCodex(bytes.NewReader(raw), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Error("the gzipped rollout reads differently from the plain one")
-	}
 }
 
 // TestCodexCwd: a session_meta's cwd wins over a turn_context's, which is
