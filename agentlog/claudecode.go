@@ -88,47 +88,97 @@ type ccPart struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// ccReader holds the state of one read.
+// ccReader holds the state of one read: the file's lines and the
+// session being read.
 type ccReader struct {
+	name  string
+	lines *input.Lines
 	s     *Session
 	line  int
 	steps map[string]int    // message.id → index in s.Steps
 	calls map[string][2]int // tool_use id → step, call
 	// summaryDue is the index of a compaction waiting for its summary.
 	summaryDue int
+	// done is a session ended by a record of another sessionId; returned
+	// counts the sessions next has returned.
+	done     *Session
+	returned int
 }
 
-// ReadClaudeCode reads a Claude Code session log (JSONL, not gzipped:
-// see Open) line by line, holding one line at a time (at most
-// input.DefaultMaxLine bytes). name is used in errors and as
-// Session.Name.
-func ReadClaudeCode(r io.Reader, name string) (*Session, error) {
-	cr := &ccReader{
-		s: &Session{Name: name, Format: ClaudeCode,
-			Records: Counts{Read: map[string]int{}, Skipped: map[string]int{}}},
-		steps:      map[string]int{},
-		calls:      map[string][2]int{},
-		summaryDue: -1,
-	}
-	lines := input.NewLines(r, name, 0)
-	for {
-		b, err := lines.Next()
+// newCCReader starts reading a Claude Code log.
+func newCCReader(r io.Reader, name string) *ccReader {
+	cr := &ccReader{name: name, lines: input.NewLines(r, name, 0)}
+	cr.reset()
+	return cr
+}
+
+// reset starts a new session.
+func (cr *ccReader) reset() {
+	cr.s = &Session{Name: cr.name, Format: ClaudeCode,
+		Records: Counts{Read: map[string]int{}, Skipped: map[string]int{}}}
+	cr.steps = map[string]int{}
+	cr.calls = map[string][2]int{}
+	cr.summaryDue = -1
+}
+
+// next returns the log's next session, or io.EOF after the last. A
+// session ends where a record's sessionId differs from the session's
+// (records without one belong to the session being read); a log yields
+// at least one session, empty for an empty log.
+func (cr *ccReader) next() (*Session, error) {
+	for cr.done == nil {
+		if cr.s == nil {
+			return nil, io.EOF
+		}
+		b, err := cr.lines.Next()
 		if err == io.EOF {
-			break
+			s := cr.s
+			cr.s = nil
+			if cr.returned > 0 && s.Records.Lines() == 0 {
+				return nil, io.EOF
+			}
+			cr.returned++
+			return s, nil
 		}
 		if err != nil {
 			var le *input.LineError
 			if errors.As(err, &le) {
 				return nil, err // names file and line
 			}
-			return nil, fmt.Errorf("%s:%d: %w", name, lines.Line()+1, err)
+			return nil, fmt.Errorf("%s:%d: %w", cr.name, cr.lines.Line()+1, err)
 		}
-		cr.line = lines.Line()
+		cr.line = cr.lines.Line()
 		if err := cr.record(b); err != nil {
 			return nil, err
 		}
 	}
-	return cr.s, nil
+	s := cr.done
+	cr.done = nil
+	cr.returned++
+	return s, nil
+}
+
+// ReadClaudeCode reads a Claude Code session log (JSONL, not gzipped:
+// see Open) line by line, holding one line at a time (at most
+// input.DefaultMaxLine bytes) and the sessions read. A log holds one
+// session per sessionId, in order: a file of several concatenated logs
+// (cat a.jsonl b.jsonl) is several sessions, a new one starting at each
+// record whose sessionId differs from the current session's; records
+// without a sessionId belong to the current one. name is used in errors
+// and as each Session.Name.
+func ReadClaudeCode(r io.Reader, name string) ([]*Session, error) {
+	cr := newCCReader(r, name)
+	var out []*Session
+	for {
+		s, err := cr.next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
 }
 
 // errorf is an error at the current line.
@@ -165,6 +215,10 @@ func (cr *ccReader) record(b []byte) error {
 	}
 	if rec.Type == "" {
 		return cr.errorf(`record has no "type"`)
+	}
+	if rec.SessionID != "" && cr.s.ID != "" && rec.SessionID != cr.s.ID {
+		cr.done = cr.s // a new session starts here
+		cr.reset()
 	}
 	if cr.s.ID == "" && rec.SessionID != "" {
 		cr.s.ID = rec.SessionID

@@ -115,10 +115,13 @@ func kinds(s *Session) []Kind {
 func TestOpenGzip(t *testing.T) {
 	for _, c := range []struct {
 		file, name string
-		read       func(io.Reader, string) (*Session, error)
+		read       func(io.Reader, string) ([]*Session, error)
 	}{
 		{"testdata/session.jsonl", "session.jsonl", ReadClaudeCode},
-		{"testdata/codex-rollout.jsonl", "rollout.jsonl.gz", ReadCodex},
+		{"testdata/codex-rollout.jsonl", "rollout.jsonl.gz", func(r io.Reader, name string) ([]*Session, error) {
+			s, err := ReadCodex(r, name)
+			return []*Session{s}, err
+		}},
 	} {
 		raw, err := os.ReadFile(c.file)
 		if err != nil {
@@ -140,7 +143,7 @@ func TestOpenGzip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got, want) {
+		if len(want) != 1 || !reflect.DeepEqual(got, want[0]) {
 			t.Errorf("%s: the gzipped file reads differently from the plain one", c.file)
 		}
 	}
@@ -197,15 +200,22 @@ func FuzzReadClaudeCode(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"user","isCompactSummary":true,"message":{"content":[{"type":"tool_result","tool_use_id":"x","content":[{"type":"image"}]}]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := ReadClaudeCode(bytes.NewReader(b), "fuzz.jsonl")
+		ss, err := ReadClaudeCode(bytes.NewReader(b), "fuzz.jsonl")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.jsonl:") {
 				t.Errorf("error does not name the file: %v", err)
 			}
 			return
 		}
-		if s.Records.Lines() != bytes.Count(b, []byte("\n"))+btoi(len(b) > 0 && b[len(b)-1] != '\n') {
-			t.Errorf("counted %d lines", s.Records.Lines())
+		lines := 0
+		for i, s := range ss {
+			lines += s.Records.Lines()
+			if i > 0 && (s.ID == "" || s.ID == ss[i-1].ID) {
+				t.Errorf("session %d has id %q after %q", i, s.ID, ss[i-1].ID)
+			}
+		}
+		if lines != bytes.Count(b, []byte("\n"))+btoi(len(b) > 0 && b[len(b)-1] != '\n') {
+			t.Errorf("counted %d lines", lines)
 		}
 	})
 }

@@ -31,6 +31,12 @@
 //   - A failed model request is an APIError, not a step: a system
 //     api_error record (with its HTTP status), or an assistant record
 //     with isApiErrorMessage (the client's message about the failure).
+//   - A Claude Code log holds one session per run of records with the
+//     same sessionId: a file of concatenated logs (cat a.jsonl b.jsonl)
+//     is several sessions, a new one starting at each record whose
+//     sessionId differs from the current session's. A record without a
+//     sessionId belongs to the current session; lines are numbered from
+//     the top of the file.
 //   - Sidechain records (isSidechain: a sub-agent's own conversation) are
 //     counted and skipped, as "sidechain/<type>": the main thread sees a
 //     sub-agent as its Task tool call and that call's result.

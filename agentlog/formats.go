@@ -44,8 +44,9 @@ func Sniff(first []byte) Format {
 }
 
 // ReadAll reads the sessions in r in format f, or in the format Sniff
-// finds when f is "". Claude Code and Codex files hold one session; a
-// generic file holds one a line.
+// finds when f is "". A Codex file holds one session, a generic file one
+// a line, and a Claude Code file one per run of records with the same
+// sessionId (see ReadClaudeCode).
 func ReadAll(r io.Reader, name string, f Format) ([]*Session, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok || br.Size() < 64<<10 {
@@ -59,7 +60,7 @@ func ReadAll(r io.Reader, name string, f Format) ([]*Session, error) {
 	var err error
 	switch f {
 	case ClaudeCode:
-		s, err = ReadClaudeCode(br, name)
+		return ReadClaudeCode(br, name)
 	case Codex:
 		s, err = ReadCodex(br, name)
 	case Generic:

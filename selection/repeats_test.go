@@ -16,11 +16,14 @@ func readRepeatSession(t *testing.T, name string) *agentlog.Session {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := agentlog.ReadClaudeCode(f, path)
+	ss, err := agentlog.ReadClaudeCode(f, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	if len(ss) != 1 {
+		t.Fatalf("%s: %d sessions, want 1", path, len(ss))
+	}
+	return ss[0]
 }
 
 // wantRepeat is one expected repeat: its kind and the lines of the two
