@@ -2,11 +2,10 @@
 // source text, run over a transcript's original turns, proposing the
 // must-survive items a person then only confirms or rejects (`tally
 // review`). Here are the entry point (Propose), the candidates file's
-// types and the classifier's state over one transcript; its rules are in
+// types and the classifier's state over one session; its rules are in
 // propose_rules.go and propose_references.go, its text helpers in
-// propose_text.go, and its own small reader of event logs
-// (ReadTranscripts), independent of the rest of the package, in
-// propose_transcript.go.
+// propose_text.go. It reads an agentlog.Session, whatever log format it
+// came from.
 
 package selection
 
@@ -15,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
 )
 
@@ -89,10 +89,17 @@ type ProposeOptions struct {
 	MinConfidence float64
 }
 
-// Propose runs the arrival-time classifier over a transcript's messages
-// (tool calls and system messages are not read) and returns the
-// candidates in turn order, ids c1, c2, …, every one pending, position 0.
-// Turns is t.Turns() and compactions_expected t.Compactions().
+// Propose runs the arrival-time classifier over a session and returns
+// the candidates in turn order, ids c1, c2, …, every one pending,
+// position 0. It reads only what s holds: the messages a person typed
+// (Message.Typed; never injected text — compaction summaries, system
+// reminders, command output, skill text) and the text of the model's
+// steps (not their thinking, tool calls or results), so a caller may
+// pass a prefix of a session (the messages and steps before a
+// compaction). A candidate's turn is the 1-based typed turn it was said
+// in (a step before the first prompt counts as turn 1). Turns is
+// len(s.Turns), compactions_expected len(s.Compactions) and
+// conversation_id s.ID.
 //
 // Each message is split into sentences (at . ! ? followed by a space, and
 // at line breaks). A short lead-in is set apart first: a phrase of at most
@@ -163,16 +170,13 @@ type ProposeOptions struct {
 // sentence, the reference elided>” refer to?" (the reference). "me", "my"
 // and "I" of a user become "the user" in a probe. They are drafts: review
 // is where a person fixes them.
-func Propose(t Transcript, opts ProposeOptions) Proposal {
+func Propose(s *agentlog.Session, opts ProposeOptions) Proposal {
 	p := &propProposer{seenRefs: map[string]bool{}, seenLits: map[string]bool{}}
-	p.index(t)
-	for i, e := range t.Events {
-		if e.Kind != "message" || (e.Role != "user" && e.Role != "assistant") {
-			continue
-		}
-		p.message(i, e)
+	p.index(propUtterances(s))
+	for i, u := range p.utts {
+		p.message(i, u)
 	}
-	out := Proposal{ConversationID: t.SessionID, Turns: t.Turns(), CompactionsExpected: t.Compactions(), Candidates: []ProposedItem{}}
+	out := Proposal{ConversationID: s.ID, Turns: len(s.Turns), CompactionsExpected: len(s.Compactions), Candidates: []ProposedItem{}}
 	for _, c := range p.items {
 		if c.Confidence < opts.MinConfidence {
 			continue
@@ -183,32 +187,66 @@ func Propose(t Transcript, opts ProposeOptions) Proposal {
 	return out
 }
 
-// propProposer is the classifier's state over one transcript.
+// propUtterance is one text the classifier reads: a typed message
+// (role "user") or a step's text (role "assistant"), at its 1-based
+// typed turn.
+type propUtterance struct {
+	turn int
+	role string
+	text string
+}
+
+// propUtterances returns s's typed messages and step texts in the order
+// they were said: a message that Step steps preceded comes before step
+// Step.
+func propUtterances(s *agentlog.Session) []propUtterance {
+	out := make([]propUtterance, 0, len(s.Messages)+len(s.Steps))
+	mi := 0
+	addMessages := func(upTo int) {
+		for ; mi < len(s.Messages) && s.Messages[mi].Step <= upTo; mi++ {
+			m := s.Messages[mi]
+			if !m.Typed() {
+				continue
+			}
+			if text := propTypedText(m); text != "" {
+				out = append(out, propUtterance{turn: max(1, m.Turn+1), role: "user", text: text})
+			}
+		}
+	}
+	for i, st := range s.Steps {
+		addMessages(i)
+		if strings.TrimSpace(st.Text) != "" {
+			out = append(out, propUtterance{turn: max(1, st.Turn+1), role: "assistant", text: st.Text})
+		}
+	}
+	addMessages(math.MaxInt)
+	return out
+}
+
+// propProposer is the classifier's state over one session.
 type propProposer struct {
-	events      []TranscriptEvent
-	words       []map[string]bool // content words of each message event
-	question    []bool            // the message event is a question
+	utts        []propUtterance
+	words       []map[string]bool // content words of each utterance
+	question    []bool            // the utterance is a question
 	items       []ProposedItem
 	constraints []map[string]bool // content words of each constraint proposed
 	seenRefs    map[string]bool
 	seenLits    map[string]bool // class + literal already proposed
 }
 
-func (p *propProposer) index(t Transcript) {
-	p.events = t.Events
-	p.words = make([]map[string]bool, len(t.Events))
-	p.question = make([]bool, len(t.Events))
-	for i, e := range t.Events {
-		if e.Kind == "message" {
-			p.words[i] = propContentWords(e.Text)
-			p.question[i] = strings.HasSuffix(strings.TrimSpace(e.Text), "?")
-		}
+func (p *propProposer) index(utts []propUtterance) {
+	p.utts = utts
+	p.words = make([]map[string]bool, len(utts))
+	p.question = make([]bool, len(utts))
+	for i, u := range utts {
+		p.words[i] = propContentWords(u.text)
+		p.question[i] = strings.HasSuffix(strings.TrimSpace(u.text), "?")
 	}
 }
 
-// message classifies the sentences of message event i.
-func (p *propProposer) message(i int, e TranscriptEvent) {
-	sentences := propSentences(e.Text)
+// message classifies the sentences of utterance i.
+func (p *propProposer) message(i int, e propUtterance) {
+	sentences := propSentences(e.text)
 	prev := ""
 	for _, s := range sentences {
 		p.sentence(i, e, s, prev)
@@ -226,7 +264,7 @@ type propGuess struct {
 	rule       string
 }
 
-func (p *propProposer) sentence(i int, e TranscriptEvent, s, prev string) {
+func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 	lead, body := propLeadIn(s)
 	if lead == "" && propShortSentence(prev) {
 		// "Thinking ahead. Is …?": a short sentence before counts as a
@@ -242,7 +280,7 @@ func (p *propProposer) sentence(i int, e TranscriptEvent, s, prev string) {
 		}
 	}
 	isQuestion := strings.HasSuffix(s, "?")
-	if e.Role == "user" {
+	if e.role == "user" {
 		if isQuestion {
 			consider(p.openQuestion(i, lead, body))
 		} else {
@@ -278,15 +316,15 @@ func (p *propProposer) sentence(i int, e TranscriptEvent, s, prev string) {
 	}
 }
 
-func (p *propProposer) add(e TranscriptEvent, g propGuess) {
+func (p *propProposer) add(e propUtterance, g propGuess) {
 	key := string(g.class) + "\x00" + g.literal
 	if p.seenLits[key] {
 		return
 	}
 	p.seenLits[key] = true
 	p.items = append(p.items, ProposedItem{
-		Class: g.class, Turn: e.Turn, Role: e.Role, Literal: g.literal, Probe: g.probe, Expect: g.expect,
-		Confidence: propClamp(g.confidence), Rule: g.rule, Status: ReviewPending, Message: e.Text,
+		Class: g.class, Turn: e.turn, Role: e.role, Literal: g.literal, Probe: g.probe, Expect: g.expect,
+		Confidence: propClamp(g.confidence), Rule: g.rule, Status: ReviewPending, Message: e.text,
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
 )
 
@@ -30,13 +31,13 @@ const (
 const propQuarterly = "../examples/quarterly"
 
 // propLoadExamples reads every session of the example event logs.
-func propLoadExamples(t testing.TB) map[string]Transcript {
+func propLoadExamples(t testing.TB) map[string]*agentlog.Session {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(propQuarterly, "events", "week-*.jsonl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example event logs: %v", err)
 	}
-	out := map[string]Transcript{}
+	out := map[string]*agentlog.Session{}
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
@@ -48,7 +49,7 @@ func propLoadExamples(t testing.TB) map[string]Transcript {
 			t.Fatal(err)
 		}
 		for _, s := range log.Sessions {
-			out[s.SessionID] = s
+			out[s.SessionID] = propFromTranscript(s)
 		}
 	}
 	return out

@@ -149,7 +149,7 @@ var (
 	propDeferLead = regexp.MustCompile(`\b(later|decided|not for now|thinking ahead|open question|undecided|no rush|down the road|eventually|at some point|to think about)\b`)
 )
 
-// openQuestion classifies a user question, event i.
+// openQuestion classifies a user question, utterance i.
 func (p *propProposer) openQuestion(i int, lead, body string) *propGuess {
 	low := propNormalize(body)
 	if propRequest.MatchString(low) || (propWh.MatchString(low) && !propDecideWh.MatchString(low)) {
@@ -182,7 +182,7 @@ func (p *propProposer) openQuestion(i int, lead, body string) *propGuess {
 	return g
 }
 
-// answered reports whether a message after event i that is not a
+// answered reports whether an utterance after i that is not a
 // question shares at least half, and at least two, of q's content words.
 func (p *propProposer) answered(i int, q string) bool {
 	words := propContentWords(q)
@@ -190,8 +190,8 @@ func (p *propProposer) answered(i int, q string) bool {
 	if len(words) < 2 {
 		return false
 	}
-	for j := i + 1; j < len(p.events); j++ {
-		if p.words[j] == nil || p.question[j] {
+	for j := i + 1; j < len(p.utts); j++ {
+		if p.question[j] {
 			continue
 		}
 		n := 0

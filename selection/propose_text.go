@@ -1,9 +1,12 @@
 package selection
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tally-eval/tally/agentlog"
 )
 
 // This file holds the text helpers of the proposal rules: sentences,
@@ -155,4 +158,84 @@ func propOverlap(a, b map[string]bool) float64 {
 		}
 	}
 	return float64(n) / float64(len(a))
+}
+
+// propCommandArgs finds a slash command's arguments, the only part of
+// its message a person typed as prose.
+var propCommandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+
+// propTypedText is the prose a person typed in m: a slash command's
+// arguments, nothing of a shell command (a command line, not an
+// instruction), and for any other typed message its text without pasted
+// material (propProse).
+func propTypedText(m agentlog.Message) string {
+	switch m.Kind {
+	case agentlog.SlashCommand:
+		if a := propCommandArgs.FindStringSubmatch(m.Text); a != nil {
+			return propProse(a[1])
+		}
+		return ""
+	case agentlog.ShellCommand:
+		return ""
+	}
+	return propProse(m.Text)
+}
+
+var (
+	// propOutputLine is a line of pasted output, a log or code rather
+	// than prose: a timestamp, a JSON or diff line, a console or shell
+	// marker, a stack frame, a line of code by its punctuation.
+	propOutputLine = regexp.MustCompile(`^(?:` +
+		`\d{4}-\d\d-\d\d[T ]\d|[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d|\d\d:\d\d:\d\d|` + // timestamps
+		`[{}\[\]]|"[^"]*"\s*:|` + // JSON
+		`[+-]{3} |@@ |diff --git|index [0-9a-f]+\.\.|` + // diffs
+		`[$#%] |>>> |❯|⏺|⎿|✓|✗|✔|✘|│|├|└|=== |--- |\*\*\* |` + // consoles
+		`at [\w.$<>]+\(|goroutine \d|panic:|Traceback|File "|` + // stack traces
+		`(?:FAIL|PASS|ERROR|WARN|INFO|DEBUG|DEBU)\b|ok(?:\t|  )|` +
+		`(?:func|package|import|var|const|type|return|if|for|def|class|let|fn) .*(?:[{(;=]|\):)$|` +
+		`[^ ]+ *(?::=|==|!=|&&|\|\|) ` +
+		`)`)
+	propKeyValue = regexp.MustCompile(`\b\w+=\S+`)
+)
+
+// propProse returns text without what a person pasted rather than wrote:
+// fenced code blocks, indented lines (code, log continuations) and lines
+// that look like output, a log, JSON, a diff or code (propOutputLine),
+// or that hold two key=value pairs or more symbols and digits than
+// letters. The prose lines keep
+// their order, joined by "\n", so sentences never run across a removed
+// block.
+func propProse(text string) string {
+	var out []string
+	fenced := false
+	for line := range strings.Lines(text) {
+		line = strings.TrimRight(line, "\r\n")
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || trimmed == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "    ") || propOutputLine.MatchString(trimmed) ||
+			len(propKeyValue.FindAllStringIndex(trimmed, 3)) >= 2 || !propMostlyWords(trimmed) {
+			continue
+		}
+		out = append(out, trimmed)
+	}
+	return strings.Join(out, "\n")
+}
+
+// propMostlyWords reports whether at least half of s's characters are
+// letters or spaces.
+func propMostlyWords(s string) bool {
+	n, words := 0, 0
+	for _, r := range s {
+		n++
+		if unicode.IsLetter(r) || r == ' ' {
+			words++
+		}
+	}
+	return 2*words >= n
 }

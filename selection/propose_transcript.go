@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/internal/jsonpos"
@@ -60,6 +61,25 @@ func (t Transcript) Compactions() int {
 		}
 	}
 	return n
+}
+
+// Session is t as an agentlog.Session, for Propose: each turn of t a
+// turn of the session (a turn without a user message too, so turns keep
+// their numbers), user messages typed prompts, assistant messages steps,
+// compaction events compactions. Tool calls are left out.
+func (t Transcript) Session() *agentlog.Session {
+	s := &agentlog.Session{ID: t.SessionID, Turns: make([]agentlog.Turn, t.Turns())}
+	for _, e := range t.Events {
+		switch {
+		case e.Kind == "compaction":
+			s.Compactions = append(s.Compactions, agentlog.Compaction{Turn: e.Turn - 1, Step: len(s.Steps), Line: e.Line})
+		case e.Kind == "message" && e.Role == "user":
+			s.Messages = append(s.Messages, agentlog.Message{Turn: e.Turn - 1, Step: len(s.Steps), Line: e.Line, Text: e.Text})
+		case e.Kind == "message" && e.Role == "assistant":
+			s.Steps = append(s.Steps, agentlog.Step{Turn: e.Turn - 1, Line: e.Line, Text: e.Text})
+		}
+	}
+	return s
 }
 
 // TranscriptOptions says which events ReadTranscripts keeps.

@@ -64,7 +64,7 @@ candidates file itself; text prints them as a table.`,
 			if err != nil {
 				return err
 			}
-			p := selection.Propose(t, selection.ProposeOptions{MinConfidence: minConfidence})
+			p := selection.Propose(t.Session(), selection.ProposeOptions{MinConfidence: minConfidence})
 			if err := p.Validate(); err != nil {
 				return fmt.Errorf("%s: the proposal is not a valid candidates file: %w", path, err)
 			}
