@@ -18,6 +18,7 @@ type ccRecord struct {
 	SessionID        string     `json:"sessionId"`
 	UUID             string     `json:"uuid"`
 	Cwd              string     `json:"cwd"`
+	Timestamp        string     `json:"timestamp"`
 	IsSidechain      bool       `json:"isSidechain"`
 	IsMeta           bool       `json:"isMeta"`
 	IsCompactSummary bool       `json:"isCompactSummary"`
@@ -103,11 +104,14 @@ type ccReader struct {
 	// counts the sessions next has returned.
 	done     *Session
 	returned int
+	// bad, when set, takes a malformed line's error, and the line is
+	// skipped (Options.SkipBad).
+	bad func(error)
 }
 
 // newCCReader starts reading a Claude Code log.
-func newCCReader(r io.Reader, name string) *ccReader {
-	cr := &ccReader{name: name, lines: input.NewLines(r, name, 0)}
+func newCCReader(r io.Reader, name string, o Options) *ccReader {
+	cr := &ccReader{name: name, lines: input.NewLines(r, name, o.MaxLine), bad: o.bad()}
 	cr.reset()
 	return cr
 }
@@ -142,14 +146,20 @@ func (cr *ccReader) next() (*Session, error) {
 		}
 		if err != nil {
 			var le *input.LineError
-			if errors.As(err, &le) {
-				return nil, err // names file and line
+			if !errors.As(err, &le) {
+				return nil, fmt.Errorf("%s:%d: %w", cr.name, cr.lines.Line()+1, err)
 			}
-			return nil, fmt.Errorf("%s:%d: %w", cr.name, cr.lines.Line()+1, err)
+			// a line over the limit names file and line
+		} else {
+			cr.line = cr.lines.Line()
+			err = cr.record(b)
 		}
-		cr.line = cr.lines.Line()
-		if err := cr.record(b); err != nil {
-			return nil, err
+		if err != nil {
+			if cr.bad == nil {
+				return nil, err
+			}
+			cr.bad(err)
+			cr.skip(MalformedLine)
 		}
 	}
 	s := cr.done
@@ -167,7 +177,7 @@ func (cr *ccReader) next() (*Session, error) {
 // without a sessionId belong to the current one. name is used in errors
 // and as each Session.Name.
 func ReadClaudeCode(r io.Reader, name string) ([]*Session, error) {
-	cr := newCCReader(r, name)
+	cr := newCCReader(r, name, Options{})
 	var out []*Session
 	for {
 		s, err := cr.next()
@@ -225,6 +235,9 @@ func (cr *ccReader) record(b []byte) error {
 	}
 	if cr.s.Cwd == "" && rec.Cwd != "" {
 		cr.s.Cwd = rec.Cwd
+	}
+	if cr.s.Start.IsZero() && rec.Timestamp != "" {
+		cr.s.Start = parseTime(rec.Timestamp)
 	}
 	kind := rec.Type
 	if rec.Type == "system" {

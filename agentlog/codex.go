@@ -44,8 +44,9 @@ const Codex Format = "codex"
 
 // cxLine is one rollout line: the payload is decoded by type.
 type cxLine struct {
-	Type    string          `json:"type"`
-	Payload json.RawMessage `json:"payload"`
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
 }
 
 // cxItem is a response_item payload, and the payloads of session_meta,
@@ -166,16 +167,22 @@ type cxReader struct {
 //   - A line that is not a JSON object, has no "type", or whose fields
 //     have the wrong JSON types is an error naming file:line:column.
 func ReadCodex(r io.Reader, name string) (*Session, error) {
+	return readCodex(r, name, Options{})
+}
+
+// readCodex is ReadCodex under o's line limit, skipping malformed lines
+// when o says so.
+func readCodex(r io.Reader, name string, o Options) (*Session, error) {
 	cr := &cxReader{
 		s: &Session{Name: name, Format: Codex,
 			Records: Counts{Read: map[string]int{}, Skipped: map[string]int{}}},
 		calls: map[string][2]int{},
 		step:  -1,
 	}
-	err := eachLine(r, name, func(line int, b []byte) error {
+	err := eachLine(r, name, o, func(line int, b []byte) error {
 		cr.line, cr.b = line, b
 		return cr.record(b)
-	})
+	}, func() { cr.skip(MalformedLine) })
 	if err != nil {
 		return nil, err
 	}
@@ -183,9 +190,12 @@ func ReadCodex(r io.Reader, name string) (*Session, error) {
 }
 
 // eachLine calls fn with each line of r and its number; a line over
-// input.DefaultMaxLine is an error naming file and line.
-func eachLine(r io.Reader, name string, fn func(line int, b []byte) error) error {
-	lines := input.NewLines(r, name, 0)
+// o.MaxLine is an error naming file and line. With o.SkipBad, a line
+// over the limit or one fn fails at is passed to o.Bad and to skipped,
+// and reading goes on.
+func eachLine(r io.Reader, name string, o Options, fn func(line int, b []byte) error, skipped func()) error {
+	lines := input.NewLines(r, name, o.MaxLine)
+	bad := o.bad()
 	for {
 		b, err := lines.Next()
 		if err == io.EOF {
@@ -193,13 +203,19 @@ func eachLine(r io.Reader, name string, fn func(line int, b []byte) error) error
 		}
 		if err != nil {
 			var le *input.LineError
-			if errors.As(err, &le) {
-				return err // names file and line
+			if !errors.As(err, &le) {
+				return fmt.Errorf("%s:%d: %w", name, lines.Line()+1, err)
 			}
-			return fmt.Errorf("%s:%d: %w", name, lines.Line()+1, err)
+			// a line over the limit names file and line
+		} else {
+			err = fn(lines.Line(), b)
 		}
-		if err := fn(lines.Line(), b); err != nil {
-			return err
+		if err != nil {
+			if bad == nil {
+				return err
+			}
+			bad(err)
+			skipped()
 		}
 	}
 }
@@ -250,6 +266,9 @@ func (cr *cxReader) record(b []byte) error {
 	}
 	if ln.Type == "" {
 		return cr.errorf(`record has no "type"`)
+	}
+	if cr.s.Start.IsZero() && ln.Timestamp != "" {
+		cr.s.Start = parseTime(ln.Timestamp)
 	}
 	switch ln.Type {
 	case "session_meta", "response_item", "compacted", "turn_context":

@@ -5,7 +5,10 @@
 // (~/.claude/projects/…/<sessionId>.jsonl), Codex CLI rollouts
 // (~/.codex/sessions/…/rollout-*.jsonl) and a generic format of
 // OpenAI-style chat messages with tool calls, gzipped or not; Open tells
-// them apart by the first line (Sniff), OpenAll takes the format by name.
+// them apart by the first line (Sniff), OpenAll takes the format by name,
+// and NewReader reads a log of many sessions one session at a time, in
+// memory bounded by its largest session, skipping malformed lines when
+// asked (Options.SkipBad).
 //
 // The model's choices:
 //

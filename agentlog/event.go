@@ -1,6 +1,9 @@
 package agentlog
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Format names a log format.
 type Format string
@@ -23,6 +26,10 @@ type Session struct {
 	// session_meta's payload.cwd, else the first turn_context's cwd;
 	// generic: the session's optional "cwd").
 	Cwd string
+	// Start is the time of the session's first record that has one
+	// (Claude Code: timestamp; Codex: the line's timestamp; generic: the
+	// session's optional "started"; tally: ts), zero when none has.
+	Start time.Time
 
 	Turns            []Turn
 	Steps            []Step

@@ -1,10 +1,7 @@
 package agentlog
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
-	"fmt"
 	"io"
 	"regexp"
 
@@ -43,35 +40,28 @@ func Sniff(first []byte) Format {
 	return ClaudeCode
 }
 
-// ReadAll reads the sessions in r in format f, or in the format Sniff
-// finds when f is "". A Codex file holds one session, a generic file one
-// a line, and a Claude Code file one per run of records with the same
-// sessionId (see ReadClaudeCode).
+// ReadAll reads the sessions in r, gzipped or not, in format f, or in
+// the format Sniff finds when f is "". A Codex file holds one session, a
+// generic file one a line, and a Claude Code file one per run of records
+// with the same sessionId (see ReadClaudeCode). It holds every session
+// in memory: NewReader reads them one at a time.
 func ReadAll(r io.Reader, name string, f Format) ([]*Session, error) {
-	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < 64<<10 {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
-	if f == "" {
-		head, _ := br.Peek(br.Size())
-		f = Sniff(head)
-	}
-	var s *Session
-	var err error
-	switch f {
-	case ClaudeCode:
-		return ReadClaudeCode(br, name)
-	case Codex:
-		s, err = ReadCodex(br, name)
-	case Generic:
-		return ReadGeneric(br, name)
-	default:
-		return nil, fmt.Errorf("%s: unknown format %q (want one of %v)", name, f, Formats)
-	}
+	rd, err := NewReader(r, name, Options{Format: f})
 	if err != nil {
 		return nil, err
 	}
-	return []*Session{s}, nil
+	defer rd.Close()
+	var out []*Session
+	for {
+		s, err := rd.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
 }
 
 // OpenAll reads the sessions in the file at path, gzipped or not (as
@@ -82,26 +72,5 @@ func OpenAll(path string, f Format) ([]*Session, error) {
 		return nil, err
 	}
 	defer file.Close()
-	br := bufio.NewReaderSize(file, 64<<10)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		defer zr.Close()
-		return ReadAll(zr, path, f)
-	}
-	return ReadAll(br, path, f)
-}
-
-// readOne reads the one session of a stream, sniffing its format.
-func readOne(r io.Reader, path string) (*Session, error) {
-	ss, err := ReadAll(r, path, "")
-	if err != nil {
-		return nil, err
-	}
-	if len(ss) != 1 {
-		return nil, fmt.Errorf("%s: holds %d sessions, not one (read it with OpenAll)", path, len(ss))
-	}
-	return ss[0], nil
+	return ReadAll(file, path, f)
 }

@@ -3,9 +3,12 @@ package agentlog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // Generic is tally's documented format for logs of any other agent.
@@ -27,7 +30,8 @@ const Generic Format = "generic"
 //	   {"role": "tool", "tool_call_id": "c1", "content": "package main …", "is_error": false}],
 //	 "compactions": [{"after_message": 4, "summary": "…", "trigger": "auto", "tokens_before": 120000}]}
 //
-// "cwd", the working directory (Session.Cwd), is optional. The messages
+// "cwd", the working directory (Session.Cwd), and "started", when the
+// session started (an RFC 3339 time, Session.Start), are optional. The messages
 // are OpenAI chat-completions messages, with three additions:
 // "injected" on a user message, "is_error" on a tool message, and
 // "reasoning" on an assistant message. How they map:
@@ -58,6 +62,7 @@ const Generic Format = "generic"
 type gSession struct {
 	SessionID   string        `json:"session_id"`
 	Cwd         string        `json:"cwd"`
+	Started     string        `json:"started"`
 	Messages    *[]gMessage   `json:"messages"`
 	Compactions []gCompaction `json:"compactions"`
 }
@@ -94,31 +99,90 @@ type gCompaction struct {
 // Session.Name; blank lines are counted on the session that follows them
 // (or the last one).
 func ReadGeneric(r io.Reader, name string) ([]*Session, error) {
+	g := newGenericReader(r, name, Options{})
 	var out []*Session
-	blank := 0
-	err := eachLine(r, name, func(line int, b []byte) error {
-		if len(bytes.TrimSpace(b)) == 0 {
-			blank++
-			return nil
+	for {
+		s, err := g.next()
+		if err == io.EOF {
+			return out, nil
 		}
-		s, err := genericSession(b, name, line)
 		if err != nil {
-			return err
-		}
-		if blank > 0 {
-			s.Records.Skipped["(blank line)"] = blank
-			blank = 0
+			return nil, err
 		}
 		out = append(out, s)
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	if blank > 0 && len(out) > 0 {
-		out[len(out)-1].Records.Skipped["(blank line)"] += blank
+}
+
+// genericReader reads a generic file one session at a time, holding the
+// session read last until the next one or the end says which lines are
+// counted on it.
+type genericReader struct {
+	name  string
+	lines *input.Lines
+	bad   func(error)
+	// blank and malformed count the lines since the last session.
+	blank, malformed int
+	held             *Session
+	eof              bool
+}
+
+func newGenericReader(r io.Reader, name string, o Options) *genericReader {
+	return &genericReader{name: name, lines: input.NewLines(r, name, o.MaxLine), bad: o.bad()}
+}
+
+// count puts the lines counted since the last session on s.
+func (g *genericReader) count(s *Session) {
+	if g.blank > 0 {
+		s.Records.Skipped["(blank line)"] += g.blank
 	}
-	return out, nil
+	if g.malformed > 0 {
+		s.Records.Skipped[MalformedLine] += g.malformed
+	}
+	g.blank, g.malformed = 0, 0
+}
+
+// next returns the next session, or io.EOF after the last.
+func (g *genericReader) next() (*Session, error) {
+	for !g.eof {
+		b, err := g.lines.Next()
+		if err == io.EOF {
+			g.eof = true
+			break
+		}
+		var s *Session
+		if err != nil {
+			var le *input.LineError
+			if !errors.As(err, &le) {
+				return nil, fmt.Errorf("%s:%d: %w", g.name, g.lines.Line()+1, err)
+			}
+		} else if len(bytes.TrimSpace(b)) == 0 {
+			g.blank++
+			continue
+		} else {
+			s, err = genericSession(b, g.name, g.lines.Line())
+		}
+		if err != nil {
+			if g.bad == nil {
+				return nil, err
+			}
+			g.bad(err)
+			g.malformed++
+			continue
+		}
+		g.count(s)
+		if held := g.held; held != nil {
+			g.held = s
+			return held, nil
+		}
+		g.held = s
+	}
+	s := g.held
+	if s == nil {
+		return nil, io.EOF
+	}
+	g.held = nil
+	g.count(s)
+	return s, nil
 }
 
 // genericSession reads one line.
@@ -136,6 +200,11 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 	msgs := *g.Messages
 	s := &Session{Name: name, ID: g.SessionID, Cwd: g.Cwd, Format: Generic,
 		Records: Counts{Read: map[string]int{"session": 1}, Skipped: map[string]int{}}}
+	if g.Started != "" {
+		if s.Start = parseTime(g.Started); s.Start.IsZero() {
+			return nil, errorf("started: %q is not an RFC 3339 time", g.Started)
+		}
+	}
 	comps := append([]gCompaction(nil), g.Compactions...)
 	for i, c := range comps {
 		if c.AfterMessage == nil {

@@ -1,0 +1,154 @@
+package agentlog
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// MalformedLine is the Counts.Skipped key of a line skipped as
+// malformed (Options.SkipBad).
+const MalformedLine = "(malformed line)"
+
+// Options says how NewReader reads a log.
+type Options struct {
+	// Format is the log's format, or "" to sniff it from the first line.
+	Format Format
+	// MaxLine is the longest line read, in bytes (0: 64 MiB,
+	// input.DefaultMaxLine); a longer line is malformed.
+	MaxLine int64
+	// SkipBad skips a malformed line (one that is not JSON, has a field
+	// of the wrong type, or is over MaxLine) instead of failing at it:
+	// the line is counted in its session's Records.Skipped as
+	// MalformedLine and its error, naming file:line, is passed to Bad
+	// (when not nil). A read error still fails.
+	SkipBad bool
+	Bad     func(error)
+}
+
+// bad is the function a reader calls with a skipped line's error, nil
+// when lines are not skipped.
+func (o Options) bad() func(error) {
+	switch {
+	case !o.SkipBad:
+		return nil
+	case o.Bad != nil:
+		return o.Bad
+	}
+	return func(error) {}
+}
+
+// Reader reads the sessions of one log, one at a time: it holds one
+// line and the session being read, so a file of many sessions is read in
+// memory bounded by its largest session.
+type Reader struct {
+	name   string
+	format Format
+	count  *countReader
+	zr     *gzip.Reader
+	next   func() (*Session, error)
+	err    error
+}
+
+// NewReader returns a reader of the sessions in r, gzipped or not (the
+// gzip magic bytes decide), in o.Format or the format Sniff finds in the
+// first line. name is used in errors and as each Session.Name.
+//
+// How many sessions a log holds: a Codex rollout one; a generic file one
+// a line; a Claude Code file one per run of records with the same
+// sessionId (ReadClaudeCode). An empty log is one empty session, except
+// in the generic format, where it is none.
+func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	rd := &Reader{name: name}
+	var src io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		rd.zr, src = zr, zr
+	}
+	rd.count = &countReader{r: src}
+	lr := bufio.NewReaderSize(rd.count, 64<<10)
+	f := o.Format
+	if f == "" {
+		head, err := lr.Peek(lr.Size())
+		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		f = Sniff(head)
+	}
+	rd.format = f
+	switch f {
+	case ClaudeCode:
+		rd.next = newCCReader(lr, name, o).next
+	case Codex:
+		done := false
+		rd.next = func() (*Session, error) {
+			if done {
+				return nil, io.EOF
+			}
+			done = true
+			return readCodex(lr, name, o)
+		}
+	case Generic:
+		rd.next = newGenericReader(lr, name, o).next
+	default:
+		return nil, fmt.Errorf("%s: unknown format %q (want one of %v)", name, f, Formats)
+	}
+	return rd, nil
+}
+
+// Format is the log's format, given or sniffed.
+func (r *Reader) Format() Format { return r.format }
+
+// Next returns the log's next session, or io.EOF after the last. After
+// an error, every call returns it again.
+func (r *Reader) Next() (*Session, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	s, err := r.next()
+	if err != nil {
+		r.err = err
+		return nil, err
+	}
+	return s, nil
+}
+
+// Bytes is the number of bytes of the log read so far, uncompressed.
+func (r *Reader) Bytes() int64 { return r.count.n }
+
+// Close releases the gzip reader, if any; it does not close the
+// underlying reader.
+func (r *Reader) Close() error {
+	if r.zr != nil {
+		return r.zr.Close()
+	}
+	return nil
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// parseTime reads an RFC 3339 timestamp, zero when it is not one.
+func parseTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
