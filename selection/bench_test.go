@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // The big benchmarks generate their input inside b.TempDir(). Their
@@ -330,7 +332,7 @@ var (
 )
 
 func BenchmarkParseSessionLine(b *testing.B) {
-	var sc scanner
+	var sc jsonscan.Scanner
 	var s Session
 	var bufs sessionBufs
 	b.SetBytes(int64(len(benchSessionLine)))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // Kind is the kind of an event-log line.
@@ -62,9 +63,9 @@ type rawEvent struct {
 
 // eventDecoder decodes event lines, reusing its buffers.
 type eventDecoder struct {
-	sc      scanner
+	sc      jsonscan.Scanner
 	ev      rawEvent
-	session []byte // copy of the session id (the key may alias sc.buf)
+	session []byte // copy of the session id (the key may alias the scanner's buffer)
 	ts      []byte
 	role    []byte
 	tool    []byte
@@ -74,12 +75,12 @@ type eventDecoder struct {
 
 // decode parses one line. Keys other than the eight of the format are
 // ignored; a key given twice is an error.
-func (d *eventDecoder) decode(line []byte) (*rawEvent, *lineError) {
+func (d *eventDecoder) decode(line []byte) (*rawEvent, *jsonscan.Error) {
 	sc := &d.sc
-	sc.reset(line)
+	sc.Reset(line)
 	ev := &d.ev
 	*ev = rawEvent{line: line}
-	if err := sc.beginObject("", "a JSON object (one event)"); err != nil {
+	if err := sc.BeginObject("", "a JSON object (one event)"); err != nil {
 		return nil, err
 	}
 	const (
@@ -95,7 +96,7 @@ func (d *eventDecoder) decode(line []byte) (*rawEvent, *lineError) {
 	seen := 0
 	kindOff := 0
 	for i := 0; ; i++ {
-		key, keyOff, ok, err := sc.member(i)
+		key, keyOff, ok, err := sc.Member(i)
 		if err != nil {
 			return nil, err
 		}
@@ -121,47 +122,47 @@ func (d *eventDecoder) decode(line []byte) (*rawEvent, *lineError) {
 		case "args":
 			bit = fArgs
 		default:
-			if err := sc.skipValue(); err != nil {
+			if err := sc.SkipValue(); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		if seen&bit != 0 {
-			return nil, sc.errAt(keyOff, string(key), "given twice")
+			return nil, sc.Errorf(keyOff, string(key), "given twice")
 		}
 		seen |= bit
 		switch bit {
 		case fSession:
-			b, off, _, err := sc.stringField("session_id")
+			b, off, _, err := sc.StringOrNull("session_id")
 			if err != nil {
 				return nil, err
 			}
 			if len(b) == 0 {
-				return nil, sc.errAt(off, "session_id", "want a non-empty string")
+				return nil, sc.Errorf(off, "session_id", "want a non-empty string")
 			}
 			d.session = append(d.session[:0], b...)
 			ev.session = d.session
 		case fTurn:
-			n, err := sc.integer("turn", 1, MaxTurns)
+			n, err := sc.Integer("turn", 1, MaxTurns)
 			if err != nil {
 				return nil, err
 			}
 			ev.turn = n
 		case fTS:
-			b, off, isNull, err := sc.stringField("ts")
+			b, off, isNull, err := sc.StringOrNull("ts")
 			if err != nil {
 				return nil, err
 			}
 			if !isNull {
 				if !validTime(b) {
-					return nil, sc.errAt(off, "ts", "want an RFC 3339 time such as 2026-01-05T04:55:22Z, got %q", b)
+					return nil, sc.Errorf(off, "ts", "want an RFC 3339 time such as 2026-01-05T04:55:22Z, got %q", b)
 				}
 				d.ts = append(d.ts[:0], b...)
 				ev.ts = d.ts
 			}
 		case fKind:
-			kindOff = sc.pos
-			b, off, _, err := sc.stringField("kind")
+			kindOff = sc.Pos()
+			b, off, _, err := sc.StringOrNull("kind")
 			if err != nil {
 				return nil, err
 			}
@@ -173,43 +174,33 @@ func (d *eventDecoder) decode(line []byte) (*rawEvent, *lineError) {
 			case string(KindCompaction):
 				ev.kind = KindCompaction
 			default:
-				return nil, sc.errAt(off, "kind", "want message, tool_call or compaction, got %q", b)
+				return nil, sc.Errorf(off, "kind", "want message, tool_call or compaction, got %q", b)
 			}
 		case fRole:
-			b, off, isNull, err := sc.stringField("role")
+			b, off, isNull, err := sc.StringOrNull("role")
 			if err != nil {
 				return nil, err
 			}
 			if !isNull && len(b) > 0 && !slices.Contains(fixture.Roles, string(b)) {
-				return nil, sc.errAt(off, "role", "%s", roleProblem(string(b)))
+				return nil, sc.Errorf(off, "role", "%s", roleProblem(string(b)))
 			}
 			if !isNull {
 				d.role = append(d.role[:0], b...)
 				ev.role = d.role
 			}
 		case fText:
-			sc.skipSpace()
-			off := sc.pos
-			switch sc.peek() {
-			case '"':
-				esc, err := sc.skipString()
+			off := sc.Pos()
+			if isNull, err := sc.Null(); err != nil {
+				return nil, err
+			} else if !isNull {
+				raw, esc, err := sc.RawString("text")
 				if err != nil {
 					return nil, err
 				}
-				ev.text, ev.textEsc, ev.textOff, ev.hasText = line[off+1:sc.pos-1], esc, off, true
-			case 'n':
-				if err := sc.literal("null"); err != nil {
-					return nil, err
-				}
-			default:
-				desc := sc.describe()
-				if err := sc.skipValue(); err != nil {
-					return nil, err
-				}
-				return nil, sc.errAt(off, "text", "want a string, got %s", desc)
+				ev.text, ev.textEsc, ev.textOff, ev.hasText = raw, esc, off, true
 			}
 		case fTool:
-			b, _, isNull, err := sc.stringField("tool")
+			b, _, isNull, err := sc.StringOrNull("tool")
 			if err != nil {
 				return nil, err
 			}
@@ -218,14 +209,14 @@ func (d *eventDecoder) decode(line []byte) (*rawEvent, *lineError) {
 				ev.tool = d.tool
 			}
 		case fArgs:
-			var err *lineError
-			if d.args, err = sc.canonical(d.args[:0]); err != nil {
+			var err *jsonscan.Error
+			if d.args, err = sc.Canonical(d.args[:0]); err != nil {
 				return nil, err
 			}
 			ev.args, ev.hasArgs = d.args, true
 		}
 	}
-	if err := sc.end(); err != nil {
+	if err := sc.End(); err != nil {
 		return nil, err
 	}
 	for _, f := range []struct {
@@ -233,20 +224,20 @@ func (d *eventDecoder) decode(line []byte) (*rawEvent, *lineError) {
 		name string
 	}{{fSession, "session_id"}, {fTurn, "turn"}, {fKind, "kind"}} {
 		if seen&f.bit == 0 {
-			return nil, sc.errAt(0, "", "missing %q", f.name)
+			return nil, sc.Errorf(0, "", "missing %q", f.name)
 		}
 	}
 	switch ev.kind {
 	case KindMessage:
 		if len(ev.role) == 0 {
-			return nil, sc.errAt(kindOff, "role", "a message needs a non-empty role")
+			return nil, sc.Errorf(kindOff, "role", "a message needs a non-empty role")
 		}
 		if !ev.hasText {
-			return nil, sc.errAt(kindOff, "text", "a message needs a text")
+			return nil, sc.Errorf(kindOff, "text", "a message needs a text")
 		}
 	case KindToolCall:
 		if len(ev.tool) == 0 {
-			return nil, sc.errAt(kindOff, "tool", "a tool call needs a non-empty tool")
+			return nil, sc.Errorf(kindOff, "tool", "a tool call needs a non-empty tool")
 		}
 	}
 	return ev, nil
@@ -265,13 +256,8 @@ func (d *eventDecoder) decodedText(ev *rawEvent) []byte {
 	if !ev.textEsc {
 		return ev.text
 	}
-	var sc scanner
-	sc.reset(ev.line)
-	sc.pos = ev.textOff
-	sc.buf = d.textBuf[:0]
-	b, _ := sc.str() // checked by decode
-	d.textBuf = sc.buf
-	return b
+	d.textBuf = jsonscan.AppendUnescaped(d.textBuf[:0], ev.text) // checked by decode
+	return d.textBuf
 }
 
 // validTime reports whether b is an RFC 3339 time.

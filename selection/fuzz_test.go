@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // checkLineProblem checks that err is a fixture.Problem placed inside
@@ -155,9 +156,9 @@ func FuzzParseEvent(f *testing.F) {
 		if !hasDuplicateKeys(line) && !reflect.DeepEqual(canon, m["args"]) {
 			t.Fatalf("canonical arguments %s read as %v, the line's as %v", ev.Args, canon, m["args"])
 		}
-		var sc scanner
-		sc.reset(ev.Args)
-		again, e := sc.canonical(nil)
+		var sc jsonscan.Scanner
+		sc.Reset(ev.Args)
+		again, e := sc.Canonical(nil)
 		if e != nil || !bytes.Equal(again, ev.Args) {
 			t.Fatalf("canonical form %s is not a fixed point: %s (%v)", ev.Args, again, e)
 		}

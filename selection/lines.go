@@ -10,6 +10,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // MaxLineBytes is the longest line a reader accepts by default
@@ -108,8 +109,8 @@ func blank(line []byte) bool {
 
 // problemAt turns a line error into a fixture.Problem naming the file,
 // line, column and field.
-func problemAt(name string, lineNo int, line []byte, e *lineError) fixture.Problem {
-	return fixture.Problem{File: name, Line: lineNo, Col: position(line, e.off), Field: e.field, Msg: e.msg}
+func problemAt(name string, lineNo int, line []byte, e *jsonscan.Error) fixture.Problem {
+	return fixture.Problem{File: name, Line: lineNo, Col: jsonscan.Column(line, e.Off), Field: e.Field, Msg: e.Msg}
 }
 
 // BadLines collects the problems of lines that a reader skipped (with

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 func TestParseSession(t *testing.T) {
@@ -199,11 +200,11 @@ func TestParseEventProblems(t *testing.T) {
 // string escaping are canonically equal; any other difference is kept.
 func TestCanonical(t *testing.T) {
 	canon := func(s string) string {
-		var sc scanner
-		sc.reset([]byte(s))
-		out, err := sc.canonical(nil)
+		var sc jsonscan.Scanner
+		sc.Reset([]byte(s))
+		out, err := sc.Canonical(nil)
 		if err == nil {
-			err = sc.end()
+			err = sc.End()
 		}
 		if err != nil {
 			t.Fatalf("canonical(%s): %v", s, err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // MaxTurns bounds a session's turns and its item count: a larger number
@@ -143,15 +144,15 @@ func (s *Session) Validate() error {
 // parseSession decodes one summary line into s, reusing its lists. Keys
 // other than the six of the format are ignored (production summaries
 // carry more); a key given twice is an error.
-func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *lineError {
-	sc.reset(line)
+func parseSession(sc *jsonscan.Scanner, line []byte, s *Session, bufs *sessionBufs) *jsonscan.Error {
+	sc.Reset(line)
 	comps, items := bufs.comps[:0], bufs.items[:0]
 	compOffs, itemOffs := bufs.compOffs[:0], bufs.itemOffs[:0]
 	defer func() {
 		bufs.comps, bufs.items, bufs.compOffs, bufs.itemOffs = comps[:0], items[:0], compOffs[:0], itemOffs[:0]
 	}()
 	*s = Session{}
-	if err := sc.beginObject("", "a JSON object (one session summary)"); err != nil {
+	if err := sc.BeginObject("", "a JSON object (one session summary)"); err != nil {
 		return err
 	}
 	const (
@@ -163,9 +164,9 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 		fItems
 	)
 	seen := 0
-	once := func(bit int, key string, off int) *lineError {
+	once := func(bit int, key string, off int) *jsonscan.Error {
 		if seen&bit != 0 {
-			return sc.errAt(off, key, "given twice")
+			return sc.Errorf(off, key, "given twice")
 		}
 		seen |= bit
 		return nil
@@ -173,7 +174,7 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 	compOff := 0
 	var compList, itemList bool
 	for i := 0; ; i++ {
-		key, keyOff, ok, err := sc.member(i)
+		key, keyOff, ok, err := sc.Member(i)
 		if err != nil {
 			return err
 		}
@@ -185,12 +186,12 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 			if err := once(fID, "session_id", keyOff); err != nil {
 				return err
 			}
-			b, off, _, err := sc.stringField("session_id")
+			b, off, _, err := sc.StringOrNull("session_id")
 			if err != nil {
 				return err
 			}
 			if len(b) == 0 {
-				return sc.errAt(off, "session_id", "want a non-empty string")
+				return sc.Errorf(off, "session_id", "want a non-empty string")
 			}
 			if bufs.rawID {
 				bufs.id = append(bufs.id[:0], b...)
@@ -201,7 +202,7 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 			if err := once(fTurns, "turns", keyOff); err != nil {
 				return err
 			}
-			n, err := sc.integer("turns", 1, MaxTurns)
+			n, err := sc.Integer("turns", 1, MaxTurns)
 			if err != nil {
 				return err
 			}
@@ -210,14 +211,14 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 			if err := once(fStarted, "started", keyOff); err != nil {
 				return err
 			}
-			b, off, isNull, err := sc.stringField("started")
+			b, off, isNull, err := sc.StringOrNull("started")
 			if err != nil {
 				return err
 			}
 			if !isNull {
 				t, ok := parseTime(b)
 				if !ok {
-					return sc.errAt(off, "started", "want an RFC 3339 time such as 2026-01-05T04:55:22Z, got %q", b)
+					return sc.Errorf(off, "started", "want an RFC 3339 time such as 2026-01-05T04:55:22Z, got %q", b)
 				}
 				s.Started = t
 			}
@@ -225,17 +226,22 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 			if err := once(fIncident, "incident", keyOff); err != nil {
 				return err
 			}
-			b, err := sc.boolean("incident")
-			if err != nil {
+			// null reads as false, as an absent incident does.
+			if isNull, err := sc.Null(); err != nil {
 				return err
+			} else if !isNull {
+				b, err := sc.Bool("incident")
+				if err != nil {
+					return err
+				}
+				s.Incident = b
 			}
-			s.Incident = b
 		case "compactions":
 			if err := once(fCompactions, "compactions", keyOff); err != nil {
 				return err
 			}
-			compOff = sc.pos
-			isList, n, err := listOrCount(sc, "compactions", `{"turn"}`, func(j int) *lineError {
+			compOff = sc.Pos()
+			isList, n, err := listOrCount(sc, "compactions", `{"turn"}`, func(j int) *jsonscan.Error {
 				t, off, err := turnObject(sc, "compactions", j, nil)
 				comps, compOffs = append(comps, t), append(compOffs, off)
 				return err
@@ -248,7 +254,7 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 			if err := once(fItems, "items", keyOff); err != nil {
 				return err
 			}
-			isList, n, err := listOrCount(sc, "items", `{"class","turn"}`, func(j int) *lineError {
+			isList, n, err := listOrCount(sc, "items", `{"class","turn"}`, func(j int) *jsonscan.Error {
 				var class fixture.Class
 				t, off, err := turnObject(sc, "items", j, &class)
 				items, itemOffs = append(items, Item{Class: class, Turn: t}), append(itemOffs, off)
@@ -259,12 +265,12 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 			}
 			itemList, s.ItemCount = isList, n
 		default:
-			if err := sc.skipValue(); err != nil {
+			if err := sc.SkipValue(); err != nil {
 				return err
 			}
 		}
 	}
-	if err := sc.end(); err != nil {
+	if err := sc.End(); err != nil {
 		return err
 	}
 	for _, f := range []struct {
@@ -272,7 +278,7 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 		name string
 	}{{fID, "session_id"}, {fTurns, "turns"}, {fCompactions, "compactions"}, {fItems, "items"}} {
 		if seen&f.bit == 0 {
-			return sc.errAt(0, "", "missing %q", f.name)
+			return sc.Errorf(0, "", "missing %q", f.name)
 		}
 	}
 	if compList {
@@ -283,14 +289,14 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 		s.CompactionCount = len(comps)
 		for j, t := range comps {
 			if t > s.Turns {
-				return sc.errAt(compOffs[j], fmt.Sprintf("compactions[%d].turn", j), "turn %d is after the session's last turn %d", t, s.Turns)
+				return sc.Errorf(compOffs[j], fmt.Sprintf("compactions[%d].turn", j), "turn %d is after the session's last turn %d", t, s.Turns)
 			}
 		}
 	} else {
 		s.CountsOnly = true
 	}
 	if s.CompactionCount > s.Turns {
-		return sc.errAt(compOff, "compactions", "%d compactions in %d turns: at most one per turn", s.CompactionCount, s.Turns)
+		return sc.Errorf(compOff, "compactions", "%d compactions in %d turns: at most one per turn", s.CompactionCount, s.Turns)
 	}
 	if itemList {
 		if items == nil {
@@ -300,7 +306,7 @@ func parseSession(sc *scanner, line []byte, s *Session, bufs *sessionBufs) *line
 		s.ItemCount = len(items)
 		for j, it := range items {
 			if it.Turn > s.Turns {
-				return sc.errAt(itemOffs[j], fmt.Sprintf("items[%d].turn", j), "turn %d is after the session's last turn %d", it.Turn, s.Turns)
+				return sc.Errorf(itemOffs[j], fmt.Sprintf("items[%d].turn", j), "turn %d is after the session's last turn %d", it.Turn, s.Turns)
 			}
 		}
 	} else {
@@ -325,22 +331,22 @@ type sessionBufs struct {
 
 // turnObject reads {"turn":N} (and {"class":C} when class is non-nil),
 // element j of list, ignoring other keys.
-func turnObject(sc *scanner, list string, j int, class *fixture.Class) (turn, turnOff int, err *lineError) {
+func turnObject(sc *jsonscan.Scanner, list string, j int, class *fixture.Class) (turn, turnOff int, err *jsonscan.Error) {
 	field := func(sub string) string { return fmt.Sprintf("%s[%d]%s", list, j, sub) }
-	off := sc.pos
+	off := sc.Pos()
 	what := `an object {"turn"}`
 	if class != nil {
 		what = `an object {"class","turn"}`
 	}
-	if sc.peek() != '{' {
-		return 0, 0, sc.errAt(sc.pos, field(""), "want %s, got %s", what, sc.describe())
+	if sc.Peek() != '{' {
+		return 0, 0, sc.Errorf(sc.Pos(), field(""), "want %s, got %s", what, sc.Describe())
 	}
-	if err := sc.beginObject("", what); err != nil {
+	if err := sc.BeginObject("", what); err != nil {
 		return 0, 0, err
 	}
 	haveTurn, haveClass := false, false
 	for i := 0; ; i++ {
-		key, keyOff, ok, err := sc.member(i)
+		key, keyOff, ok, err := sc.Member(i)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -350,43 +356,43 @@ func turnObject(sc *scanner, list string, j int, class *fixture.Class) (turn, tu
 		switch {
 		case string(key) == "turn":
 			if haveTurn {
-				return 0, 0, sc.errAt(keyOff, field(".turn"), "given twice")
+				return 0, 0, sc.Errorf(keyOff, field(".turn"), "given twice")
 			}
 			haveTurn = true
-			sc.skipSpace()
-			turnOff = sc.pos
-			if turn, err = sc.integer("", 1, MaxTurns); err != nil {
-				err.field = field(".turn")
+			sc.SkipSpace()
+			turnOff = sc.Pos()
+			if turn, err = sc.Integer("", 1, MaxTurns); err != nil {
+				err.Field = field(".turn")
 				return 0, 0, err
 			}
 		case string(key) == "class" && class != nil:
 			if haveClass {
-				return 0, 0, sc.errAt(keyOff, field(".class"), "given twice")
+				return 0, 0, sc.Errorf(keyOff, field(".class"), "given twice")
 			}
 			haveClass = true
-			b, off, _, err := sc.stringField("")
+			b, off, _, err := sc.StringOrNull("")
 			if err != nil {
-				if err.field == "" && off == err.off {
-					err.field = field(".class")
+				if err.Field == "" && off == err.Off {
+					err.Field = field(".class")
 				}
 				return 0, 0, err
 			}
 			c, ok := classOf(b)
 			if !ok {
-				return 0, 0, sc.errAt(off, field(".class"), "unknown class %q (want constraint, commitment, open_question or reference)", b)
+				return 0, 0, sc.Errorf(off, field(".class"), "unknown class %q (want constraint, commitment, open_question or reference)", b)
 			}
 			*class = c
 		default:
-			if err := sc.skipValue(); err != nil {
+			if err := sc.SkipValue(); err != nil {
 				return 0, 0, err
 			}
 		}
 	}
 	if !haveTurn {
-		return 0, 0, sc.errAt(off, field(""), `missing "turn"`)
+		return 0, 0, sc.Errorf(off, field(""), `missing "turn"`)
 	}
 	if class != nil && !haveClass {
-		return 0, 0, sc.errAt(off, field(""), `missing "class"`)
+		return 0, 0, sc.Errorf(off, field(""), `missing "class"`)
 	}
 	return turn, turnOff, nil
 }
@@ -404,12 +410,14 @@ func classOf(b []byte) (fixture.Class, bool) {
 // listOrCount reads a field that is either a list of objects, calling
 // each for element j, or a count from 0 to MaxTurns (the session summary's
 // "compactions" and "items"); shape names the list's objects in errors.
-func listOrCount(sc *scanner, field, shape string, each func(j int) *lineError) (isList bool, count int, err *lineError) {
-	switch c := sc.peek(); {
+func listOrCount(sc *jsonscan.Scanner, field, shape string, each func(j int) *jsonscan.Error) (isList bool, count int, err *jsonscan.Error) {
+	switch c := sc.Peek(); {
 	case c == '[':
-		sc.beginArray()
+		if err := sc.BeginArray(field, "a list"); err != nil {
+			return true, 0, err
+		}
 		for j := 0; ; j++ {
-			more, err := sc.element(j)
+			more, err := sc.Element(j)
 			if err != nil {
 				return true, 0, err
 			}
@@ -420,11 +428,11 @@ func listOrCount(sc *scanner, field, shape string, each func(j int) *lineError) 
 				return true, 0, err
 			}
 		}
-	case c == '-' || isDigit(c):
-		n, err := sc.integer(field, 0, MaxTurns)
+	case c == '-' || ('0' <= c && c <= '9'):
+		n, err := sc.Integer(field, 0, MaxTurns)
 		return false, n, err
 	default:
-		desc := sc.describe()
-		return false, 0, sc.errAt(sc.pos, field, "want a list of %s or a count, got %s", shape, desc)
+		desc := sc.Describe()
+		return false, 0, sc.Errorf(sc.Pos(), field, "want a list of %s or a count, got %s", shape, desc)
 	}
 }

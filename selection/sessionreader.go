@@ -3,6 +3,8 @@ package selection
 import (
 	"fmt"
 	"io"
+
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // SessionReader reads session summaries, one JSON object per line
@@ -10,7 +12,7 @@ import (
 type SessionReader struct {
 	name string
 	lr   lineReader
-	sc   scanner
+	sc   jsonscan.Scanner
 	bufs sessionBufs
 	s    Session
 	err  error // sticky read error
@@ -76,7 +78,7 @@ func (r *SessionReader) Bytes() int64 { return r.lr.bytes }
 // ParseSession decodes one session summary line (without its newline).
 // name and lineNo place problems; the session shares no memory with line.
 func ParseSession(name string, lineNo int, line []byte) (Session, error) {
-	var sc scanner
+	var sc jsonscan.Scanner
 	var s Session
 	var b sessionBufs
 	if e := parseSession(&sc, line, &s, &b); e != nil {

@@ -1,4 +1,4 @@
-package selection
+package jsonscan
 
 import (
 	"bytes"
@@ -7,47 +7,48 @@ import (
 	"github.com/tally-eval/tally/internal/jsonenc"
 )
 
-// This file holds the JSON lexer's whole values: skipping one, and
-// appending its canonical form.
+// This file holds whole values: skipping one, and appending its
+// canonical form.
 
 // span is one member of an object being canonicalised: its key and its
 // whole "key":value text, as offsets into the output.
 type span struct{ key0, key1, m0, m1 int }
 
-// skipValue checks and skips one JSON value.
-func (s *scanner) skipValue() *lineError {
-	s.skipSpace()
+// SkipValue checks and skips one JSON value.
+func (s *Scanner) SkipValue() *Error {
+	s.SkipSpace()
 	if s.pos >= len(s.data) {
 		return s.errEOF()
 	}
 	switch c := s.data[s.pos]; {
 	case c == '{':
-		if err := s.beginObject("", "an object"); err != nil {
+		if err := s.BeginObject("", "an object"); err != nil {
 			return err
 		}
 		for i := 0; ; i++ {
-			_, _, ok, err := s.member(i)
+			_, _, ok, err := s.Member(i)
 			if err != nil {
 				return err
 			}
 			if !ok {
 				return nil
 			}
-			if err := s.skipValue(); err != nil {
+			if err := s.SkipValue(); err != nil {
 				return err
 			}
 		}
 	case c == '[':
-		s.beginArray()
+		s.depth++
+		s.pos++
 		for i := 0; ; i++ {
-			more, err := s.element(i)
+			more, err := s.Element(i)
 			if err != nil {
 				return err
 			}
 			if !more {
 				return nil
 			}
-			if err := s.skipValue(); err != nil {
+			if err := s.SkipValue(); err != nil {
 				return err
 			}
 		}
@@ -58,36 +59,47 @@ func (s *scanner) skipValue() *lineError {
 		_, _, err := s.number()
 		return err
 	case c == 't':
-		return s.literal("true")
+		return s.Literal("true")
 	case c == 'f':
-		return s.literal("false")
+		return s.Literal("false")
 	case c == 'n':
-		return s.literal("null")
+		return s.Literal("null")
 	}
 	return s.errChar("looking for beginning of value")
 }
 
-// canonical checks the value at s.pos and appends its canonical form to
-// dst: no white space, object members sorted by key (byte order of the
-// decoded key; members with equal keys keep their order), strings with a
-// fixed escaping, numbers as written. Two values are canonically equal
-// when they differ only in key order and white space (and in how their
-// strings are escaped).
-func (s *scanner) canonical(dst []byte) ([]byte, *lineError) {
-	s.skipSpace()
+// RawValue checks and skips one JSON value and returns its text as
+// written (aliasing the scanned text) and its offset.
+func (s *Scanner) RawValue() (raw []byte, off int, err *Error) {
+	s.SkipSpace()
+	off = s.pos
+	if err := s.SkipValue(); err != nil {
+		return nil, off, err
+	}
+	return s.data[off:s.pos], off, nil
+}
+
+// Canonical checks the value at the next non-space byte and appends its
+// canonical form to dst: no white space, object members sorted by key
+// (byte order of the decoded key; members with equal keys keep their
+// order), strings with a fixed escaping (jsonenc.AppendString), numbers
+// as written. Two values are canonically equal when they differ only in
+// key order and white space (and in how their strings are escaped).
+func (s *Scanner) Canonical(dst []byte) ([]byte, *Error) {
+	s.SkipSpace()
 	if s.pos >= len(s.data) {
 		return dst, s.errEOF()
 	}
 	switch c := s.data[s.pos]; {
 	case c == '{':
-		if err := s.beginObject("", "an object"); err != nil {
+		if err := s.BeginObject("", "an object"); err != nil {
 			return dst, err
 		}
 		dst = append(dst, '{')
 		base := len(s.spans)
 		sorted := true
 		for i := 0; ; i++ {
-			key, _, ok, err := s.member(i)
+			key, _, ok, err := s.Member(i)
 			if err != nil {
 				s.spans = s.spans[:base]
 				return dst, err
@@ -102,7 +114,7 @@ func (s *scanner) canonical(dst []byte) ([]byte, *lineError) {
 			dst = jsonenc.AppendString(dst, key)
 			k1 := len(dst)
 			dst = append(dst, ':')
-			if dst, err = s.canonical(dst); err != nil {
+			if dst, err = s.Canonical(dst); err != nil {
 				s.spans = s.spans[:base]
 				return dst, err
 			}
@@ -118,10 +130,11 @@ func (s *scanner) canonical(dst []byte) ([]byte, *lineError) {
 		s.spans = s.spans[:base]
 		return append(dst, '}'), nil
 	case c == '[':
-		s.beginArray()
+		s.depth++
+		s.pos++
 		dst = append(dst, '[')
 		for i := 0; ; i++ {
-			more, err := s.element(i)
+			more, err := s.Element(i)
 			if err != nil {
 				return dst, err
 			}
@@ -131,7 +144,7 @@ func (s *scanner) canonical(dst []byte) ([]byte, *lineError) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			if dst, err = s.canonical(dst); err != nil {
+			if dst, err = s.Canonical(dst); err != nil {
 				return dst, err
 			}
 		}
@@ -145,18 +158,18 @@ func (s *scanner) canonical(dst []byte) ([]byte, *lineError) {
 		start, _, err := s.number()
 		return append(dst, s.data[start:s.pos]...), err
 	case c == 't':
-		return append(dst, "true"...), s.literal("true")
+		return append(dst, "true"...), s.Literal("true")
 	case c == 'f':
-		return append(dst, "false"...), s.literal("false")
+		return append(dst, "false"...), s.Literal("false")
 	case c == 'n':
-		return append(dst, "null"...), s.literal("null")
+		return append(dst, "null"...), s.Literal("null")
 	}
 	return dst, s.errChar("looking for beginning of value")
 }
 
 // sortMembers rewrites the members of one object, which occupy dst from
-// ms[0].m0 to the end, in key order.
-func (s *scanner) sortMembers(dst []byte, ms []span) []byte {
+// the smallest ms[i].m0 to the end, in key order.
+func (s *Scanner) sortMembers(dst []byte, ms []span) []byte {
 	key := func(m span) []byte { return dst[m.key0:m.key1] }
 	if len(ms) <= 12 {
 		// Insertion sort: stable, and the fastest for the few members an

@@ -1,9 +1,9 @@
-package selection
+package jsonscan
 
 import "unicode/utf8"
 
-// This file holds the JSON lexer's strings: scanning, decoding escapes
-// and checking UTF-8.
+// This file holds the lexer's strings: scanning, decoding escapes and
+// checking UTF-8.
 
 // plain marks the bytes a string can hold as they are: printable ASCII
 // other than '"' and '\\'. A string is scanned a table look-up a byte.
@@ -14,9 +14,36 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
+// String reads the string at the next non-space byte for field and
+// returns its decoded bytes: a sub-slice of the text when it has no
+// escapes, else the scanner's buffer, valid until the next string is
+// decoded. A value that is no string is an error for field.
+func (s *Scanner) String(field string) ([]byte, *Error) {
+	if s.Peek() != '"' {
+		return nil, s.Mismatch(field, "a string")
+	}
+	return s.str()
+}
+
+// RawString reads the string at the next non-space byte for field
+// without decoding it: raw is the text between the quotes (aliasing the
+// scanned text) and escaped whether it holds escapes (AppendUnescaped
+// decodes it then). The string is checked all the same.
+func (s *Scanner) RawString(field string) (raw []byte, escaped bool, err *Error) {
+	if s.Peek() != '"' {
+		return nil, false, s.Mismatch(field, "a string")
+	}
+	start := s.pos
+	escaped, err = s.skipString()
+	if err != nil {
+		return nil, false, err
+	}
+	return s.data[start+1 : s.pos-1], escaped, nil
+}
+
 // str scans the string at s.pos (which is '"') and returns its decoded
-// bytes: a sub-slice of the line when it has no escapes, else s.buf.
-func (s *scanner) str() ([]byte, *lineError) {
+// bytes: a sub-slice of the text when it has no escapes, else s.buf.
+func (s *Scanner) str() ([]byte, *Error) {
 	start := s.pos
 	i := s.pos + 1
 	ascii := true
@@ -25,7 +52,7 @@ func (s *scanner) str() ([]byte, *lineError) {
 			i++
 		}
 		if i >= len(s.data) {
-			return nil, s.errAt(start, "", "unterminated string: the line ends before its closing quote")
+			return nil, s.unterminated(start)
 		}
 		c := s.data[i]
 		if c == '"' {
@@ -51,7 +78,7 @@ func (s *scanner) str() ([]byte, *lineError) {
 }
 
 // badUTF8 reports the first invalid UTF-8 byte at or after off.
-func (s *scanner) badUTF8(off int) *lineError {
+func (s *Scanner) badUTF8(off int) *Error {
 	for off < len(s.data) {
 		r, size := utf8.DecodeRune(s.data[off:])
 		if r == utf8.RuneError && size == 1 {
@@ -63,19 +90,19 @@ func (s *scanner) badUTF8(off int) *lineError {
 	if off < len(s.data) {
 		c = s.data[off]
 	}
-	return s.errAt(off, "", "invalid UTF-8 (byte 0x%02x) in string literal", c)
+	return s.Errorf(off, "", "invalid UTF-8 (byte 0x%02x) in string literal", c)
 }
 
 // strEscaped decodes the string starting at start into s.buf; s.pos is
 // at its first backslash.
-func (s *scanner) strEscaped(start int) ([]byte, *lineError) {
+func (s *Scanner) strEscaped(start int) ([]byte, *Error) {
 	s.buf = append(s.buf[:0], s.data[start+1:s.pos]...)
 	if !utf8.Valid(s.buf) {
 		return nil, s.badUTF8(start + 1)
 	}
 	for {
 		if s.pos >= len(s.data) {
-			return nil, s.errAt(start, "", "unterminated string: the line ends before its closing quote")
+			return nil, s.unterminated(start)
 		}
 		c := s.data[s.pos]
 		switch {
@@ -108,7 +135,9 @@ func (s *scanner) strEscaped(start int) ([]byte, *lineError) {
 				s.pos += 6
 				if utf8.RuneLen(r) < 0 { // a surrogate
 					if r < 0xDC00 && s.pos+6 <= len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
-						if lo, ok := s.hex4(s.pos + 2); ok && 0xDC00 <= lo && lo < 0xE000 {
+						// hex, not hex4: a bad low half is not this escape's
+						// error, and must not move s.pos.
+						if lo, ok := hex(s.data[s.pos+2:]); ok && 0xDC00 <= lo && lo < 0xE000 {
 							r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
 							s.pos += 6
 						}
@@ -127,12 +156,17 @@ func (s *scanner) strEscaped(start int) ([]byte, *lineError) {
 		case c < 0x20:
 			return nil, s.errChar("in string literal (control characters must be escaped)")
 		case c < utf8.RuneSelf:
-			s.buf = append(s.buf, c)
-			s.pos++
+			// Copy the run of plain bytes at once.
+			j := s.pos + 1
+			for j < len(s.data) && plain[s.data[j]] {
+				j++
+			}
+			s.buf = append(s.buf, s.data[s.pos:j]...)
+			s.pos = j
 		default:
 			r, size := utf8.DecodeRune(s.data[s.pos:])
 			if r == utf8.RuneError && size == 1 {
-				return nil, s.errAt(s.pos, "", "invalid UTF-8 (byte 0x%02x) in string literal", c)
+				return nil, s.Errorf(s.pos, "", "invalid UTF-8 (byte 0x%02x) in string literal", c)
 			}
 			s.buf = append(s.buf, s.data[s.pos:s.pos+size]...)
 			s.pos += size
@@ -142,7 +176,7 @@ func (s *scanner) strEscaped(start int) ([]byte, *lineError) {
 
 // hex4 decodes the four hexadecimal digits at off. On failure s.pos is
 // left at the offending byte.
-func (s *scanner) hex4(off int) (rune, bool) {
+func (s *Scanner) hex4(off int) (rune, bool) {
 	var r rune
 	for i := off; i < off+4; i++ {
 		if i >= len(s.data) {
@@ -168,7 +202,7 @@ func (s *scanner) hex4(off int) (rune, bool) {
 
 // skipString checks the string at s.pos without decoding it and reports
 // whether it had escapes. The text is s.data[start+1 : s.pos-1].
-func (s *scanner) skipString() (escaped bool, err *lineError) {
+func (s *Scanner) skipString() (escaped bool, err *Error) {
 	start := s.pos
 	i := s.pos + 1
 	ascii := true
@@ -177,7 +211,7 @@ func (s *scanner) skipString() (escaped bool, err *lineError) {
 			i++
 		}
 		if i >= len(s.data) {
-			return false, s.errAt(start, "", "unterminated string: the line ends before its closing quote")
+			return false, s.unterminated(start)
 		}
 		c := s.data[i]
 		if c == '"' {
@@ -188,6 +222,9 @@ func (s *scanner) skipString() (escaped bool, err *lineError) {
 			return false, nil
 		}
 		if c == '\\' {
+			// Check the rest without copying: escapes are validated by
+			// decoding into the buffer, which is cheap next to a copy of
+			// the whole text and keeps one set of rules.
 			s.pos = i
 			_, err := s.strEscaped(start)
 			return true, err
@@ -199,4 +236,82 @@ func (s *scanner) skipString() (escaped bool, err *lineError) {
 		ascii = false
 		i++
 	}
+}
+
+// AppendUnescaped appends the decoded form of raw, the text between the
+// quotes of a string that RawString has checked, to dst. On text that
+// was not checked it decodes what it can: a bad escape is kept as it is.
+func AppendUnescaped(dst, raw []byte) []byte {
+	for len(raw) > 0 {
+		i := 0
+		for i < len(raw) && raw[i] != '\\' {
+			i++
+		}
+		dst = append(dst, raw[:i]...)
+		raw = raw[i:]
+		if len(raw) < 2 {
+			return append(dst, raw...)
+		}
+		switch e := raw[1]; e {
+		case '"', '\\', '/':
+			dst = append(dst, e)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex(raw[2:])
+			if !ok {
+				dst = append(dst, raw[:2]...)
+				raw = raw[2:]
+				continue
+			}
+			raw = raw[6:]
+			if utf8.RuneLen(r) < 0 {
+				if r < 0xDC00 && len(raw) >= 6 && raw[0] == '\\' && raw[1] == 'u' {
+					if lo, ok := hex(raw[2:]); ok && 0xDC00 <= lo && lo < 0xE000 {
+						r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+						raw = raw[6:]
+					}
+				}
+				if utf8.RuneLen(r) < 0 {
+					r = utf8.RuneError
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		default:
+			dst = append(dst, raw[:2]...)
+		}
+		raw = raw[2:]
+	}
+	return dst
+}
+
+// hex decodes four hexadecimal digits at the start of b.
+func hex(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case isDigit(c):
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
