@@ -1,0 +1,355 @@
+package selection
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/tally-eval/tally/agentlog"
+)
+
+// The restated-instruction signal on real agent sessions (agentlog).
+//
+// A restatement is a message a person typed after a compaction, within
+// a window of turns and steps, that tells the agent again what it had
+// been told before: the instruction was in the context the compaction
+// dropped, and the agent lost it. Two rules find one:
+//
+//   - a cue: the phrasings people use when an agent forgot — "you
+//     forgot", "did you forget", "don't forget", "remember to", "I told
+//     you", "as I said", "like I said", "I already said", "as
+//     mentioned", "a reminder", "again: …" opening a sentence (restateCueRes).
+//     A bare "again" is no cue: "run the simplifier again" asks for new
+//     work, "remove the tests again" means undo, and "try again." is
+//     what git prints.
+//   - near-verbatim repetition: the message shares most of its content
+//     words with one typed before the compaction (at least
+//     NearVerbatimMin of them, NearVerbatimContainment of its own words
+//     and NearVerbatimJaccard of both together), is not a request for
+//     the same work again (a bare "again" in it) nor the next of a
+//     series (each names a number, file or identifier the other lacks:
+//     "handle event kind 2" after "… kind 1"), and the earlier message was answered (its turn has a step: a prompt
+//     blocked by a hook and sent again is a resend, not a restatement).
+//
+// Only person-typed messages count (agentlog.Message.Typed), on both
+// sides: compaction summaries, system reminders, skill text and command
+// output are never read; of a slash command only its arguments are read,
+// and a shell command (!cmd) not at all. Inside a typed message, pasted text — code
+// fences, quoted lines, stack traces, log lines, diff text, shell
+// output, long lines with no sentence (typedProse) — is dropped before
+// either rule looks at it.
+//
+// Each restatement carries its evidence: the message, the typed message
+// before the compaction it repeats or resembles most (for a cue, when one
+// shares a content word), the compaction, the distances in turns and
+// steps, the cue and its sentence, the shared words and a score.
+
+// Thresholds of the near-verbatim rule.
+const (
+	// NearVerbatimMin is the number of content words the two messages
+	// must share.
+	NearVerbatimMin = 3
+	// NearVerbatimContainment is the share of the later message's
+	// content words that the earlier one must have.
+	NearVerbatimContainment = 0.7
+	// NearVerbatimJaccard is the Jaccard index of the two messages'
+	// content words that the pair must reach, so that a short message
+	// is not matched inside a long one.
+	NearVerbatimJaccard = 0.4
+)
+
+// MessageRef is the evidence for one typed message: its text and where
+// it is.
+type MessageRef struct {
+	Text string
+	// Index indexes Session.Messages; Turn and Step are the message's
+	// (Step: the number of steps before it); Line is its line in the log.
+	Index, Turn, Step, Line int
+	// UUID is the record's uuid ("" in formats without record uuids).
+	UUID string
+}
+
+// Restatement is one typed message after a compaction that restates an
+// earlier instruction, with its evidence.
+type Restatement struct {
+	Message MessageRef
+	// Earlier is the typed message before the compaction that Message
+	// repeats or resembles most; HasEarlier is false when a cue alone
+	// flagged the message and no earlier message shares a content word
+	// with it (the instruction may have come from a file or a skill).
+	Earlier    MessageRef
+	HasEarlier bool
+	// Compaction indexes Session.Compactions, -1 when the message
+	// follows none (only when the compaction condition is relaxed, in
+	// the tests); CompactionTurn, CompactionStep, CompactionLine and
+	// CompactionUUID are that compaction's.
+	Compaction                                     int
+	CompactionTurn, CompactionStep, CompactionLine int
+	CompactionUUID                                 string
+	// TurnsAfter is the message's turn minus the compaction's (1: the
+	// first prompt after it); StepsAfter is the number of model steps
+	// between the compaction and the message.
+	TurnsAfter, StepsAfter int
+	// Cue is the phrase that fired, as normalised ("you forgot"), ""
+	// when the near-verbatim rule fired; Sentence is the sentence
+	// holding it.
+	Cue, Sentence string
+	// Similarity is the share of Message's content words that Earlier
+	// has, Jaccard the index of both sets, Common the shared words
+	// (stemmed).
+	Similarity, Jaccard float64
+	Common              []string
+	// Score orders restatements: 1 + Similarity for a cue, Similarity
+	// for a near-verbatim repeat.
+	Score float64
+}
+
+// restateCueRes are the cue patterns, matched against one normalised
+// sentence of typed prose (normaliseText: lower case, ASCII
+// apostrophes). Each names the cue it reports.
+var restateCueRes = []struct {
+	cue string
+	re  *regexp.Regexp
+}{
+	{"you forgot", regexp.MustCompile(`\b(you|u|claude|we)( have|'ve| had|'d)?( already| totally| completely| again)? (forgot|forgotten)\b`)},
+	{"did you forget", regexp.MustCompile(`\b(did|have) (you|u|we) (forget|forgotten)\b`)},
+	{"don't forget", regexp.MustCompile(`\b(don'?t|do not|never|pls|please) forget\b`)},
+	{"remember to", regexp.MustCompile(`(^|[.,;:!?(—-] ?|\b(please|pls|and|also|always|just|but|so|again|now) )remember (to|that)\b|^remember[:,]`)},
+	{"I told you", regexp.MustCompile(`\bi( have|'ve| had|'d)?( already| just| literally)? (told|asked) you\b|\b(you were|you've been|you have been|i have|i've) (told|asked|instructed) (to|not|before|already|earlier)\b`)},
+	{"as I said", regexp.MustCompile(`\b(as|like) i (said|mentioned|wrote|explained|told you|asked|stated|noted)\b`)},
+	{"I already said", regexp.MustCompile(`\bi( have|'ve| had)? already (said|mentioned|wrote|written|explained|asked|stated)\b|\bi said (this |that |it )?(before|earlier|already|previously)\b`)},
+	{"as mentioned", regexp.MustCompile(`\bas (previously |already |we |i )?(mentioned|discussed|stated|instructed|agreed)( before| earlier| previously)?\b`)},
+	{"reminder", regexp.MustCompile(`(^|\b(a|another|friendly|quick|just a) )reminder\b`)},
+	{"again:", regexp.MustCompile(`^(and |so |but )?(once again|yet again|again)( -|[:,!—])`)},
+	{"I repeat", regexp.MustCompile(`\b(i repeat|repeat myself|for the last time|how many times|say it again|saying it again|(keep|keeps|kept) forgetting)\b`)},
+}
+
+// restateCueStop are words of the cues, which are not content.
+var restateCueStop = map[string]bool{
+	"forgot": true, "forget": true, "forgotten": true, "told": true, "tell": true, "said": true, "say": true,
+	"remember": true, "mentioned": true, "mention": true, "reminder": true, "asked": true, "ask": true,
+	"again": true, "already": true, "earlier": true, "before": true, "previously": true, "repeat": true,
+	"stated": true, "discussed": true, "agreed": true, "instructed": true, "last": true, "time": true,
+}
+
+// bareAgain matches "again" as a word.
+var bareAgain = regexp.MustCompile(`\bagain\b`)
+
+// typedText is a typed message prepared for both rules.
+type typedText struct {
+	index   int
+	prose   string
+	words   []string // content words of the prose, cue words left out
+	cue     string
+	cueSent string
+	again   bool // a bare "again" outside the cue
+}
+
+// prepareTyped reads message i of s.
+func prepareTyped(s *agentlog.Session, i int) typedText {
+	m := &s.Messages[i]
+	text := m.Text
+	switch m.Kind {
+	case agentlog.SlashCommand:
+		text = slashArgs(text)
+	case agentlog.ShellCommand:
+		text = "" // a shell command, not an instruction
+	}
+	prose, _ := typedProse(text)
+	t := typedText{index: i, prose: prose}
+	var kept []string
+	for _, sent := range sentences(prose) {
+		n := normaliseText(sent)
+		if t.cue == "" {
+			for _, c := range restateCueRes {
+				if c.re.MatchString(n) {
+					t.cue, t.cueSent = c.cue, sent
+					break
+				}
+			}
+		}
+		if t.cue == "" || t.cueSent != sent {
+			if bareAgain.MatchString(n) {
+				t.again = true
+			}
+		}
+		kept = append(kept, sent)
+	}
+	for _, w := range contentWords(strings.Join(kept, "\n")) {
+		if !restateCueStop[w] {
+			t.words = append(t.words, w)
+		}
+	}
+	return t
+}
+
+// slashArgs returns the arguments typed after a slash command (the
+// text of <command-args>), "" when there are none: the command's name
+// is not prose, and running it again asks for its work again.
+func slashArgs(text string) string {
+	const open, end = "<command-args>", "</command-args>"
+	i := strings.Index(text, open)
+	if i < 0 {
+		return ""
+	}
+	rest := text[i+len(open):]
+	if j := strings.Index(rest, end); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}
+
+// FindRestatements returns every typed message after a compaction of s,
+// within w, that restates an instruction typed before the compaction
+// (see the rules above), in the order of the messages. The window stops
+// at the next compaction; the earlier message is looked for in the whole
+// session before the compaction.
+func FindRestatements(s *agentlog.Session, w RepeatWindow) []Restatement {
+	return findRestatements(s, w, false)
+}
+
+// findRestatements is FindRestatements; with anywhere, the compaction
+// condition is relaxed: every typed message is checked against all typed
+// messages before it, and a message after a compaction still names the
+// latest one.
+func findRestatements(s *agentlog.Session, w RepeatWindow, anywhere bool) []Restatement {
+	var typed []int
+	for i := range s.Messages {
+		if s.Messages[i].Typed() {
+			typed = append(typed, i)
+		}
+	}
+	if len(typed) == 0 || (!anywhere && len(s.Compactions) == 0) {
+		return nil
+	}
+	prepared := make(map[int]*typedText, len(typed))
+	prep := func(i int) *typedText {
+		if t, ok := prepared[i]; ok {
+			return t
+		}
+		t := prepareTyped(s, i)
+		prepared[i] = &t
+		return &t
+	}
+	var out []Restatement
+	for k, mi := range typed {
+		m := &s.Messages[mi]
+		ci := -1
+		for j := range s.Compactions {
+			if s.Compactions[j].Line < m.Line {
+				ci = j
+			}
+		}
+		if !anywhere {
+			if ci < 0 {
+				continue
+			}
+			c := &s.Compactions[ci]
+			if (w.Turns > 0 && m.Turn-c.Turn > w.Turns) || (w.Steps > 0 && m.Step-c.Step > w.Steps) {
+				continue
+			}
+		}
+		later := prep(mi)
+		// earlier messages: those before the compaction, or, relaxed, all
+		// typed messages before this one.
+		var before []int
+		for _, ei := range typed[:k] {
+			if !anywhere && s.Messages[ei].Line > s.Compactions[ci].Line {
+				break
+			}
+			before = append(before, ei)
+		}
+		r, ok := judgeRestatement(s, later, before, prep)
+		if !ok {
+			continue
+		}
+		r.Message = messageRef(s, mi)
+		r.Compaction = ci
+		if ci >= 0 {
+			c := &s.Compactions[ci]
+			r.CompactionTurn, r.CompactionStep, r.CompactionLine, r.CompactionUUID = c.Turn, c.Step, c.Line, c.UUID
+			r.TurnsAfter, r.StepsAfter = m.Turn-c.Turn, m.Step-c.Step
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// judgeRestatement applies the two rules to a later message against the
+// earlier typed messages.
+func judgeRestatement(s *agentlog.Session, later *typedText, before []int, prep func(int) *typedText) (Restatement, bool) {
+	var r Restatement
+	best := -1
+	var bestSim, bestJac float64
+	var bestCommon []string
+	for _, ei := range before {
+		e := prep(ei)
+		if len(e.words) == 0 || len(later.words) == 0 {
+			continue
+		}
+		common := commonWords(later.words, e.words)
+		if len(common) == 0 {
+			continue
+		}
+		sim := float64(len(common)) / float64(len(later.words))
+		jac := float64(len(common)) / float64(len(later.words)+len(e.words)-len(common))
+		if later.cue == "" && !answered(s, ei) {
+			continue
+		}
+		if best < 0 || sim > bestSim || sim == bestSim && jac >= bestJac {
+			best, bestSim, bestJac, bestCommon = ei, sim, jac, common
+		}
+	}
+	switch {
+	case later.cue != "":
+		r.Cue, r.Sentence = later.cue, later.cueSent
+		r.Score = 1 + bestSim
+	case best >= 0 && !later.again && len(bestCommon) >= NearVerbatimMin &&
+		bestSim >= NearVerbatimContainment && bestJac >= NearVerbatimJaccard &&
+		!otherArguments(later.words, prep(best).words):
+		r.Score = bestSim
+	default:
+		return r, false
+	}
+	if best >= 0 {
+		r.Earlier, r.HasEarlier = messageRef(s, best), true
+		r.Similarity, r.Jaccard, r.Common = bestSim, bestJac, bestCommon
+	}
+	return r, true
+}
+
+// otherArguments reports whether two similar messages name different
+// things: each has an argument word (a number, file, path or
+// identifier: argumentWord) that the other lacks. "handle event kind 2"
+// after "handle event kind 1" is the next request of a series, not the
+// first one restated.
+func otherArguments(a, b []string) bool {
+	return hasArgumentNotIn(a, b) && hasArgumentNotIn(b, a)
+}
+
+// hasArgumentNotIn reports whether sorted set a has an argument word
+// that sorted set b lacks.
+func hasArgumentNotIn(a, b []string) bool {
+	for _, w := range a {
+		if argumentWord(w) {
+			if _, found := slices.BinarySearch(b, w); !found {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// answered reports whether the turn typed message i starts has a model
+// step: a prompt a hook blocked, or one interrupted before any reply,
+// was never acted on.
+func answered(s *agentlog.Session, i int) bool {
+	t := s.Messages[i].Turn
+	return t >= 0 && t < len(s.Turns) && s.Turns[t].Message == i && s.Turns[t].Steps > 0
+}
+
+// messageRef names message i of s.
+func messageRef(s *agentlog.Session, i int) MessageRef {
+	m := &s.Messages[i]
+	return MessageRef{Text: m.Text, Index: i, Turn: m.Turn, Step: m.Step, Line: m.Line, UUID: m.UUID}
+}

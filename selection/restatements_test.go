@@ -1,0 +1,141 @@
+package selection
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/tally-eval/tally/agentlog"
+)
+
+// readRestateSession reads one hand-made Claude Code session from
+// testdata/restate.
+func readRestateSession(t *testing.T, name string) *agentlog.Session {
+	t.Helper()
+	s, err := agentlog.Open(filepath.Join("testdata", "restate", name+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// wantRestatement is one expected flag: the message's uuid, the cue ("" for
+// the near-verbatim rule) and the earlier message's uuid ("" when none).
+type wantRestatement struct {
+	uuid, cue, earlier string
+}
+
+// The hand-made sessions in testdata/restate (written for this test, in
+// Claude Code's format): each message's uuid says what it is, and the
+// reason says why it is or is not a restatement.
+var restateCases = []struct {
+	file   string
+	reason string
+	want   []wantRestatement
+	// relaxed are the flags with the compaction condition relaxed, when
+	// they differ from want.
+	relaxed []wantRestatement
+}{
+	{"forgot_steps", `"you forgot to perform some steps" after the summary dropped the ground rules; a second "you forgot" about gofmt, which no typed message asked for; a system reminder saying "don't forget" is injected, never counted`,
+		[]wantRestatement{{"forgot", "you forgot", "rules"}, {"forgot-gofmt", "you forgot", ""}}, nil},
+	{"dont_forget_atdd", `"Don't forget to maintain proper ATDD" restates the first prompt's way of working`,
+		[]wantRestatement{{"atdd-again", "don't forget", "atdd"}}, nil},
+	{"near_verbatim", `"never push directly to main, open a pull request from a feature branch" repeats the first prompt without a cue; "run the linter again" asks for the same work again and "commit this" is two words`,
+		[]wantRestatement{{"repeat", "", "rule"}}, nil},
+	{"told_you", `"I told you …", "As I said, …" and "Again: …" each restate one of three instructions`,
+		[]wantRestatement{{"told", "I told you", "tabs"}, {"said", "as I said", "api"}, {"again-colon", "again:", "deps"}}, nil},
+	{"pasted_again", `"try again." in a pasted git error (fenced and not), "remove the tests again" meaning undo, cue phrases inside pasted logs and a quoted line, the person's own "I forgot to mention", "do you remember …?" and command output: none restates`,
+		nil, nil},
+	{"resend_after_hook", `the same prompt sent again after a hook blocked it before any reply is a resend`,
+		nil, nil},
+	{"window", `"Remember to use UTC" seven turns after the compaction is outside the default window of five turns`,
+		nil, []wantRestatement{{"late", "remember to", "utc"}}},
+	{"no_compaction", `"don't forget to update docs/cli.md" follows no compaction: only the relaxed figure counts it`,
+		nil, []wantRestatement{{"docs-again", "don't forget", "docs-rule"}}},
+}
+
+func checkRestatements(t *testing.T, s *agentlog.Session, got []Restatement, want []wantRestatement) {
+	t.Helper()
+	var gotIDs []string
+	for _, r := range got {
+		gotIDs = append(gotIDs, r.Message.UUID)
+	}
+	var wantIDs []string
+	for _, w := range want {
+		wantIDs = append(wantIDs, w.uuid)
+	}
+	if !slices.Equal(gotIDs, wantIDs) {
+		for _, r := range got {
+			t.Logf("flagged %s cue=%q earlier=%s sim=%.2f common=%v", r.Message.UUID, r.Cue, r.Earlier.UUID, r.Similarity, r.Common)
+		}
+		t.Fatalf("flagged %v, want %v", gotIDs, wantIDs)
+	}
+	for i, w := range want {
+		r := got[i]
+		if r.Cue != w.cue {
+			t.Errorf("%s: cue %q, want %q", w.uuid, r.Cue, w.cue)
+		}
+		if w.earlier != "" && (!r.HasEarlier || r.Earlier.UUID != w.earlier) {
+			t.Errorf("%s: earlier %q (has %v), want %q", w.uuid, r.Earlier.UUID, r.HasEarlier, w.earlier)
+		}
+		m := s.Messages[r.Message.Index]
+		if m.UUID != r.Message.UUID || m.Line != r.Message.Line || m.Turn != r.Message.Turn || m.Text != r.Message.Text {
+			t.Errorf("%s: evidence %+v does not match message %d", w.uuid, r.Message, r.Message.Index)
+		}
+	}
+}
+
+func TestFindRestatements(t *testing.T) {
+	for _, c := range restateCases {
+		t.Run(c.file, func(t *testing.T) {
+			s := readRestateSession(t, c.file)
+			t.Log(c.reason)
+			checkRestatements(t, s, FindRestatements(s, DefaultRepeatWindow), c.want)
+			relaxed := c.relaxed
+			if relaxed == nil {
+				relaxed = c.want
+			}
+			checkRestatements(t, s, findRestatements(s, RepeatWindow{}, true), relaxed)
+		})
+	}
+}
+
+// TestRestatementEvidence pins the positions a reviewer reads, from the
+// hand-made session: the compaction is its 7th record (after the first
+// two turns' six records), the reminder the 13th.
+func TestRestatementEvidence(t *testing.T) {
+	s := readRestateSession(t, "dont_forget_atdd")
+	got := FindRestatements(s, DefaultRepeatWindow)
+	if len(got) != 1 {
+		t.Fatalf("got %d restatements, want 1", len(got))
+	}
+	r := got[0]
+	c := s.Compactions[0]
+	if r.Compaction != 0 || r.CompactionLine != c.Line || r.CompactionUUID != c.UUID || r.CompactionTurn != c.Turn || r.CompactionStep != c.Step {
+		t.Errorf("compaction evidence %d/%d/%q, want 0/%d/%q", r.Compaction, r.CompactionLine, r.CompactionUUID, c.Line, c.UUID)
+	}
+	// Turns: atdd 0, refund-policy 1 (the compaction is in it), endpoint 2,
+	// atdd-again 3. Steps: two before the compaction, one after it.
+	if r.TurnsAfter != 2 || r.StepsAfter != 1 {
+		t.Errorf("distances %d turns, %d steps; want 2 and 1", r.TurnsAfter, r.StepsAfter)
+	}
+	if r.Message.Line != 13 || r.Earlier.Line != 1 || r.Earlier.Turn != 0 {
+		t.Errorf("lines %d and %d (earlier turn %d), want 13 and 1 (turn 0)", r.Message.Line, r.Earlier.Line, r.Earlier.Turn)
+	}
+	if r.Sentence == "" || r.Score < 1 {
+		t.Errorf("sentence %q, score %v: want the cue's sentence and a score of at least 1", r.Sentence, r.Score)
+	}
+}
+
+func TestRestatementWindowSteps(t *testing.T) {
+	s := readRestateSession(t, "told_you")
+	// "told" comes one step after the compaction, "said" two, "again-colon" three.
+	got := FindRestatements(s, RepeatWindow{Steps: 2})
+	var ids []string
+	for _, r := range got {
+		ids = append(ids, r.Message.UUID)
+	}
+	if want := []string{"told", "said"}; !slices.Equal(ids, want) {
+		t.Errorf("with a window of two steps: %v, want %v", ids, want)
+	}
+}

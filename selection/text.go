@@ -1,0 +1,373 @@
+package selection
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Text helpers for what people type into agent sessions, shared by the
+// signals that read typed messages (restatements.go) and usable by the
+// proposer: normalisation, pasted-block removal, sentence splitting and
+// content words.
+//
+// People paste into their prompts: test output, stack traces, git
+// errors, diffs, logs, code, a screenshot of a terminal in text. That
+// text was not typed as an instruction, and phrases in it ("try
+// again.", "you forgot a semicolon") must not be read as the person's.
+// typedProse keeps only the lines that read as the person's own prose.
+
+// normaliseText lower-cases s, turns typographic quotes and apostrophes
+// into ASCII ones and collapses runs of white space into one space.
+func normaliseText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch r {
+		case '\u2018', '\u2019', '\u02bc', '`':
+			r = '\''
+		case '\u201c', '\u201d':
+			r = '"'
+		}
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// Pasted-line patterns: each matches a line that a program wrote rather
+// than a person (see pastedLine).
+var (
+	// a stack frame or panic: "  at foo (bar.js:1:2)", "goroutine 7 [running]:",
+	// "\t/src/x.go:12 +0x1d", `File "x.py", line 3`, "panic: …", "Traceback".
+	pasteStackRe = regexp.MustCompile(`^(\s+at \S|goroutine \d+ \[|panic: |Traceback \(most recent|\s*File "[^"]+", line \d+|\s+\S+\.(go|py|js|ts|rb|java|rs):\d+)`)
+	// a log line: a leading timestamp or level, or key=value fields.
+	pasteLogRe = regexp.MustCompile(`^(\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{2}:\d{2}:\d{2}|\[?(INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL)\]?[ :]|time=\S+ level=|level=\w+ )`)
+	// diff and patch text.
+	pasteDiffRe = regexp.MustCompile(`^(diff --git |index [0-9a-f]{6,}\.\.|@@ -\d|\+\+\+ [ab/]|--- [ab/]|[+-]\t)`)
+	// shell and tool output: a prompt, git's and compilers' prefixes,
+	// test runners' result lines, terminal decorations.
+	pasteShellRe = regexp.MustCompile(`^(\$ \S|❯|⎿|[│├└┌┐┘┬┴┼─╭╮╯╰●⏺✓✗✔✘]|(?i:fatal|error|hint|warning|remote|usage|npm ERR!|panic|exit status \d+):\s|(FAIL|PASS|--- FAIL|--- PASS|=== RUN|ok )\s|To [a-z]+[:@]|\s*\d+ (passed|failed|files? changed)|[\w./-]+:\d+:\d+: )`)
+)
+
+// pastedLine reports whether one line of a typed message reads as
+// pasted program output rather than prose: a stack frame, a log line,
+// diff text, shell output, or a long line with no sentence in it (more
+// than 200 bytes and no ". " or "? ").
+func pastedLine(line string) bool {
+	t := strings.TrimRight(line, " \t\r")
+	if t == "" {
+		return false
+	}
+	if pasteStackRe.MatchString(t) || pasteLogRe.MatchString(t) || pasteDiffRe.MatchString(t) || pasteShellRe.MatchString(t) {
+		return true
+	}
+	if len(t) > 200 && !strings.Contains(t, ". ") && !strings.Contains(t, "? ") && !strings.Contains(t, ", ") {
+		return true
+	}
+	return codeLine(t)
+}
+
+// codeLine reports whether a line looks like source code: it ends in
+// an opening or closing brace, a semicolon or "=>", or is mostly
+// punctuation.
+func codeLine(t string) bool {
+	s := strings.TrimSpace(t)
+	if s == "" {
+		return false
+	}
+	switch {
+	case strings.HasSuffix(s, "{"), strings.HasSuffix(s, "};"), s == "}", s == ")", strings.HasSuffix(s, ";"), strings.HasSuffix(s, "=>"):
+		return true
+	}
+	letters, other := 0, 0
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r), unicode.IsSpace(r):
+			letters++
+		default:
+			other++
+		}
+	}
+	return len(s) >= 12 && other > letters
+}
+
+// typedProse returns the lines of a typed message that read as the
+// person's own prose, joined by "\n", and the number of lines dropped as
+// pasted. Dropped are: the inside of ``` or ~~~ fences (and the fence
+// lines), quoted lines ("> …"), indented blocks of four spaces or a tab
+// that follow a blank or dropped line, and lines pastedLine recognises.
+// A block of several lines is dropped whole when most of its lines
+// are pasted: the prose lines between pasted ones in a terminal dump
+// ("Checking out files: 100%") are output too.
+func typedProse(text string) (prose string, dropped int) {
+	lines := strings.Split(text, "\n")
+	keep := make([]bool, len(lines))
+	fence := ""
+	prevDropped := true
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if fence != "" {
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			prevDropped = true
+			continue
+		}
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = t[:3]
+			prevDropped = true
+			continue
+		}
+		switch {
+		case t == "":
+			keep[i] = false
+			prevDropped = true
+			continue
+		case strings.HasPrefix(t, ">") && !strings.HasPrefix(t, "->"),
+			(strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t")) && prevDropped && !listItem(t),
+			pastedLine(l):
+			prevDropped = true
+			continue
+		}
+		keep[i] = true
+		prevDropped = false
+	}
+	// A paragraph (lines between blank lines) that is mostly pasted is
+	// pasted whole.
+	for start := 0; start < len(lines); {
+		end := start
+		for end < len(lines) && strings.TrimSpace(lines[end]) != "" {
+			end++
+		}
+		if n := end - start; n >= 3 {
+			k := 0
+			for i := start; i < end; i++ {
+				if keep[i] {
+					k++
+				}
+			}
+			if 2*k < n {
+				for i := start; i < end; i++ {
+					keep[i] = false
+				}
+			}
+		}
+		start = end + 1
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if keep[i] {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(strings.TrimSpace(l))
+		} else if strings.TrimSpace(l) != "" {
+			dropped++
+		}
+	}
+	return b.String(), dropped
+}
+
+// listItem reports whether t starts like a list item ("- ", "* ", "1. ").
+func listItem(t string) bool {
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") {
+		return true
+	}
+	i := 0
+	for i < len(t) && '0' <= t[i] && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(t) && (t[i] == '.' || t[i] == ')')
+}
+
+// sentences splits text into trimmed sentences: after '.', '!', '?' or
+// '…' followed by white space or the end, after ':' followed by a line
+// break, and at every line break. A full stop inside a word ("go.mod",
+// "v1.2") does not split, nor one after a common abbreviation ("e.g.").
+func sentences(text string) []string {
+	var out []string
+	flush := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	start := 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		end := i + size
+		switch r {
+		case '\n', '\r':
+			flush(text[start:i])
+			start = end
+		case '.', '!', '?', '…':
+			if end < len(text) && text[end] != ' ' && text[end] != '\t' && text[end] != '\n' && text[end] != '\r' {
+				break
+			}
+			if r == '.' && abbreviationEnd(text[start:end]) {
+				break
+			}
+			flush(text[start:end])
+			start = end
+		}
+		i = end
+	}
+	flush(text[start:])
+	return out
+}
+
+// abbreviationEnd reports whether s ends with an abbreviation's stop.
+func abbreviationEnd(s string) bool {
+	low := strings.ToLower(s)
+	for _, a := range [...]string{"e.g.", "i.e.", "vs.", "etc.", "cf.", "approx.", "incl."} {
+		if low == a || strings.HasSuffix(low, " "+a) || strings.HasSuffix(low, "("+a) {
+			return true
+		}
+	}
+	return false
+}
+
+// textWords splits s into lower-case words: letters, digits and '_'
+// make words; '.', '-' and '/' join inside one ("go.mod", "force-push",
+// "cmd/tally"), apostrophes vanish ("don't" → "dont"); everything else
+// separates.
+func textWords(s string) []string {
+	var out []string
+	var tok []rune
+	flush := func() {
+		for len(tok) > 0 && (tok[len(tok)-1] == '.' || tok[len(tok)-1] == '-' || tok[len(tok)-1] == '/') {
+			tok = tok[:len(tok)-1]
+		}
+		for len(tok) > 0 && (tok[0] == '.' || tok[0] == '-' || tok[0] == '/') {
+			tok = tok[1:]
+		}
+		if len(tok) > 0 {
+			out = append(out, string(tok))
+		}
+		tok = tok[:0]
+	}
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
+			tok = append(tok, unicode.ToLower(r))
+		case (r == '.' || r == '-' || r == '/') && len(tok) > 0:
+			tok = append(tok, r)
+		case r == '\'' || r == '\u2019':
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// textStopWords are English function words and conversational filler:
+// words that carry no content of an instruction.
+var textStopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the to of in on at for with by from into onto about as than then
+		and or but so if because while until before after again also too very just only even still
+		is are was were be been being am do does did done doing have has had having
+		i me my mine we us our you your yours he him his she her it its they them their this that these those
+		there here what which who whom whose how why when where
+		will would can could should shall may might must wont cant dont doesnt didnt isnt arent wasnt
+		im ive id ill youre youve weve were theyre lets thats whats theres heres
+		please thanks thank ok okay yes yeah yep no nope hmm hm oh ah well sure right now
+		any all some every each other another more most much many few such same
+		up out over down off not get got go goes going make makes made let like want need think know see look
+		one two also already though although however ever`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// wordStem folds common English suffixes: -ies → -y, then -s (not
+// -ss), then -ing / -ed, then a final -e, on words of four letters or
+// more, so "tests", "testing" and "tested" give "test" and "changes"
+// and "change" give "chang". Words with '.', '/', '_' or digits (file
+// names, paths, identifiers, versions) are left alone.
+func wordStem(w string) string {
+	if strings.ContainsAny(w, "./_0123456789") {
+		return w
+	}
+	if len(w) >= 5 && strings.HasSuffix(w, "ies") {
+		return w[:len(w)-3] + "y"
+	}
+	if len(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		w = w[:len(w)-1]
+	}
+	if len(w) >= 6 && strings.HasSuffix(w, "ing") {
+		w = w[:len(w)-3]
+	} else if len(w) >= 5 && strings.HasSuffix(w, "ed") {
+		w = w[:len(w)-2]
+	}
+	if len(w) >= 4 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// contentWords returns the sorted, unique, stemmed words of s that are
+// not stop words and are longer than one letter (a single digit is kept:
+// "item 3" and "item 4" differ).
+func contentWords(s string) []string {
+	var out []string
+	for _, w := range textWords(s) {
+		if len(w) < 2 && !('0' <= w[0] && w[0] <= '9') || textStopWords[w] {
+			continue
+		}
+		out = append(out, wordStem(w))
+	}
+	sort.Strings(out)
+	return compactStrings(out)
+}
+
+// compactStrings removes adjacent duplicates from a sorted slice.
+func compactStrings(s []string) []string {
+	if len(s) == 0 {
+		return s
+	}
+	j := 1
+	for i := 1; i < len(s); i++ {
+		if s[i] != s[j-1] {
+			s[j] = s[i]
+			j++
+		}
+	}
+	return s[:j]
+}
+
+// commonWords returns the words in both sorted sets a and b.
+func commonWords(a, b []string) []string {
+	var out []string
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// argumentWord reports whether a content word names a particular thing:
+// it has a digit, or a '.', '/' or '_' inside (a number, a version, a
+// file, a path, an identifier).
+func argumentWord(w string) bool {
+	return strings.ContainsAny(w, "0123456789./_")
+}
