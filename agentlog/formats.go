@@ -9,7 +9,7 @@ import (
 )
 
 // Formats are the formats read, for flags and messages.
-var Formats = []Format{ClaudeCode, Codex, Generic}
+var Formats = []Format{ClaudeCode, Codex, Generic, Tally}
 
 var (
 	// A Codex rollout line is {"timestamp", "type": <a RolloutItem tag>,
@@ -19,14 +19,19 @@ var (
 	// inside a string does not count).
 	genericLine = regexp.MustCompile(`(^|[^\\])"messages"\s*:\s*\[`)
 	ccLine      = regexp.MustCompile(`(^|[^\\])"sessionId"\s*:`)
+	// A tally event has "kind" set to one of its three kinds and a
+	// "session_id".
+	tallyKind    = regexp.MustCompile(`(^|[^\\])"kind"\s*:\s*"(message|tool_call|compaction)"`)
+	tallySession = regexp.MustCompile(`(^|[^\\])"session_id"\s*:`)
 )
 
 // Sniff says which format a file is in from the start of its first
 // line: a Codex rollout when it has "type" set to a rollout item's tag
 // (session_meta, response_item, compacted, turn_context, event_msg) and
-// a "payload"; the generic format when it has a "messages" list and no
-// "sessionId"; else Claude Code (whose records have "sessionId" and
-// "type").
+// a "payload"; tally's event log when it has "kind" set to message,
+// tool_call or compaction, a "session_id" and no "sessionId"; the
+// generic format when it has a "messages" list and no "sessionId"; else
+// Claude Code (whose records have "sessionId" and "type").
 func Sniff(first []byte) Format {
 	if i := bytes.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
@@ -34,6 +39,8 @@ func Sniff(first []byte) Format {
 	switch {
 	case codexLine.Match(first) && bytes.Contains(first, []byte(`"payload"`)):
 		return Codex
+	case tallyKind.Match(first) && tallySession.Match(first) && !ccLine.Match(first):
+		return Tally
 	case genericLine.Match(first) && !ccLine.Match(first):
 		return Generic
 	}

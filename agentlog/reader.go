@@ -59,8 +59,9 @@ type Reader struct {
 //
 // How many sessions a log holds: a Codex rollout one; a generic file one
 // a line; a Claude Code file one per run of records with the same
-// sessionId (ReadClaudeCode). An empty log is one empty session, except
-// in the generic format, where it is none.
+// sessionId (ReadClaudeCode); a tally event log one per run of events
+// with the same session_id (ReadTally). An empty log is one empty
+// session, except in the generic and tally formats, where it is none.
 func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	rd := &Reader{name: name}
@@ -97,6 +98,8 @@ func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 		}
 	case Generic:
 		rd.next = newGenericReader(lr, name, o).next
+	case Tally:
+		rd.next = newTallyReader(lr, name, o).next
 	default:
 		return nil, fmt.Errorf("%s: unknown format %q (want one of %v)", name, f, Formats)
 	}
