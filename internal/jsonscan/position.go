@@ -1,6 +1,9 @@
 package jsonscan
 
-import "unicode/utf8"
+import (
+	"sort"
+	"unicode/utf8"
+)
 
 // Column converts byte offset off of a one-line text into a 1-based
 // column counted in Unicode characters (each byte of invalid UTF-8
@@ -11,8 +14,9 @@ func Column(line []byte, off int) int {
 }
 
 // Position converts byte offset off of data into a 1-based line and a
-// 1-based column counted in Unicode characters. Lines end at "\n"; a
-// "\r" before it counts as a character of its line.
+// 1-based column counted in Unicode characters (each byte of invalid
+// UTF-8 counts one). Lines end at "\n"; a "\r" before it counts as a
+// character of its line. For many offsets into one text, use Lines.
 func Position(data []byte, off int) (line, col int) {
 	off = min(max(off, 0), len(data))
 	line, start := 1, 0
@@ -23,4 +27,73 @@ func Position(data []byte, off int) (line, col int) {
 		}
 	}
 	return line, utf8.RuneCount(data[start:off]) + 1
+}
+
+// Lines converts byte offsets of one text into 1-based line and column,
+// as Position does, for many offsets.
+//
+// It indexes the text once, on first use: where each line starts, and
+// every markStep bytes (at an ASCII byte, where counting runes can start
+// afresh) how many runes come before. A column is then the rune count
+// from the nearest mark, at most markStep bytes away, so that reporting
+// many problems on one long line (a minified fixture, a JSONL line) costs
+// time in proportion to the problems, not to problems × line length.
+type Lines struct {
+	data   []byte
+	first  int    // the line number of data[0]
+	starts []int  // offsets at which lines start
+	marks  []mark // rune counts at offsets about markStep apart, ascending
+}
+
+// NewLines returns the index of data, whose first byte is on line first.
+func NewLines(data []byte, first int) *Lines {
+	return &Lines{data: data, first: first}
+}
+
+// mark is the number of runes in data[:off]; data[off] is ASCII (or off
+// is 0), so utf8.RuneCount(data[:off]) + utf8.RuneCount(data[off:x]) is
+// utf8.RuneCount(data[:x]).
+type mark struct{ off, runes int }
+
+// markStep is the distance between marks: 4 KiB keeps the index at about
+// 1/256 of the input and a column lookup to one short count.
+const markStep = 4 << 10
+
+// index builds starts and marks in one pass.
+func (l *Lines) index() {
+	l.starts = append(make([]int, 0, 8), 0)
+	l.marks = append(make([]mark, 0, len(l.data)/markStep+1), mark{})
+	next, runes, from := markStep, 0, 0
+	for i, c := range l.data {
+		if c == '\n' {
+			l.starts = append(l.starts, i+1)
+		}
+		if i >= next && c < utf8.RuneSelf {
+			runes += utf8.RuneCount(l.data[from:i])
+			l.marks = append(l.marks, mark{i, runes})
+			from, next = i, i+markStep
+		}
+	}
+}
+
+// runesTo returns utf8.RuneCount(l.data[:off]).
+func (l *Lines) runesTo(off int) int {
+	j := sort.Search(len(l.marks), func(j int) bool { return l.marks[j].off > off }) - 1
+	m := l.marks[j]
+	return m.runes + utf8.RuneCount(l.data[m.off:off])
+}
+
+// Pos returns the line and column (in runes, from 1) of byte offset off.
+func (l *Lines) Pos(off int) (line, col int) {
+	if l.starts == nil {
+		l.index()
+	}
+	off = min(max(off, 0), len(l.data))
+	i := sort.SearchInts(l.starts, off+1) - 1
+	start := l.starts[i]
+	if off-start <= markStep {
+		return l.first + i, utf8.RuneCount(l.data[start:off]) + 1
+	}
+	// A line starts after '\n', which is ASCII: counts add up there too.
+	return l.first + i, l.runesTo(off) - l.runesTo(start) + 1
 }

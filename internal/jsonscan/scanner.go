@@ -39,6 +39,10 @@ type Error struct {
 	Off   int
 	Field string
 	Msg   string
+	// EOF is set when the text ended before the value was complete: at
+	// Off == len(text), or inside the string that opens at Off (a reader
+	// with its own words for a truncated file uses it).
+	EOF bool
 }
 
 // Error gives the field and the message (the caller adds the position).
@@ -99,15 +103,15 @@ func (s *Scanner) errEOF() *Error {
 	if msg == "" {
 		msg = "unexpected end of line: the JSON value is not complete"
 	}
-	return &Error{Off: len(s.data), Msg: msg}
+	return &Error{Off: len(s.data), Msg: msg, EOF: true}
 }
 
 // unterminated reports the string opening at start as never closed.
 func (s *Scanner) unterminated(start int) *Error {
 	if s.eof != "" {
-		return &Error{Off: start, Msg: "unterminated string: the file ends before its closing quote"}
+		return &Error{Off: start, Msg: "unterminated string: the file ends before its closing quote", EOF: true}
 	}
-	return &Error{Off: start, Msg: "unterminated string: the line ends before its closing quote"}
+	return &Error{Off: start, Msg: "unterminated string: the line ends before its closing quote", EOF: true}
 }
 
 // quoteChar quotes the character at the start of b for a message.
@@ -161,6 +165,11 @@ func (s *Scanner) BeginObject(field, what string) *Error {
 	if s.data[s.pos] != '{' {
 		return s.Errorf(s.pos, field, "want %s, got %s", what, s.Describe())
 	}
+	return s.push()
+}
+
+// push enters the object or array opening at s.pos.
+func (s *Scanner) push() *Error {
 	if s.depth++; s.depth > MaxDepth {
 		return s.Errorf(s.pos, "", "nested more than %d deep", MaxDepth)
 	}
@@ -230,9 +239,7 @@ func (s *Scanner) BeginArray(field, what string) *Error {
 	if s.data[s.pos] != '[' {
 		return s.Errorf(s.pos, field, "want %s, got %s", what, s.Describe())
 	}
-	s.depth++
-	s.pos++
-	return nil
+	return s.push()
 }
 
 // Element reports whether another element of the array being read
@@ -242,9 +249,6 @@ func (s *Scanner) Element(i int) (bool, *Error) {
 	s.SkipSpace()
 	if s.pos >= len(s.data) {
 		return false, s.errEOF()
-	}
-	if s.depth > MaxDepth {
-		return false, s.Errorf(s.pos, "", "nested more than %d deep", MaxDepth)
 	}
 	c := s.data[s.pos]
 	if c == ']' && i == 0 {

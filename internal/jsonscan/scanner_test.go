@@ -2,6 +2,8 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -186,5 +188,50 @@ func TestDepth(t *testing.T) {
 	ok := strings.Repeat(`{"a":`, MaxDepth) + "1" + strings.Repeat("}", MaxDepth)
 	if err := check(ok); err != nil {
 		t.Errorf("%d-deep object: %v", MaxDepth, err)
+	}
+}
+
+// naivePos is the definition Lines.Pos must meet: count lines up to off,
+// then runes from the line's start.
+func naivePos(data []byte, first, off int) (int, int) {
+	off = min(max(off, 0), len(data))
+	start := strings.LastIndexByte(string(data[:off]), "\n"[0]) + 1
+	return first + strings.Count(string(data[:off]), "\n"), utf8.RuneCount(data[start:off]) + 1
+}
+
+// TestLinesPos compares Lines.Pos (and Position) with the naive count
+// on long lines that mix ASCII, multi-byte characters and invalid UTF-8
+// (each invalid byte is one column), at every offset near the index's
+// marks.
+func TestLinesPos(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"a", "é", "日本", "😀", "\xff", "\xe6\x97", "\n", " ", "\"x\":1,", "\x80\x80"}
+	for trial := range 20 {
+		var b strings.Builder
+		n := 1 + rng.IntN(5*markStep)
+		for b.Len() < n {
+			p := pieces[rng.IntN(len(pieces))]
+			if p == "\n" && rng.IntN(50) != 0 { // mostly long lines
+				continue
+			}
+			b.WriteString(p)
+		}
+		data := []byte(b.String())
+		l := NewLines(data, 3)
+		offs := []int{0, len(data), -1, len(data) + 5}
+		for range 300 {
+			offs = append(offs, rng.IntN(len(data)+1))
+		}
+		sort.Ints(offs)
+		for _, off := range offs {
+			gl, gc := l.Pos(off)
+			wl, wc := naivePos(data, 3, off)
+			if gl != wl || gc != wc {
+				t.Fatalf("trial %d: Pos(%d) = %d:%d, want %d:%d", trial, off, gl, gc, wl, wc)
+			}
+			if pl, pc := Position(data, off); pl != wl-2 || pc != wc {
+				t.Fatalf("trial %d: Position(%d) = %d:%d, want %d:%d", trial, off, pl, pc, wl-2, wc)
+			}
+		}
 	}
 }

@@ -38,8 +38,9 @@ func (s *Scanner) SkipValue() *Error {
 			}
 		}
 	case c == '[':
-		s.depth++
-		s.pos++
+		if err := s.push(); err != nil {
+			return err
+		}
 		for i := 0; ; i++ {
 			more, err := s.Element(i)
 			if err != nil {
@@ -130,8 +131,9 @@ func (s *Scanner) Canonical(dst []byte) ([]byte, *Error) {
 		s.spans = s.spans[:base]
 		return append(dst, '}'), nil
 	case c == '[':
-		s.depth++
-		s.pos++
+		if err := s.push(); err != nil {
+			return dst, err
+		}
 		dst = append(dst, '[')
 		for i := 0; ; i++ {
 			more, err := s.Element(i)
