@@ -152,7 +152,7 @@ var recordedErrLine = regexp.MustCompile(`^v\.jsonl:([0-9]+)(:[0-9]+)?: `)
 
 // FuzzReadRecorded: any verdict file gives an error naming the file and
 // a line in it, or verdicts that are each complete and valid — system,
-// conversation and item named, compaction not negative, a class and a
+// conversation and item named, compaction from 1, a class and a
 // verdict from their lists, strings in UTF-8 — at most one per line,
 // each answered back by Judge; never a panic.
 func FuzzReadRecorded(f *testing.F) {
@@ -193,7 +193,7 @@ func FuzzReadRecorded(f *testing.F) {
 			t.Fatalf("%d verdicts from %d lines", r.Len(), nonBlank)
 		}
 		for k, x := range r.records {
-			if x.System == "" || x.ConversationID == "" || x.ItemID == "" || x.Compaction < 0 || !x.Class.Valid() || !x.Verdict.Valid() {
+			if x.System == "" || x.ConversationID == "" || x.ItemID == "" || x.Compaction < 1 || !x.Class.Valid() || !x.Verdict.Valid() {
 				t.Fatalf("accepted %+v", x)
 			}
 			for _, s := range []string{x.System, x.ConversationID, x.ItemID, x.Answer, x.Judge, x.Expect, x.Reason} {

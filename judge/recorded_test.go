@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,6 +59,16 @@ func TestRecordedLookups(t *testing.T) {
 
 func TestRecordedMalformed(t *testing.T) {
 	const good = `{"system":"s","conversation_id":"c","compaction":1,"item_id":"i","class":"constraint","verdict":"absent"}`
+	// The rules and the messages are fixture.RecordReader's, the one
+	// reader of verdict lines; columns counted by hand (1-based, in
+	// characters), missing keys placed at the object's start.
+	missing := func(line int, keys ...string) string {
+		var b strings.Builder
+		for _, k := range keys {
+			fmt.Fprintf(&b, "v.jsonl:%d:1: %s: missing\n", line, k)
+		}
+		return b.String()
+	}
 	tests := []struct {
 		reason string
 		text   string
@@ -66,19 +77,25 @@ func TestRecordedMalformed(t *testing.T) {
 		{"a syntax error names line and column", good + "\n\n" + `{"system":"s", "verdict": absent}`,
 			`v.jsonl:3:27: invalid character 'a' looking for beginning of value`},
 		{"a wrong type names the value's column", `{"system":"s","compaction" : "one"}`,
-			`v.jsonl:1:30: field "compaction" must be int, not a JSON string`},
+			missing(1, "conversation_id", "item_id", "class", "verdict") + `v.jsonl:1:30: compaction: must be a whole number, got string "one"`},
 		{"an unknown field", good + "\n" + `{"system":"s","verdikt":"absent"}`,
-			`v.jsonl:2: unknown field "verdikt"`},
+			missing(2, "conversation_id", "compaction", "item_id", "class", "verdict") + `v.jsonl:2:15: unknown field "verdikt" (did you mean "verdict"?)`},
 		{"an unclosed object", `{"system":"s"`,
-			`v.jsonl:1:13: the JSON object is not closed`},
+			`v.jsonl:1:14: unexpected end of input: the object at line 1, column 1 is not closed`},
 		{"two values on a line", good + " " + good,
-			`v.jsonl:1:107: more than one JSON value on the line`},
+			`v.jsonl:1:107: invalid character '{' after top-level value`},
 		{"a bad verdict and missing keys", `{"system":"s","compaction":1,"class":"constraint","verdict":"lost"}`,
-			`v.jsonl:1: no conversation_id; no item_id; verdict "lost" is not one of verbatim, supported, absent, contradicted, error`},
+			missing(1, "conversation_id", "item_id") + `v.jsonl:1:61: verdict: "lost" is not a verdict (want verbatim, supported, absent, contradicted or error)`},
 		{"a bad class", strings.Replace(good, "constraint", "rule", 1),
-			`v.jsonl:1: class "rule" is not one of constraint, commitment, open_question, reference`},
+			`v.jsonl:1:74: class: "rule" is not a class (want constraint, commitment, open_question or reference)`},
 		{"a conflicting duplicate", good + "\n" + strings.Replace(good, "absent", "supported", 1),
 			`v.jsonl:2: a second, different verdict for system "s", conversation "c", compaction 1, item "i" (the first is on line 1)`},
+		// Before one reader, encoding/json let these through: 0 is an int,
+		// and the last of two keys wins. RecordReader refused them.
+		{"compaction 0 and a repeated verdict key, as RecordReader reads them",
+			strings.Replace(good, `"compaction":1`, `"compaction":0`, 1)[:len(good)-1] + `,"verdict":"supported"}`,
+			`v.jsonl:1:50: compaction: must be at least 1 (compactions are numbered from 1), got 0` + "\n" +
+				`v.jsonl:1:106: verdict: repeated field (first at column 87)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
