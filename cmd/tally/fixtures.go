@@ -11,11 +11,11 @@ import (
 func newFixturesCmd(opts *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fixtures",
-		Short: "Work with fixture files (validate)",
+		Short: "Work with fixture files (validate, draft)",
 		Args:  cobra.NoArgs,
 		RunE:  needSubcommand,
 	}
-	cmd.AddCommand(newFixturesValidateCmd(opts))
+	cmd.AddCommand(newFixturesValidateCmd(opts), newFixturesDraftCmd(opts))
 	return cmd
 }
 

@@ -1,0 +1,357 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/cmd/tally/internal/review"
+	"github.com/tally-eval/tally/draft"
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/atomicfile"
+	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/selection"
+)
+
+// draftJSON is the JSON output of `tally fixtures draft`.
+type draftJSON struct {
+	Sessions []draftSessionJSON `json:"sessions"`
+	Drafted  int                `json:"drafted"`
+	Skipped  int                `json:"skipped"`
+}
+
+type draftSessionJSON struct {
+	Source         string             `json:"source"`
+	SessionID      string             `json:"session_id"`
+	ConversationID string             `json:"conversation_id,omitempty"`
+	Drafted        bool               `json:"drafted"`
+	Reason         string             `json:"reason,omitempty"`
+	TypedTurns     int                `json:"typed_turns"`
+	Turns          int                `json:"turns,omitempty"`
+	Candidates     int                `json:"candidates"`
+	ByClass        map[string]int     `json:"by_class,omitempty"`
+	CandidatesFile string             `json:"candidates_file,omitempty"`
+	Compactions    []draftCompactJSON `json:"compactions"`
+	Notes          []string           `json:"notes"`
+}
+
+type draftCompactJSON struct {
+	Line         int    `json:"line"`
+	Trigger      string `json:"trigger"`
+	PreTokens    int64  `json:"pre_tokens"`
+	TypedTurn    int    `json:"typed_turn"`
+	Context      int    `json:"context"`
+	Turn         int    `json:"turn,omitempty"`
+	Messages     int    `json:"messages"`
+	SummaryChars int    `json:"summary_chars"`
+	Proposed     int    `json:"proposed"`
+	Live         int    `json:"live"`
+	File         string `json:"file,omitempty"`
+}
+
+func newFixturesDraftCmd(opts *options) *cobra.Command {
+	var (
+		output, logFormat string
+		minConfidence     float64
+		force             bool
+		lim               limitFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "draft SESSION... -o DIR",
+		Short: "Draft fixtures from real agent sessions: candidates to review, and the real compacted contexts",
+		Long: `draft reads each SESSION — a real agent log: Claude Code session JSONL, a Codex
+CLI rollout or the generic chat-messages format, gzipped or not — and, for
+every session with a compaction, drafts a fixture for review:
+
+  DIR/candidates/<conversation_id>.json   the items proposed from the turns
+                                           before each compaction, for tally review
+  DIR/contexts/<conversation_id>/<n>.json  the compacted context the agent really
+                                           continued from after compaction n (the
+                                           incumbent's), for tally check --contexts
+
+The conversation id is the session's id. Items are proposed (as tally propose
+does) from the turns before each compaction and merged, so every item is live
+at the compactions it was stated before. A fixture's turn is a typed turn,
+except that a compaction inside a typed turn starts a new one (the agent
+continuing from the compacted context): so turns counts the typed turns plus
+those compactions, and each context's turn is the first that begins from it.
+
+The context of a compaction is its summary, then the injected user messages
+after it before the agent's next step or the next typed prompt (Claude Code
+writes a manual /compact's output there), each as a user message; the next
+prompt starts the turn the context serves and is not in it.
+
+Every file is written at once or none is. An existing candidates file may hold
+a review under way, so draft refuses to replace any file unless --force (which
+also removes contexts beyond the new count). A session without a compaction
+with a summary gives no fixture; when no SESSION does, draft exits 1.`,
+		Example: `  tally fixtures draft ~/.claude/projects/-src-cli/9f1c2d3e.jsonl -o drafts
+  tally review drafts/candidates/9f1c2d3e.json -o fixtures/9f1c2d3e.json
+  tally check --fixtures fixtures --contexts drafts/contexts --system claude-code-compact \
+    --judge command --command ./judge.sh -o verdicts/claude-code-compact.jsonl`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: work(func(cmd *cobra.Command, args []string) error {
+			if math.IsNaN(minConfidence) || minConfidence < 0 || minConfidence > 1 {
+				return usagef("--min-confidence must be between 0 and 1, got %v", minConfidence)
+			}
+			if logFormat != "" && !slices.Contains(agentlog.Formats, agentlog.Format(logFormat)) {
+				return usagef("--log-format must be one of %v, got %q", agentlog.Formats, logFormat)
+			}
+			propose := func(s *agentlog.Session) (selection.Proposal, error) {
+				return selection.Propose(s, selection.ProposeOptions{MinConfidence: minConfidence}), nil
+			}
+			res, files, err := draftSessions(args, output, agentlog.Options{Format: agentlog.Format(logFormat), MaxLine: lim.MaxLine}, lim.Limits, propose)
+			if err != nil {
+				return err
+			}
+			remove, err := draftTargets(files, res, output, force)
+			if err != nil {
+				return err
+			}
+			if err := writeDraftSet(files, remove); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if opts.format == "json" {
+				return writeJSON(w, res)
+			}
+			writeDraftText(w, res, output)
+			return nil
+		}),
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&output, "output", "o", "", "folder to write candidates/ and contexts/ into")
+	fl.StringVar(&logFormat, "log-format", "", fmt.Sprintf("the logs' format, one of %v (default: sniffed from each file)", agentlog.Formats))
+	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
+	fl.BoolVar(&force, "force", false, "replace existing candidates and contexts (a review under way in a candidates file is lost)")
+	lim.register(cmd)
+	_ = cmd.MarkFlagRequired("output")
+	return cmd
+}
+
+// draftSessions drafts every session of every log, returning the output
+// model and the files to write (nothing is written yet).
+func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Limits, propose draft.Proposer) (draftJSON, []atomicfile.File, error) {
+	res := draftJSON{Sessions: []draftSessionJSON{}}
+	var files []atomicfile.File
+	var noneErrs []error
+	byID := map[string]string{}
+	for _, path := range paths {
+		f, err := input.Open(path, lim)
+		if err != nil {
+			return res, nil, err
+		}
+		rd, err := agentlog.NewReader(f, path, o)
+		if err != nil {
+			f.Close()
+			return res, nil, err
+		}
+		for {
+			s, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				rd.Close()
+				f.Close()
+				return res, nil, err
+			}
+			d, err := draft.Build(s, propose)
+			out := draftSessionJSON{Source: path, SessionID: s.ID, TypedTurns: len(s.Turns), Compactions: []draftCompactJSON{}, Notes: []string{}}
+			if errors.Is(err, draft.ErrNoCompaction) {
+				out.Reason = draft.ErrNoCompaction.Error()
+				out.Notes = append(out.Notes, d.Notes...)
+				res.Sessions = append(res.Sessions, out)
+				res.Skipped++
+				noneErrs = append(noneErrs, err)
+				continue
+			}
+			if err != nil {
+				rd.Close()
+				f.Close()
+				return res, nil, err
+			}
+			id := d.Candidates.ConversationID
+			if prev, dup := byID[id]; dup {
+				rd.Close()
+				f.Close()
+				return res, nil, fmt.Errorf("%s: session %q has conversation id %q, as a session in %s does: draft each session once", path, s.ID, id, prev)
+			}
+			byID[id] = path
+			files = append(files, draftFiles(d, dir)...)
+			fillDraftJSON(&out, d, dir)
+			res.Sessions = append(res.Sessions, out)
+			res.Drafted++
+		}
+		rd.Close()
+		f.Close()
+	}
+	if res.Drafted == 0 {
+		return res, nil, errors.Join(noneErrs...)
+	}
+	return res, files, nil
+}
+
+// draftFiles are the files of one draft: its candidates file, then its
+// contexts.
+func draftFiles(d *draft.Draft, dir string) []atomicfile.File {
+	id := d.Candidates.ConversationID
+	p := d.Candidates
+	files := []atomicfile.File{{Path: filepath.Join(dir, "candidates", id+".json"),
+		Write: func(w io.Writer) error { return selection.WriteCandidates(w, p) }}}
+	for _, c := range d.Contexts {
+		files = append(files, atomicfile.File{Path: filepath.Join(dir, "contexts", id, strconv.Itoa(c.Compaction)+".json"),
+			Write: func(w io.Writer) error { return draft.WriteContext(w, c) }})
+	}
+	return files
+}
+
+func fillDraftJSON(out *draftSessionJSON, d *draft.Draft, dir string) {
+	id := d.Candidates.ConversationID
+	out.ConversationID, out.Drafted, out.Turns = id, true, d.Candidates.Turns
+	out.Candidates = len(d.Candidates.Candidates)
+	out.ByClass = map[string]int{}
+	for _, c := range fixture.Classes {
+		out.ByClass[string(c)] = 0
+	}
+	for _, c := range d.Candidates.Candidates {
+		out.ByClass[string(c.Class)]++
+	}
+	out.CandidatesFile = filepath.Join(dir, "candidates", id+".json")
+	for _, c := range d.Compactions {
+		cj := draftCompactJSON{Line: c.Line, Trigger: c.Trigger, PreTokens: c.PreTokens, TypedTurn: c.TypedTurn, Context: c.Context,
+			Turn: c.Turn, Messages: c.Messages, SummaryChars: c.SummaryChars, Proposed: c.Proposed, Live: c.Live}
+		if c.Context > 0 {
+			cj.File = filepath.Join(dir, "contexts", id, strconv.Itoa(c.Context)+".json")
+		}
+		out.Compactions = append(out.Compactions, cj)
+	}
+	out.Notes = append(out.Notes, d.Notes...)
+}
+
+// draftTargets refuses, unless force, to replace a file that exists; with
+// force it returns the numbered contexts beyond the new count, to remove.
+func draftTargets(files []atomicfile.File, res draftJSON, dir string, force bool) ([]string, error) {
+	var exist []string
+	for _, f := range files {
+		if _, err := os.Lstat(f.Path); err == nil {
+			exist = append(exist, f.Path)
+		}
+	}
+	if len(exist) > 0 && !force {
+		more := ""
+		if len(exist) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(exist)-1)
+		}
+		return nil, fmt.Errorf("%s exists%s: a candidates file may hold a review under way; use --force to replace the drafts", exist[0], more)
+	}
+	var remove []string
+	for _, s := range res.Sessions {
+		if !s.Drafted {
+			continue
+		}
+		n := 0
+		for _, c := range s.Compactions {
+			n = max(n, c.Context)
+		}
+		paths, err := fixture.ContextFiles(filepath.Join(dir, "contexts"), s.ConversationID)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			if k, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(p), ".json")); err == nil && k > n {
+				if !force {
+					return nil, fmt.Errorf("%s exists beyond the %d contexts drafted; use --force to remove it", p, n)
+				}
+				remove = append(remove, p)
+			}
+		}
+	}
+	return remove, nil
+}
+
+// writeDraftSet creates the folders and writes every file at once; on an
+// error it removes the folders it created (they are empty then).
+func writeDraftSet(files []atomicfile.File, remove []string) error {
+	var made []string
+	for _, f := range files {
+		d := filepath.Dir(f.Path)
+		for _, dd := range []string{filepath.Dir(d), d} {
+			if _, err := os.Stat(dd); errors.Is(err, os.ErrNotExist) {
+				if err := os.MkdirAll(dd, 0o755); err != nil {
+					return err
+				}
+				made = append(made, dd)
+			}
+		}
+	}
+	if err := atomicfile.WriteSet(files, remove); err != nil {
+		for i := len(made) - 1; i >= 0; i-- {
+			os.Remove(made[i])
+		}
+		return err
+	}
+	return nil
+}
+
+// writeDraftText prints what was drafted, and the next steps.
+func writeDraftText(w io.Writer, res draftJSON, dir string) {
+	for _, s := range res.Sessions {
+		if !s.Drafted {
+			fmt.Fprintf(w, "%s: session %s: %s\n", review.Printable(s.Source), review.Printable(s.SessionID), s.Reason)
+			for _, n := range s.Notes {
+				fmt.Fprintf(w, "  note: %s\n", review.Printable(n))
+			}
+			continue
+		}
+		parts := make([]string, 0, len(fixture.Classes))
+		for _, c := range fixture.Classes {
+			parts = append(parts, fmt.Sprintf("%d %s", s.ByClass[string(c)], c))
+		}
+		kept := 0
+		for _, c := range s.Compactions {
+			if c.Context > 0 {
+				kept++
+			}
+		}
+		fmt.Fprintf(w, "%s: session %s: %s, %s → a fixture of %s; %s (%s)\n",
+			review.Printable(s.Source), review.Printable(s.SessionID), countOf(s.TypedTurns, "typed turn"), countOf(kept, "compaction"),
+			countOf(s.Turns, "turn"), countOf(s.Candidates, "candidate"), strings.Join(parts, ", "))
+		tw := table(w)
+		fmt.Fprintln(tw, "  context\tline\ttrigger\ttyped turn\tturn\tmessages\tsummary\tproposed\tlive")
+		for _, c := range s.Compactions {
+			ctx, turn := "-", "-"
+			if c.Context > 0 {
+				ctx, turn = strconv.Itoa(c.Context), strconv.Itoa(c.Turn)
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%s\t%d\t%d chars\t%d\t%d\n", ctx, c.Line, review.Printable(orNone(c.Trigger)), c.TypedTurn, turn, c.Messages, c.SummaryChars, c.Proposed, c.Live)
+		}
+		tw.Flush()
+		for _, n := range s.Notes {
+			fmt.Fprintf(w, "  note: %s\n", review.Printable(n))
+		}
+	}
+	if res.Skipped > 0 {
+		fmt.Fprintf(w, "%d of %d sessions drafted; %d without a compaction with a summary\n", res.Drafted, res.Drafted+res.Skipped, res.Skipped)
+	}
+	fmt.Fprintf(w, "\nwrote %s and %s\nnext: tally review %s -o FIXTURES/<conversation_id>.json, for each;\n      then tally check --fixtures FIXTURES --contexts %s --system NAME …\n",
+		review.Printable(filepath.Join(dir, "candidates")), review.Printable(filepath.Join(dir, "contexts")),
+		review.Printable(filepath.Join(dir, "candidates", "<conversation_id>.json")), review.Printable(filepath.Join(dir, "contexts")))
+}
+
+// orNone is s, or "none" when s is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
