@@ -46,6 +46,9 @@ type sessionLog struct {
 	turns []turnPlan // turns[t-1] is turn t
 	seen  map[string]bool
 	truth []truthLine
+	// cc: the log is written in Claude Code's format, so the plan keeps
+	// its truth under Claude Code's identity of calls (ccplan.go).
+	cc bool
 }
 
 func (l *sessionLog) turn(t int) *turnPlan { return &l.turns[t-1] }
@@ -110,6 +113,9 @@ func (l *sessionLog) drawCall(r *rand.Rand) toolCall {
 		pat := pick(r, th.Funcs)
 		if chance(r, 0.4) {
 			pat = pick(r, []string{"TODO", "FIXME", "panic(", "context.Background", "time.Now", "retry", "deleted_at", "Round", "cursor", "Println", "rate", "tenant_id", "ErrNotFound", "mock"})
+			if l.cc && pat == "panic(" {
+				pat = `panic\(` // Grep takes a regular expression
+			}
 		}
 		return grepCall(pat, pick(r, []string{th.Dir, ".", th.Dir + "/...", "cmd", "tests"}))
 	case 2:
@@ -125,6 +131,9 @@ func (l *sessionLog) drawCall(r *rand.Rand) toolCall {
 		return toolCall{Tool: "list_dir", Args: orderedArgs("path", pick(r, []string{th.Dir, ".", "cmd", "docs", "tests", th.Dir + "/testdata"})), Path: th.Dir}
 	default:
 		cmd := pick(r, []string{"git status --short", "git diff --stat", "git log --oneline -8", "make lint", "git diff " + f, "git log -p -3 -- " + f, "git blame -L " + fmt.Sprint(1+r.IntN(300)) + ",+20 " + f, "make build", "git stash list", "wc -l " + f})
+		if l.cc && cmd == "git stash list" {
+			cmd = "git branch --show-current" // a repeat classifier reads any git stash as changing the tree
+		}
 		return toolCall{Tool: "run_command", Args: orderedArgs("command", cmd), Command: cmd}
 	}
 }
@@ -138,12 +147,13 @@ func editLine(r *rand.Rand, th *theme) string {
 	}
 }
 
-// uniqueCall draws a background call that repeats no earlier call of the
-// session, or reports false.
-func (l *sessionLog) uniqueCall(r *rand.Rand) (toolCall, bool) {
+// uniqueCall draws a background call at turn t that repeats no earlier
+// call of the session (and, in Claude Code's format, makes no repeat
+// across a compaction: ccConflict), or reports false.
+func (l *sessionLog) uniqueCall(r *rand.Rand, t int) (toolCall, bool) {
 	for range 12 {
 		c := l.drawCall(r)
-		if !l.seen[c.key()] {
+		if !l.seen[c.key()] && !(l.cc && l.ccConflict(c, t)) {
 			l.seen[c.key()] = true
 			return c, true
 		}
@@ -178,9 +188,9 @@ func fill(r *rand.Rand, th *theme, s string) string {
 // newSessionLog lays out a session's turns: the task, background
 // messages and tool calls, the items' messages at their turns, and the
 // compactions.
-func newSessionLog(seed uint64, s *Session, items []itemText, th *theme) *sessionLog {
+func newSessionLog(seed uint64, s *Session, items []itemText, th *theme, cc bool) *sessionLog {
 	r := stream(seed, "events/"+s.ID)
-	l := &sessionLog{s: s, th: th, items: items, turns: make([]turnPlan, s.Turns), seen: make(map[string]bool)}
+	l := &sessionLog{s: s, th: th, items: items, turns: make([]turnPlan, s.Turns), seen: make(map[string]bool), cc: cc}
 	for t := 1; t <= s.Turns; t++ {
 		p := l.turn(t)
 		p.Item = -1
@@ -191,7 +201,7 @@ func newSessionLog(seed uint64, s *Session, items []itemText, th *theme) *sessio
 		}
 		n := []int{0, 0, 1, 1, 1, 1, 1, 2}[r.IntN(8)]
 		for range n {
-			if c, ok := l.uniqueCall(r); ok {
+			if c, ok := l.uniqueCall(r, t); ok {
 				p.Calls = append(p.Calls, c)
 			}
 		}
@@ -213,7 +223,7 @@ func newSessionLog(seed uint64, s *Session, items []itemText, th *theme) *sessio
 			if items[i].Class == "open_question" {
 				p.Assistant = "" // nobody answers it
 				if len(p.Calls) == 0 {
-					if c, ok := l.uniqueCall(r); ok {
+					if c, ok := l.uniqueCall(r, it.Turn); ok {
 						p.Calls = append(p.Calls, c)
 					}
 				}

@@ -15,20 +15,29 @@ import (
 // Quarter is a generated quarter: what the generator knows, and the
 // files it writes (paths relative to the output folder).
 type Quarter struct {
-	Seed      uint64
-	Sessions  []*Session
-	Fixtures  []*conv // sorted by conversation id
-	Logs      []*sessionLog
-	Built     map[string][]*builtContext // by system
-	Replay    []replayLine
-	Incidents int
-	Tied      string // an incident tied with the weakest fixture, left out by the tie-break ("" if none)
-	Files     []File
+	Seed uint64
+	// ClaudeCode: the event logs are written in Claude Code's session
+	// format (claudecode.go), not in tally's own event format.
+	ClaudeCode bool
+	ccLogs     map[string]*ccSession // the logs as written, by session (ClaudeCode only)
+	Sessions   []*Session
+	Fixtures   []*conv // sorted by conversation id
+	Logs       []*sessionLog
+	Built      map[string][]*builtContext // by system
+	Replay     []replayLine
+	Incidents  int
+	Tied       string // an incident tied with the weakest fixture, left out by the tie-break ("" if none)
+	Files      []File
 }
 
-// Generate builds the whole quarter from one seed.
-func Generate(seed uint64) (*Quarter, error) {
-	q := &Quarter{Seed: seed, Built: make(map[string][]*builtContext)}
+// Generate builds the whole quarter from one seed, its event logs in
+// tally's own event format.
+func Generate(seed uint64) (*Quarter, error) { return generate(seed, false) }
+
+// generate builds the whole quarter from one seed, its event logs in
+// Claude Code's format when cc is set.
+func generate(seed uint64, cc bool) (*Quarter, error) {
+	q := &Quarter{Seed: seed, ClaudeCode: cc, Built: make(map[string][]*builtContext)}
 	ss := drawSessions(seed)
 	q.Sessions = ss
 	fixtures, err := designFixtures(seed, ss)
@@ -117,7 +126,7 @@ func Generate(seed uint64) (*Quarter, error) {
 			}
 		}
 		items := drawTexts(seed, s, th, used)
-		q.Logs = append(q.Logs, newSessionLog(seed, s, items, th))
+		q.Logs = append(q.Logs, newSessionLog(seed, s, items, th, cc))
 	}
 	injectSignals(seed, q.Logs, avoid)
 
@@ -205,14 +214,29 @@ func (q *Quarter) files() error {
 	if err := add("sessions.jsonl", data, err); err != nil {
 		return err
 	}
-	weeks := make([]bytes.Buffer, Weeks+1)
-	for _, l := range q.Logs {
-		if err := l.writeEvents(q.Seed, &weeks[l.s.Week()]); err != nil {
+	weeks := make([][]byte, Weeks+1)
+	if q.ClaudeCode {
+		logs, ws, err := q.claudeCodeLogs()
+		if err != nil {
 			return err
+		}
+		if err := q.locateTruth(logs); err != nil {
+			return err
+		}
+		q.ccLogs, weeks = logs, ws
+	} else {
+		bufs := make([]bytes.Buffer, Weeks+1)
+		for _, l := range q.Logs {
+			if err := l.writeEvents(q.Seed, &bufs[l.s.Week()]); err != nil {
+				return err
+			}
+		}
+		for w := 1; w <= Weeks; w++ {
+			weeks[w] = bufs[w].Bytes()
 		}
 	}
 	for w := 1; w <= Weeks; w++ {
-		q.Files = append(q.Files, File{fmt.Sprintf("events/week-%02d.jsonl", w), weeks[w].Bytes()})
+		q.Files = append(q.Files, File{fmt.Sprintf("events/week-%02d.jsonl", w), weeks[w]})
 	}
 	data, err = truthJSONL(q.Logs)
 	if err := add("events/truth.jsonl", data, err); err != nil {

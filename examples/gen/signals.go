@@ -32,6 +32,12 @@ const SignalWindow = 5
 // Turn is where it shows; EvidenceTurn the earlier call or instruction
 // it repeats; CompactionTurn the compaction between them (signals and
 // reread_different_args only).
+//
+// In Claude Code's format a line also names the records: UUID is the
+// record holding the repeated call (its tool_use) or the restating
+// prompt, EvidenceUUID the earlier call's or the stated instruction's,
+// CompactionUUID the compact_boundary record's; ClaudeCodeTool is the
+// tool as the log names it (Read, Grep, Bash).
 type truthLine struct {
 	SessionID      string `json:"session_id"`
 	Signal         string `json:"signal,omitempty"`
@@ -40,6 +46,13 @@ type truthLine struct {
 	CompactionTurn int    `json:"compaction_turn,omitempty"`
 	EvidenceTurn   int    `json:"evidence_turn"`
 	Tool           string `json:"tool,omitempty"`
+	ClaudeCodeTool string `json:"claude_code_tool,omitempty"`
+	UUID           string `json:"uuid,omitempty"`
+	EvidenceUUID   string `json:"evidence_uuid,omitempty"`
+	CompactionUUID string `json:"compaction_uuid,omitempty"`
+
+	// call and evidence are the two calls (tool-call lines only).
+	call, evidence toolCall
 }
 
 // taken reports whether turn t already shows a signal or a look-alike:
@@ -55,11 +68,12 @@ func (l *sessionLog) taken(t int) bool {
 }
 
 // freshCall draws a call of one of the given tools that the session has
-// not made, and marks it made.
-func (l *sessionLog) freshCall(r *rand.Rand, tools ...string) (toolCall, bool) {
+// not made, and marks it made. In Claude Code's format the call is also
+// the same call (ccSame) as none made, and ok, when not nil, accepts it.
+func (l *sessionLog) freshCall(r *rand.Rand, ok func(toolCall) bool, tools ...string) (toolCall, bool) {
 	for range 60 {
 		c := l.drawCall(r)
-		if slices.Contains(tools, c.Tool) && !l.seen[c.key()] {
+		if slices.Contains(tools, c.Tool) && !l.seen[c.key()] && (!l.cc || l.ccFresh(c) && (ok == nil || ok(c))) {
 			l.seen[c.key()] = true
 			return c, true
 		}
@@ -96,13 +110,16 @@ func (l *sessionLog) injectRepeat(r *rand.Rand) bool {
 		lo = 2
 	}
 	e := between(r, lo, c-1)
-	call, ok := l.freshCall(r, "read_file", "read_file", "grep", "run_tests")
+	// Nothing the call looks at changes between the two (checked in
+	// Claude Code's format, whose reader classifies repeats): the repeat
+	// asks again for a result the compaction lost.
+	call, ok := l.freshCall(r, func(c toolCall) bool { return l.unchangedBetween(c, e, t) }, "read_file", "read_file", "grep", "run_tests")
 	if !ok {
 		return false
 	}
 	l.turn(e).Calls = append(l.turn(e).Calls, call)
 	l.turn(t).Calls = append([]toolCall{call}, l.turn(t).Calls...)
-	l.truth = append(l.truth, truthLine{SessionID: l.s.ID, Signal: SignalRepeatedToolCall, Turn: t, CompactionTurn: c, EvidenceTurn: e, Tool: call.Tool})
+	l.truth = append(l.truth, truthLine{SessionID: l.s.ID, Signal: SignalRepeatedToolCall, Turn: t, CompactionTurn: c, EvidenceTurn: e, Tool: call.Tool, call: call, evidence: call})
 	return true
 }
 
@@ -131,18 +148,21 @@ func (l *sessionLog) injectReread(r *rand.Rand) bool {
 			s := 1 + r.IntN(300)
 			a = readFile(f, s, s+40+r.IntN(80))
 			s2 := s + 60 + r.IntN(200)
+			if l.cc { // other lines of the file: ranges that do not overlap
+				s2 = a.End + 1 + r.IntN(200)
+			}
 			b = readFile(f, s2, s2+40+r.IntN(80))
 		} else {
 			pat := pick(r, l.th.Funcs)
 			a, b = grepCall(pat, l.th.Dir), grepCall(pat, pick(r, []string{"cmd", "tests", "scripts", "."}))
 		}
-		if l.seen[a.key()] || l.seen[b.key()] {
+		if l.seen[a.key()] || l.seen[b.key()] || l.cc && (ccSame(a, b) || !l.ccFresh(a) || !l.ccFresh(b) || l.ccConflict(a, e) || l.ccConflict(b, t)) {
 			continue
 		}
 		l.seen[a.key()], l.seen[b.key()] = true, true
 		l.turn(e).Calls = append(l.turn(e).Calls, a)
 		l.turn(t).Calls = append([]toolCall{b}, l.turn(t).Calls...)
-		l.truth = append(l.truth, truthLine{SessionID: l.s.ID, Lookalike: LookalikeRereadOtherArgs, Turn: t, CompactionTurn: c, EvidenceTurn: e, Tool: a.Tool})
+		l.truth = append(l.truth, truthLine{SessionID: l.s.ID, Lookalike: LookalikeRereadOtherArgs, Turn: t, CompactionTurn: c, EvidenceTurn: e, Tool: a.Tool, call: b, evidence: a})
 		return true
 	}
 	return false
@@ -157,13 +177,13 @@ func (l *sessionLog) injectIdentical(r *rand.Rand) bool {
 		if e2 <= e1 || l.s.nextCompaction(e1-1) <= e2 || l.taken(e2) {
 			continue // a compaction at a turn in e1..e2
 		}
-		call, ok := l.freshCall(r, "run_tests", "run_tests", "read_file", "grep")
+		call, ok := l.freshCall(r, nil, "run_tests", "run_tests", "read_file", "grep")
 		if !ok {
 			return false
 		}
 		l.turn(e1).Calls = append(l.turn(e1).Calls, call)
 		l.turn(e2).Calls = append(l.turn(e2).Calls, call)
-		l.truth = append(l.truth, truthLine{SessionID: l.s.ID, Lookalike: LookalikeIdenticalNoCompac, Turn: e2, EvidenceTurn: e1, Tool: call.Tool})
+		l.truth = append(l.truth, truthLine{SessionID: l.s.ID, Lookalike: LookalikeIdenticalNoCompac, Turn: e2, EvidenceTurn: e1, Tool: call.Tool, call: call, evidence: call})
 		return true
 	}
 	return false
