@@ -18,26 +18,35 @@ import (
 //   - a cue: the phrasings people use when an agent forgot — "you
 //     forgot", "did you forget", "don't forget", "remember to", "I told
 //     you", "as I said", "like I said", "I already said", "as
-//     mentioned", "a reminder", "again: …" opening a sentence (restateCueRes).
+//     mentioned", "a reminder", "the issue is still …", "again: …"
+//     opening a sentence (restateCueRes).
 //     A bare "again" is no cue: "run the simplifier again" asks for new
 //     work, "remove the tests again" means undo, and "try again." is
 //     what git prints.
 //   - near-verbatim repetition: the message shares most of its content
 //     words with one typed before the compaction (at least
 //     NearVerbatimMin of them, NearVerbatimContainment of its own words
-//     and NearVerbatimJaccard of both together), is not a request for
-//     the same work again (a bare "again" in it) nor the next of a
-//     series (each names a number, file or identifier the other lacks:
-//     "handle event kind 2" after "… kind 1"), and the earlier message was answered (its turn has a step: a prompt
-//     blocked by a hook and sent again is a resend, not a restatement).
+//     and NearVerbatimJaccard of both together) and is none of the
+//     things people send that look the same (nearVerbatim):
+//   - a request for the same work again: a bare "again" in it;
+//   - the next of a series: each names a number, file or identifier the
+//     other lacks ("handle event kind 2" after "… kind 1");
+//   - a variant: a short message (variantWords) that swaps a word ("…
+//     the auto commit strategy" after "… the manual commit strategy");
+//   - an edited copy or a quote: the two share a verbatim run of copyRun
+//     characters yet differ (a prompt copied and revised, or a pasted
+//     terminal screen that shows the earlier prompt);
+//   - a resend: the earlier prompt got no reply, was blocked by a hook
+//     or interrupted by the person, or is the prompt right before with
+//     no compaction between.
 //
 // Only person-typed messages count (agentlog.Message.Typed), on both
 // sides: compaction summaries, system reminders, skill text and command
-// output are never read; of a slash command only its arguments are read,
-// and a shell command (!cmd) not at all. Inside a typed message, pasted text — code
-// fences, quoted lines, stack traces, log lines, diff text, shell
-// output, long lines with no sentence (typedProse) — is dropped before
-// either rule looks at it.
+// output are never read; of a slash command only its arguments are
+// read, and a shell command (!cmd) not at all. Inside a typed message,
+// pasted text — code fences, quoted lines, stack traces, log lines,
+// diff text, shell output, long lines with no sentence (typedProse) —
+// is dropped before either rule looks at it.
 //
 // Each restatement carries its evidence: the message, the typed message
 // before the compaction it repeats or resembles most (for a cue, when one
@@ -121,6 +130,7 @@ var restateCueRes = []struct {
 	{"as mentioned", regexp.MustCompile(`\bas (previously |already |we |i )?(mentioned|discussed|stated|instructed|agreed)( before| earlier| previously)?\b`)},
 	{"reminder", regexp.MustCompile(`(^|\b(a|another|friendly|quick|just a) )reminder\b`)},
 	{"again:", regexp.MustCompile(`^(and |so |but )?(once again|yet again|again)( -|[:,!—])`)},
+	{"the issue is still", regexp.MustCompile(`\b(the|my) (issue|problem|point|concern|question) (is|was) still\b|\b(the|my) (issue|problem|point|concern) (still stands|remains that)\b`)},
 	{"I repeat", regexp.MustCompile(`\b(i repeat|repeat myself|for the last time|how many times|say it again|saying it again|(keep|keeps|kept) forgetting)\b`)},
 }
 
@@ -139,6 +149,7 @@ var bareAgain = regexp.MustCompile(`\bagain\b`)
 type typedText struct {
 	index   int
 	prose   string
+	norm    string   // the prose's words (textWords), joined by spaces
 	words   []string // content words of the prose, cue words left out
 	cue     string
 	cueSent string
@@ -156,7 +167,7 @@ func prepareTyped(s *agentlog.Session, i int) typedText {
 		text = "" // a shell command, not an instruction
 	}
 	prose, _ := typedProse(text)
-	t := typedText{index: i, prose: prose}
+	t := typedText{index: i, prose: prose, norm: strings.Join(textWords(prose), " ")}
 	var kept []string
 	for _, sent := range sentences(prose) {
 		n := normaliseText(sent)
@@ -259,7 +270,7 @@ func findRestatements(s *agentlog.Session, w RepeatWindow, anywhere bool) []Rest
 			}
 			before = append(before, ei)
 		}
-		r, ok := judgeRestatement(s, later, before, prep)
+		r, ok := judgeRestatement(s, mi, later, before, prep)
 		if !ok {
 			continue
 		}
@@ -275,25 +286,26 @@ func findRestatements(s *agentlog.Session, w RepeatWindow, anywhere bool) []Rest
 	return out
 }
 
-// judgeRestatement applies the two rules to a later message against the
-// earlier typed messages.
-func judgeRestatement(s *agentlog.Session, later *typedText, before []int, prep func(int) *typedText) (Restatement, bool) {
+// judgeRestatement applies the two rules to a later message (typed
+// message li) against the earlier typed messages before.
+func judgeRestatement(s *agentlog.Session, li int, later *typedText, before []int, prep func(int) *typedText) (Restatement, bool) {
 	var r Restatement
-	best := -1
-	var bestSim, bestJac float64
+	if len(later.words) == 0 && later.cue == "" {
+		return r, false
+	}
+	// The cue rule names the earlier message most like the later one;
+	// the near-verbatim rule needs one that passes every test.
+	best, bestSim, bestJac := -1, 0.0, 0.0
 	var bestCommon []string
 	for _, ei := range before {
 		e := prep(ei)
-		if len(e.words) == 0 || len(later.words) == 0 {
-			continue
-		}
 		common := commonWords(later.words, e.words)
 		if len(common) == 0 {
 			continue
 		}
 		sim := float64(len(common)) / float64(len(later.words))
 		jac := float64(len(common)) / float64(len(later.words)+len(e.words)-len(common))
-		if later.cue == "" && !answered(s, ei) {
+		if later.cue == "" && !nearVerbatim(s, li, later, ei, e, common, sim, jac) {
 			continue
 		}
 		if best < 0 || sim > bestSim || sim == bestSim && jac >= bestJac {
@@ -304,9 +316,7 @@ func judgeRestatement(s *agentlog.Session, later *typedText, before []int, prep 
 	case later.cue != "":
 		r.Cue, r.Sentence = later.cue, later.cueSent
 		r.Score = 1 + bestSim
-	case best >= 0 && !later.again && len(bestCommon) >= NearVerbatimMin &&
-		bestSim >= NearVerbatimContainment && bestJac >= NearVerbatimJaccard &&
-		!otherArguments(later.words, prep(best).words):
+	case best >= 0:
 		r.Score = bestSim
 	default:
 		return r, false
@@ -316,6 +326,87 @@ func judgeRestatement(s *agentlog.Session, later *typedText, before []int, prep 
 		r.Similarity, r.Jaccard, r.Common = bestSim, bestJac, bestCommon
 	}
 	return r, true
+}
+
+// nearVerbatim reports whether the later message (li) repeats earlier
+// message ei near-verbatim as a restatement: enough shared words, no
+// bare "again", not the next of a series or a variant, not an edited
+// copy or a quote, and not a resend.
+func nearVerbatim(s *agentlog.Session, li int, later *typedText, ei int, e *typedText, common []string, sim, jac float64) bool {
+	switch {
+	case later.again,
+		len(common) < NearVerbatimMin, sim < NearVerbatimContainment, jac < NearVerbatimJaccard,
+		otherArguments(later.words, e.words),
+		len(later.words) <= variantWords && len(common) < len(later.words) && len(common) < len(e.words),
+		editedCopy(later.norm, e.norm),
+		resend(s, ei, li):
+		return false
+	}
+	return true
+}
+
+// variantWords is the length, in content words, up to which a message
+// that swaps a word of an earlier one ("… with the auto commit
+// strategy" after "… with the manual commit strategy") is taken to ask
+// for a variant of it, not to restate it.
+const variantWords = 8
+
+// copyRun is the length, in bytes of normalised text, of a run that two
+// messages must share to be copies of each other.
+const copyRun = 50
+
+// editedCopy reports whether a and b (words joined by spaces) differ although
+// one holds a run of copyRun bytes of the other: the person copied the
+// earlier prompt and edited it (a revised instruction), or pasted output
+// that quotes it (a terminal screen that shows the prompt). A verbatim
+// copy (a == b) is not edited.
+func editedCopy(a, b string) bool {
+	if a == b {
+		return false
+	}
+	short, long := a, b
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	for i := 0; i+copyRun <= len(short); i++ {
+		if i > 0 && short[i-1] != ' ' {
+			continue // runs start at a word
+		}
+		if strings.Contains(long, short[i:i+copyRun]) {
+			return true
+		}
+	}
+	return false
+}
+
+// resend reports whether typed message li sends typed message ei again
+// rather than restating it: ei's turn got no reply, was blocked by a
+// hook or interrupted by the person (agentlog.Interrupted, HookOutput),
+// or ei is the prompt right before li with no compaction between (an
+// instruction cannot have been lost from the context one turn later).
+func resend(s *agentlog.Session, ei, li int) bool {
+	t := s.Messages[ei].Turn
+	if t < 0 || t >= len(s.Turns) || s.Turns[t].Message != ei || s.Turns[t].Steps == 0 {
+		return true
+	}
+	adjacent := true
+	for j := ei + 1; j < li; j++ {
+		switch m := &s.Messages[j]; {
+		case m.Typed():
+			adjacent = false
+		case adjacent && (m.Kind == agentlog.Interrupted || m.Kind == agentlog.HookOutput):
+			return true
+		}
+	}
+	if !adjacent {
+		return false
+	}
+	for _, c := range s.Compactions {
+		if s.Messages[ei].Line < c.Line && c.Line < s.Messages[li].Line {
+			return false
+		}
+	}
+	return true
 }
 
 // otherArguments reports whether two similar messages name different
@@ -338,14 +429,6 @@ func hasArgumentNotIn(a, b []string) bool {
 		}
 	}
 	return false
-}
-
-// answered reports whether the turn typed message i starts has a model
-// step: a prompt a hook blocked, or one interrupted before any reply,
-// was never acted on.
-func answered(s *agentlog.Session, i int) bool {
-	t := s.Messages[i].Turn
-	return t >= 0 && t < len(s.Turns) && s.Turns[t].Message == i && s.Turns[t].Steps > 0
 }
 
 // messageRef names message i of s.

@@ -48,6 +48,8 @@ var restateCases = []struct {
 		nil, nil},
 	{"resend_after_hook", `the same prompt sent again after a hook blocked it before any reply is a resend`,
 		nil, nil},
+	{"repeat_lookalikes", `after the compaction: the logger instruction said twice restates nothing the compaction dropped (the relaxed figure counts it); the release instruction copied and edited (windows added) is a revision; "now api/refunds.go: port its handler …" after "… api/orders.go …" is the next of a series; "… the canary cluster" after "… the staging cluster" is a variant`,
+		nil, []wantRestatement{{"logger-again", "", "logger"}}},
 	{"window", `"Remember to use UTC" seven turns after the compaction is outside the default window of five turns`,
 		nil, []wantRestatement{{"late", "remember to", "utc"}}},
 	{"no_compaction", `"don't forget to update docs/cli.md" follows no compaction: only the relaxed figure counts it`,
