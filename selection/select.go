@@ -160,6 +160,11 @@ type Result struct {
 	// Random is the random baseline, nil when CompareRandom is 0 or
 	// nothing was selected to compare.
 	Random *Comparison
+	// Items says where the sessions' items came from: listed by the
+	// summaries, or proposed from agent logs (SelectLogs), and
+	// ProposedItems how many were proposed.
+	Items         ItemSource
+	ProposedItems int64
 	// Skipped are the malformed lines skipped under SkipBad.
 	Skipped BadLines
 	// Bytes is the size of the input read by Select.
@@ -404,6 +409,7 @@ func Select(r io.Reader, name string, cfg Config) (*Result, error) {
 		}
 	}
 	res := sel.Result()
+	res.Items = ItemsListed
 	res.Bytes = sr.Bytes()
 	res.Skipped = bad
 	res.Warnings = append(res.Warnings, bad.Warnings()...)

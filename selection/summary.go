@@ -23,6 +23,12 @@ type Summary struct {
 	Random   *SummaryRandom `json:"random"`
 	Sessions []Picked       `json:"sessions"`
 	Warnings []string       `json:"warnings"`
+	// ItemsSource is "proposed" when the items (and so the decisions)
+	// were proposed from agent logs rather than listed by session
+	// summaries, and absent when they were listed.
+	ItemsSource ItemSource `json:"items_source,omitempty"`
+	// ProposedItems counts the items proposed over every session read.
+	ProposedItems int64 `json:"proposed_items,omitempty"`
 }
 
 // Hours is annotation time, in hours, at the source text's minutes per
@@ -66,6 +72,9 @@ func (r *Result) Summary() Summary {
 	cfg := r.Config
 	s := Summary{MinutesPerFixture: cfg.MinutesPerFixture, Seed: cfg.Seed, Read: r.Read, Incidents: r.Incidents,
 		IncidentsExceedBudget: r.IncidentsExceedBudget, Sessions: r.Selected, Warnings: r.Warnings}
+	if r.Items == ItemsProposed {
+		s.ItemsSource, s.ProposedItems = ItemsProposed, r.ProposedItems
+	}
 	if cfg.Budget > 0 {
 		b := cfg.Budget
 		s.Budget = &b

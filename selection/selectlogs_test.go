@@ -1,0 +1,85 @@
+package selection
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/fixture"
+)
+
+// TestIsSummaryLine: a session summary is told from the first line of
+// each agent log format agentlog reads, and of tally's own event log.
+func TestIsSummaryLine(t *testing.T) {
+	cases := []struct {
+		line string
+		want bool
+	}{
+		{`{"session_id":"s1","turns":6,"compactions":[],"items":[]}`, true},
+		{` {"turns": 3, "session_id": "s1", "compactions": 2, "items": 4}`, true},
+		{`{"session_id":"s1","turn":1,"kind":"message","role":"user","text":"hi"}`, false},
+		{`{"type":"user","sessionId":"abc","message":{"role":"user","content":"turns"}}`, false},
+		{`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{}}`, false},
+		{`{"session_id":"g-1","messages":[{"role":"user","content":"\"turns\": 3"}]}`, false},
+		{`{"text":"\"session_id\": \"x\", \"turns\": 2"}`, false},
+	}
+	for _, c := range cases {
+		if got := IsSummaryLine([]byte(c.line)); got != c.want {
+			t.Errorf("IsSummaryLine(%s) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}
+
+// TestSelectLogs selects from generic-format logs: the session whose
+// compaction has two stated items live at it outranks the one whose
+// compaction comes before anything is stated, and the one that never
+// compacts is never chosen.
+func TestSelectLogs(t *testing.T) {
+	dir := t.TempDir()
+	log := strings.Join([]string{
+		`{"session_id":"rich","messages":[{"role":"user","content":"Never push to main."},{"role":"assistant","content":"ok"},{"role":"user","content":"Always run go vet before committing."},{"role":"assistant","content":"ok"},{"role":"user","content":"go on"}],"compactions":[{"after_message":4,"summary":"s"}]}`,
+		`{"session_id":"early","messages":[{"role":"user","content":"hello"},{"role":"assistant","content":"hi"},{"role":"user","content":"Never push to main."}],"compactions":[{"after_message":0,"summary":"s"}]}`,
+		`{"session_id":"flat","messages":[{"role":"user","content":"Never push to main."},{"role":"assistant","content":"ok"}]}`,
+	}, "\n") + "\n"
+	p := filepath.Join(dir, "logs.jsonl")
+	if err := os.WriteFile(p, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig(3)
+	cfg.CompareRandom = 0
+	stub := func(s *agentlog.Session) ([]ProposedItem, error) {
+		// One constraint per typed message that says "Never" or "Always":
+		// the proposer itself is tested elsewhere.
+		var out []ProposedItem
+		for _, m := range s.Messages {
+			if m.Typed() && (strings.HasPrefix(m.Text, "Never") || strings.HasPrefix(m.Text, "Always")) {
+				out = append(out, ProposedItem{Class: fixture.Constraint, Turn: m.Turn + 1})
+			}
+		}
+		return out, nil
+	}
+	res, err := SelectLogs([]string{p}, "", cfg, stub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Read != 3 || res.NeverCompact != 1 || res.Items != ItemsProposed || res.ProposedItems != 4 {
+		t.Fatalf("read %d, never compact %d, items %q, proposed %d; want 3, 1, proposed, 4", res.Read, res.NeverCompact, res.Items, res.ProposedItems)
+	}
+	var got []string
+	for _, p := range res.Selected {
+		got = append(got, p.ID)
+	}
+	if strings.Join(got, ",") != "rich,early" {
+		t.Errorf("selected %v, want rich (2 decisions) then early (1: a compaction with nothing live); flat never compacts", got)
+	}
+	if res.Selected[0].Decisions != 2 || res.Selected[1].Decisions != 1 {
+		t.Errorf("decisions %d and %d, want 2 and 1", res.Selected[0].Decisions, res.Selected[1].Decisions)
+	}
+
+	// The same session in two files is named with both.
+	if _, err := SelectLogs([]string{p, p}, "", cfg, stub); err == nil || !strings.Contains(err.Error(), "also a session of") {
+		t.Errorf("a repeated session: error %v", err)
+	}
+}
