@@ -58,7 +58,9 @@ var benchVerbatimTenths = [benchCompactions]int{7, 5, 3}
 //
 //	go test ./judge -run XXX -bench CheckLarge -benchtime 1x -timeout 30m
 //
-// It reports checks/s, MB/s of context files read, the peak heap in use
+// It reports checks/s, MB/s of context files read and its ratio to
+// reading the same files raw in the same run (x-raw, see rawReadMBps),
+// the peak heap in use
 // (HeapInuse, sampled every 10 ms), the peak live heap (as of each GC) and
 // the live heap before the run (the recorded verdicts).
 func BenchmarkCheckLarge(b *testing.B) {
@@ -98,6 +100,7 @@ func BenchmarkCheckLarge(b *testing.B) {
 // benchCheck runs Check over data with j, writing the records as JSONL
 // to io.Discard, and reports the figures.
 func benchCheck(b *testing.B, data benchData, j Judge) {
+	raw := rawReadMBps(b, data.contexts)
 	runtime.GC()
 	base := heapSample()
 	b.ReportAllocs()
@@ -127,11 +130,62 @@ func benchCheck(b *testing.B, data benchData, j Judge) {
 		res.Checks*b.N, res.Verbatim*b.N, (res.Checks-res.Verbatim)*b.N, b.Elapsed().Round(time.Millisecond), cpu.Round(time.Millisecond), runtime.GOMAXPROCS(0))
 	const mb = 1 << 20
 	b.ReportMetric(float64(res.Checks*b.N)/sec, "checks/s")
-	b.ReportMetric(float64(data.contextBytes*int64(b.N))/1e6/sec, "ctx-MB/s")
+	ctxMBps := float64(data.contextBytes*int64(b.N)) / 1e6 / sec
+	b.ReportMetric(ctxMBps, "ctx-MB/s")
+	b.ReportMetric(raw, "raw-MB/s")
+	b.ReportMetric(ctxMBps/raw, "x-raw")
 	b.ReportMetric(float64(peak.inuse)/mb, "peak-heap-MB")
 	b.ReportMetric(float64(peak.live)/mb, "peak-live-MB")
 	b.ReportMetric(float64(base.live)/mb, "base-live-MB")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// rawReadMBps reads every context file under dir into one reused
+// buffer, decoding nothing, on one goroutine: the floor of any reader of
+// those bytes, measured in the same run as the check it is the baseline
+// of (the x-raw ratio). The best of two passes, the files being in the
+// page cache after the first.
+func rawReadMBps(b *testing.B, dir string) float64 {
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	best := 0.0
+	buf := make([]byte, 0, 1<<20)
+	for range 2 {
+		start := time.Now()
+		var n int64
+		for _, path := range files {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf = buf[:0]
+			for {
+				k, err := f.Read(buf[len(buf):cap(buf)])
+				buf = buf[:len(buf)+k]
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(buf) == cap(buf) {
+					buf = append(buf, 0)[:len(buf)]
+				}
+			}
+			f.Close()
+			n += int64(len(buf))
+		}
+		best = max(best, float64(n)/1e6/time.Since(start).Seconds())
+	}
+	return best
 }
 
 // cpuTime is the user and system CPU time of the process so far: on a
