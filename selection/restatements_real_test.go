@@ -62,7 +62,7 @@ func loadRestateLabels(t *testing.T, name string) map[string]restateLabel {
 // restateFigure is precision and recall against labels, with counts.
 type restateFigure struct {
 	flagged, truePos, falsePos, unlabelled int
-	labelledTrue, found                    int
+	labelledTrue, labelledFalse, found     int
 	missed, wrong, unknown                 []string
 }
 
@@ -74,8 +74,8 @@ func (s restateFigure) String() string {
 	if s.labelledTrue > 0 {
 		r = fmt.Sprintf("%d/%d = %.3f", s.found, s.labelledTrue, float64(s.found)/float64(s.labelledTrue))
 	}
-	return fmt.Sprintf("precision %s, recall %s (%d flagged: %d true, %d false, %d unlabelled)",
-		p, r, s.flagged, s.truePos, s.falsePos, s.unlabelled)
+	return fmt.Sprintf("precision %s, recall %s (%d flagged: %d true, %d false, %d unlabelled; labels: %d true, %d false, of which %d flagged)",
+		p, r, s.flagged, s.truePos, s.falsePos, s.unlabelled, s.labelledTrue, s.labelledFalse, s.falsePos)
 }
 
 // scoreRestatements scores flags (session id → flags) against labels.
@@ -101,6 +101,9 @@ func scoreRestatements(flags map[string][]Restatement, labels map[string]restate
 		}
 	}
 	for key, l := range labels {
+		if !*l.Restatement {
+			sc.labelledFalse++
+		}
 		if *l.Restatement {
 			sc.labelledTrue++
 			if found[key] {

@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -140,4 +141,28 @@ func TestRestatementWindowSteps(t *testing.T) {
 	if want := []string{"told", "said"}; !slices.Equal(ids, want) {
 		t.Errorf("with a window of two steps: %v, want %v", ids, want)
 	}
+}
+
+// ExampleFindRestatements reads a hand-made Claude Code session in which
+// the person reminds the agent, after a compaction, of the way of
+// working set in the first prompt. Its score is 1 for the cue plus the
+// share of its content words (4 of 8: acceptanc, atdd, com, endpoint,
+// first, maintain, proper, test) that the first prompt has.
+func ExampleFindRestatements() {
+	s, err := agentlog.Open(filepath.Join("testdata", "restate", "dont_forget_atdd.jsonl"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range FindRestatements(s, DefaultRepeatWindow) {
+		fmt.Printf("line %d, %d turns and %d step after the compaction at line %d\n", r.Message.Line, r.TurnsAfter, r.StepsAfter, r.CompactionLine)
+		fmt.Printf("cue %q in %q\n", r.Cue, r.Sentence)
+		fmt.Printf("restates line %d: %q\n", r.Earlier.Line, r.Earlier.Text)
+		fmt.Printf("shared words %v, score %.2f\n", r.Common, r.Score)
+	}
+	// Output:
+	// line 13, 2 turns and 1 step after the compaction at line 7
+	// cue "don't forget" in "Don't forget to maintain proper ATDD — the acceptance test for the endpoint comes first."
+	// restates line 1: "We do ATDD on this project: write the failing acceptance test in features/ first, then the code that makes it pass."
+	// shared words [acceptanc atdd first test], score 1.50
 }

@@ -57,7 +57,7 @@ var (
 	pasteDiffRe = regexp.MustCompile(`^(diff --git |index [0-9a-f]{6,}\.\.|@@ -\d|\+\+\+ [ab/]|--- [ab/]|[+-]\t)`)
 	// shell and tool output: a prompt, git's and compilers' prefixes,
 	// test runners' result lines, terminal decorations.
-	pasteShellRe = regexp.MustCompile(`^(\$ \S|❯|⎿|[│├└┌┐┘┬┴┼─╭╮╯╰●⏺✓✗✔✘]|(?i:fatal|error|hint|warning|remote|usage|npm ERR!|panic|exit status \d+):\s|(FAIL|PASS|--- FAIL|--- PASS|=== RUN|ok )\s|To [a-z]+[:@]|\s*\d+ (passed|failed|files? changed)|[\w./-]+:\d+:\d+: )`)
+	pasteShellRe = regexp.MustCompile(`^(\$ \S|❯|⎿|[│├└┌┐┘┬┴┼─╭╮╯╰●⏺✓✗✔✘]|(?i:fatal|error|hint|warning|remote|usage|npm ERR!|panic|exit status \d+):\s|--- (FAIL|PASS|SKIP):|=== (RUN|PAUSE|CONT|NAME)\s|(FAIL|PASS)(\s|$)|ok\s+\S+\t|To [a-z]+[:@]|\s*\d+ (passed|failed|files? changed)|[\w./-]+:\d+:\d+: )`)
 )
 
 // pastedLine reports whether one line of a typed message reads as
@@ -106,10 +106,10 @@ func codeLine(t string) bool {
 // person's own prose, joined by "\n", and the number of lines dropped as
 // pasted. Dropped are: the inside of ``` or ~~~ fences (and the fence
 // lines), quoted lines ("> …"), indented blocks of four spaces or a tab
-// that follow a blank or dropped line, and lines pastedLine recognises.
-// A block of several lines is dropped whole when most of its lines
-// are pasted: the prose lines between pasted ones in a terminal dump
-// ("Checking out files: 100%") are output too.
+// that follow a blank or dropped line, lines pastedLine recognises, and
+// a line of prose sandwiched between two pasted lines (part of the same
+// dump). A lead-in before a paste ("we are seeing:") and a question
+// after it stay.
 func typedProse(text string) (prose string, dropped int) {
 	lines := strings.Split(text, "\n")
 	keep := make([]bool, len(lines))
@@ -143,27 +143,14 @@ func typedProse(text string) (prose string, dropped int) {
 		keep[i] = true
 		prevDropped = false
 	}
-	// A paragraph (lines between blank lines) that is mostly pasted is
-	// pasted whole.
-	for start := 0; start < len(lines); {
-		end := start
-		for end < len(lines) && strings.TrimSpace(lines[end]) != "" {
-			end++
+	// A line of prose right between two pasted lines is output too: the
+	// prose-looking lines of a terminal dump ("Checking out files:
+	// 100%"). The lines that lead into a paste or follow it stay.
+	pasted := func(j int) bool { return !keep[j] && strings.TrimSpace(lines[j]) != "" }
+	for i := 1; i+1 < len(lines); i++ {
+		if keep[i] && pasted(i-1) && pasted(i+1) {
+			keep[i] = false
 		}
-		if n := end - start; n >= 3 {
-			k := 0
-			for i := start; i < end; i++ {
-				if keep[i] {
-					k++
-				}
-			}
-			if 2*k < n {
-				for i := start; i < end; i++ {
-					keep[i] = false
-				}
-			}
-		}
-		start = end + 1
 	}
 	var b strings.Builder
 	for i, l := range lines {

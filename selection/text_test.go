@@ -1,0 +1,184 @@
+package selection
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestTypedProse(t *testing.T) {
+	cases := []struct {
+		name, in, want string
+		dropped        int
+	}{
+		{"prose only", "Keep the API stable.\nAnd add a test.", "Keep the API stable.\nAnd add a test.", 0},
+		{"code fence", "the worker crashes:\n```\npanic: boom\nmain.main()\n```\nwhat's wrong?", "the worker crashes:\nwhat's wrong?", 4},
+		{"quoted line", "> Remember to restart the worker.\ncan you add a check?", "can you add a check?", 1},
+		{"git error prefix", "fatal: Unable to create '/repo/.git/index.lock': File exists.\nplease look", "please look", 1},
+		{"log lines", "2026-02-10 09:14:22 ERROR you forgot to set DATABASE_URL\n[INFO] starting\nwhy?", "why?", 2},
+		{"go test output", "--- FAIL: TestX (0.05s)\n    x_test.go:12: got 1\nFAIL\nfix it", "fix it", 3},
+		{"diff", "diff --git a/x.go b/x.go\n@@ -1,2 +1,2 @@\n+\tfoo()\nthis change breaks the build", "this change breaks the build", 3},
+		{"stack frame", "goroutine 1 [running]:\n\t/src/x.go:42 +0x1d\nany idea?", "any idea?", 2},
+		{"shell prompt and tree", "❯ entire status\n├── metadata.json\nwhat is this file?", "what is this file?", 2},
+		{"long line without a sentence", strings.Repeat("abc/def:ghi ", 30) + "\nok then", "ok then", 1},
+		{"code line", "func main() {\n}\nrename main", "rename main", 2},
+		{"list items kept", "Please:\n- keep the grouping\n- drop the line", "Please:\n- keep the grouping\n- drop the line", 0},
+		{"prose between pasted lines", "we see:\nfatal: no remote\nChecking out files: 100%\nremote: denied\ncan you fix the token?", "we see:\ncan you fix the token?", 3},
+		// A program's first line that reads as prose cannot be told from a
+		// lead-in: it stays (a limit of line rules).
+		{"output's first line", "Fetching from fork...\nfatal: no remote\n\ncan you fix the token?", "Fetching from fork...\ncan you fix the token?", 1},
+	}
+	for _, c := range cases {
+		got, dropped := typedProse(c.in)
+		if got != c.want || dropped != c.dropped {
+			t.Errorf("%s: typedProse = %q (%d dropped), want %q (%d)", c.name, got, dropped, c.want, c.dropped)
+		}
+	}
+}
+
+func TestSentences(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"Keep go.mod tidy. Use v1.2 only! Why? ok", []string{"Keep go.mod tidy.", "Use v1.2 only!", "Why?", "ok"}},
+		{"Use tabs, e.g. in the Makefile. Done", []string{"Use tabs, e.g. in the Makefile.", "Done"}},
+		{"first line\nsecond line", []string{"first line", "second line"}},
+		{"Again: no new dependencies.", []string{"Again: no new dependencies."}},
+		{"", nil},
+	}
+	for _, c := range cases {
+		if got := sentences(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("sentences(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestContentWords(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		// stop words go, stems fold, file names and paths stay whole
+		{"Please don't add the tests to cmd/tally/main.go", []string{"add", "cmd/tally/main.go", "test"}},
+		{"changes changing changed", []string{"chang"}},
+		{"the policies apply", []string{"apply", "policy"}},
+		{"handle event kind 2", []string{"2", "event", "handl", "kind"}},
+		{"I’m sure it's fine", []string{"fin"}},
+	}
+	for _, c := range cases {
+		if got := contentWords(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("contentWords(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestNormaliseText(t *testing.T) {
+	if got, want := normaliseText("  Don’t  “Push”\n to `main` "), "don't \"push\" to 'main'"; got != want {
+		t.Errorf("normaliseText = %q, want %q", got, want)
+	}
+}
+
+func TestRestateCues(t *testing.T) {
+	cases := []struct {
+		sentence, cue string
+	}{
+		{"You forgot to perform some steps.", "you forgot"},
+		{"you've forgotten the changelog", "you forgot"},
+		{"did you forget the tests?", "did you forget"},
+		{"Don't forget to maintain proper ATDD.", "don't forget"},
+		{"Please remember to run gofmt.", "remember to"},
+		{"Remember: tabs in the Makefile.", "remember to"},
+		{"I told you to use tabs.", "I told you"},
+		{"I've already asked you not to push.", "I told you"},
+		{"As I said, keep the API.", "as I said"},
+		{"like I mentioned, no new deps", "as I said"},
+		{"I already said that.", "I already said"},
+		{"I said it before: no force pushes", "I already said"},
+		{"as mentioned earlier, use UTC", "as mentioned"},
+		{"Just a reminder: tests first.", "reminder"},
+		{"Again: no new dependencies.", "again:"},
+		{"Once again, use the logger.", "again:"},
+		{"the issue is still that this would not surface to the user", "the issue is still"},
+		{"for the last time, no pushes to main", "I repeat"},
+		// look-alikes
+		{"run the linter again and report", ""},
+		{"remove the tests again", ""},
+		{"are terminated then try again.", ""},
+		{"I forgot to mention: keep the order.", ""},
+		{"do you remember what the flag was called?", ""},
+		{"I don't remember that function", ""},
+		{"the issue is that the hook fails", ""},
+		{"we remember the last prompt", ""},
+	}
+	for _, c := range cases {
+		got := ""
+		n := normaliseText(c.sentence)
+		for _, r := range restateCueRes {
+			if r.re.MatchString(n) {
+				got = r.cue
+				break
+			}
+		}
+		if got != c.cue {
+			t.Errorf("%q: cue %q, want %q", c.sentence, got, c.cue)
+		}
+	}
+}
+
+func TestEditedCopy(t *testing.T) {
+	a := "set up the release workflow build for linux and darwin on every tag upload the archives"
+	cases := []struct {
+		a, b string
+		want bool
+		why  string
+	}{
+		{a, a, false, "a verbatim copy is not edited"},
+		{a, a + " and windows", true, "a copy with a line added"},
+		{"why so high " + a, a, true, "a quote of the earlier prompt inside new text"},
+		{"never push to main directly", "never push directly to main", false, "too short to tell"},
+		{"port the handler in api/orders.go to the new chi router", "now api/refunds.go port its handler to the new router", false, "retyped, no long shared run"},
+	}
+	for _, c := range cases {
+		if got := editedCopy(c.a, c.b); got != c.want {
+			t.Errorf("%s: editedCopy = %v, want %v", c.why, got, c.want)
+		}
+	}
+}
+
+// FuzzTypedProse checks that typedProse only keeps lines of its input,
+// trimmed, and counts every other non-blank line as dropped.
+func FuzzTypedProse(f *testing.F) {
+	for _, s := range []string{"", "a\nb", "```\nx\n```\ny", "> q\n  at f (x.js:1:2)\nok", "fatal: x\n\n\tindented\nz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if !utf8.ValidString(in) {
+			return
+		}
+		prose, dropped := typedProse(in)
+		nonBlank := 0
+		lines := map[string]bool{}
+		for _, l := range strings.Split(in, "\n") {
+			if strings.TrimSpace(l) != "" {
+				nonBlank++
+				lines[strings.TrimSpace(l)] = true
+			}
+		}
+		kept := 0
+		if prose != "" {
+			for _, l := range strings.Split(prose, "\n") {
+				if !lines[l] {
+					t.Fatalf("kept line %q is not a line of the input", l)
+				}
+				kept++
+			}
+		}
+		if kept+dropped != nonBlank {
+			t.Fatalf("%d kept + %d dropped != %d non-blank lines", kept, dropped, nonBlank)
+		}
+		sentences(prose)
+		contentWords(prose)
+	})
+}
