@@ -87,7 +87,7 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 	r.Items = make([]ItemRow, 0, rows)
 	b.rowItem = make([]int32, 0, rows)
 	b.lines = [2][]int32{make([]int32, 0, rows), make([]int32, 0, rows)}
-	b.rows = make(map[rowKey]int32, rows)
+	b.rows.init(b.slots, rows)
 	var probs []error
 	for s, sc := range []SystemConfig{cfg.Incumbent, cfg.Candidate} {
 		if err := b.readVerdicts(s, sc); err != nil {
@@ -172,10 +172,19 @@ type builder struct {
 	r        *Report
 	fixtures []fixture.Fixture
 	conv     map[string]int32 // conversation id → fixture index
-	item     map[itemRef]int32
-	itemFix  []int32 // global item index → fixture index
-	itemPos  []int32 // global item index → index in its fixture
-	rows     map[rowKey]int32
+	// firstItem is each fixture's first global item index; item finds
+	// the items of fixtures with more than scanItems (the others are
+	// found by a scan, faster than hashing two strings).
+	firstItem []int32
+	item      map[itemRef]int32
+	itemFix   []int32 // global item index → fixture index
+	itemPos   []int32 // global item index → index in its fixture
+	// slotBase is each item's first slot in rows (global item index →
+	// the items before it × their fixtures' compactions_expected), slots
+	// the total.
+	slotBase []int64
+	slots    int64
+	rows     rowIndex
 	rowItem  []int32    // row → global item index
 	lines    [2][]int32 // row → line of each system's record (0: none)
 	judges   map[string]string
@@ -193,15 +202,20 @@ func (b *builder) loadFixtures() error {
 	path := b.cfg.Resolve(b.cfg.Fixtures)
 	err := fixture.Loader{Limits: b.lim}.Walk(func(f fixture.Fixture) error {
 		fi := int32(len(b.fixtures))
-		if int(fi) != len(b.fixtures) || len(b.item)+len(f.MustSurvive) > math.MaxInt32 {
+		if int(fi) != len(b.fixtures) || len(b.itemFix)+len(f.MustSurvive) > math.MaxInt32 {
 			return errors.New("too many fixtures or items")
 		}
 		b.conv[f.ConversationID] = fi
+		b.firstItem = append(b.firstItem, int32(len(b.itemFix)))
 		for i := range f.MustSurvive {
 			it := &f.MustSurvive[i]
-			b.item[itemRef{f.ConversationID, it.ID}] = int32(len(b.itemFix))
+			if len(f.MustSurvive) > scanItems {
+				b.item[itemRef{f.ConversationID, it.ID}] = int32(len(b.itemFix))
+			}
 			b.itemFix = append(b.itemFix, fi)
 			b.itemPos = append(b.itemPos, int32(i))
+			b.slotBase = append(b.slotBase, b.slots)
+			b.slots += int64(max(f.CompactionsExpected, 0))
 		}
 		b.fixtures = append(b.fixtures, f)
 		return nil
@@ -215,6 +229,25 @@ func (b *builder) loadFixtures() error {
 	}
 	b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, in)
 	return nil
+}
+
+// scanItems is the most items a fixture's items are found by a scan
+// rather than a map look-up.
+const scanItems = 16
+
+// itemIn returns the global index of the item with id in fixture fi.
+func (b *builder) itemIn(fi int32, id string) (int32, bool) {
+	f := &b.fixtures[fi]
+	if len(f.MustSurvive) > scanItems {
+		g, ok := b.item[itemRef{f.ConversationID, id}]
+		return g, ok
+	}
+	for i := range f.MustSurvive {
+		if f.MustSurvive[i].ID == id {
+			return b.firstItem[fi] + int32(i), true
+		}
+	}
+	return 0, false
 }
 
 // itemOf returns the fixture item of global index g.
@@ -240,7 +273,7 @@ func (b *builder) sortRows() {
 	for i := 1; i < len(items) && sorted; i++ {
 		sorted = less(int32(i-1), int32(i)) < 0
 	}
-	b.rows, b.lines = nil, [2][]int32{} // no longer needed
+	b.rows, b.lines = rowIndex{}, [2][]int32{} // no longer needed
 	if sorted {
 		return
 	}

@@ -64,7 +64,7 @@ func (b *builder) readVerdicts(s int, sc SystemConfig) error {
 			consistency(line, "conversation_id", "no fixture has conversation_id %q", previewText(rec.ConversationID))
 			continue
 		}
-		g, ok := b.item[itemRef{rec.ConversationID, rec.ItemID}]
+		g, ok := b.itemIn(fi, rec.ItemID)
 		if !ok {
 			consistency(line, "item_id", "fixture %s has no item %q", previewText(rec.ConversationID), previewText(rec.ItemID))
 			continue
@@ -85,8 +85,7 @@ func (b *builder) readVerdicts(s int, sc SystemConfig) error {
 			consistency(line, "item", "item %s of fixture %s has changed since this verdict was written (its class, turn, literal, probe or expected answer): re-run tally check", previewText(it.ID), previewText(rec.ConversationID))
 			continue
 		}
-		key := rowKey{g, int32(rec.Compaction)}
-		ri, ok := b.rows[key]
+		ri, ok := b.rows.get(b.slotBase[g], g, rec.Compaction)
 		if !ok {
 			ri = int32(len(b.r.Items))
 			fx := &b.fixtures[fi]
@@ -97,7 +96,7 @@ func (b *builder) readVerdicts(s int, sc SystemConfig) error {
 			b.rowItem = append(b.rowItem, g)
 			b.lines[0] = append(b.lines[0], 0)
 			b.lines[1] = append(b.lines[1], 0)
-			b.rows[key] = ri
+			b.rows.set(b.slotBase[g], g, rec.Compaction, ri)
 		}
 		if first := b.lines[s][ri]; first != 0 {
 			consistency(line, "item_id", "item %s of %s at compaction %d already has a verdict (line %d)", previewText(it.ID), previewText(rec.ConversationID), rec.Compaction, first)
