@@ -74,13 +74,17 @@ func benchData(b *testing.B, dir string, fixtures, items, compactions int) strin
 // BenchmarkBuild builds a report over 10,000 fixtures of 10 items with 3
 // compactions each: 300,000 verdict rows per system, the candidate's
 // shuffled. It reports the peak heap in use (sampled) besides the time,
-// and the Markdown summary's time and size.
+// the MB/s of input files (fixtures and both verdict files) and its
+// ratio to reading them raw in the same run (x-raw), and the Markdown
+// summary's time and size.
 func BenchmarkBuild(b *testing.B) {
 	path := benchData(b, b.TempDir(), 10_000, 10, 3)
 	cfg, err := report.LoadConfig(path)
 	if err != nil {
 		b.Fatal(err)
 	}
+	inputs := []string{cfg.Resolve(cfg.Fixtures), cfg.Resolve(cfg.Incumbent.Verdicts), cfg.Resolve(cfg.Candidate.Verdicts)}
+	raw, size := rawRead(b, inputs)
 	var peak uint64
 	var r *report.Report
 	for b.Loop() {
@@ -94,6 +98,10 @@ func BenchmarkBuild(b *testing.B) {
 		peak = max(peak, p.InUse)
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	mbps := float64(size) * float64(b.N) / 1e6 / b.Elapsed().Seconds()
+	b.ReportMetric(mbps, "input-MB/s")
+	b.ReportMetric(raw, "raw-MB/s")
+	b.ReportMetric(mbps/raw, "x-raw")
 	b.ReportMetric(float64(len(r.Items)), "rows")
 	var n sample.CountWriter
 	start := time.Now()
@@ -102,6 +110,34 @@ func BenchmarkBuild(b *testing.B) {
 	}
 	b.ReportMetric(float64(time.Since(start).Milliseconds()), "markdown-ms")
 	b.ReportMetric(float64(n.N), "markdown-bytes")
+}
+
+// rawRead reads the files whole through one reused buffer, decoding
+// nothing: the floor of any reader of those bytes, the baseline of the
+// x-raw ratio, measured in the same run (the best of two passes). It
+// returns MB/s and the files' total size.
+func rawRead(b *testing.B, paths []string) (mbps float64, size int64) {
+	buf := make([]byte, 256<<10)
+	for range 2 {
+		start := time.Now()
+		size = 0
+		for _, path := range paths {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				n, err := f.Read(buf)
+				size += int64(n)
+				if err != nil {
+					break
+				}
+			}
+			f.Close()
+		}
+		mbps = max(mbps, float64(size)/1e6/time.Since(start).Seconds())
+	}
+	return mbps, size
 }
 
 // BenchmarkWholeReport is BenchmarkBuild's data through every output:
