@@ -43,10 +43,12 @@ import (
 // Only person-typed messages count (agentlog.Message.Typed), on both
 // sides: compaction summaries, system reminders, skill text and command
 // output are never read; of a slash command only its arguments are
-// read, and a shell command (!cmd) not at all. Inside a typed message,
-// pasted text — code fences, quoted lines, stack traces, log lines,
-// diff text, shell output, long lines with no sentence (typedProse) —
-// is dropped before either rule looks at it.
+// read, a shell command (!cmd) not at all, and a plan the person
+// accepted ("Implement the following plan: …", written by the agent)
+// only as the earlier message. Inside a typed message, pasted text —
+// code fences, quoted lines, stack traces, log lines, diff text, shell
+// output, long lines with no sentence (typedProse) — is dropped before
+// either rule looks at it.
 //
 // Each restatement carries its evidence: the message, the typed message
 // before the compaction it repeats or resembles most (for a cue, when one
@@ -154,6 +156,19 @@ type typedText struct {
 	cue     string
 	cueSent string
 	again   bool // a bare "again" outside the cue
+	plan    bool // a plan the agent wrote, accepted by the person (acceptedPlan)
+}
+
+// planPrefix opens the prompt Claude Code sends when the person accepts
+// a plan the agent wrote in plan mode: the text after it is the agent's.
+const planPrefix = "Implement the following plan:"
+
+// acceptedPlan reports whether a typed message is an accepted plan: its
+// words are the agent's, so it carries no cue of the person's and
+// restates nothing, though it may hold the instruction a later message
+// restates.
+func acceptedPlan(text string) bool {
+	return strings.HasPrefix(strings.TrimSpace(text), planPrefix)
 }
 
 // prepareTyped reads message i of s.
@@ -167,7 +182,7 @@ func prepareTyped(s *agentlog.Session, i int) typedText {
 		text = "" // a shell command, not an instruction
 	}
 	prose, _ := typedProse(text)
-	t := typedText{index: i, prose: prose, norm: strings.Join(textWords(prose), " ")}
+	t := typedText{index: i, prose: prose, norm: strings.Join(textWords(prose), " "), plan: acceptedPlan(text)}
 	var kept []string
 	for _, sent := range sentences(prose) {
 		n := normaliseText(sent)
@@ -290,7 +305,7 @@ func findRestatements(s *agentlog.Session, w RepeatWindow, anywhere bool) []Rest
 // message li) against the earlier typed messages before.
 func judgeRestatement(s *agentlog.Session, li int, later *typedText, before []int, prep func(int) *typedText) (Restatement, bool) {
 	var r Restatement
-	if len(later.words) == 0 && later.cue == "" {
+	if later.plan || len(later.words) == 0 && later.cue == "" {
 		return r, false
 	}
 	// The cue rule names the earlier message most like the later one;

@@ -45,7 +45,7 @@ var restateCases = []struct {
 		[]wantRestatement{{"repeat", "", "rule"}}, nil},
 	{"told_you", `"I told you …", "As I said, …" and "Again: …" each restate one of three instructions`,
 		[]wantRestatement{{"told", "I told you", "tabs"}, {"said", "as I said", "api"}, {"again-colon", "again:", "deps"}}, nil},
-	{"pasted_again", `"try again." in a pasted git error (fenced and not), "remove the tests again" meaning undo, cue phrases inside pasted logs and a quoted line, the person's own "I forgot to mention", "do you remember …?" and command output: none restates`,
+	{"pasted_again", `"try again." in a pasted git error (fenced and not), "remove the tests again" meaning undo, cue phrases inside pasted logs and a quoted line, the person's own "I forgot to mention", "do you remember …?", command output, and an accepted plan (the agent's words) saying "Don't forget …": none restates`,
 		nil, nil},
 	{"resend_after_hook", `the same prompt sent again after a hook blocked it before any reply is a resend`,
 		nil, nil},
