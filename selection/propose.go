@@ -11,6 +11,7 @@ package selection
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -93,8 +94,10 @@ type ProposeOptions struct {
 // the candidates in turn order, ids c1, c2, …, every one pending,
 // position 0. It reads only what s holds: the messages a person typed
 // (Message.Typed; never injected text — compaction summaries, system
-// reminders, command output, skill text) and the text of the model's
-// steps (not their thinking, tool calls or results), so a caller may
+// reminders, command output, skill text), what a person typed when
+// refusing a tool call (Claude Code puts it in the call's result, after
+// "the user said:"), and the text of the model's steps (not their
+// thinking, tool calls or other results), so a caller may
 // pass a prefix of a session (the messages and steps before a
 // compaction). A candidate's turn is the 1-based typed turn it was said
 // in (a step before the first prompt counts as turn 1). Turns is
@@ -171,20 +174,27 @@ type ProposeOptions struct {
 // and "I" of a user become "the user" in a probe. They are drafts: review
 // is where a person fixes them.
 func Propose(s *agentlog.Session, opts ProposeOptions) Proposal {
-	p := &propProposer{seenRefs: map[string]bool{}, seenLits: map[string]bool{}}
+	p := &propProposer{seenRefs: map[string]int{}, seenLits: map[string]bool{}}
 	p.index(propUtterances(s))
 	for i, u := range p.utts {
 		p.message(i, u)
 	}
 	out := Proposal{ConversationID: s.ID, Turns: len(s.Turns), CompactionsExpected: len(s.Compactions), Candidates: []ProposedItem{}}
-	for _, c := range p.items {
-		if c.Confidence < opts.MinConfidence {
+	for i, c := range p.items {
+		if p.dropped[i] || c.Confidence < opts.MinConfidence {
 			continue
 		}
 		c.ID = "c" + strconv.Itoa(len(out.Candidates)+1)
 		out.Candidates = append(out.Candidates, c)
 	}
 	return out
+}
+
+// propConstraint is a constraint proposed: its content words and its
+// index in items.
+type propConstraint struct {
+	words map[string]bool
+	item  int
 }
 
 // propUtterance is one text the classifier reads: a typed message
@@ -194,11 +204,15 @@ type propUtterance struct {
 	turn int
 	role string
 	text string
+	// acts is whether the step also calls a tool: its "I'll …" then
+	// narrates what the call does.
+	acts bool
 }
 
 // propUtterances returns s's typed messages and step texts in the order
 // they were said: a message that Step steps preceded comes before step
-// Step.
+// Step. What a person typed when refusing a tool call (propRejectionText)
+// follows the step that made the call.
 func propUtterances(s *agentlog.Session) []propUtterance {
 	out := make([]propUtterance, 0, len(s.Messages)+len(s.Steps))
 	mi := 0
@@ -215,8 +229,14 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 	}
 	for i, st := range s.Steps {
 		addMessages(i)
+		turn := max(1, st.Turn+1)
 		if strings.TrimSpace(st.Text) != "" {
-			out = append(out, propUtterance{turn: max(1, st.Turn+1), role: "assistant", text: st.Text})
+			out = append(out, propUtterance{turn: turn, role: "assistant", text: st.Text, acts: len(st.Calls) > 0})
+		}
+		for _, c := range st.Calls {
+			if text := propRejectionText(c); text != "" {
+				out = append(out, propUtterance{turn: turn, role: "user", text: text})
+			}
 		}
 	}
 	addMessages(math.MaxInt)
@@ -229,9 +249,10 @@ type propProposer struct {
 	words       []map[string]bool // content words of each utterance
 	question    []bool            // the utterance is a question
 	items       []ProposedItem
-	constraints []map[string]bool // content words of each constraint proposed
-	seenRefs    map[string]bool
-	seenLits    map[string]bool // class + literal already proposed
+	dropped     []bool           // items[i] was superseded by a later message
+	constraints []propConstraint // each constraint proposed
+	seenRefs    map[string]int   // a reference's identity → its index in items
+	seenLits    map[string]bool  // class + literal already proposed
 }
 
 func (p *propProposer) index(utts []propUtterance) {
@@ -246,7 +267,7 @@ func (p *propProposer) index(utts []propUtterance) {
 
 // message classifies the sentences of utterance i.
 func (p *propProposer) message(i int, e propUtterance) {
-	sentences := propSentences(e.text)
+	sentences := sentences(e.text)
 	prev := ""
 	for _, s := range sentences {
 		p.sentence(i, e, s, prev)
@@ -280,6 +301,9 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 		}
 	}
 	isQuestion := strings.HasSuffix(s, "?")
+	if e.role == "user" && !isQuestion && propReversal.MatchString(propNormalize(s)) {
+		p.supersede(s)
+	}
 	if e.role == "user" {
 		if isQuestion {
 			consider(p.openQuestion(i, lead, body))
@@ -287,9 +311,9 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 			consider(p.constraint(s, lead, body))
 		}
 	} else {
-		consider(propCommitment(s))
+		consider(propCommitment(s, e.acts))
 	}
-	refs := propReferences(s)
+	refs := propReferences(s, e.role)
 	if len(refs) > 0 {
 		top := refs[0]
 		for _, r := range refs[1:] {
@@ -299,10 +323,16 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 		}
 		if best == nil || top.confidence > best.confidence {
 			for _, r := range refs {
-				if p.seenRefs[r.literal] {
+				// A reference is proposed once, where it first appears; a
+				// later mention that is surer of it raises its confidence.
+				id := propRefIdentity(r)
+				if k, ok := p.seenRefs[id]; ok {
+					if it := &p.items[k]; r.confidence > it.Confidence {
+						it.Confidence, it.Rule = propClamp(r.confidence), r.rule
+					}
 					continue
 				}
-				p.seenRefs[r.literal] = true
+				p.seenRefs[id] = len(p.items)
 				p.add(e, r)
 			}
 			return
@@ -310,7 +340,7 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 	}
 	if best != nil {
 		if best.class == fixture.Constraint {
-			p.constraints = append(p.constraints, propContentWords(best.literal))
+			p.constraints = append(p.constraints, propConstraint{words: propContentWords(best.literal), item: len(p.items)})
 		}
 		p.add(e, *best)
 	}
@@ -322,10 +352,40 @@ func (p *propProposer) add(e propUtterance, g propGuess) {
 		return
 	}
 	p.seenLits[key] = true
+	p.dropped = append(p.dropped, false)
 	p.items = append(p.items, ProposedItem{
 		Class: g.class, Turn: e.turn, Role: e.role, Literal: g.literal, Probe: g.probe, Expect: g.expect,
 		Confidence: propClamp(g.confidence), Rule: g.rule, Status: ReviewPending, Message: e.text,
 	})
+}
+
+// propReversal marks a person's sentence that takes back or replaces an
+// earlier instruction: "actually", "scratch that", "instead", "forget
+// what I said", "never mind", "no longer", "you can now", "it's fine to".
+var propReversal = regexp.MustCompile(`^(actually|scratch that|change of plan|on second thought|correction)\b|\b(instead|forget (that|what i said|about)|never ?mind|ignore (that|what i said|my (earlier|previous))|changed my mind|no longer|not anymore|any ?more|you can now|go ahead and|it's (fine|ok|okay) to|feel free to)\b`)
+
+// supersede drops every constraint proposed so far that sentence s, which
+// takes back or replaces an instruction, is about: at least half, and at
+// least two, of the constraint's content words are in s. A constraint s
+// states in their place is proposed as usual.
+func (p *propProposer) supersede(s string) {
+	words := propContentWords(s)
+	kept := p.constraints[:0]
+	for _, c := range p.constraints {
+		n := 0
+		for w := range c.words {
+			if words[w] {
+				n++
+			}
+		}
+		if n >= 2 && 2*n >= len(c.words) {
+			p.dropped[c.item] = true
+			delete(p.seenLits, string(fixture.Constraint)+"\x00"+p.items[c.item].Literal)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	p.constraints = kept
 }
 
 // propClamp keeps a confidence inside [0, 1]; it guards the invariant

@@ -12,13 +12,18 @@ import (
 // This file holds the proposal rule for references: the locator
 // patterns and the filters a regular expression cannot express.
 
-// propRefPattern is one kind of reference the classifier looks for.
+// propRefPattern is one kind of reference the classifier looks for,
+// with its test case: an example sentence it must find the reference in
+// (ref) and a near miss in which it must find none of its kind.
 type propRefPattern struct {
 	re         *regexp.Regexp
 	kind       string // what the probe asks for
 	confidence float64
 	rule       string
 	extendLeft bool // take one more descriptive word before the match
+	example    string
+	ref        string
+	nearMiss   string
 }
 
 const propPath = `(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z]\w{0,9}`
@@ -26,22 +31,42 @@ const propPath = `(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z]\w{0,9}`
 // propRefPatterns, in priority order: where two matches overlap, the
 // earlier pattern's wins.
 var propRefPatterns = []propRefPattern{
-	{re: regexp.MustCompile(`https?://[^\s<>"'()\[\]]+`), kind: "URL", confidence: 0.8, rule: "reference/url"},
-	{re: regexp.MustCompile(propPath + `:\d+(?:-\d+)?\b`), kind: "file and line", confidence: 0.85, rule: "reference/file-line"},
-	{re: regexp.MustCompile(propPath + ` rev(?:ision)?\.? ?\d+\b`), kind: "document and revision", confidence: 0.85, rule: "reference/revision"},
-	{re: regexp.MustCompile(propPath + ` (?:§ ?|section )\d+(?:\.\d+)*`), kind: "document section", confidence: 0.85, rule: "reference/document-section"},
-	{re: regexp.MustCompile(`(?i:\bsection )\d+(?:\.\d+)*|§ ?\d+(?:\.\d+)*`), kind: "section", confidence: 0.75, rule: "reference/section", extendLeft: true},
-	{re: regexp.MustCompile(`(?i:\bcommit )[0-9a-f]{7,40}\b`), kind: "commit", confidence: 0.85, rule: "reference/commit"},
-	{re: regexp.MustCompile(`\b(?:PR|MR|[Pp]ull request|[Mm]erge request|[Ii]ssue) ?#?\d+\b`), kind: "pull request", confidence: 0.8, rule: "reference/pull-request"},
-	{re: regexp.MustCompile(`(?i:\bticket )[A-Z][A-Z0-9]{1,9}-\d+\b`), kind: "ticket", confidence: 0.85, rule: "reference/ticket"},
-	{re: regexp.MustCompile(`(?i:\b(?:build|job|pipeline) )#?\d{2,}(?: on [A-Z][\w.-]*(?: [A-Z][\w.-]*)*)?`), kind: "CI build", confidence: 0.8, rule: "reference/build"},
-	{re: regexp.MustCompile(`\b(?:[a-z][\w-]* ){0,2}run #?\d{2,}\b`), kind: "run", confidence: 0.75, rule: "reference/run"},
-	{re: regexp.MustCompile(`(?i:\bsnapshot )[\w.:-]*\w`), kind: "snapshot", confidence: 0.8, rule: "reference/snapshot"},
-	{re: regexp.MustCompile(`\b(?:the )?[\w-]+ dashboard(?:,? panel \d+)?`), kind: "dashboard panel", confidence: 0.75, rule: "reference/dashboard"},
-	{re: regexp.MustCompile(`(?i:\bbranch )[\w./-]*\w|\borigin/[\w./-]*\w`), kind: "branch", confidence: 0.7, rule: "reference/branch"},
-	{re: regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b`), kind: "ticket", confidence: 0.65, rule: "reference/ticket-key"},
-	{re: regexp.MustCompile(`\b[0-9a-f]{7,40}\b`), kind: "commit", confidence: 0.6, rule: "reference/hex-id"},
-	{re: regexp.MustCompile(`(?:[\w.-]+/)+[\w.-]*\w|\b[\w-]+\.(?:md|go|py|ts|tsx|js|jsx|json|ya?ml|toml|txt|sql|sh|rs|java|kt|rb|proto|tf|cfg|ini|lock|mod|sum|csv|xml|html|css)\b`), kind: "file", confidence: 0.3, rule: "reference/path"},
+	{re: regexp.MustCompile(`https?://[^\s<>"'()\[\]` + "`" + `]+`), kind: "URL", confidence: 0.8, rule: "reference/url",
+		example: "Details are at https://example.com/runbooks/42.", ref: "https://example.com/runbooks/42", nearMiss: "use https for every call"},
+	{re: regexp.MustCompile(propPath + `:\d+(?:-\d+)?\b`), kind: "file and line", confidence: 0.85, rule: "reference/file-line",
+		example: "The off-by-one is at internal/inventory/retry.go:397.", ref: "internal/inventory/retry.go:397", nearMiss: "It failed at 12:30."},
+	{re: regexp.MustCompile(propPath + ` rev(?:ision)?\.? ?\d+\b`), kind: "document and revision", confidence: 0.85, rule: "reference/revision",
+		example: "I'm keeping the write-up in report.md rev 14.", ref: "report.md rev 14", nearMiss: "the next revision of the report"},
+	{re: regexp.MustCompile(propPath + ` (?:§ ?|section )\d+(?:\.\d+)*`), kind: "document section", confidence: 0.85, rule: "reference/document-section",
+		example: "Spec is docs/rfc-0042.md §7; follow it.", ref: "docs/rfc-0042.md §7", nearMiss: "the spec has a section on it"},
+	{re: regexp.MustCompile(`(?i:\bsection )\d+(?:\.\d+)*|§ ?\d+(?:\.\d+)*`), kind: "section", confidence: 0.75, rule: "reference/section", extendLeft: true,
+		example: "If it goes wrong, follow runbook section 3.4.", ref: "runbook section 3.4", nearMiss: "the section below"},
+	{re: regexp.MustCompile(`(?i:\bcommit )[0-9a-f]{7,40}\b`), kind: "commit", confidence: 0.85, rule: "reference/commit",
+		example: "git bisect says commit ab70bc2 is the first bad one.", ref: "commit ab70bc2", nearMiss: "commit and push"},
+	{re: regexp.MustCompile(`\b(?:PR|MR|[Pp]ull request|[Mm]erge request|[Ii]ssue) ?#?\d+\b`), kind: "pull request", confidence: 0.8, rule: "reference/pull-request",
+		example: "The earlier attempt was PR #5527; it got reverted.", ref: "PR #5527", nearMiss: "open a PR for it"},
+	{re: regexp.MustCompile(`(?i:\bticket )[A-Z][A-Z0-9]{1,9}-\d+\b`), kind: "ticket", confidence: 0.85, rule: "reference/ticket",
+		example: "Link everything to ticket INFRA-909.", ref: "ticket INFRA-909", nearMiss: "file a ticket"},
+	{re: regexp.MustCompile(`(?i:\b(?:build|job|pipeline) )#?\d{2,}(?: on [A-Z][\w.-]*(?: [A-Z][\w.-]*)*)?`), kind: "CI build", confidence: 0.8, rule: "reference/build",
+		example: "The flake shows up in build 86363 on GitHub Actions.", ref: "build 86363 on GitHub Actions", nearMiss: "the build is green"},
+	{re: regexp.MustCompile(`\b(?:[a-z][\w-]* ){0,2}run #?\d{2,}\b`), kind: "run", confidence: 0.75, rule: "reference/run",
+		example: "Compare against bench baseline run 9191.", ref: "bench baseline run 9191", nearMiss: "run it 3 times"},
+	{re: regexp.MustCompile(`(?i:\bsnapshot )[\w.:-]*\d[\w.:-]*\w`), kind: "snapshot", confidence: 0.8, rule: "reference/snapshot",
+		example: "Use snapshot stg-2026-01-22 for the fixtures.", ref: "snapshot stg-2026-01-22", nearMiss: "take a snapshot first"},
+	{re: regexp.MustCompile(`\b(?:the )?[\w-]+ dashboard(?:,? panel \d+)?`), kind: "dashboard panel", confidence: 0.75, rule: "reference/dashboard",
+		example: "Watch the ingest-lag dashboard, panel 12 while it deploys.", ref: "the ingest-lag dashboard, panel 12", nearMiss: "open a dashboard"},
+	{re: regexp.MustCompile(`(?i:\b(?:branch|parent|onto|rebase on|checkout|switch to) )` + "`?" + `[\w.-]+(?:/[\w.-]+)+|\borigin/[\w./-]*\w|(?i:\bbranch )` + "`?" + `[\w.-]*[\d_/-][\w./-]*\w`), kind: "branch", confidence: 0.7, rule: "reference/branch",
+		example: "Rebase onto branch feature/ledger-v2 first.", ref: "branch feature/ledger-v2", nearMiss: "The branch is ahead by 1 commit."},
+	{re: regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b`), kind: "ticket", confidence: 0.65, rule: "reference/ticket-key",
+		example: "Context is in DATA-4073.", ref: "DATA-4073", nearMiss: "The file is UTF-8 encoded."},
+	{re: regexp.MustCompile(`\b[0-9a-f]{7,40}\b`), kind: "commit", confidence: 0.6, rule: "reference/hex-id",
+		example: "Committed c2b0273 with the fixes.", ref: "c2b0273", nearMiss: "the value 1234567 is too big"},
+	{re: regexp.MustCompile(`\b\d{9,20}\b`), kind: "id", confidence: 0.6, rule: "reference/numeric-id",
+		example: "Replied to comment 2734843645.", ref: "2734843645", nearMiss: "it added 51894 lines"},
+	{re: regexp.MustCompile("`" + `[\w-]+(?:/[\w-]+)+` + "`"), kind: "name", confidence: 0.6, rule: "reference/quoted-name",
+		example: "The metadata lives on `entire/sessions`.", ref: "`entire/sessions`", nearMiss: "Claude/Gemini hooks"},
+	{re: regexp.MustCompile(`(?:[\w.-]+/)+[\w.-]*\w|\b[\w-]+\.(?:md|go|py|ts|tsx|js|jsx|json|jsonl|ya?ml|toml|txt|sql|sh|rs|java|kt|rb|proto|tf|cfg|ini|lock|mod|sum|csv|xml|html|css|tmpl)\b`), kind: "file", confidence: 0.3, rule: "reference/path",
+		example: "Changed `cmd/entire/cli/resume.go` to log the agent.", ref: "cmd/entire/cli/resume.go", nearMiss: "and/or"},
 }
 
 // propLeftStop are words a reference's left extension never takes.
@@ -53,9 +78,19 @@ var propLeftStop = map[string]bool{"in": true, "at": true, "of": true, "on": tru
 // propNotTickets are upper-case keys that name standards, not tickets.
 var propNotTickets = map[string]bool{"UTF": true, "ISO": true, "SHA": true, "AES": true, "HTTP": true, "TLS": true, "SSL": true, "X": true, "CVE": false, "MD": true, "P": true, "IPV": true}
 
-// propReferences returns the references in sentence s, in the order
-// they appear, each with a drafted probe.
-func propReferences(s string) []propGuess {
+// propChangeVerb marks a sentence about changing files: an assistant's
+// path in it names a file of the work, not one it only read.
+var propChangeVerb = regexp.MustCompile(`(?i)\b(add|added|adds|update|updated|updates|create|created|creates|modif(y|ied|ies)|change|changed|changes|fix|fixed|fixes|remov(e|ed|es)|edit|edited|edits|writ(e|es|ten)|wrote|implement(ed|s)?|renam(e|ed|es)|mov(e|ed|es)|delet(e|ed|es)|replac(e|ed|es)|new file|refactor(ed|s)?)\b`)
+
+// propSummaryLine marks a line of a list, table or bold heading, where an
+// assistant sums up what it did.
+var propSummaryLine = regexp.MustCompile(`^(?:[-*•|] |\d+[.)] |\*\*|#+ )`)
+
+// propReferences returns the references in sentence s, said by role, in
+// the order they appear, each with a drafted probe. A bare path is 0.3
+// (working state), unless a person wrote it or the assistant wrote it in
+// a sentence about changing files or in a summary line (0.6).
+func propReferences(s, role string) []propGuess {
 	type span struct {
 		a, b int
 		p    *propRefPattern
@@ -73,8 +108,11 @@ func propReferences(s string) []propGuess {
 		pat := &propRefPatterns[k]
 		for _, m := range pat.re.FindAllStringIndex(s, -1) {
 			a, b := m[0], m[1]
-			lit := strings.TrimRight(s[a:b], ".,;:!?")
+			lit := strings.TrimRight(s[a:b], ".,;:!?`")
 			b = a + len(lit)
+			if strings.HasPrefix(lit, "`") {
+				a++
+			}
 			if !propRefOK(s, a, b, pat) {
 				continue
 			}
@@ -101,7 +139,12 @@ func propReferences(s string) []propGuess {
 	for _, sp := range spans {
 		lit := s[sp.a:sp.b]
 		conf := sp.p.confidence
-		if sp.p.rule == "reference/dashboard" && !strings.Contains(lit, "panel") {
+		switch {
+		case sp.p.rule == "reference/dashboard" && !strings.Contains(lit, "panel"):
+			conf = 0.6
+		case sp.p.rule == "reference/path" && role == "user":
+			conf = 0.6
+		case sp.p.rule == "reference/path" && (propChangeVerb.MatchString(s) || propSummaryLine.MatchString(s)):
 			conf = 0.6
 		}
 		ctx := strings.TrimSpace(strings.TrimRight(s[:sp.a]+"…"+s[sp.b:], ". "))
@@ -142,11 +185,43 @@ func propRefOK(s string, a, b int, pat *propRefPattern) bool {
 		name, _, _ = strings.Cut(name, " ")
 		return !propLeftStop[strings.ToLower(name)]
 	case "reference/path":
-		// Not a date, a fraction or a bare "a/b" word pair.
-		return strings.ContainsAny(lit, ".") || strings.Count(lit, "/") >= 2
+		// Not a date, a fraction, a bare "a/b" word pair, a placeholder
+		// (<id>, {x}, *) or a version.
+		return (strings.ContainsAny(lit, ".") || strings.Count(lit, "/") >= 2) && !strings.ContainsAny(s[max(0, a-1):min(len(s), b+1)], "<>{}*") &&
+			!propVersion.MatchString(lit) && strings.ContainsFunc(lit, unicode.IsLetter)
+	case "reference/numeric-id":
+		return !strings.ContainsRune("/.-_:#,+", rune(before)) && !strings.ContainsRune("/-_:,", rune(after))
+	case "reference/quoted-name":
+		return !strings.ContainsAny(lit, "<>{}*")
 	}
 	return true
 }
+
+// propVersion is a version number, not a file.
+var propVersion = regexp.MustCompile(`^v?\d+(\.\d+)+$`)
+
+// propRefIdentity is what makes two references one: a file's base name
+// (without a line), a commit's first seven hex digits, else the literal
+// without a kind word ("commit", "branch", "ticket"), lower-cased.
+func propRefIdentity(g propGuess) string {
+	lit := strings.ToLower(strings.Trim(g.literal, "`"))
+	switch g.rule {
+	case "reference/file-line", "reference/path", "reference/revision", "reference/document-section":
+		lit, _, _ = strings.Cut(lit, " ")
+		lit = propLineTail.ReplaceAllString(lit, "")
+		return "file:" + lit[strings.LastIndexByte(lit, '/')+1:]
+	case "reference/commit", "reference/hex-id":
+		lit = strings.TrimPrefix(lit, "commit ")
+		return "commit:" + lit[:min(7, len(lit))]
+	}
+	for _, w := range []string{"branch ", "ticket ", "parent ", "onto ", "checkout ", "switch to ", "rebase on "} {
+		lit = strings.TrimPrefix(lit, w)
+	}
+	return lit
+}
+
+// propLineTail is a ":line" or ":a-b" after a file name.
+var propLineTail = regexp.MustCompile(`(:\d+(-\d+)?)+$`)
 
 // propExtendLeft moves a to take in the word before it ("runbook" in
 // "runbook section 3.4") unless that word is a stop word.

@@ -11,34 +11,83 @@ import (
 // This file holds the proposal rules for constraints, commitments and
 // open questions (the references are in propose_references.go).
 
+// propRule is one rule of the proposer's table: a name (the rule a
+// candidate carries), the class it proposes, the pattern it looks for in
+// a normalised sentence (lower case, straight apostrophes), and a test
+// case: an example it must fire on and a near miss it must not
+// (TestProposeRuleTable runs both).
+type propRule struct {
+	name     string
+	class    fixture.Class
+	re       *regexp.Regexp
+	example  string
+	nearMiss string
+}
+
+// propFires reports whether any of rules matches the normalised sentence
+// low, and the first that does.
+func propFires(rules []propRule, low string) (propRule, bool) {
+	for _, r := range rules {
+		if r.re.MatchString(low) {
+			return r, true
+		}
+	}
+	return propRule{}, false
+}
+
+// The constraint rules, read on a person's sentence that is not a
+// question, after its lead-in and list marker. A prohibition forbids; an
+// obligation binds from now on. A one-off request ("we need to add a
+// test", "fix the build") is neither.
 var (
+	propProhibitions = []propRule{
+		{"prohibition/never", fixture.Constraint, regexp.MustCompile(`\b(never|must not|mustn't|must never|may not|shouldn't|should not|do not|don't|cannot|can't)\b`),
+			"never commit to main", "nevertheless it works"},
+		{"prohibition/no", fixture.Constraint, regexp.MustCompile(`^no [a-z]|[,;] no [a-z]`),
+			"no force-pushes to develop", "no, we removed the session commands on purpose"},
+		{"prohibition/avoid", fixture.Constraint, regexp.MustCompile(`^(avoid|stop|skip)\b|[,;] (avoid|skip)\b`),
+			"skip 5, 7, 8 and do the rest", "the skipped tests pass"},
+		{"prohibition/not-wanted", fixture.Constraint, regexp.MustCompile(`\b(is|are|'s|'re) not (great|good|helpful|useful|needed|necessary|wanted|ideal|expected)\b|\bnot a good idea\b|\bdoesn't make sense to\b|\b(we|you) don't need\b|\bno need to\b`),
+			"panics in code are not great either", "is the test not failing"},
+	}
+	propObligations = []propRule{
+		{"obligation/always", fixture.Constraint, regexp.MustCompile(`^(always|only)\b|\balways (run|use|check|keep|ask|test|push|commit|make|write|add)\b`),
+			"always run specs locally before push", "it always fails on CI"},
+		{"obligation/keep", fixture.Constraint, regexp.MustCompile(`^(keep|leave|stick to|pin|limit|target|preserve|make sure|ensure)\b|\b(i'd|i would|let's|we should|we'll|we will|please) (keep|leave|stick to|preserve)\b|\bmake sure\b`),
+			"keep all the color changes we made", "they keep failing"},
+		{"obligation/use", fixture.Constraint, regexp.MustCompile(`^use \S+(, not|,? instead of|,? rather than)\b|^use \S+ (for|to|when|with)\b`),
+			"use pnpm, not npm, for installs", "use it"},
+		{"obligation/must", fixture.Constraint, regexp.MustCompile(`\b(must|has to|have to|is required|are required|required to)\b`),
+			"tests must not hit the network", "mustard on the side"},
+		{"obligation/should", fixture.Constraint, regexp.MustCompile(`^(the|all|every|each|our|these|those|this|that|it|they|for [^,]+, (the|all|every|our))\b[^?]*\bshould (be|check|use|go|stay|show|only|always|never|not|follow)\b`),
+			"the test should check the content of CLIVersion", "I think it should work"},
+		{"obligation/norm", fixture.Constraint, regexp.MustCompile(`\b(follow|follows|go through|goes through) [a-z]+ [a-z]+`),
+			"commit messages follow Conventional Commits", "follow"},
+	}
 	propRestatement = regexp.MustCompile(`^(i said|i've said|i have said|again[:,]|as i (mentioned|said|told you)|reminder[:,]|i already (told|said)|like i said|once more[:,]|please remember|remember[:,]|to repeat|i told you)`)
-	propProhibition = regexp.MustCompile(`\b(never|must not|mustn't|must never|may not|cannot|can't|shouldn't|should not|do not|don't)\b`)
-	propProhibitsAt = regexp.MustCompile(`^(no|avoid|stop)\b|[,;] no\b`)
-	propObligation  = regexp.MustCompile(`^(always|only|keep|leave|use|target|stick to|make sure|ensure|pin|limit)\b`)
-	propNorm        = regexp.MustCompile(`\b(must|has to|have to|needs? to|(is|are) required|required to|follows?|go(es)? through)\b`)
-	propTransient   = regexp.MustCompile(`^(keep (going|at it|it up|me (posted|updated|in the loop))|leave it (there|for now|as is))\b`)
+	propTransient   = regexp.MustCompile(`^(keep (going|at it|it up|me (posted|updated|in the loop)|on)|leave it (there|for now|as is))\b|^no (wait|worries|problem|idea|thanks|need)\b`)
 	propRuleLead    = regexp.MustCompile(`\b(rule|rules|requirement|constraint|policy|important|before you start|keep (this )?in mind|non-negotiable|heads up|must)\b`)
+	propListMarker  = regexp.MustCompile(`^(?:[-*•] |\d+[.)] )\s*`)
 )
 
-// constraint classifies a user sentence that is not a question.
+// constraint classifies a person's sentence that is not a question.
 func (p *propProposer) constraint(s, lead, body string) *propGuess {
 	if propRestatement.MatchString(propNormalize(s)) {
 		return nil
 	}
-	lit := strings.TrimRight(body, ". ")
+	lit := strings.TrimRight(propListMarker.ReplaceAllString(body, ""), ". ")
 	low := propNormalize(lit)
 	if utf8.RuneCountInString(lit) < 8 || propTransient.MatchString(low) {
 		return nil
 	}
 	words := propContentWords(lit)
 	for _, c := range p.constraints {
-		if propOverlap(words, c) >= 0.6 && len(words) >= 2 {
+		if propOverlap(words, c.words) >= 0.6 && len(words) >= 2 && !propReversal.MatchString(low) {
 			return nil // a restatement in other words
 		}
 	}
-	prohibition := propProhibition.MatchString(low) || propProhibitsAt.MatchString(low)
-	obligation := propObligation.MatchString(low) || propNorm.MatchString(low)
+	pr, prohibition := propFires(propProhibitions, low)
+	ob, obligation := propFires(propObligations, low)
 	ruleLead := lead != "" && propRuleLead.MatchString(propNormalize(lead))
 	g := &propGuess{class: fixture.Constraint, literal: lit}
 	kind := "obligation"
@@ -51,17 +100,21 @@ func (p *propProposer) constraint(s, lead, body string) *propGuess {
 	case (prohibition || obligation) && lead != "":
 		g.confidence, g.rule = 0.8, "constraint/connective+"+kind
 	case prohibition:
-		g.confidence, g.rule = 0.7, "constraint/prohibition"
+		g.confidence, g.rule = 0.7, "constraint/"+pr.name
 	case obligation:
-		g.confidence, g.rule = 0.6, "constraint/obligation"
+		g.confidence, g.rule = 0.6, "constraint/"+ob.name
 	case ruleLead:
 		g.confidence, g.rule = 0.6, "constraint/lead-in"
 	default:
 		return nil
 	}
-	g.probe, g.expect = propConstraintProbe(lit, prohibition, propObligation.MatchString(low))
+	g.probe, g.expect = propConstraintProbe(lit, prohibition, propImperative.MatchString(low))
 	return g
 }
+
+// propImperative is an opening obligation verb: its probe asks "Must the
+// agent …?".
+var propImperative = regexp.MustCompile(`^(always|only|keep|leave|use|target|stick to|make sure|ensure|pin|limit|preserve)\b`)
 
 var (
 	propMustNot = regexp.MustCompile(`^(.+?) (must not|mustn't|may not|cannot|can't|should not|shouldn't) (.+)$`)
@@ -99,27 +152,57 @@ func propConstraintProbe(lit string, prohibition, imperative bool) (probe, expec
 }
 
 var (
-	propIWill      = regexp.MustCompile(`^(?:(?:[^,]{1,60}), )?(I'll|I’ll|I will|I'm going to|I’m going to|I am going to|I plan to) (.+)$`)
-	propCondition  = regexp.MustCompile(`\b(before|until|once|after|only|not|never|ask|asking|separate|against|pinned|unless)\b`)
+	propIWill = regexp.MustCompile(`^(?:(?:[^,]{1,60})(?:, | - | — | – ))?(I'll|I’ll|I will|I won't|I won’t|I will not|I'm going to|I’m going to|I am going to|I plan to) (.+)$`)
+	// propCommitments bind the assistant beyond the next step: a refusal
+	// from now on, a condition or a later moment, a wait for the person.
+	// "I'll read the file now", "Let me …" and "I'll start with …" narrate
+	// the next step and match none.
+	propCommitments = []propRule{
+		{"commitment/refusal", fixture.Commitment, regexp.MustCompile(`\bi (won't|will not|will never|'ll never)\b`),
+			"I won't amend commits going forward", "I'll fix what won't compile"},
+		{"commitment/until", fixture.Commitment, regexp.MustCompile(`\b(until|unless|as soon as|once|only (if|when|after)|from now on|going forward|in (the )?future|next time|for now)\b`),
+			"I'll keep the old /v1/orders endpoint until the mobile app ships 4.2", "I'll look at the file now"},
+		{"commitment/ask-first", fixture.Commitment, regexp.MustCompile(`\b(ask|check with you|wait for (you|your)|confirm with you)\b.*\b(before|first)\b|\bbefore (\w+ing|you|we)\b`),
+			"I'll ask before deleting any S3 objects", "I'll add logging before the multi-session success return"},
+		{"commitment/keep", fixture.Commitment, regexp.MustCompile(`\bi('ll| will) (keep|leave|hold)\b|\bonly (in|on|for)\b`),
+			"I'll keep httpx pinned at v5.11.8", "I'll look at what keeps failing"},
+		{"commitment/instead-of", fixture.Commitment, regexp.MustCompile(`, not [\w./-]+$|\b(never|not) (touch|change|modify|push|merge|commit|delete)\b|\bseparate (pr|commit|branch)\b|\bagainst [\w./-]+\b`),
+			"I'll open the PR against develop, not main", "I'll add a new function to query only a specific branch"},
+	}
+	// propNarration opens a sentence that announces the next step; even
+	// with a cue it is not a commitment when it ends in a colon.
+	propNarration = regexp.MustCompile(`:$`)
+	// propIdiom is a manner of working, not a promise: "I'll keep it
+	// simple".
+	propIdiom      = regexp.MustCompile(`\bkeep (it|this|things) (simple|short|brief|minimal|focused)\b`)
 	propObjectStop = map[string]bool{"in": true, "into": true, "to": true, "against": true, "until": true, "before": true, "after": true, "once": true, "for": true,
 		"at": true, "on": true, "with": true, "from": true, "by": true, "so": true, "and": true, "but": true, "because": true, "when": true, "while": true,
 		"if": true, "unless": true, "only": true, "behind": true, "pinned": true, "as": true, "then": true, "first": true, "now": true}
 )
 
-// propCommitment classifies an assistant sentence.
-func propCommitment(s string) *propGuess {
+// propCommitment classifies an assistant sentence: an "I'll …" (or
+// "I won't …", "I'm going to …") that one of propCommitments binds to a
+// later moment or a condition, 0.9. A plain "I'll …" in a step that calls
+// a tool narrates what the call does and is no commitment; in a step
+// that calls none — said to the person, handing back — it is a promise
+// about later work, 0.7 (commitment/plain).
+func propCommitment(s string, acts bool) *propGuess {
 	lit := strings.TrimRight(s, ". ")
 	m := propIWill.FindStringSubmatch(lit)
-	if m == nil {
+	if m == nil || propNarration.MatchString(lit) || propIdiom.MatchString(propNormalize(lit)) {
 		return nil
 	}
 	rest := strings.TrimSpace(m[2])
 	if utf8.RuneCountInString(rest) < 6 {
 		return nil
 	}
-	g := &propGuess{class: fixture.Commitment, literal: lit, expect: rest, confidence: 0.7, rule: "commitment/i-will"}
-	if propCondition.MatchString(propNormalize(lit)) {
-		g.confidence, g.rule = 0.9, "commitment/i-will+condition"
+	g := &propGuess{class: fixture.Commitment, literal: lit, expect: rest, confidence: 0.9}
+	if r, ok := propFires(propCommitments, propNormalize(lit)); ok {
+		g.rule = r.name
+	} else if acts {
+		return nil
+	} else {
+		g.confidence, g.rule = 0.7, "commitment/plain"
 	}
 	words := strings.Fields(rest)
 	var object []string

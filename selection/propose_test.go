@@ -56,21 +56,24 @@ func TestProposeRules(t *testing.T) {
 		{"user", "Ground rule: leave dual_write_orders off by default.", fixture.Constraint, "leave dual_write_orders off by default", 0.9, "constraint/lead-in+obligation", "rule lead-in, obligation verb; the lead-in and full stop are not part of the literal"},
 		{"user", "Before you start: never modify anything under /migrations.", fixture.Constraint, "never modify anything under /migrations", 0.9, "constraint/lead-in+prohibition", "the source text's example constraint"},
 		{"user", "Also, don't deploy to staging without asking me first.", fixture.Constraint, "don't deploy to staging without asking me first", 0.8, "constraint/connective+prohibition", "a connective is a weaker lead-in than a rule"},
-		{"user", "Please don’t touch the vendored code.", fixture.Constraint, "Please don’t touch the vendored code", 0.7, "constraint/prohibition", "a curly apostrophe is still a prohibition"},
+		{"user", "Please don’t touch the vendored code.", fixture.Constraint, "Please don’t touch the vendored code", 0.7, "constraint/prohibition/never", "a curly apostrophe is still a prohibition"},
 		{"user", "Also, all queries go through the OrderRepository, no raw SQL in handlers.", fixture.Constraint, "all queries go through the OrderRepository, no raw SQL in handlers", 0.8, "constraint/connective+prohibition", `", no …" opens a prohibiting clause`},
 		{"user", "Before you start: commit messages follow Conventional Commits.", fixture.Constraint, "commit messages follow Conventional Commits", 0.9, "constraint/lead-in+obligation", "a norm stated as a fact"},
 		{"user", "Important: the release notes stay in English.", fixture.Constraint, "the release notes stay in English", 0.6, "constraint/lead-in", "a rule lead-in alone"},
-		{"user", "Use pnpm, not npm, for installs.", fixture.Constraint, "Use pnpm, not npm, for installs", 0.6, "constraint/obligation", "an opening obligation verb without lead-in"},
+		{"user", "Use pnpm, not npm, for installs.", fixture.Constraint, "Use pnpm, not npm, for installs", 0.6, "constraint/obligation/use", "an opening obligation verb without lead-in"},
 		{"user", "Thanks. Keep going.", "", "", 0, "", "acknowledgement: keep going is not a standing rule"},
-		{"user", "Hm, not what I expected. Dig into payments/queue.py.", "", "", 0.3, "reference/path", `"not what I expected" is no prohibition; the bare path is working state`},
+		{"user", "Hm, not what I expected. Dig into payments/queue.py.", fixture.Reference, "payments/queue.py", 0.6, "reference/path", `"not what I expected" is no prohibition; a path a person typed names a file of the work`},
 		{"user", "Go with the simpler version.", "", "", 0, "", "a one-off direction, no rule"},
 		{"user", "Like I said earlier, dual_write_orders defaults to off.", "", "", 0, "", "a restatement is never a new constraint"},
 		{"user", "Again: PR goes to develop.", "", "", 0, "", "restatement marker, even though it looks like a lead-in"},
 		{"user", "Add retries with exponential backoff to the calls we make to Redis.", "", "", 0, "", "a task statement is not a constraint"},
 		// Commitments.
-		{"assistant", "I'll open the PR against develop, not main. Starting with the tests.", fixture.Commitment, "I'll open the PR against develop, not main", 0.9, "commitment/i-will+condition", "the source text's example commitment; the next sentence is not part of it"},
-		{"assistant", "I will run the linters.", fixture.Commitment, "I will run the linters", 0.7, "commitment/i-will", "a plain promise"},
-		{"assistant", "Once CI is green, I'll tag v1.2.0.", fixture.Commitment, "Once CI is green, I'll tag v1.2.0", 0.9, "commitment/i-will+condition", "a leading clause, and the version's dots do not split the sentence"},
+		{"assistant", "I'll open the PR against develop, not main. Starting with the tests.", fixture.Commitment, "I'll open the PR against develop, not main", 0.9, "commitment/instead-of", "the source text's example commitment; the next sentence is not part of it"},
+		{"assistant", "I will run the linters.", fixture.Commitment, "I will run the linters", 0.7, "commitment/plain", "a plain promise, in a step that calls no tool"},
+		{"assistant", "I'll add tests to `hook_registry_test.go`:", fixture.Reference, "hook_registry_test.go", 0.6, "reference/path", "a sentence ending in a colon introduces the next step: no commitment; the file it changes is a reference"},
+		{"assistant", "Got it - I won't amend commits going forward.", fixture.Commitment, "Got it - I won't amend commits going forward", 0.9, "commitment/refusal", "a refusal from now on, after a dash"},
+		{"assistant", "I'll keep it simple and focus on the casts.", "", "", 0, "", "an idiom about the manner of working"},
+		{"assistant", "Once CI is green, I'll tag v1.2.0.", fixture.Commitment, "Once CI is green, I'll tag v1.2.0", 0.9, "commitment/until", "a leading clause, and the version's dots do not split the sentence"},
 		{"assistant", "Let me find where LoadQueue lives.", "", "", 0, "", "an immediate action, not a commitment"},
 		{"user", "I'll review it tonight.", "", "", 0, "", "commitments are the assistant's"},
 		// Open questions.
@@ -81,7 +84,8 @@ func TestProposeRules(t *testing.T) {
 		{"user", "Why is TestQueueEmpty failing?", "", "", 0, "", "a throwaway question about the work in hand"},
 		{"user", "Can you show me the diff so far?", "", "", 0, "", "a request"},
 		{"user", "How far along are you?", "", "", 0, "", "a progress question"},
-		{"user", "Does payments/queue.py need changes too?", fixture.OpenQuestion, "Does payments/queue.py need changes too?", 0.3, "open_question/plain", "no sign of a pending decision: below the default cut"},
+		{"user", "Does payments/queue.py need changes too?", fixture.Reference, "payments/queue.py", 0.6, "reference/path", "the path a person typed (0.6) outranks a question with no sign of a pending decision (0.3)"},
+		{"user", "Should we cache per tenant?", fixture.OpenQuestion, "Should we cache per tenant?", 0.8, "open_question/decision", "should and we"},
 		{"assistant", "Should we retry failed webhooks?", "", "", 0, "", "open questions are the user's"},
 		// References.
 		{"assistant", "The off-by-one is at internal/inventory/retry.go:397.", fixture.Reference, "internal/inventory/retry.go:397", 0.85, "reference/file-line", "file and line"},
@@ -193,7 +197,7 @@ func TestProposeTranscript(t *testing.T) {
 		{5, fixture.OpenQuestion, 0.2}, // answered at turn 6
 		{7, fixture.Reference, 0.75},
 		// turn 9 restates turn 3 in other words; turn 10 repeats the reference
-		{12, fixture.OpenQuestion, 0.3}, // one item a sentence: the path (also 0.3) loses the tie
+		{12, fixture.Reference, 0.6}, // one item a sentence: the path a person typed (0.6) wins over the plain question (0.3)
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got  %v\nwant %v", got, want)
@@ -209,7 +213,7 @@ func TestProposeTranscript(t *testing.T) {
 	for _, c := range cut.Candidates {
 		ids = append(ids, c.ID+":"+string(c.Class))
 	}
-	if strings.Join(ids, " ") != "c1:constraint c2:open_question c3:reference" {
+	if strings.Join(ids, " ") != "c1:constraint c2:open_question c3:reference c4:reference" {
 		t.Errorf("after the cut: %v", ids)
 	}
 	if empty := Propose(propSession(nil, 1, 1), ProposeOptions{}); empty.Candidates == nil || len(empty.Candidates) != 0 {
@@ -246,4 +250,80 @@ func ExamplePropose() {
 	// c2 commitment    turn 2  0.90  "I'll open the PR against develop, not main"
 	// c3 open_question turn 3  0.65  "Would an enum be better than a varchar for orders.status?"
 	// c4 reference     turn 3  0.85  "report.md rev 14"
+}
+
+// TestProposeRuleTable runs every rule of the proposer's tables on its
+// own example (it must fire) and its near miss (it must not): the
+// constraint and commitment cues, and the reference patterns (the
+// example must yield the pattern's reference, the near miss none of its
+// kind).
+func TestProposeRuleTable(t *testing.T) {
+	for _, table := range [][]propRule{propProhibitions, propObligations, propCommitments} {
+		for _, r := range table {
+			t.Run(r.name, func(t *testing.T) {
+				if r.example == "" || r.nearMiss == "" {
+					t.Fatal("a rule needs an example and a near miss")
+				}
+				if !r.re.MatchString(propNormalize(r.example)) {
+					t.Errorf("does not fire on its example %q", r.example)
+				}
+				if r.re.MatchString(propNormalize(r.nearMiss)) {
+					t.Errorf("fires on its near miss %q", r.nearMiss)
+				}
+			})
+		}
+	}
+	for _, pat := range propRefPatterns {
+		t.Run(pat.rule+"/"+pat.ref, func(t *testing.T) {
+			found := false
+			for _, g := range propReferences(pat.example, "assistant") {
+				if g.rule == pat.rule && g.literal == strings.Trim(pat.ref, "`") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("example %q: no %s %q in %+v", pat.example, pat.rule, pat.ref, propReferences(pat.example, "assistant"))
+			}
+			for _, g := range propReferences(pat.nearMiss, "assistant") {
+				if g.rule == pat.rule {
+					t.Errorf("near miss %q gives %s %q", pat.nearMiss, g.rule, g.literal)
+				}
+			}
+		})
+	}
+}
+
+// TestProposeSession checks what comes from the session rather than the
+// text: injected messages are not read, a slash command's arguments are,
+// a shell command is not, pasted output is skipped, what a person typed
+// when refusing a tool call is read at its turn, an "I'll …" in a step
+// that calls a tool is narration, and a later message that takes an
+// instruction back drops it.
+func TestProposeSession(t *testing.T) {
+	s := &agentlog.Session{ID: "s1", Turns: make([]agentlog.Turn, 4)}
+	s.Messages = []agentlog.Message{
+		{Kind: agentlog.Typed, Turn: 0, Step: 0, Text: "Never commit to main.\n```\nFAIL: never commit to main\n```"},
+		{Kind: agentlog.SystemReminder, Turn: 0, Step: 0, Text: "<system-reminder>Never use tabs.</system-reminder>"},
+		{Kind: agentlog.SlashCommand, Turn: 1, Step: 2, Text: "<command-name>/review</command-name><command-args>always run specs locally before push</command-args>"},
+		{Kind: agentlog.ShellCommand, Turn: 2, Step: 3, Text: "<bash-input>never mind</bash-input>"},
+		{Kind: agentlog.Typed, Turn: 3, Step: 3, Text: "Actually, you can commit to main now."},
+	}
+	s.Steps = []agentlog.Step{
+		{Turn: 0, Text: "I'll read the file now.", Calls: []agentlog.ToolCall{{Name: "Read"}}},
+		{Turn: 0, Text: "Done. I'll post the numbers in PLAN.md."},
+		{Turn: 1, Calls: []agentlog.ToolCall{{Name: "Bash", HasResult: true, IsError: true,
+			Result: "The user doesn't want to proceed with this tool use. " + propRejectMarker + "\ndon't run CI or integration tests, too slow."}}},
+	}
+	var got []string
+	for _, c := range Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence}).Candidates {
+		got = append(got, fmt.Sprintf("%d %s %s", c.Turn, c.Class, c.Literal))
+	}
+	want := []string{
+		"1 commitment I'll post the numbers in PLAN.md",
+		"2 constraint always run specs locally before push",
+		"2 constraint don't run CI or integration tests, too slow",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

@@ -12,51 +12,6 @@ import (
 // This file holds the text helpers of the proposal rules: sentences,
 // lead-ins, normalisation and content words.
 
-// propSentences splits text into trimmed sentences: after . ! ? (and …)
-// followed by white space, and at line breaks. A full stop after a
-// common abbreviation (e.g., i.e., vs., etc.) does not end a sentence.
-func propSentences(text string) []string {
-	var out []string
-	flush := func(s string) {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	start := 0
-	for i, r := range text {
-		switch r {
-		case '\n', '\r':
-			flush(text[start:i])
-			start = i + 1
-		case '.', '!', '?', '…':
-			end := i + utf8.RuneLen(r)
-			if end < len(text) && !propSpace(text[end]) {
-				continue
-			}
-			if r == '.' && propAbbreviation(text[start:end]) {
-				continue
-			}
-			flush(text[start:end])
-			start = end
-		}
-	}
-	flush(text[start:])
-	return out
-}
-
-func propSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// propAbbreviation reports whether s ends with an abbreviation's stop.
-func propAbbreviation(s string) bool {
-	low := strings.ToLower(s)
-	for _, a := range []string{"e.g.", "i.e.", "vs.", "etc.", "cf.", "approx.", "incl."} {
-		if strings.HasSuffix(low, " "+a) || low == a {
-			return true
-		}
-	}
-	return false
-}
-
 // propShortSentence reports whether s can be a lead-in on its own line:
 // at most three words, ending in "." or ":".
 func propShortSentence(s string) bool {
@@ -181,61 +136,25 @@ func propTypedText(m agentlog.Message) string {
 	return propProse(m.Text)
 }
 
-var (
-	// propOutputLine is a line of pasted output, a log or code rather
-	// than prose: a timestamp, a JSON or diff line, a console or shell
-	// marker, a stack frame, a line of code by its punctuation.
-	propOutputLine = regexp.MustCompile(`^(?:` +
-		`\d{4}-\d\d-\d\d[T ]\d|[A-Z][a-z]{2} +\d{1,2} \d\d:\d\d|\d\d:\d\d:\d\d|` + // timestamps
-		`[{}\[\]]|"[^"]*"\s*:|` + // JSON
-		`[+-]{3} |@@ |diff --git|index [0-9a-f]+\.\.|` + // diffs
-		`[$#%] |>>> |❯|⏺|⎿|✓|✗|✔|✘|│|├|└|=== |--- |\*\*\* |` + // consoles
-		`at [\w.$<>]+\(|goroutine \d|panic:|Traceback|File "|` + // stack traces
-		`(?:FAIL|PASS|ERROR|WARN|INFO|DEBUG|DEBU)\b|ok(?:\t|  )|` +
-		`(?:func|package|import|var|const|type|return|if|for|def|class|let|fn) .*(?:[{(;=]|\):)$|` +
-		`[^ ]+ *(?::=|==|!=|&&|\|\|) ` +
-		`)`)
-	propKeyValue = regexp.MustCompile(`\b\w+=\S+`)
-)
+// propRejectMarker is what Claude Code writes, in the result of a tool
+// call the person refused, before the words the person typed.
+const propRejectMarker = "To tell you how to proceed, the user said:"
 
-// propProse returns text without what a person pasted rather than wrote:
-// fenced code blocks, indented lines (code, log continuations) and lines
-// that look like output, a log, JSON, a diff or code (propOutputLine),
-// or that hold two key=value pairs or more symbols and digits than
-// letters. The prose lines keep
-// their order, joined by "\n", so sentences never run across a removed
-// block.
-func propProse(text string) string {
-	var out []string
-	fenced := false
-	for line := range strings.Lines(text) {
-		line = strings.TrimRight(line, "\r\n")
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fenced = !fenced
-			continue
-		}
-		if fenced || trimmed == "" {
-			continue
-		}
-		if strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "    ") || propOutputLine.MatchString(trimmed) ||
-			len(propKeyValue.FindAllStringIndex(trimmed, 3)) >= 2 || !propMostlyWords(trimmed) {
-			continue
-		}
-		out = append(out, trimmed)
+// propRejectionText is what a person typed when refusing tool call c —
+// Claude Code's result "The user doesn't want to proceed with this tool
+// use. … To tell you how to proceed, the user said:\n<text>" — without
+// pasted material, or "" when c's result holds none.
+func propRejectionText(c agentlog.ToolCall) string {
+	_, text, ok := strings.Cut(c.Result, propRejectMarker)
+	if !ok || !c.HasResult {
+		return ""
 	}
-	return strings.Join(out, "\n")
+	return propProse(text)
 }
 
-// propMostlyWords reports whether at least half of s's characters are
-// letters or spaces.
-func propMostlyWords(s string) bool {
-	n, words := 0, 0
-	for _, r := range s {
-		n++
-		if unicode.IsLetter(r) || r == ' ' {
-			words++
-		}
-	}
-	return 2*words >= n
+// propProse is text without what a person pasted rather than wrote
+// (typedProse, shared with the restatement signal).
+func propProse(text string) string {
+	prose, _ := typedProse(text)
+	return prose
 }

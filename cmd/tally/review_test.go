@@ -60,25 +60,28 @@ func cliIn(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr string
 }
 
 // The example session the tests review: three items (a constraint at
-// turn 3, a reference at 21, a commitment at 39) in week 1's log.
+// turn 3, a reference at 21, a commitment at 39) in week 1's log, the
+// candidates at confidence ≥ exampleMinConfidence (below it are the bare
+// paths a person typed, 0.6, which its fixture does not list).
 const (
-	exampleLog     = "../../examples/quarterly/events/week-01.jsonl"
-	exampleSession = "sess_2026_01_06_75ad"
+	exampleLog           = "../../examples/quarterly/events/week-01.jsonl"
+	exampleSession       = "sess_2026_01_06_75ad"
+	exampleMinConfidence = "0.65"
 )
 
 func TestProposeCLI(t *testing.T) {
 	dir := t.TempDir()
 	cands := filepath.Join(dir, "cands.json")
-	out, errOut, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "-o", cands)
+	out, errOut, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "--min-confidence", exampleMinConfidence, "-o", cands)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	want := `sess_2026_01_06_75ad: 82 turns, 3 compactions; 3 candidates at confidence ≥ 0.50 (1 constraint, 1 commitment, 0 open_question, 1 reference)
+	want := `sess_2026_01_06_75ad: 82 turns, 3 compactions; 3 candidates at confidence ≥ 0.65 (1 constraint, 1 commitment, 0 open_question, 1 reference)
 
 id  class       turn  confidence  rule                           literal
 c1  constraint  3     0.90        constraint/lead-in+obligation  leave dual_write_orders off by default
 c2  reference   21    0.75        reference/section              runbook section 3.4
-c3  commitment  39    0.70        commitment/i-will              I'll split payments/rounding.py into rounding_read.py and rounding_writ…
+c3  commitment  39    0.70        commitment/plain               I'll split payments/rounding.py into rounding_read.py and rounding_writ…
 
 wrote ` + cands + `; next: tally review ` + cands + ` -o FIXTURE.json
 `
@@ -97,7 +100,7 @@ wrote ` + cands + `; next: tally review ` + cands + ` -o FIXTURE.json
 		}
 	}
 	// --format json prints the candidates file itself.
-	js, _, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "--format", "json")
+	js, _, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "--min-confidence", exampleMinConfidence, "--format", "json")
 	file, _ := os.ReadFile(cands)
 	if code != 0 || js != string(file) {
 		t.Errorf("--format json (exit %d) differs from the file written:\n%s", code, js)
@@ -154,7 +157,7 @@ func TestProposeCLIErrors(t *testing.T) {
 func TestReviewNeedsTerminal(t *testing.T) {
 	dir := t.TempDir()
 	cands := filepath.Join(dir, "cands.json")
-	if _, e, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "-o", cands); code != 0 {
+	if _, e, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "--min-confidence", exampleMinConfidence, "-o", cands); code != 0 {
 		t.Fatal(e)
 	}
 	fx := filepath.Join(dir, "fx.json")
@@ -342,7 +345,7 @@ func TestReviewPTY(t *testing.T) {
 	dir := t.TempDir()
 	cands := filepath.Join(dir, "cands.json")
 	fx := filepath.Join(dir, "fx.json")
-	if _, e, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "-o", cands); code != 0 {
+	if _, e, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "--min-confidence", exampleMinConfidence, "-o", cands); code != 0 {
 		t.Fatal(e)
 	}
 	statuses := func() string {
@@ -452,7 +455,7 @@ func TestReviewPTYTypedAhead(t *testing.T) {
 	dir := t.TempDir()
 	cands := filepath.Join(dir, "cands.json")
 	fx := filepath.Join(dir, "fx.json")
-	if _, e, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "-o", cands); code != 0 {
+	if _, e, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "--min-confidence", exampleMinConfidence, "-o", cands); code != 0 {
 		t.Fatal(e)
 	}
 	r := startPTY(t, tallyProgram(t), "review", cands, "-o", fx)
