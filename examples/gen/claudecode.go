@@ -145,6 +145,31 @@ type ccSession struct {
 	Calls       []ccCall
 	Compactions map[int]string // plan turn → boundary uuid
 	Prompts     map[int]string // plan turn → uuid of the typed prompt
+	Stats       ccStats
+}
+
+// ccStats counts what a session's log holds, for the README.
+type ccStats struct {
+	Records, Prompts, IDENotes, Continuations, AssistantRecords, Results int
+	// Failed counts error results by cause: "test" (exit code 1), "edit"
+	// (the old string not found), "rejected" (the person said no).
+	Failed map[string]int
+}
+
+// add adds o's counts to s.
+func (s *ccStats) add(o ccStats) {
+	s.Records += o.Records
+	s.Prompts += o.Prompts
+	s.IDENotes += o.IDENotes
+	s.Continuations += o.Continuations
+	s.AssistantRecords += o.AssistantRecords
+	s.Results += o.Results
+	if s.Failed == nil {
+		s.Failed = map[string]int{}
+	}
+	for k, v := range o.Failed {
+		s.Failed[k] += v
+	}
 }
 
 // ccWriter writes one session.
@@ -193,7 +218,7 @@ func (l *sessionLog) writeClaudeCode(seed uint64, summary func(turn int) string)
 		cwd:    "/home/" + pick(r, ccUsers) + "/src/" + repo,
 		branch: pick(r, []string{"main", "main", "fix/" + l.th.Service, "feat/" + l.th.Service + "-" + pick(r, modules)}),
 		at:     l.s.Started,
-		out:    &ccSession{Compactions: map[int]string{}, Prompts: map[int]string{}},
+		out:    &ccSession{Compactions: map[int]string{}, Prompts: map[int]string{}, Stats: ccStats{Failed: map[string]int{}}},
 	}
 	for t := 1; t <= l.s.Turns; t++ {
 		if err := w.turn(t, summary); err != nil {
@@ -226,6 +251,7 @@ func (w *ccWriter) user(content any, ts string, mod func(*ccUser)) (string, erro
 		mod(&rec)
 	}
 	w.parent = rec.UUID
+	w.out.Stats.Records++
 	return rec.UUID, w.enc.Encode(rec)
 }
 
@@ -234,6 +260,8 @@ func (w *ccWriter) assistant(msgID string, part ccPart, ts string) (string, erro
 		GitBranch: w.branch, Type: "assistant", UUID: newUUID(w.r), Timestamp: ts,
 		Message: ccMsg{Model: ccModel, ID: msgID, Type: "message", Role: "assistant", Content: []ccPart{part}}}
 	w.parent = rec.UUID
+	w.out.Stats.Records++
+	w.out.Stats.AssistantRecords++
 	return rec.UUID, w.enc.Encode(rec)
 }
 
@@ -254,6 +282,7 @@ func (w *ccWriter) turn(t int, summary func(int) string) error {
 	text := p.User
 	if text == "" {
 		text = pick(r, continuations)
+		w.out.Stats.Continuations++
 	}
 	var content any = text
 	if t > 1 && p.User == "" && chance(r, 0.04) {
@@ -261,6 +290,7 @@ func (w *ccWriter) turn(t int, summary func(int) string) error {
 		// prompt itself is the second part.
 		note := fmt.Sprintf("<ide_opened_file>The user opened the file %s in the IDE. This may or may not be related to the current task.</ide_opened_file>", w.cwd+"/"+pick(r, l.th.Files))
 		content = []ccPart{{Type: "text", Text: note}, {Type: "text", Text: text}}
+		w.out.Stats.IDENotes++
 	}
 	lo, hi := 20, 240 // the person reads and types
 	if t == 1 {
@@ -271,6 +301,7 @@ func (w *ccWriter) turn(t int, summary func(int) string) error {
 		return err
 	}
 	w.out.Prompts[t] = id
+	w.out.Stats.Prompts++
 	if p.Compaction {
 		if err := w.compaction(t, summary(t)); err != nil {
 			return err
@@ -312,6 +343,7 @@ func (w *ccWriter) compaction(t int, body string) error {
 	b.CompactMetadata.PreTokens = between(r, CompactionThreshold, CompactionThreshold+6_000)
 	w.parent = b.UUID
 	w.out.Compactions[t] = b.UUID
+	w.out.Stats.Records++
 	if err := w.enc.Encode(b); err != nil {
 		return err
 	}
@@ -379,6 +411,17 @@ func (w *ccWriter) step(t int, calls []toolCall, last bool) error {
 		}
 		if _, err := w.user([]ccPart{part}, w.tick(0, 20), nil); err != nil {
 			return err
+		}
+		w.out.Stats.Results++
+		if isErr {
+			switch {
+			case rejected:
+				w.out.Stats.Failed["rejected"]++
+			case pc.c.Tool == "edit_file":
+				w.out.Stats.Failed["edit"]++
+			default:
+				w.out.Stats.Failed["test"]++
+			}
 		}
 		w.out.Calls = append(w.out.Calls, ccCall{Turn: t, Key: pc.c.key(), Tool: pc.tool, ToolUseID: pc.id, UUID: pc.uuid, IsError: isErr})
 		if rejected {

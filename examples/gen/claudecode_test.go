@@ -45,12 +45,9 @@ func buildCC() (*ccRun, error) {
 		return nil, err
 	}
 	logs := q.ccLogs
-	weeks := make(map[int][]byte)
+	weeks := make(map[string][]byte)
 	for _, f := range q.Files {
-		var w int
-		if _, err := fmt.Sscanf(f.Path, "events/week-%02d.jsonl", &w); err == nil {
-			weeks[w] = f.Data
-		}
+		weeks[f.Path] = f.Data
 	}
 	dir, err := os.MkdirTemp("", "tally-gen-cc-")
 	if err != nil {
@@ -62,8 +59,8 @@ func buildCC() (*ccRun, error) {
 		run.plans[l.s.ID] = l
 	}
 	for w := 1; w <= Weeks; w++ {
-		p := filepath.Join(dir, fmt.Sprintf("week-%02d.jsonl", w))
-		if err := os.WriteFile(p, weeks[w], 0o644); err != nil {
+		p := filepath.Join(dir, filepath.Base(q.WeekFile(w)))
+		if err := os.WriteFile(p, weeks[q.WeekFile(w)], 0o644); err != nil {
 			return nil, err
 		}
 		ss, err := agentlog.OpenAll(p, "")
@@ -181,60 +178,58 @@ type repeatScore struct {
 	missedEx, extraEx map[string]string
 }
 
-// scoreRepeats runs selection.FindToolRepeats on every session read back
-// and compares its flagged repeats, by (session, plan turn), with
-// truth.jsonl's repeated_tool_call lines and look-alikes.
-func scoreRepeats(run *ccRun) repeatScore {
+// scoreRepeats runs selection.FindToolRepeats on every session and
+// compares its flagged repeats, by (session, turn), with the truth's
+// repeated_tool_call lines and tool-call look-alikes.
+func scoreRepeats(sessions map[string]*agentlog.Session, truth []truthRec) repeatScore {
 	sc := repeatScore{missed: map[string]int{}, extra: map[string]int{}, missedEx: map[string]string{}, extraEx: map[string]string{}}
-	want := map[string]truthLine{}
+	want := map[string]truthRec{}
 	look := map[string]bool{}
-	for _, l := range run.q.Logs {
-		for _, tr := range l.truth {
-			k := fmt.Sprint(tr.SessionID, "/", tr.Turn)
-			switch {
-			case tr.Signal == SignalRepeatedToolCall:
-				want[k] = tr
-			case tr.Lookalike == LookalikeRereadOtherArgs || tr.Lookalike == LookalikeIdenticalNoCompac:
-				look[k] = true
-				sc.lookalikes++
-			}
+	for _, tr := range truth {
+		k := fmt.Sprint(tr.SessionID, "/", tr.Turn)
+		switch {
+		case tr.Signal == SignalRepeatedToolCall:
+			want[k] = tr
+		case tr.Lookalike == LookalikeRereadOtherArgs || tr.Lookalike == LookalikeIdenticalNoCompac:
+			look[k] = true
+			sc.lookalikes++
 		}
 	}
-	ids := make([]string, 0, len(run.sessions))
-	for id := range run.sessions {
+	ids := make([]string, 0, len(sessions))
+	for id := range sessions {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	found := map[string]bool{}
 	for _, id := range ids {
-		all := selection.FindToolRepeats(run.sessions[id], selection.DefaultRepeatWindow)
-		kindAt := map[string]selection.ToolRepeat{}
-		for _, r := range all {
+		unflagged := map[string]selection.ToolRepeat{}
+		for _, r := range selection.FindToolRepeats(sessions[id], selection.DefaultRepeatWindow) {
 			k := fmt.Sprint(id, "/", r.Repeat.Turn+1)
-			if r.Kind.Flagged() {
-				if !found[k] {
-					found[k] = true
-					tr, ok := want[k]
-					switch {
-					case ok:
-						sc.tp++
-						if r.Repeat.UUID != tr.UUID || r.First.UUID != tr.EvidenceUUID || r.CompactionUUID != tr.CompactionUUID {
-							sc.wrongEvidence++
-						}
-					default:
-						sc.fp++
-						why := string(r.Kind) + " " + r.Repeat.Tool
-						if look[k] {
-							sc.lookalikesFlagged++
-							why = "look-alike " + why
-						}
-						sc.extra[why]++
-						sc.extraEx[why] = fmt.Sprintf("%s turn %d: %s %s", id, r.Repeat.Turn+1, r.Repeat.Tool, r.Repeat.Input)
-					}
+			if !r.Kind.Flagged() {
+				if _, ok := unflagged[k]; !ok {
+					unflagged[k] = r
 				}
-			} else if _, ok := kindAt[k]; !ok {
-				kindAt[k] = r
+				continue
 			}
+			if found[k] {
+				continue // two repeats in one turn: one truth line
+			}
+			found[k] = true
+			if tr, ok := want[k]; ok {
+				sc.tp++
+				if r.Repeat.UUID != tr.UUID || r.First.UUID != tr.EvidenceUUID || r.CompactionUUID != tr.CompactionUUID {
+					sc.wrongEvidence++
+				}
+				continue
+			}
+			sc.fp++
+			why := string(r.Kind) + " " + r.Repeat.Tool
+			if look[k] {
+				sc.lookalikesFlagged++
+				why = "look-alike " + why
+			}
+			sc.extra[why]++
+			sc.extraEx[why] = fmt.Sprintf("%s: %s %s", k, r.Repeat.Tool, r.Repeat.Input)
 		}
 		for k := range want {
 			if !strings.HasPrefix(k, id+"/") || found[k] {
@@ -242,7 +237,7 @@ func scoreRepeats(run *ccRun) repeatScore {
 			}
 			sc.fn++
 			why := "not found as a repeat"
-			if r, ok := kindAt[k]; ok {
+			if r, ok := unflagged[k]; ok {
 				why = string(r.Kind) + " " + r.Repeat.Tool + ": " + r.Reason
 			}
 			sc.missed[why]++
@@ -250,27 +245,4 @@ func scoreRepeats(run *ccRun) repeatScore {
 		}
 	}
 	return sc
-}
-
-// TestClaudeCodeRepeats scores the repeated-tool-call signal through the
-// Claude Code path: the generator's injected repeats, found by
-// selection.FindToolRepeats on the logs as agentlog reads them, against
-// truth.jsonl.
-func TestClaudeCodeRepeats(t *testing.T) {
-	run := loadCC(t)
-	sc := scoreRepeats(run)
-	t.Logf("repeated_tool_call through the Claude Code path: precision %d/%d, recall %d/%d; look-alikes flagged %d/%d",
-		sc.tp, sc.tp+sc.fp, sc.tp, sc.tp+sc.fn, sc.lookalikesFlagged, sc.lookalikes)
-	for why, n := range sc.missed {
-		t.Errorf("missed %d: %s (e.g. %s)", n, why, sc.missedEx[why])
-	}
-	for why, n := range sc.extra {
-		t.Errorf("flagged %d not in the truth: %s (e.g. %s)", n, why, sc.extraEx[why])
-	}
-	if sc.wrongEvidence > 0 {
-		t.Errorf("%d of %d repeats found name other records than the truth's uuids", sc.wrongEvidence, sc.tp)
-	}
-	if sc.tp < 20 || sc.lookalikes < 20 {
-		t.Errorf("only %d repeats and %d look-alikes to score", sc.tp, sc.lookalikes)
-	}
 }

@@ -52,6 +52,10 @@ type truthRec struct {
 	CompactionTurn int    `json:"compaction_turn"`
 	EvidenceTurn   int    `json:"evidence_turn"`
 	Tool           string `json:"tool"`
+	ClaudeCodeTool string `json:"claude_code_tool"`
+	UUID           string `json:"uuid"`
+	EvidenceUUID   string `json:"evidence_uuid"`
+	CompactionUUID string `json:"compaction_uuid"`
 }
 
 // eachLine decodes every line of a JSONL file into a fresh T.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"compress/gzip"
 	"fmt"
 	"math"
 	"path"
@@ -30,9 +31,11 @@ type Quarter struct {
 	Files      []File
 }
 
-// Generate builds the whole quarter from one seed, its event logs in
-// tally's own event format.
-func Generate(seed uint64) (*Quarter, error) { return generate(seed, false) }
+// Generate builds the whole quarter from one seed, its event logs in the
+// committed data's format (DefaultFormat).
+func Generate(seed uint64) (*Quarter, error) {
+	return generate(seed, DefaultFormat == FormatClaudeCode)
+}
 
 // generate builds the whole quarter from one seed, its event logs in
 // Claude Code's format when cc is set.
@@ -236,7 +239,14 @@ func (q *Quarter) files() error {
 		}
 	}
 	for w := 1; w <= Weeks; w++ {
-		q.Files = append(q.Files, File{fmt.Sprintf("events/week-%02d.jsonl", w), weeks[w]})
+		data := weeks[w]
+		if q.ClaudeCode {
+			var err error
+			if data, err = gzipBytes(data); err != nil {
+				return err
+			}
+		}
+		q.Files = append(q.Files, File{q.WeekFile(w), data})
 	}
 	data, err = truthJSONL(q.Logs)
 	if err := add("events/truth.jsonl", data, err); err != nil {
@@ -293,4 +303,33 @@ type promptSize struct {
 	ConversationID string `json:"conversation_id"`
 	Compaction     int    `json:"compaction"`
 	PromptTokens   int    `json:"prompt_tokens"`
+}
+
+// WeekFile is the path of week w's event log under the output folder:
+// events/week-NN.jsonl in tally's own format; events/week-NN.jsonl.gz in
+// Claude Code's, gzipped, since its records are some six times the size
+// and the committed data stays under 30 MB (tally reads either the same
+// way: the gzip magic bytes decide, not the name).
+func (q *Quarter) WeekFile(w int) string {
+	if q.ClaudeCode {
+		return fmt.Sprintf("events/week-%02d.jsonl.gz", w)
+	}
+	return fmt.Sprintf("events/week-%02d.jsonl", w)
+}
+
+// gzipBytes compresses data with a header that names no file and no
+// time, so the same data gives the same bytes.
+func gzipBytes(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(data); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

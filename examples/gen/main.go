@@ -4,9 +4,11 @@
 // contexts of an incumbent and a candidate summariser, the recorded
 // judge's verdicts, replay pairs, prompt sizes and a README.
 //
-//	go run ./examples/gen [-seed N] [-out DIR]
+//	go run ./examples/gen [-seed N] [-out DIR] [-format claude-code|tally]
 //
-// The same seed gives byte-identical files. The output is written to a
+// The event logs are written in Claude Code's session format or in
+// tally's own event format (-format). The same seed gives byte-identical
+// files. The output is written to a
 // temporary folder beside DIR and renamed into place, so a failed run
 // leaves the old data untouched.
 package main
@@ -23,6 +25,13 @@ import (
 // DefaultSeed is the seed of the committed data.
 const DefaultSeed = 20260105
 
+// The formats of the event logs (-format), and the committed data's.
+const (
+	FormatClaudeCode = "claude-code"
+	FormatTally      = "tally"
+	DefaultFormat    = FormatTally
+)
+
 func main() {
 	if err := run(os.Stdout, os.Stderr, os.Args[1:]); err != nil {
 		if err != flag.ErrHelp {
@@ -37,14 +46,23 @@ func run(stdout, stderr io.Writer, args []string) error {
 	fs.SetOutput(stderr)
 	seed := fs.Uint64("seed", DefaultSeed, "the random seed; the same seed gives byte-identical files")
 	out := fs.String("out", filepath.Join("examples", "quarterly"), "the output folder, replaced as a whole")
+	format := fs.String("format", DefaultFormat, `the event logs' format: "claude-code" (Claude Code's session logs, gzipped) or "tally" (tally's own event format)`)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	var cc bool
+	switch *format {
+	case FormatClaudeCode:
+		cc = true
+	case FormatTally:
+	default:
+		return fmt.Errorf("-format: want %q or %q, got %q", FormatClaudeCode, FormatTally, *format)
+	}
 	start := time.Now()
-	q, err := Generate(*seed)
+	q, err := generate(*seed, cc)
 	if err != nil {
 		return err
 	}

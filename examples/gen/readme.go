@@ -153,7 +153,7 @@ outcomes for `+"`replay`"+`.
 | path | what it is |
 |---|---|
 | `+"`sessions.jsonl`"+` | %d session summaries: `+"`{\"session_id\",\"turns\",\"started\",\"incident\"?,\"compactions\":[{\"turn\"}] \\| N,\"items\":[{\"class\",\"turn\"}] \\| N}`"+` |
-| `+"`events/week-01.jsonl`"+` … `+"`week-13.jsonl`"+` | full event logs of %d of those sessions, by the week the session started; a session's events are together, in turn order |
+%s
 | `+"`events/truth.jsonl`"+` | where the failure signals were injected, and the look-alikes that must not be flagged |
 | `+"`fixtures/<conversation_id>.json`"+` | the %d fixture conversations, in the source text's format |
 | `+"`contexts/incumbent/<conversation_id>/<n>.json`"+`, `+"`contexts/candidate/…`"+` | the compacted context at compaction n of each fixture, as each summariser assembled it |
@@ -161,7 +161,7 @@ outcomes for `+"`replay`"+`.
 | `+"`replay.jsonl`"+` | paired task outcomes for %d replayed conversations |
 | `+"`prompt_sizes.jsonl`"+` | the estimated prompt size of every context |
 
-`, q.Seed, len(ss), logged, len(q.Fixtures), RecordedJudge, len(q.Replay))
+`, q.Seed, len(ss), q.eventsRow(logged), len(q.Fixtures), RecordedJudge, len(q.Replay))
 
 	fmt.Fprintf(&b, `## sessions.jsonl
 
@@ -287,7 +287,10 @@ the annotated items' (the pairs the fixture checks).
 			}
 		}
 	}
-	fmt.Fprintf(&b, `
+	if q.ClaudeCode {
+		b.WriteString(q.ccEventsSection())
+	} else {
+		fmt.Fprintf(&b, `
 ## events/
 
 %d events from %d sessions: every incident (the %d fixtures among them) and
@@ -333,6 +336,7 @@ appears at most once in truth.jsonl.
 | line | lines | sessions |
 |---|--:|--:|
 `, nEvents, len(q.Logs), loggedFixtures, SignalWindow-1, SignalWindow, markerList())
+	}
 	for _, k := range []string{SignalRepeatedToolCall, SignalRestatedInstruction, LookalikeRereadOtherArgs, LookalikeIdenticalNoCompac, LookalikeRestateBefore} {
 		fmt.Fprintf(&b, "| %s | %d | %d |\n", k, nSig[k], len(sessSig[k]))
 	}
