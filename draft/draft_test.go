@@ -206,3 +206,139 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Errorf("%s differs (go test ./draft -update rewrites it):\n%s", path, got)
 	}
 }
+
+// TestBuildOtherFormats: a generic session (one line, so messages are
+// ordered by their steps and turns) and a Codex rollout, each with an
+// automatic compaction inside a typed turn.
+func TestBuildOtherFormats(t *testing.T) {
+	generic := `{"session_id":"g/7","messages":[` +
+		`{"role":"user","content":"Keep the public API stable."},` +
+		`{"role":"assistant","content":"I'll change only internal packages."},` +
+		`{"role":"user","content":"<env>cwd=/src</env>","injected":"meta"},` +
+		`{"role":"assistant","content":"Continuing from the summary."},` +
+		`{"role":"user","content":"Now write the changelog."},` +
+		`{"role":"assistant","content":"Done."}],` +
+		`"compactions":[{"after_message":3,"summary":"Keep the public API stable; only internal packages change.","trigger":"auto"}]}`
+	ss, err := agentlog.ReadAll(strings.NewReader(generic+"\n"), "g.jsonl", agentlog.Generic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Build(ss[0], echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Turn 1 holds the prompt and the first step; the compaction after
+	// the injected note splits typed turn 1 (the rest is turn 2); "Now
+	// write the changelog." is turn 3.
+	var got []string
+	for _, c := range d.Candidates.Candidates {
+		got = append(got, fmt.Sprintf("%d %s", c.Turn, c.Literal))
+	}
+	if want := "1 Keep the public API stable.|1 I'll change only internal packages."; strings.Join(got, "|") != want {
+		t.Errorf("candidates %q, want %q", got, want)
+	}
+	if c := d.Contexts[0]; d.Candidates.ConversationID != "g_7" || c.Turn != 2 || d.Candidates.Turns != 3 || len(c.Messages) != 1 ||
+		c.Messages[0].Parts[0].Text != "Keep the public API stable; only internal packages change." {
+		t.Errorf("id %q, %d turns, context %+v", d.Candidates.ConversationID, d.Candidates.Turns, c)
+	}
+
+	s, err := agentlog.Open("../agentlog/testdata/codex-rollout.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err = Build(s, echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDraft(t, s, d)
+	for i, c := range d.Contexts {
+		if c.Messages[0].Parts[0].Text != s.Compactions[i].Summary {
+			t.Errorf("codex context %d does not start with the compacted message", i+1)
+		}
+	}
+}
+
+// TestBuildNotes: a candidate a later prefix no longer proposes, and one
+// whose text cannot be found in a split turn, are said in Notes; a
+// compaction without a summary is left out, and said.
+func TestBuildNotes(t *testing.T) {
+	s := open(t, "two.jsonl")
+	// The first prefix proposes "SYNC-482"; the second, as if the ticket
+	// had been closed in between, does not.
+	retiring := func(p *agentlog.Session) (selection.Proposal, error) {
+		out, _ := echo(p)
+		if len(p.Compactions) == 0 {
+			out.Candidates = append(out.Candidates, selection.ProposedItem{Class: fixture.Reference, Turn: 1, Role: "user",
+				Literal: "ticket SYNC-482", Probe: "Which ticket?", Expect: "SYNC-482", Message: "tracked in ticket SYNC-482"})
+		}
+		// From the second prefix, a candidate at typed turn 2 (split by
+		// compaction 1 into fixture turns 2 and 3) whose text is in
+		// neither part.
+		if len(p.Compactions) == 1 {
+			out.Candidates = append(out.Candidates, selection.ProposedItem{Class: fixture.Constraint, Turn: 2, Role: "user",
+				Literal: "not in the log", Probe: "Is it?", Expect: "yes"})
+		}
+		return out, nil
+	}
+	d, err := Build(s, retiring)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ticket, lost selection.ProposedItem
+	for _, c := range d.Candidates.Candidates {
+		switch c.Literal {
+		case "ticket SYNC-482":
+			ticket = c
+		case "not in the log":
+			lost = c
+		}
+	}
+	if ticket.Turn != 1 || lost.Turn != 3 {
+		t.Fatalf("ticket at turn %d, want 1; the unfound candidate at %d, want 3 (the later part of typed turn 2)", ticket.Turn, lost.Turn)
+	}
+	want := []string{
+		`a constraint candidate at typed turn 2 ("not in the log") was not found in its turn's text: put at fixture turn 3, the latest it can be`,
+		ticket.ID + ` (reference, turn 1) is proposed from the turns before compaction 1 but not from those before compaction 2 (answered or superseded in between?); the fixture checks it at every later compaction: reject or edit it in review`,
+	}
+	if strings.Join(d.Notes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notes:\n%s\nwant\n%s", strings.Join(d.Notes, "\n"), strings.Join(want, "\n"))
+	}
+
+	// A compaction without its summary record (the log cut after the
+	// boundary) is left out: the first compaction of two.jsonl without
+	// line 12, its summary.
+	data, err := os.ReadFile("testdata/two.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	cut := strings.Join(append(lines[:11:11], lines[12:]...), "\n")
+	ss, err := agentlog.ReadAll(strings.NewReader(cut), "cut.jsonl", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err = Build(ss[0], echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Contexts) != 1 || d.Compactions[0].Context != 0 || d.Compactions[1].Context != 1 || d.Contexts[0].Turn != 5 ||
+		len(d.Notes) != 1 || d.Notes[0] != "the compaction at line 11 has no summary (the log ends or was cut after it): left out of the fixture" {
+		t.Errorf("contexts %+v, notes %q", d.Contexts, d.Notes)
+	}
+	checkDraft(t, ss[0], d)
+}
+
+func TestConversationID(t *testing.T) {
+	tests := []struct{ id, name, want, reason string }{
+		{"9f1c2d3e-0000-4a5b-8c6d-7e8f90a1b2c3", "x.jsonl", "9f1c2d3e-0000-4a5b-8c6d-7e8f90a1b2c3", "a Claude Code session id names a folder"},
+		{"rollout:2026/01", "x.jsonl", "rollout_2026_01", "\":\" and \"/\" cannot name a folder"},
+		{"", "/logs/abc-1.jsonl.gz", "abc-1", "no id: the file name without its endings"},
+		{"..", "/logs/..jsonl", "session", "nothing usable"},
+		{"  ", "a\tb.json", "a_b", "a blank id; a control character in the name"},
+	}
+	for _, tt := range tests {
+		if got := ConversationID(&agentlog.Session{ID: tt.id, Name: tt.name}); got != tt.want {
+			t.Errorf("ConversationID(%q, %q) = %q, want %q (%s)", tt.id, tt.name, got, tt.want, tt.reason)
+		}
+	}
+}

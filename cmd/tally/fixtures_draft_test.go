@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/selection"
+)
+
+// The hand-written sessions of package draft: two compactions (an
+// automatic one inside typed turn 2, a manual /compact before turn 5); a
+// gzipped one compacting in its last turn; one without a compaction.
+const (
+	draftTwo   = "../../draft/testdata/two.jsonl"
+	draftLast  = "../../draft/testdata/last.jsonl.gz"
+	draftNone  = "../../draft/testdata/none.jsonl"
+	draftTwoID = "9f1c2d3e-0000-4a5b-8c6d-7e8f90a1b2c3"
+)
+
+// TestFixturesDraftCLI: the output and the files of one run over the
+// three sessions, against golden files (go test ./cmd/tally -update).
+// The candidates come from the proposer's rules; the contexts and turns
+// are checked by hand in package draft.
+func TestFixturesDraftCLI(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := cli(t, "fixtures", "draft", draftTwo, draftLast, draftNone, "-o", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "draftcli/draft.txt", strings.ReplaceAll(out, dir, "DIR"))
+	cands, err := os.ReadFile(filepath.Join(dir, "candidates", draftTwoID+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "draftcli/two.candidates.json", string(cands))
+	var files []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	want := "candidates/9f1c2d3e-0000-4a5b-8c6d-7e8f90a1b2c3.json candidates/c7d8e9f0-2222-4a1b-8c2d-3e4f5a6b7c8d.json " +
+		"contexts/9f1c2d3e-0000-4a5b-8c6d-7e8f90a1b2c3/1.json contexts/9f1c2d3e-0000-4a5b-8c6d-7e8f90a1b2c3/2.json " +
+		"contexts/c7d8e9f0-2222-4a1b-8c2d-3e4f5a6b7c8d/1.json"
+	if got := strings.Join(files, " "); got != want {
+		t.Errorf("files written:\n%s\nwant\n%s", got, want)
+	}
+	// What review and check read: the candidates file, and every context
+	// against the fixture review would write when every candidate is
+	// accepted.
+	p, err := selection.LoadCandidates(filepath.Join(dir, "candidates", draftTwoID+".json"), input.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Candidates {
+		p.Candidates[i].Status = selection.ReviewAccepted
+	}
+	f, err := p.Fixture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, missing, err := fixture.CheckContexts(filepath.Join(dir, "contexts"), "incumbent", f); err != nil || len(missing) > 0 {
+		t.Errorf("the contexts do not check against the fixture: %v %v", missing, err)
+	}
+
+	// --format json: the same model.
+	js, errOut, code := cli(t, "fixtures", "draft", draftTwo, "-o", t.TempDir(), "--format", "json")
+	var res draftJSON
+	if code != exitOK || json.Unmarshal([]byte(js), &res) != nil {
+		t.Fatalf("--format json: exit %d %s\n%s", code, errOut, js)
+	}
+	s := res.Sessions[0]
+	if res.Drafted != 1 || s.ConversationID != draftTwoID || s.Turns != 6 || s.TypedTurns != 5 || len(s.Compactions) != 2 ||
+		s.Compactions[0].Turn != 3 || s.Compactions[1].Turn != 6 || s.Compactions[1].Trigger != "manual" || s.Compactions[1].Messages != 2 {
+		t.Errorf("--format json: %+v", res)
+	}
+}
+
+func TestFixturesDraftErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}`+"\n"+`{"type":"user","sessionId":"s","message":`+"\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{draftNone}, 1, "tally: " + draftNone + `: session "4b2a7c10-1111-4c2d-9e3f-a0b1c2d3e4f5": no compaction with a summary: no fixture to draft` + "\n"},
+		{[]string{draftTwo, draftTwo}, 1, "tally: " + draftTwo + `: session "` + draftTwoID + `" has conversation id "` + draftTwoID + `", as a session in ` + draftTwo + " does: draft each session once\n"},
+		{[]string{bad}, 1, "tally: " + bad + ":2:"},
+		{[]string{filepath.Join(dir, "none.jsonl")}, 1, "tally: stat " + filepath.Join(dir, "none.jsonl") + ": no such file or directory\n"},
+		{[]string{draftTwo, "--min-confidence", "2"}, 2, "tally: --min-confidence must be between 0 and 1, got 2"},
+		{[]string{draftTwo, "--log-format", "xml"}, 2, `tally: --log-format must be one of`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			stdout, errOut, code := cli(t, append([]string{"fixtures", "draft", "-o", out}, tt.args...)...)
+			if code != tt.code || !strings.HasPrefix(errOut, tt.stderr) {
+				t.Errorf("exit %d, stderr\n%s\nwant exit %d, stderr\n%s", code, errOut, tt.code, tt.stderr)
+			}
+			if stdout != "" {
+				t.Errorf("output on error: %q", stdout)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s written on error (%v)", out, err)
+			}
+		})
+	}
+	if _, errOut, code := cli(t, "fixtures", "draft", draftTwo); code != 2 || !strings.Contains(errOut, `required flag(s) "output" not set`) {
+		t.Errorf("no -o: exit %d %s", code, errOut)
+	}
+}
+
+// TestFixturesDraftExisting: a candidates file may hold a review under
+// way, so a second draft refuses to replace it without --force; with
+// --force it replaces the files and removes a context beyond the new
+// count.
+func TestFixturesDraftExisting(t *testing.T) {
+	dir := t.TempDir()
+	if _, errOut, code := cli(t, "fixtures", "draft", draftTwo, "-o", dir); code != exitOK {
+		t.Fatal(errOut)
+	}
+	cands := filepath.Join(dir, "candidates", draftTwoID+".json")
+	reviewed := []byte(`{"under": "review"}`)
+	os.WriteFile(cands, reviewed, 0o644)
+	stale := filepath.Join(dir, "contexts", draftTwoID, "3.json")
+	os.WriteFile(stale, []byte("{}"), 0o644)
+	_, errOut, code := cli(t, "fixtures", "draft", draftTwo, "-o", dir)
+	if code != exitInput || errOut != "tally: "+cands+" exists (and 2 more): a candidates file may hold a review under way; use --force to replace the drafts\n" {
+		t.Errorf("second draft: exit %d %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(cands); string(b) != string(reviewed) {
+		t.Errorf("the candidates file was replaced without --force")
+	}
+	if _, errOut, code := cli(t, "fixtures", "draft", draftTwo, "-o", dir, "--force"); code != exitOK {
+		t.Fatalf("--force: exit %d %s", code, errOut)
+	}
+	if _, err := selection.LoadCandidates(cands, input.Limits{}); err != nil {
+		t.Errorf("--force did not write the candidates: %v", err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("--force left context 3 of 2: %v", err)
+	}
+	// Without --force, a stale context alone is refused too.
+	os.WriteFile(stale, []byte("{}"), 0o644)
+	other := t.TempDir()
+	copyTree(t, filepath.Join(dir, "contexts"), filepath.Join(other, "contexts"))
+	for _, f := range []string{"1.json", "2.json"} {
+		os.Remove(filepath.Join(other, "contexts", draftTwoID, f))
+	}
+	_, errOut, code = cli(t, "fixtures", "draft", draftTwo, "-o", other)
+	if code != exitInput || !strings.Contains(errOut, "3.json exists beyond the 2 contexts drafted; use --force to remove it") {
+		t.Errorf("stale context: exit %d %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(other, "candidates")); !os.IsNotExist(err) {
+		t.Errorf("files written after the refusal: %v", err)
+	}
+}
