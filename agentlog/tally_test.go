@@ -2,11 +2,15 @@ package agentlog
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // TestReadTally pins what testdata/tally.jsonl says, read by hand from
@@ -186,4 +190,113 @@ func FuzzReadTally(f *testing.F) {
 			t.Errorf("counted %d lines, want %d", lines, want)
 		}
 	})
+}
+
+// FuzzTallyLine: a line ReadTally accepts is valid JSON in UTF-8 that
+// encoding/json reads the same (session id, text); its tool call's
+// canonical arguments are JSON equal (as values) to the arguments
+// written, and canonical again are themselves. What it rejects is an
+// error naming the file and line 1.
+func FuzzTallyLine(f *testing.F) {
+	for _, s := range []string{
+		`{"session_id":"s","turn":1,"ts":"2026-01-06T16:22:22Z","kind":"message","role":"user","text":"Ground rule: leave dual_write_orders off by default."}`,
+		`{"session_id":"s","turn":2,"kind":"tool_call","tool":"read_file","args":{"path":"payments/rounding.py","start_line":323,"end_line":502}}`,
+		`{"session_id":"s","turn":24,"kind":"compaction"}`,
+		`{"kind":"tool_call","turn":2,"session_id":"s","tool":"x","args":{"b":[1,{"d":null,"c":"\u00e9\ud83d\ude00"}],"a":-0.5e+3}}`,
+		`{"session_id":"s","turn":1,"kind":"message","role":"user","text":"\ud800\"\\\/\b\f\n\r\t"}`,
+		`{"session_id":"s","turn":1,"kind":"tool_call","tool":"x","args":{"a":1,"a":2}}`,
+		`{"session_id":"s","turn":1,"kind":"tool_call","tool":"x","args":[01]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.ContainsAny(line, "\r\n") {
+			return
+		}
+		ss, err := ReadTally(bytes.NewReader(line), "e.jsonl")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "e.jsonl:1:") {
+				t.Fatalf("error not placed on line 1: %v", err)
+			}
+			return
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil || !utf8.Valid(line) {
+			t.Fatalf("accepted %q, which encoding/json rejects (%v) or is not UTF-8", line, err)
+		}
+		s := ss[0]
+		if m["session_id"] != s.ID {
+			t.Fatalf("encoding/json reads session %v; ReadTally %q", m["session_id"], s.ID)
+		}
+		text, _ := m["text"].(string)
+		if len(s.Messages) > 0 && s.Messages[0].Text != text || len(s.Steps) > 0 && s.Steps[0].Text != text && m["kind"] == "message" {
+			t.Fatalf("text %q read differently", text)
+		}
+		if len(s.Steps) == 0 || len(s.Steps[0].Calls) == 0 || m["args"] == nil {
+			return
+		}
+		args := s.Steps[0].Calls[0].Input
+		var canon any
+		cd := json.NewDecoder(bytes.NewReader(args))
+		cd.UseNumber()
+		if err := cd.Decode(&canon); err != nil {
+			t.Fatalf("canonical arguments %s are not JSON: %v", args, err)
+		}
+		if !hasDuplicateKeys(line) && !reflect.DeepEqual(canon, m["args"]) {
+			t.Fatalf("canonical arguments %s read as %v, the line's as %v", args, canon, m["args"])
+		}
+		var sc jsonscan.Scanner
+		sc.Reset(args)
+		again, e := sc.Canonical(nil)
+		if e != nil || !bytes.Equal(again, args) {
+			t.Fatalf("canonical form %s is not a fixed point: %s (%v)", args, again, e)
+		}
+	})
+}
+
+// hasDuplicateKeys is a conservative test for an object with a key given
+// twice, where encoding/json keeps the last value and the canonical form
+// keeps both.
+func hasDuplicateKeys(line []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	var stack []map[string]bool
+	expectKey := []bool{}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				stack = append(stack, map[string]bool{})
+				expectKey = append(expectKey, true)
+				continue
+			case '[':
+				stack = append(stack, nil)
+				expectKey = append(expectKey, false)
+				continue
+			default:
+				stack, expectKey = stack[:len(stack)-1], expectKey[:len(expectKey)-1]
+			}
+		case string:
+			if n := len(stack); n > 0 && stack[n-1] != nil && expectKey[n-1] {
+				if stack[n-1][v] {
+					return true
+				}
+				stack[n-1][v] = true
+				expectKey[n-1] = false
+				continue
+			}
+		}
+		if n := len(stack); n > 0 && stack[n-1] != nil {
+			expectKey[n-1] = true
+		}
+	}
 }

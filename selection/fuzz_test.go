@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tally-eval/tally/fixture"
-	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // checkLineProblem checks that err is a fixture.Problem placed inside
@@ -110,99 +109,4 @@ func FuzzParseSession(f *testing.F) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
-}
-
-// FuzzParseEvent: ParseEvent never panics; what it rejects is a Problem
-// inside the line; what it accepts is valid JSON in UTF-8, with the
-// fields encoding/json reads; its canonical arguments are valid JSON
-// equal (as values) to the arguments written, and canonical again are
-// themselves.
-func FuzzParseEvent(f *testing.F) {
-	for _, s := range []string{
-		`{"session_id":"s","turn":1,"ts":"2026-01-06T16:22:22Z","kind":"message","role":"user","text":"Ground rule: leave dual_write_orders off by default."}`,
-		`{"session_id":"s","turn":2,"kind":"tool_call","tool":"read_file","args":{"path":"payments/rounding.py","start_line":323,"end_line":502}}`,
-		`{"session_id":"s","turn":24,"kind":"compaction"}`,
-		`{"kind":"tool_call","turn":2,"session_id":"s","tool":"x","args":{"b":[1,{"d":null,"c":"\u00e9\ud83d\ude00"}],"a":-0.5e+3}}`,
-		`{"session_id":"s","turn":1,"kind":"message","role":"user","text":"\ud800\"\\\/\b\f\n\r\t"}`,
-		`{"session_id":"s","turn":1,"kind":"tool_call","tool":"x","args":{"a":1,"a":2}}`,
-		`{"session_id":"s","turn":1,"kind":"tool_call","tool":"x","args":[01]}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		ev, err := ParseEvent("e.jsonl", 1, line)
-		if err != nil {
-			checkLineProblem(t, err, "e.jsonl", 1, line)
-			return
-		}
-		std, stdErr := decodeStd(line)
-		if stdErr != nil || !utf8.Valid(line) {
-			t.Fatalf("accepted %q, which encoding/json rejects (%v) or is not UTF-8", line, stdErr)
-		}
-		m := std.(map[string]any)
-		if m["session_id"] != ev.SessionID || m["turn"].(json.Number).String() != itoa(ev.Turn) || m["kind"] != string(ev.Kind) {
-			t.Fatalf("encoding/json reads %v; ParseEvent %+v", m, ev)
-		}
-		if text, ok := m["text"].(string); ok && text != ev.Text {
-			t.Fatalf("text %q vs %q", text, ev.Text)
-		}
-		if ev.Args == nil {
-			return
-		}
-		canon, cerr := decodeStd(ev.Args)
-		if cerr != nil {
-			t.Fatalf("canonical arguments %s are not JSON: %v", ev.Args, cerr)
-		}
-		if !hasDuplicateKeys(line) && !reflect.DeepEqual(canon, m["args"]) {
-			t.Fatalf("canonical arguments %s read as %v, the line's as %v", ev.Args, canon, m["args"])
-		}
-		var sc jsonscan.Scanner
-		sc.Reset(ev.Args)
-		again, e := sc.Canonical(nil)
-		if e != nil || !bytes.Equal(again, ev.Args) {
-			t.Fatalf("canonical form %s is not a fixed point: %s (%v)", ev.Args, again, e)
-		}
-	})
-}
-
-// hasDuplicateKeys is a conservative test for an object with a key given
-// twice, where encoding/json keeps the last value and the canonical form
-// keeps both.
-func hasDuplicateKeys(line []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	var stack []map[string]bool
-	expectKey := []bool{}
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{':
-				stack = append(stack, map[string]bool{})
-				expectKey = append(expectKey, true)
-				continue
-			case '[':
-				stack = append(stack, nil)
-				expectKey = append(expectKey, false)
-				continue
-			default:
-				stack, expectKey = stack[:len(stack)-1], expectKey[:len(expectKey)-1]
-			}
-		case string:
-			if n := len(stack); n > 0 && stack[n-1] != nil && expectKey[n-1] {
-				if stack[n-1][v] {
-					return true
-				}
-				stack[n-1][v] = true
-				expectKey[n-1] = false
-				continue
-			}
-		}
-		if n := len(stack); n > 0 && stack[n-1] != nil {
-			expectKey[n-1] = true
-		}
-	}
 }

@@ -140,62 +140,6 @@ func TestSessionReaderLongLine(t *testing.T) {
 	}
 }
 
-func TestParseEvent(t *testing.T) {
-	ts := time.Date(2026, 1, 6, 16, 22, 22, 0, time.UTC)
-	tests := []struct {
-		reason string
-		line   string
-		want   Event
-	}{
-		{"message", `{"session_id":"s","turn":1,"ts":"2026-01-06T16:22:22Z","kind":"message","role":"user","text":"Don't \"touch\" it\u2028."}`,
-			Event{SessionID: "s", Turn: 1, TS: ts, Kind: KindMessage, Role: "user", Text: "Don't \"touch\" it\u2028."}},
-		{"tool call: arguments canonical", `{"kind":"tool_call","turn":2,"session_id":"s","tool":"read_file","args":{ "path" : "a.go", "end_line":9, "start_line":1, "opts":{"z":[1, {"b":true,"a":null}],"a":"\u0041\/"} }}`,
-			Event{SessionID: "s", Turn: 2, Kind: KindToolCall, Tool: "read_file",
-				Args: []byte(`{"end_line":9,"opts":{"a":"A/","z":[1,{"a":null,"b":true}]},"path":"a.go","start_line":1}`)}},
-		{"tool call without arguments", `{"session_id":"s","turn":2,"kind":"tool_call","tool":"list_dir"}`,
-			Event{SessionID: "s", Turn: 2, Kind: KindToolCall, Tool: "list_dir"}},
-		{"compaction; unknown keys ignored", `{"session_id":"s","turn":24,"kind":"compaction","tokens_before":160312,"summary":{"a":1}}`,
-			Event{SessionID: "s", Turn: 24, Kind: KindCompaction}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.reason, func(t *testing.T) {
-			got, err := ParseEvent("e.jsonl", 1, []byte(tt.line))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got  %+v (args %s)\nwant %+v (args %s)", got, got.Args, tt.want, tt.want.Args)
-			}
-		})
-	}
-}
-
-func TestParseEventProblems(t *testing.T) {
-	tests := []struct{ line, want string }{
-		{`{"session_id":"s","turn":1,"kind":"note"}`, `e.jsonl:3:35: kind: want message, tool_call or compaction, got "note"`},
-		{`{"session_id":"s","turn":1,"kind":"message","text":"hi"}`, `e.jsonl:3:35: role: a message needs a non-empty role`},
-		{`{"session_id":"s","turn":1,"kind":"message","role":"user"}`, `e.jsonl:3:35: text: a message needs a text`},
-		{`{"session_id":"s","turn":1,"kind":"tool_call","args":{}}`, `e.jsonl:3:35: tool: a tool call needs a non-empty tool`},
-		{`{"session_id":"s","turn":0,"kind":"compaction"}`, `e.jsonl:3:26: turn: want a whole number from 1 to 16777216, got 0`},
-		{`{"session_id":"s","kind":"compaction"}`, `e.jsonl:3:1: missing "turn"`},
-		{`{"session_id":"s","turn":1,"kind":"compaction","ts":"5 pm"}`, `e.jsonl:3:53: ts: want an RFC 3339 time such as 2026-01-05T04:55:22Z, got "5 pm"`},
-		{`{"session_id":"s","turn":1,"kind":"message","role":"user","text":7}`, `e.jsonl:3:66: text: want a string, got the number 7`},
-		{`{"session_id":"s","turn":1,"kind":"tool_call","tool":"grep","args":{"a":1,}}`, `e.jsonl:3:74: trailing comma before '}', which JSON does not allow`},
-		{`{"session_id":"s","turn":1,"kind":"tool_call","tool":"grep","args":{"a":01}}`, `e.jsonl:3:74: invalid character '1' after object key:value pair (want ',' or '}')`},
-		{`{"session_id":"s","turn":1,"kind":"message","role":"user","text":"a` + "\t" + `b"}`, `e.jsonl:3:68: invalid character '\t' in string literal (control characters must be escaped)`},
-		{`{"session_id":"s","turn":1,"kind":"message","role":"user","text":"\x"}`, `e.jsonl:3:68: invalid character 'x' in string escape code`},
-		{`{"session_id":"s","turn":1,"kind":"compaction","kind":"compaction"}`, `e.jsonl:3:48: kind: given twice`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.want, func(t *testing.T) {
-			_, err := ParseEvent("e.jsonl", 3, []byte(tt.line))
-			if err == nil || err.Error() != tt.want {
-				t.Errorf("got  %v\nwant %s", err, tt.want)
-			}
-		})
-	}
-}
-
 // TestCanonical: values that differ only in key order, white space and
 // string escaping are canonically equal; any other difference is kept.
 func TestCanonical(t *testing.T) {
@@ -240,11 +184,10 @@ func TestCanonical(t *testing.T) {
 	}
 }
 
-// TestEventRole: a role, where given, is one of fixture.Roles, in both
-// readers of the event log (EventReader for signals, ReadTranscripts for
-// propose); anything else is a problem at FILE:LINE:COL naming the field
-// and the roles allowed. (EventReader places it at the value,
-// ReadTranscripts at the key, as each does for every field.)
+// TestEventRole: a role, where given, is one of fixture.Roles, in
+// ReadTranscripts (propose); anything else is a problem at FILE:LINE:COL
+// naming the field and the roles allowed, placed at the key. (The tally
+// event reader of signals is agentlog's, tested there.)
 func TestEventRole(t *testing.T) {
 	const want = ` is not a role (want system, user, assistant or tool)`
 	for _, tt := range []struct {
@@ -273,9 +216,7 @@ func TestEventRole(t *testing.T) {
 				t.Errorf("%s: %s: got %v\nwant %s", tt.reason, reader, err, want)
 			}
 		}
-		_, err := ParseEvent("e.jsonl", 3, []byte(tt.line))
-		check("EventReader", err, tt.colEvents)
-		_, err = ReadTranscripts("e.jsonl", strings.NewReader("\n\n"+tt.line+"\n"), TranscriptOptions{})
+		_, err := ReadTranscripts("e.jsonl", strings.NewReader("\n\n"+tt.line+"\n"), TranscriptOptions{})
 		check("ReadTranscripts", err, tt.colProp)
 	}
 }

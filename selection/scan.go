@@ -9,24 +9,23 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
 )
 
-// Defaults of `tally signals`.
-const (
-	DefaultWindow = 5
-	DefaultSample = 20
-)
+// DefaultSample is the number of flagged sessions `tally signals`
+// samples per ISO week.
+const DefaultSample = 20
 
 // SignalConfig says how to look for signals.
 type SignalConfig struct {
-	// Window: a repeated call counts when issued at most Window turns
-	// after the compaction (turn − compaction turn ≤ Window; a call in the
-	// compaction's own turn comes after it).
-	Window int
-	// RestateThreshold is the score a restatement must reach
-	// (DefaultRestateThreshold; restate.go).
-	RestateThreshold float64
+	// Window bounds how far after a compaction a signal counts, in typed
+	// turns and in model steps (RepeatWindow; a zero field is no bound).
+	Window RepeatWindow
+	// Format is the logs' format, or "" to sniff each file's
+	// (agentlog.Sniff).
+	Format agentlog.Format
 	// Sample is the number of flagged sessions sampled per ISO week, and
 	// Seed seeds the sample.
 	Sample int
@@ -44,16 +43,18 @@ type SignalConfig struct {
 
 // DefaultSignalConfig is `tally signals`' configuration.
 func DefaultSignalConfig() SignalConfig {
-	return SignalConfig{Window: DefaultWindow, RestateThreshold: DefaultRestateThreshold, Sample: DefaultSample, Seed: 1}
+	return SignalConfig{Window: DefaultRepeatWindow, Sample: DefaultSample, Seed: 1}
 }
 
 // Validate reports a configuration that cannot be used.
 func (c SignalConfig) Validate() error {
 	switch {
-	case c.Window < 0:
-		return fmt.Errorf("the window must not be negative, got %d", c.Window)
-	case !(c.RestateThreshold > 0) || c.RestateThreshold > 10:
-		return fmt.Errorf("the restate threshold must be above 0 (and at most 10), got %v", c.RestateThreshold)
+	case c.Window.Turns < 0:
+		return fmt.Errorf("the window must not be negative, got %d turns", c.Window.Turns)
+	case c.Window.Steps < 0:
+		return fmt.Errorf("the window must not be negative, got %d steps", c.Window.Steps)
+	case c.Format != "" && !slices.Contains(agentlog.Formats, c.Format):
+		return fmt.Errorf("the log format must be one of %v, got %q", agentlog.Formats, c.Format)
 	case c.Sample < 0:
 		return fmt.Errorf("the weekly sample must not be negative, got %d", c.Sample)
 	case c.Workers < 0:
@@ -63,57 +64,65 @@ func (c SignalConfig) Validate() error {
 }
 
 // KindCount counts one signal: the sessions showing it and its
-// occurrences.
+// occurrences, and of those the severe ones.
 type KindCount struct {
-	Kind     SignalKind
-	Sessions int
-	Signals  int
+	Kind           SignalKind
+	Sessions       int
+	Signals        int
+	SevereSessions int
+	Severe         int
 }
 
-// Week is one ISO week of the logs: its sessions (by their first
-// timestamp), those flagged, per signal, and the week's sample.
+// Week is one ISO week of the logs: its sessions (by their start), those
+// flagged, per signal, and the week's sample.
 type Week struct {
 	Week     string
 	Sessions int
 	Flagged  int
 	Kinds    []KindCount // in SignalKinds order
 	// Sample is up to Config.Sample flagged sessions of the week, drawn by
-	// a seeded hash of the session_id (so the same whatever the order or
+	// a seeded hash of the session id (so the same whatever the order or
 	// parallelism of reading) and spread across both signals: the sample
 	// takes in turn the next session showing repeated_tool_call and the
 	// next showing restated_instruction, by hash, until it is full.
-	// Sorted by session_id.
+	// Sorted by session id.
 	Sample []Flagged
 }
 
-// SignalReport is what a scan of event logs found.
+// SignalReport is what a scan of agent logs found.
 type SignalReport struct {
-	Config                       SignalConfig
-	Files                        int
-	Events                       int64
-	Bytes                        int64
+	Config SignalConfig
+	Files  int
+	// Lines counts the logs' lines, Bytes their bytes (uncompressed).
+	Lines, Bytes                 int64
 	Sessions, Compacted, Flagged int
-	Kinds                        []KindCount // in SignalKinds order
-	Weeks                        []Week      // by week; UnknownWeek last
-	Skipped                      BadLines
-	Warnings                     []string
+	// Formats counts the sessions read in each format.
+	Formats map[agentlog.Format]int
+	// NotRead counts the records skipped by type, across sessions
+	// (agentlog.Counts.Skipped: records that carry no conversation,
+	// sidechains, blank and malformed lines).
+	NotRead  map[string]int
+	Kinds    []KindCount // in SignalKinds order
+	Weeks    []Week      // by week; UnknownWeek last
+	Skipped  BadLines
+	Warnings []string
 }
 
-// Input is one event log to scan: its name in problems and how to open
+// Input is one agent log to scan: its name in problems and how to open
 // it.
 type Input struct {
 	Name string
 	Open func() (io.ReadCloser, error)
 }
 
-// FileInput is the event log at path, opened under lim: a path that is
-// no regular file (a named pipe, a device, a folder) is refused without
+// FileInput is the log at path, opened under lim: a path that is no
+// regular file (a named pipe, a device, a folder) is refused without
 // blocking, and reading past lim.MaxFile bytes fails.
 func FileInput(path string, lim input.Limits) Input {
 	return Input{Name: path, Open: func() (io.ReadCloser, error) { return input.Open(path, lim) }}
 }
 
-// ReaderInput is an event log already open.
+// ReaderInput is a log already open.
 func ReaderInput(name string, r io.Reader) Input {
 	return Input{Name: name, Open: func() (io.ReadCloser, error) { return io.NopCloser(r), nil }}
 }
@@ -121,31 +130,29 @@ func ReaderInput(name string, r io.Reader) Input {
 // fileResult is what the scan of one input found, beside its flagged
 // sessions.
 type fileResult struct {
-	events    int64
+	lines     int64
 	bytes     int64
 	sessions  int
 	compacted int
+	formats   map[agentlog.Format]int
+	notRead   map[string]int
 	weeks     map[string]int // sessions per week
-	ends      map[uint64]int // hash of a session_id → the line its events end at
+	ends      []sessionEnd   // each session with an id, in order
 	bad       BadLines
-	warnings  []string
 	err       error
 }
 
-// Scan reads event logs and finds the signals of every session,
-// calling emit with each flagged session: in the order of inputs, and
-// within an input in the order its sessions end. The inputs are read in
-// parallel (Config.Workers at once); each is streamed one line at a
-// time, and what is held is one session's distinct tool calls and user
-// messages (capped by MaxSessionCalls and MaxSessionUserMessages), a
-// 12-byte entry per session to check that each session's events are
-// together, and the weekly samples.
+// Scan reads agent logs (any agentlog format, gzipped or not) and finds
+// the signals of every session (SessionSignals), calling emit with each
+// flagged session: in the order of inputs, and within an input in the
+// order of its sessions. The inputs are read in parallel (Config.Workers
+// at once), each one session at a time: what is held is the session being
+// read, an entry per session to find a session in two inputs, and the
+// weekly samples, so memory does not grow with the size of a file.
 //
-// A session's events must be together in one input and in turn order; a
-// malformed line, a session whose events resume after another's, or a
-// turn that goes back is a problem naming file, line, column and field:
-// the scan stops at it, or with Config.SkipBad skips the line (or the
-// resumed events) and reports it as a warning. A session with events in
+// A malformed line is an error naming file, line and column (and field,
+// in tally's event log): the scan stops at it, or with Config.SkipBad
+// skips the line and reports it as a warning. A session with records in
 // two inputs is checked in each alone, with a warning. An error from
 // emit stops the scan and is returned.
 func Scan(ctx context.Context, inputs []Input, cfg SignalConfig, emit func(*Flagged) error) (*SignalReport, error) {
@@ -214,7 +221,8 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 		}
 		return a
 	}
-	owner := map[uint64]int{} // session_id hash → input, across inputs
+	owner := map[uint64]int{} // session id hash → input, across inputs
+	rep.Formats, rep.NotRead = map[agentlog.Format]int{}, map[string]int{}
 	for i := range inputs {
 		for f := range chans[i] {
 			if err := emit(f); err != nil {
@@ -223,49 +231,62 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 			rep.Flagged++
 			a := week(f.Week)
 			a.flagged++
-			key := splitmix(cfg.Seed ^ hashWord([]byte(f.SessionID)))
+			key := splitmix(cfg.Seed ^ fnv1a(f.SessionID))
 			for j, k := range SignalKinds {
-				n := 0
+				n, severe := 0, 0
 				for _, s := range f.Signals {
 					if s.Kind == k {
 						n++
+						if s.Severe {
+							severe++
+						}
 					}
 				}
-				if n > 0 {
-					kinds[j].Sessions++
-					kinds[j].Signals += n
-					a.kinds[j].Sessions++
-					a.kinds[j].Signals += n
-					a.pools[j].offer(key, f)
+				if n == 0 {
+					continue
 				}
+				for _, c := range []*KindCount{&kinds[j], &a.kinds[j]} {
+					c.Sessions++
+					c.Signals += n
+					if severe > 0 {
+						c.SevereSessions++
+						c.Severe += severe
+					}
+				}
+				a.pools[j].offer(key, f)
 			}
 		}
 		r := &results[i]
 		if r.err != nil {
 			return nil, r.err
 		}
-		rep.Events += r.events
+		rep.Lines += r.lines
 		rep.Bytes += r.bytes
 		rep.Sessions += r.sessions
 		rep.Compacted += r.compacted
 		rep.Skipped.merge(r.bad)
-		rep.Warnings = append(rep.Warnings, r.warnings...)
+		for k, n := range r.formats {
+			rep.Formats[k] += n
+		}
+		for k, n := range r.notRead {
+			rep.NotRead[k] += n
+		}
 		for w, n := range r.weeks {
 			week(w).sessions += n
 		}
 		split := 0
-		for h := range r.ends {
-			if j, ok := owner[h]; ok {
+		for _, e := range r.ends {
+			if j, ok := owner[e.hash]; ok {
 				if split++; split <= MaxReported {
-					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s:%d: this session also has events in %s; each file's part was checked alone",
-						inputs[i].Name, r.ends[h], inputs[j].Name))
+					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s:%d: this session also has records in %s; each file's part was checked alone",
+						inputs[i].Name, e.line, inputs[j].Name))
 				}
 				continue
 			}
-			owner[h] = i
+			owner[e.hash] = i
 		}
 		if split > MaxReported {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d more sessions also have events in an earlier file", inputs[i].Name, split-MaxReported))
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d more sessions also have records in an earlier file", inputs[i].Name, split-MaxReported))
 		}
 		results[i] = fileResult{} // free its maps
 	}
@@ -304,104 +325,101 @@ func compareStrings(a, b string) int {
 // scanInput scans one input, sending its flagged sessions to out.
 func scanInput(ctx context.Context, in Input, cfg SignalConfig, out chan<- *Flagged) (res fileResult) {
 	res.weeks = map[string]int{}
-	res.ends = map[uint64]int{}
+	res.formats = map[agentlog.Format]int{}
+	res.notRead = map[string]int{}
 	rc, err := in.Open()
 	if err != nil {
-		res.err = fmt.Errorf("reading events: %w", err)
+		res.err = fmt.Errorf("reading logs: %w", err)
 		return res
 	}
 	defer rc.Close()
-	er := NewEventReaderSize(rc, in.Name, cfg.Limits.MaxLine)
-	det := newDetector(cfg.Window, cfg.RestateThreshold)
-	inSession := false
-	lastLine := 0
-	skipping := "" // a resumed session whose events are skipped
-	finish := func() bool {
-		if !inSession {
-			return true
-		}
-		inSession = false
-		res.sessions++
-		if det.epoch > 0 {
-			res.compacted++
-		}
-		res.weeks[det.week]++
-		res.ends[hashWord([]byte(det.id))] = lastLine
-		if f, ok := det.finish(); ok {
-			select {
-			case out <- &f:
-			case <-ctx.Done():
-				return false
-			}
-		}
-		return true
-	}
-	bad := func(err error) bool { // reports whether to go on
-		if cfg.SkipBad && isProblem(err) {
-			res.bad.add(asProblem(err))
-			return true
-		}
+	opts := agentlog.Options{Format: cfg.Format, MaxLine: cfg.Limits.MaxLine, SkipBad: cfg.SkipBad,
+		Bad: func(err error) { res.bad.add(fixture.Problem{Msg: err.Error()}) }}
+	rd, err := agentlog.NewReader(rc, in.Name, opts)
+	if err != nil {
 		res.err = err
-		return false
+		return res
 	}
+	defer rd.Close()
 	for n := 0; ; n++ {
-		if n&4095 == 0 && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			res.err = ctx.Err()
 			return res
 		}
-		ev, err := er.next()
+		s, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			if !bad(err) {
-				return res
-			}
+			res.err = err
+			return res
+		}
+		res.sessions++
+		res.lines += int64(s.Records.Lines())
+		res.formats[s.Format]++
+		for k, v := range s.Records.Skipped {
+			res.notRead[k] += v
+		}
+		if len(s.Compactions) > 0 {
+			res.compacted++
+		}
+		week := UnknownWeek
+		if !s.Start.IsZero() {
+			week = isoWeek(s.Start)
+		}
+		res.weeks[week]++
+		id := s.ID
+		if id == "" { // a log without session ids: its n-th session
+			id = fmt.Sprintf("%s#%d", in.Name, n+1)
+		} else {
+			res.ends = append(res.ends, sessionEnd{fnv1a(id), lastLine(s)})
+		}
+		sigs := SessionSignals(s, cfg.Window)
+		if len(sigs) == 0 {
 			continue
 		}
-		line := er.Line()
-		if skipping != "" {
-			if string(ev.session) == skipping {
-				res.bad.Count++
-				continue
-			}
-			skipping = ""
+		f := &Flagged{SessionID: id, File: in.Name, Format: s.Format, Week: week, Signals: sigs}
+		select {
+		case out <- f:
+		case <-ctx.Done():
+			res.err = ctx.Err()
+			return res
 		}
-		if !inSession || string(ev.session) != det.id {
-			if !finish() {
-				res.err = ctx.Err()
-				return res
-			}
-			if end, ok := res.ends[hashWord(ev.session)]; ok {
-				p := problem(in.Name, line, "session_id", fmt.Sprintf(
-					"the events of session %q are not together: an earlier run of them ends at line %d", ev.session, end))
-				if !bad(p) {
-					return res
-				}
-				skipping = string(ev.session)
-				continue
-			}
-			det.start(string(ev.session))
-			inSession = true
-		} else if ev.turn < det.lastTurn {
-			p := problem(in.Name, line, "turn", fmt.Sprintf(
-				"turn %d comes after turn %d of session %q: a session's events must be in turn order", ev.turn, det.lastTurn, ev.session))
-			if !bad(p) {
-				return res
-			}
-			continue
-		}
-		det.add(ev, &er.dec)
-		lastLine = line
-		res.events++
 	}
-	if !finish() {
-		res.err = ctx.Err()
-		return res
-	}
-	res.bytes = er.Bytes()
-	res.warnings = det.warnings
+	res.bytes = rd.Bytes()
 	return res
+}
+
+// sessionEnd is a session of an input: a hash of its id and its last
+// line.
+type sessionEnd struct {
+	hash uint64
+	line int
+}
+
+// lastLine is the line of the last record of s that the model places.
+func lastLine(s *agentlog.Session) int {
+	n := 0
+	if k := len(s.Steps); k > 0 {
+		n = max(n, s.Steps[k-1].Line)
+	}
+	if k := len(s.Messages); k > 0 {
+		n = max(n, s.Messages[k-1].Line)
+	}
+	if k := len(s.Compactions); k > 0 {
+		n = max(n, s.Compactions[k-1].Line, s.Compactions[k-1].SummaryLine)
+	}
+	return n
+}
+
+// fnv1a is the 64-bit FNV-1a hash of s.
+func fnv1a(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // weekAcc accumulates one week.
@@ -505,7 +523,7 @@ func splitmix(x uint64) uint64 {
 // ScanFiles is Scan over files by path.
 func ScanFiles(ctx context.Context, paths []string, cfg SignalConfig, emit func(*Flagged) error) (*SignalReport, error) {
 	if len(paths) == 0 {
-		return nil, errors.New("no event logs given")
+		return nil, errors.New("no agent logs given")
 	}
 	inputs := make([]Input, len(paths))
 	for i, p := range paths {

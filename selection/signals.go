@@ -3,9 +3,10 @@ package selection
 import (
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"math"
 	"time"
+
+	"github.com/tally-eval/tally/agentlog"
 )
 
 // SignalKind names a production signal.
@@ -13,43 +14,115 @@ type SignalKind string
 
 // The two production signals of the source text.
 const (
-	// RepeatedToolCall: a tool call, within Window turns after a
-	// compaction, with the same tool and canonically equal arguments as a
-	// call made before that compaction. The only reason an agent re-issues
-	// an identical call so soon is that it no longer holds the result.
+	// RepeatedToolCall: a tool call after a compaction, within the
+	// window, that is the same call as one made before it and signals a
+	// lost result (FindToolRepeats, FlaggedRepeats: a repeat that asks
+	// again for a result the agent had, or redoes a side effect, which
+	// is severe).
 	RepeatedToolCall SignalKind = "repeated_tool_call"
-	// RestatedInstruction: a user message after a compaction that
-	// restates an instruction the user gave before it (restate.go).
+	// RestatedInstruction: a message a person typed after a compaction,
+	// within the window, that restates an instruction typed before it
+	// (FindRestatements).
 	RestatedInstruction SignalKind = "restated_instruction"
 )
 
 // SignalKinds lists the signals in the order reports show them.
 var SignalKinds = []SignalKind{RepeatedToolCall, RestatedInstruction}
 
-// Signal is one signal found in a session: where it shows (Turn), the
-// compaction before it and the earlier turn it repeats, with the
-// evidence — the tool and canonical arguments of a repeated call, or the
-// restating message, the instruction it restates and their score.
+// Signal is one signal found in a session, with the evidence a reviewer
+// needs to judge it: both calls, or both messages, with their places,
+// and the compaction between them.
+//
+// Turns and steps are numbered from 1 as a person counts them: Turn 1
+// is the session's first typed prompt and what follows it (0: before
+// it; in a tally event log, the log's own turn numbers); a call's Step
+// is the number of the model response that made it, a message's the
+// number of responses before it.
 type Signal struct {
-	Kind           SignalKind      `json:"signal"`
-	Turn           int             `json:"turn"`
-	CompactionTurn int             `json:"compaction_turn"`
-	EvidenceTurn   int             `json:"evidence_turn"`
-	Tool           string          `json:"tool,omitempty"`
-	Args           json.RawMessage `json:"args,omitempty"`
-	Text           string          `json:"text,omitempty"`
-	EvidenceText   string          `json:"evidence_text,omitempty"`
-	Similarity     float64         `json:"similarity,omitempty"`
-	Score          float64         `json:"score,omitempty"`
+	Kind SignalKind `json:"signal"`
+	// Severe marks a repeat that redoes a side effect (a push, a
+	// deploy, a write to another system).
+	Severe bool `json:"severe"`
+	// Turn and Step place the repeat or the restating message;
+	// EvidenceTurn the first call or the earlier message (0 for a
+	// restatement flagged by its cue alone, with no earlier message).
+	Turn         int `json:"turn"`
+	Step         int `json:"step"`
+	EvidenceTurn int `json:"evidence_turn"`
+	// The compaction before it: its turn, line and uuid (when the log has
+	// record uuids).
+	CompactionTurn int    `json:"compaction_turn"`
+	CompactionLine int    `json:"compaction_line"`
+	CompactionUUID string `json:"compaction_uuid,omitempty"`
+	// TurnsAfter and StepsAfter are the distances from the compaction:
+	// for a repeat, turns since the compaction's turn (0: the same turn)
+	// and steps since it (1: the first step after it); for a
+	// restatement, typed turns since the compaction's turn and model
+	// steps between the compaction and the message.
+	TurnsAfter int `json:"turns_after"`
+	StepsAfter int `json:"steps_after"`
+	// Reason says in a few words why it was flagged.
+	Reason string `json:"reason"`
+
+	// A repeated tool call: its kind (lost_result or side_effect), the
+	// call before the compaction and the repeat.
+	RepeatKind RepeatKind    `json:"repeat_kind,omitempty"`
+	First      *CallEvidence `json:"first_call,omitempty"`
+	Call       *CallEvidence `json:"call,omitempty"`
+
+	// A restatement: the message, the earlier one it restates (nil when
+	// its cue alone flagged it), the cue and its sentence ("" for a
+	// near-verbatim repeat), the share of its content words the earlier
+	// one has, the shared words and the score.
+	Message    *MessageEvidence `json:"message,omitempty"`
+	Earlier    *MessageEvidence `json:"earlier,omitempty"`
+	Cue        string           `json:"cue,omitempty"`
+	Sentence   string           `json:"sentence,omitempty"`
+	Similarity float64          `json:"similarity,omitempty"`
+	Common     []string         `json:"common,omitempty"`
+	Score      float64          `json:"score,omitempty"`
+}
+
+// CallEvidence is one tool call: what it was and where.
+type CallEvidence struct {
+	Tool  string          `json:"tool"`
+	Input json.RawMessage `json:"input"`
+	// ID is the tool_use id ("" in logs without one).
+	ID string `json:"id,omitempty"`
+	// Turn and Step are numbered from 1 (see Signal); Line is the line
+	// of the step's first record.
+	Turn    int  `json:"turn"`
+	Step    int  `json:"step"`
+	Line    int  `json:"line"`
+	IsError bool `json:"is_error"`
+	// UUID is the record holding the call, ResultUUID the one holding
+	// its result ("" when the log has no record uuids).
+	UUID       string `json:"uuid,omitempty"`
+	ResultUUID string `json:"result_uuid,omitempty"`
+}
+
+// MessageEvidence is one typed message: its text and where it is.
+type MessageEvidence struct {
+	Text string `json:"text"`
+	// Turn is numbered from 1; Step is the number of model responses
+	// before it; Line is its line in the log.
+	Turn int    `json:"turn"`
+	Step int    `json:"step"`
+	Line int    `json:"line"`
+	UUID string `json:"uuid,omitempty"`
 }
 
 // Flagged is a session with at least one signal. Its JSON is one line of
-// `tally signals` output. Week is the ISO week ("2026-W02") of the
-// session's first timestamp, or "unknown" when its events have none.
+// `tally signals` output. Week is the ISO week ("2026-W02") the session
+// started in (agentlog.Session.Start), or "unknown" when its log gives
+// no time. Signals are in order: severe repeats, the other repeats, then
+// restatements.
 type Flagged struct {
-	SessionID string   `json:"session_id"`
-	Week      string   `json:"week"`
-	Signals   []Signal `json:"signals"`
+	SessionID string          `json:"session_id"`
+	File      string          `json:"file"`
+	Format    agentlog.Format `json:"format"`
+	Week      string          `json:"week"`
+	Signals   []Signal        `json:"signals"`
 }
 
 // Has reports whether the session shows a signal of kind k.
@@ -62,198 +135,64 @@ func (f *Flagged) Has(k SignalKind) bool {
 	return false
 }
 
-// UnknownWeek is the week of a session whose events carry no timestamp.
+// Severe reports whether the session has a severe signal.
+func (f *Flagged) Severe() bool {
+	for _, s := range f.Signals {
+		if s.Severe {
+			return true
+		}
+	}
+	return false
+}
+
+// UnknownWeek is the week of a session whose log carries no time.
 const UnknownWeek = "unknown"
 
-// Limits that keep one pathological session within bounded memory: the
-// distinct tool calls and the user messages a session remembers. Later
-// ones are still checked against what is remembered, and a warning names
-// the session.
-const (
-	MaxSessionCalls        = 1 << 20
-	MaxSessionUserMessages = 4096
-)
-
-// callSeen is what a session remembers of one distinct tool call: the
-// turn and epoch (compactions before it) of its latest issue, and the
-// turn of the latest issue in an earlier epoch than that (0: none).
-type callSeen struct {
-	turn, epoch, prevTurn int32
-}
-
-// userMsg is one remembered user message. Its words are computed when
-// first needed: most sessions never compact, and their messages are
-// never compared.
-type userMsg struct {
-	turn, epoch int
-	text        string
-	w           words
-	normalised  bool
-}
-
-// callSeed seeds the hash of tool calls: the hashes are only compared
-// within one run.
-var callSeed = maphash.MakeSeed()
-
-// detector finds the signals of one session at a time, from its events
-// in order.
-type detector struct {
-	window    int
-	threshold float64
-
-	norm  normaliser
-	cur   words
-	key   []byte
-	calls map[uint64]callSeen
-	users []userMsg
-
-	id             string
-	week           string
-	epoch          int // compactions so far
-	lastCompaction int
-	lastTurn       int
-	events         int
-	signals        []Signal
-	warned         bool
-	warnings       []string
-}
-
-func newDetector(window int, threshold float64) *detector {
-	return &detector{window: window, threshold: threshold, calls: make(map[uint64]callSeen)}
-}
-
-// start begins a session.
-func (d *detector) start(id string) {
-	d.id, d.week = id, UnknownWeek
-	d.epoch, d.lastCompaction, d.lastTurn, d.events = 0, 0, 0, 0
-	d.signals, d.warned = nil, false
-	clear(d.calls)
-	for i := range d.users {
-		d.users[i] = userMsg{w: words{content: d.users[i].w.content[:0]}}
+// SessionSignals finds the signals of one session within w: the
+// repeated tool calls FlaggedRepeats keeps (severe first) and the
+// restatements, each with its evidence.
+func SessionSignals(s *agentlog.Session, w RepeatWindow) []Signal {
+	if len(s.Compactions) == 0 { // both signals follow a compaction
+		return nil
 	}
-	d.users = d.users[:0]
-}
-
-// add processes one event of the current session.
-func (d *detector) add(ev *rawEvent, dec *eventDecoder) {
-	if d.week == UnknownWeek && ev.ts != nil {
-		if t, ok := parseTime(ev.ts); ok {
-			d.week = isoWeek(t)
+	var out []Signal
+	for _, r := range FlaggedRepeats(FindToolRepeats(s, w)) {
+		c := s.Compactions[r.Compaction]
+		first, call := callEvidence(r.First), callEvidence(r.Repeat)
+		out = append(out, Signal{Kind: RepeatedToolCall, Severe: r.Severe,
+			Turn: call.Turn, Step: call.Step, EvidenceTurn: first.Turn,
+			CompactionTurn: c.Turn + 1, CompactionLine: r.CompactionLine, CompactionUUID: r.CompactionUUID,
+			TurnsAfter: r.TurnsAfter, StepsAfter: r.StepsAfter, Reason: r.Reason,
+			RepeatKind: r.Kind, First: first, Call: call})
+	}
+	for _, r := range FindRestatements(s, w) {
+		sig := Signal{Kind: RestatedInstruction, Message: messageEvidence(r.Message),
+			CompactionTurn: r.CompactionTurn + 1, CompactionLine: r.CompactionLine, CompactionUUID: r.CompactionUUID,
+			TurnsAfter: r.TurnsAfter, StepsAfter: r.StepsAfter,
+			Cue: r.Cue, Sentence: r.Sentence, Score: round4(r.Score)}
+		sig.Turn, sig.Step = sig.Message.Turn, sig.Message.Step
+		if r.HasEarlier {
+			sig.Earlier = messageEvidence(r.Earlier)
+			sig.EvidenceTurn = sig.Earlier.Turn
+			sig.Similarity, sig.Common = round4(r.Similarity), r.Common
 		}
-	}
-	d.events++
-	d.lastTurn = ev.turn
-	switch ev.kind {
-	case KindCompaction:
-		d.epoch++
-		d.lastCompaction = ev.turn
-	case KindToolCall:
-		d.toolCall(ev)
-	case KindMessage:
-		if string(ev.role) == "user" {
-			d.userMessage(ev.turn, dec.decodedText(ev))
+		if r.Cue != "" {
+			sig.Reason = fmt.Sprintf("says %q", r.Cue)
+		} else {
+			sig.Reason = "repeats an earlier instruction nearly word for word"
 		}
+		out = append(out, sig)
 	}
+	return out
 }
 
-func (d *detector) toolCall(ev *rawEvent) {
-	d.key = append(d.key[:0], ev.tool...)
-	d.key = append(d.key, 0)
-	if ev.hasArgs {
-		d.key = append(d.key, ev.args...)
-	} else {
-		d.key = append(d.key, "null"...)
-	}
-	h := maphash.Bytes(callSeed, d.key)
-	t := int32(ev.turn)
-	seen, ok := d.calls[h]
-	if ok {
-		evidence := seen.prevTurn
-		if seen.epoch < int32(d.epoch) {
-			evidence = seen.turn
-		}
-		if evidence > 0 && d.epoch > 0 && ev.turn-d.lastCompaction <= d.window {
-			s := Signal{Kind: RepeatedToolCall, Turn: ev.turn, CompactionTurn: d.lastCompaction,
-				EvidenceTurn: int(evidence), Tool: string(ev.tool)}
-			if ev.hasArgs {
-				s.Args = json.RawMessage(append([]byte(nil), ev.args...))
-			}
-			d.signals = append(d.signals, s)
-		}
-		if seen.epoch < int32(d.epoch) {
-			seen.prevTurn = seen.turn
-		}
-		seen.turn, seen.epoch = t, int32(d.epoch)
-		d.calls[h] = seen
-		return
-	}
-	if len(d.calls) >= MaxSessionCalls {
-		d.warnLimit(fmt.Sprintf("more than %d distinct tool calls", MaxSessionCalls))
-		return
-	}
-	d.calls[h] = callSeen{turn: t, epoch: int32(d.epoch)}
+func callEvidence(c CallRef) *CallEvidence {
+	return &CallEvidence{Tool: c.Tool, Input: c.Input, ID: c.ID, Turn: c.Turn + 1, Step: c.Step + 1, Line: c.Line,
+		IsError: c.IsError, UUID: c.UUID, ResultUUID: c.ResultUUID}
 }
 
-func (d *detector) userMessage(turn int, raw []byte) {
-	text := string(raw)
-	if d.epoch > 0 {
-		d.norm.normalise(text, &d.cur)
-	}
-	if d.epoch > 0 && len(d.cur.content) > 0 {
-		best, bestSim, bestJac, at := -1.0, 0.0, 0.0, -1
-		for i := range d.users {
-			u := &d.users[i]
-			if u.epoch >= d.epoch {
-				break // stated after the latest compaction, as is every later one
-			}
-			if !u.normalised {
-				d.norm.normalise(u.text, &u.w)
-				u.normalised = true
-			}
-			score, sim, jac, common := restateScore(&d.cur, &u.w)
-			if common > 0 && (score > best || score == best && jac > bestJac) {
-				best, bestSim, bestJac, at = score, sim, jac, i
-			}
-		}
-		if at >= 0 && best >= d.threshold {
-			u := &d.users[at]
-			d.signals = append(d.signals, Signal{Kind: RestatedInstruction, Turn: turn, CompactionTurn: d.lastCompaction,
-				EvidenceTurn: u.turn, Text: text, EvidenceText: u.text,
-				Similarity: round4(bestSim), Score: round4(best)})
-		}
-	}
-	if len(d.users) >= MaxSessionUserMessages {
-		d.warnLimit(fmt.Sprintf("more than %d user messages", MaxSessionUserMessages))
-		return
-	}
-	n := len(d.users)
-	if n < cap(d.users) {
-		d.users = d.users[:n+1] // reuse the content slice left there
-	} else {
-		d.users = append(d.users, userMsg{})
-	}
-	u := &d.users[n]
-	u.turn, u.epoch, u.text, u.normalised = turn, d.epoch, text, false
-	if d.epoch > 0 {
-		u.w.content = append(u.w.content[:0], d.cur.content...)
-		u.w.restateCue, u.w.instructCue = d.cur.restateCue, d.cur.instructCue
-		u.normalised = true
-	}
-}
-
-func (d *detector) warnLimit(what string) {
-	if !d.warned {
-		d.warned = true
-		d.warnings = append(d.warnings, fmt.Sprintf("session %s: %s; later ones are checked but not remembered", d.id, what))
-	}
-}
-
-// finish ends the session, returning it when flagged.
-func (d *detector) finish() (Flagged, bool) {
-	if len(d.signals) == 0 {
-		return Flagged{}, false
-	}
-	return Flagged{SessionID: d.id, Week: d.week, Signals: d.signals}, true
+func messageEvidence(m MessageRef) *MessageEvidence {
+	return &MessageEvidence{Text: m.Text, Turn: m.Turn + 1, Step: m.Step, Line: m.Line, UUID: m.UUID}
 }
 
 // isoWeek formats t's ISO 8601 week, as "2026-W02".

@@ -1,13 +1,20 @@
 package selection
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tally-eval/tally/agentlog"
 )
 
-// logBuilder writes a hand-made event log.
+// logBuilder writes a hand-made log in tally's event format.
 type logBuilder struct {
 	b strings.Builder
 }
@@ -32,7 +39,7 @@ func (l *logBuilder) assistant(s string, turn int, text string) *logBuilder {
 	return l
 }
 
-// scanLog scans one log with the default configuration.
+// scanLog scans one log with cfg.
 func scanLog(t *testing.T, log string, cfg SignalConfig) ([]Flagged, *SignalReport, error) {
 	t.Helper()
 	var out []Flagged
@@ -43,7 +50,8 @@ func scanLog(t *testing.T, log string, cfg SignalConfig) ([]Flagged, *SignalRepo
 	return out, rep, err
 }
 
-// turnsOf lists "kind@turn(evidence)" for every signal.
+// turnsOf lists "session:kind@turn(evidence turn,compaction turn)" for
+// every signal.
 func turnsOf(fs []Flagged) []string {
 	var out []string
 	for _, f := range fs {
@@ -55,72 +63,73 @@ func turnsOf(fs []Flagged) []string {
 }
 
 // TestSignalCases: each signal, each look-alike and the edges of the
-// window, on hand-made sessions.
+// window, on hand-made sessions in tally's event format, whose turn
+// numbers are the log's own.
 func TestSignalCases(t *testing.T) {
 	read := `{"path":"a.go","start_line":1,"end_line":40}`
 	tests := []struct {
 		reason string
 		log    *logBuilder
-		window int
+		window RepeatWindow
 		want   string
 	}{
 		{"repeated call after a compaction, arguments in another key order and spacing",
 			new(logBuilder).call("s", 2, "read_file", read).compaction("s", 10).call("s", 12, "read_file", `{ "end_line":40, "path":"a.go", "start_line":1 }`),
-			5, "s:repeated_tool_call@12(2,c10)"},
+			DefaultRepeatWindow, "s:repeated_tool_call@12(2,c10)"},
 		{"a repeat at the compaction's own turn comes after it",
 			new(logBuilder).call("s", 2, "grep", `{"pattern":"x"}`).compaction("s", 10).call("s", 10, "grep", `{"pattern":"x"}`),
-			5, "s:repeated_tool_call@10(2,c10)"},
+			DefaultRepeatWindow, "s:repeated_tool_call@10(2,c10)"},
 		{"exactly window turns after counts",
 			new(logBuilder).call("s", 2, "grep", `{"pattern":"x"}`).compaction("s", 10).call("s", 15, "grep", `{"pattern":"x"}`),
-			5, "s:repeated_tool_call@15(2,c10)"},
+			DefaultRepeatWindow, "s:repeated_tool_call@15(2,c10)"},
 		{"window+1 turns after does not",
 			new(logBuilder).call("s", 2, "grep", `{"pattern":"x"}`).compaction("s", 10).call("s", 16, "grep", `{"pattern":"x"}`),
-			5, ""},
+			DefaultRepeatWindow, ""},
+		{"a window of 2 steps: the repeat in the third step after the compaction is out",
+			new(logBuilder).call("s", 2, "grep", `{"pattern":"x"}`).compaction("s", 10).assistant("s", 10, "a").assistant("s", 10, "b").
+				call("s", 11, "grep", `{"pattern":"x"}`),
+			RepeatWindow{Turns: 5, Steps: 2}, ""},
+		{"a window of 3 steps: it is in",
+			new(logBuilder).call("s", 2, "grep", `{"pattern":"x"}`).compaction("s", 10).assistant("s", 10, "a").assistant("s", 10, "b").
+				call("s", 11, "grep", `{"pattern":"x"}`),
+			RepeatWindow{Turns: 5, Steps: 3}, "s:repeated_tool_call@11(2,c10)"},
 		{"look-alike reread_different_args: same tool and path, other lines",
 			new(logBuilder).call("s", 2, "read_file", read).compaction("s", 10).call("s", 11, "read_file", `{"path":"a.go","start_line":80,"end_line":120}`),
-			5, ""},
+			DefaultRepeatWindow, ""},
 		{"look-alike: same arguments, another tool",
 			new(logBuilder).call("s", 2, "read_file", `{"path":"a.go"}`).compaction("s", 10).call("s", 11, "list_dir", `{"path":"a.go"}`),
-			5, ""},
+			DefaultRepeatWindow, ""},
 		{"look-alike identical_no_compaction: the same call twice with no compaction between",
 			new(logBuilder).call("s", 2, "run_tests", `{"command":"go test ./..."}`).call("s", 4, "run_tests", `{"command":"go test ./..."}`),
-			5, ""},
+			DefaultRepeatWindow, ""},
 		{"identical calls both after the compaction: only a call before it is evidence",
 			new(logBuilder).compaction("s", 3).call("s", 4, "grep", `{"pattern":"x"}`).call("s", 5, "grep", `{"pattern":"x"}`),
-			5, ""},
-		{"a call before the compaction repeated twice within the window: both flagged, evidence the call before it",
+			DefaultRepeatWindow, ""},
+		{"a call before the compaction repeated twice within the window: the second has its result again in the context",
 			new(logBuilder).call("s", 2, "grep", `{"pattern":"x"}`).compaction("s", 10).call("s", 11, "grep", `{"pattern":"x"}`).call("s", 12, "grep", `{"pattern":"x"}`),
-			5, "s:repeated_tool_call@11(2,c10) s:repeated_tool_call@12(2,c10)"},
+			DefaultRepeatWindow, "s:repeated_tool_call@11(2,c10)"},
 		{"two compactions: evidence is the latest call before the latest one",
 			new(logBuilder).call("s", 2, "grep", `{"pattern":"x"}`).compaction("s", 10).call("s", 20, "grep", `{"pattern":"x"}`).compaction("s", 30).call("s", 31, "grep", `{"pattern":"x"}`),
-			5, "s:repeated_tool_call@31(20,c30)"},
+			DefaultRepeatWindow, "s:repeated_tool_call@31(20,c30)"},
 		{"sessions do not mix",
 			new(logBuilder).call("a", 2, "grep", `{"pattern":"x"}`).compaction("b", 3).call("b", 4, "grep", `{"pattern":"x"}`),
-			5, ""},
-		{"restated instruction after a compaction, in other words",
-			new(logBuilder).user("s", 3, "Before you start: never modify anything under db/migrations.").compaction("s", 20).user("s", 22, "I said don't touch migrations."),
-			5, "s:restated_instruction@22(3,c20)"},
-		{"restated without a cue phrase but as an instruction, near word for word",
-			new(logBuilder).user("s", 3, "Don't deploy to prod without asking me.").compaction("s", 20).user("s", 24, "Do not deploy to prod without asking me!"),
-			5, "s:restated_instruction@24(3,c20)"},
+			DefaultRepeatWindow, ""},
+		{"restated instruction after a compaction, with a cue",
+			new(logBuilder).user("s", 3, "Before you start: never modify anything under db/migrations.").compaction("s", 20).user("s", 22, "I told you not to touch db/migrations."),
+			DefaultRepeatWindow, "s:restated_instruction@22(3,c20)"},
+		{"restated near word for word, no cue",
+			new(logBuilder).user("s", 3, "Never push the billing service to production on Fridays.").assistant("s", 3, "Understood.").compaction("s", 20).
+				user("s", 24, "On Fridays never push billing service to production."),
+			DefaultRepeatWindow, "s:restated_instruction@24(3,c20)"},
 		{"look-alike restatement_before_compaction",
-			new(logBuilder).user("s", 3, "Ground rule: leave fast_export off by default.").user("s", 8, "Again: fast_export defaults to off.").compaction("s", 20),
-			5, ""},
-		{"a chat line repeated after a compaction is not an instruction",
-			new(logBuilder).user("s", 3, "Looks right to me.").compaction("s", 20).user("s", 22, "Looks right to me."),
-			5, ""},
-		{"a repeated request that merely has a negation inside is not an instruction",
-			new(logBuilder).user("s", 3, "Hm, not what I expected. Dig into a.go.").compaction("s", 20).user("s", 22, "Hm, not what I expected. Dig into a.go."),
-			5, ""},
-		{"a cue with nothing in common restates nothing",
-			new(logBuilder).user("s", 3, "Never force-push to main.").compaction("s", 20).user("s", 22, "Again: why is TestQueue failing?"),
-			5, ""},
+			new(logBuilder).user("s", 3, "Ground rule: leave fast_export off by default.").user("s", 8, "As I said, fast_export defaults to off.").compaction("s", 20),
+			DefaultRepeatWindow, ""},
 		{"\"again\" inside a sentence is no cue",
 			new(logBuilder).user("s", 3, "Run the queue tests with -race.").compaction("s", 20).user("s", 22, "Run the queue tests again with -v please."),
-			5, ""},
+			DefaultRepeatWindow, ""},
 		{"the assistant repeating itself is not the user",
 			new(logBuilder).assistant("s", 3, "I'll open the PR against develop, not main.").compaction("s", 20).assistant("s", 22, "As I said, I'll open the PR against develop."),
-			5, ""},
+			DefaultRepeatWindow, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
@@ -137,36 +146,114 @@ func TestSignalCases(t *testing.T) {
 	}
 }
 
-// TestSignalEvidence: a flagged session carries its week and the
-// evidence of each signal.
-func TestSignalEvidence(t *testing.T) {
-	log := new(logBuilder).user("s", 1, "Before you start: never modify anything under db/migrations.").
-		call("s", 2, "grep", `{"path":".","pattern":"TODO"}`).compaction("s", 5).
-		call("s", 6, "grep", `{"pattern":"TODO","path":"."}`).user("s", 7, "As I told you, db/migrations is off-limits.")
-	fs, rep, err := scanLog(t, log.b.String(), DefaultSignalConfig())
-	if err != nil || len(fs) != 1 {
-		t.Fatalf("%v, %v", fs, err)
+// concatLogs joins test logs as `cat` would.
+func concatLogs(t *testing.T, paths ...string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, p := range paths {
+		data, err := os.ReadFile(filepath.Join("testdata", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
 	}
-	f := fs[0]
-	if f.Week != "2026-W02" || len(f.Signals) != 2 {
-		t.Fatalf("%+v", f)
+	return b.String()
+}
+
+// TestScanClaudeCode: a file of four Claude Code sessions joined with
+// cat. Three are flagged, each signal with both calls or both messages
+// and the compaction between, placed by turn, step, line and uuid, as
+// read by hand from the files (lines: lost_read 1–7, push_again 8–14,
+// orientation 15–25, told_you 26–43).
+func TestScanClaudeCode(t *testing.T) {
+	log := concatLogs(t, "repeats/lost_read.jsonl", "repeats/push_again.jsonl", "repeats/orientation.jsonl", "restate/told_you.jsonl")
+	fs, rep, err := scanLog(t, log, DefaultSignalConfig())
+	if err != nil {
+		t.Fatal(err)
 	}
-	rep0, rep1 := f.Signals[0], f.Signals[1]
-	if rep0.Tool != "grep" || string(rep0.Args) != `{"path":".","pattern":"TODO"}` || rep0.EvidenceTurn != 2 || rep0.CompactionTurn != 5 {
-		t.Errorf("repeat evidence %+v (args %s)", rep0, rep0.Args)
+	if rep.Sessions != 4 || rep.Compacted != 4 || rep.Flagged != 3 || rep.Lines != 43 || rep.Bytes != int64(len(log)) || rep.Formats[agentlog.ClaudeCode] != 4 {
+		t.Errorf("report: %d sessions, %d compacted, %d flagged, %d lines, %d bytes, formats %v; want 4, 4, 3, 43, %d, 4 claude-code",
+			rep.Sessions, rep.Compacted, rep.Flagged, rep.Lines, rep.Bytes, rep.Formats, len(log))
 	}
-	if rep1.Text != "As I told you, db/migrations is off-limits." || rep1.EvidenceText != "Before you start: never modify anything under db/migrations." ||
-		rep1.Score < DefaultRestateThreshold || rep1.Similarity <= 0 {
-		t.Errorf("restatement evidence %+v", rep1)
+	if len(fs) != 3 {
+		t.Fatalf("flagged %v", turnsOf(fs))
 	}
-	if rep.Sessions != 1 || rep.Compacted != 1 || rep.Flagged != 1 || rep.Kinds[0].Signals != 1 || rep.Kinds[1].Signals != 1 {
-		t.Errorf("report %+v", rep)
+	call := func(id string, turn, step, line int, uuid, result, input string) *CallEvidence {
+		return &CallEvidence{Tool: map[bool]string{true: "Read", false: "Bash"}[strings.Contains(input, "file_path")], Input: []byte(input),
+			ID: id, Turn: turn, Step: step, Line: line, UUID: uuid, ResultUUID: result}
+	}
+	lost := Signal{Kind: RepeatedToolCall, Turn: 1, Step: 2, EvidenceTurn: 1, CompactionTurn: 1, CompactionLine: 4, CompactionUUID: "r4",
+		TurnsAfter: 0, StepsAfter: 1, RepeatKind: LostResult, Reason: "read again, unchanged since the first read",
+		First: call("tu1", 1, 1, 2, "r2", "r3", `{"file_path":"/repo/parse.go","offset":1,"limit":50}`),
+		Call:  call("tu2", 1, 2, 6, "r6", "r7", `{"file_path":"/repo/./parse.go","offset":20,"limit":10}`)}
+	push := Signal{Kind: RepeatedToolCall, Severe: true, Turn: 1, Step: 2, EvidenceTurn: 1, CompactionTurn: 1, CompactionLine: 11, CompactionUUID: "r4",
+		TurnsAfter: 0, StepsAfter: 1, RepeatKind: SideEffect, Reason: "the same external write again with no new commit",
+		First: call("tu1", 1, 1, 9, "r2", "r3", `{"command":"git push origin main"}`),
+		Call:  call("tu2", 1, 2, 13, "r6", "r7", `{"command":"git push origin main"}`)}
+	for i, want := range []struct {
+		id, week string
+		sig      Signal
+	}{{"lost_read", UnknownWeek, lost}, {"push_again", UnknownWeek, push}} {
+		f := fs[i]
+		if f.SessionID != want.id || f.Week != want.week || f.File != "log.jsonl" || f.Format != agentlog.ClaudeCode || len(f.Signals) != 1 {
+			t.Errorf("flagged %d: %s %s %s %s with %d signals", i, f.SessionID, f.Week, f.File, f.Format, len(f.Signals))
+			continue
+		}
+		if !reflect.DeepEqual(f.Signals[0], want.sig) {
+			t.Errorf("%s:\ngot  %+v\nwant %+v", want.id, f.Signals[0], want.sig)
+		}
+	}
+	told := fs[2]
+	if told.SessionID != "told_you" || told.Week != "2026-W07" || len(told.Signals) != 3 {
+		t.Fatalf("told_you: %+v", told)
+	}
+	// told (T5, 4 steps before it) restates tabs, said (T6) api, again-colon
+	// (T7) deps; the compaction is in T3, after 3 steps.
+	for i, w := range []struct {
+		uuid, cue          string
+		turn, step, line   int
+		earlier            string
+		eTurn, eStep, eLin int
+	}{
+		{"told", "I told you", 5, 4, 38, "tabs", 1, 0, 26},
+		{"said", "as I said", 6, 5, 40, "api", 2, 1, 28},
+		{"again-colon", "again:", 7, 6, 42, "deps", 3, 2, 30},
+	} {
+		s := told.Signals[i]
+		m, e := s.Message, s.Earlier
+		if s.Kind != RestatedInstruction || s.Severe || s.Cue != w.cue || m == nil || e == nil ||
+			[4]any{m.UUID, m.Turn, m.Step, m.Line} != [4]any{w.uuid, w.turn, w.step, w.line} ||
+			[4]any{e.UUID, e.Turn, e.Step, e.Line} != [4]any{w.earlier, w.eTurn, w.eStep, w.eLin} ||
+			s.Turn != w.turn || s.EvidenceTurn != w.eTurn || s.CompactionTurn != 3 || s.CompactionLine != 32 || s.CompactionUUID != "told_y-r004" ||
+			s.TurnsAfter != w.turn-3 || s.StepsAfter != w.step-3 || s.Similarity <= 0 || len(s.Common) == 0 || m.Text == "" || e.Text == "" {
+			t.Errorf("restatement %d: %+v (message %+v, earlier %+v)", i, s, m, e)
+		}
+	}
+	if rep.Kinds[0].Sessions != 2 || rep.Kinds[0].Signals != 2 || rep.Kinds[0].SevereSessions != 1 || rep.Kinds[0].Severe != 1 ||
+		rep.Kinds[1].Sessions != 1 || rep.Kinds[1].Signals != 3 {
+		t.Errorf("kinds %+v", rep.Kinds)
 	}
 }
 
-// TestScanProblems: a session whose events resume after another's, a
-// turn that goes back and a malformed line are problems; with SkipBad
-// they are skipped, counted and reported, never silently dropped.
+// TestScanSevereFirst: in a session with a lost result and a side
+// effect, the side effect comes first, marked severe.
+func TestScanSevereFirst(t *testing.T) {
+	log := new(logBuilder).call("s", 1, "grep", `{"pattern":"x"}`).call("s", 1, "mcp__github__create_comment", `{"body":"done"}`).
+		compaction("s", 2).call("s", 2, "grep", `{"pattern":"x"}`).call("s", 3, "mcp__github__create_comment", `{"body":"done"}`)
+	fs, _, err := scanLog(t, log.b.String(), DefaultSignalConfig())
+	if err != nil || len(fs) != 1 || len(fs[0].Signals) != 2 {
+		t.Fatalf("%v %v", fs, err)
+	}
+	s := fs[0].Signals
+	if !s[0].Severe || s[0].RepeatKind != SideEffect || s[0].Turn != 3 || s[1].Severe || s[1].RepeatKind != LostResult || s[1].Turn != 2 {
+		t.Errorf("got %s %v @%d, %s %v @%d; want the side effect (turn 3) first, severe", s[0].RepeatKind, s[0].Severe, s[0].Turn, s[1].RepeatKind, s[1].Severe, s[1].Turn)
+	}
+}
+
+// TestScanProblems: in tally's format, a session whose events resume
+// after another's, a turn that goes back and a malformed line are
+// problems; with SkipBad they are skipped, counted and reported, never
+// silently dropped.
 func TestScanProblems(t *testing.T) {
 	log := new(logBuilder).call("a", 1, "grep", `{}`).call("b", 1, "grep", `{}`).call("a", 2, "grep", `{}`).call("a", 3, "grep", `{}`).
 		call("c", 5, "grep", `{}`).call("c", 4, "grep", `{}`)
@@ -183,16 +270,16 @@ func TestScanProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Skipped.Count != 4 || rep.Sessions != 3 || rep.Events != 3 {
-		t.Errorf("skipped %d, sessions %d, events %d; want 4 skipped (2 resumed lines, 1 turn back, 1 malformed), 3 sessions, 3 events",
-			rep.Skipped.Count, rep.Sessions, rep.Events)
+	if rep.Skipped.Count != 4 || rep.Sessions != 3 || rep.Lines != 7 || rep.NotRead[agentlog.MalformedLine] != 4 {
+		t.Errorf("skipped %d, sessions %d, lines %d, malformed %d; want 4 skipped (2 resumed lines, 1 turn back, 1 malformed), 3 sessions, 7 lines, 4 malformed",
+			rep.Skipped.Count, rep.Sessions, rep.Lines, rep.NotRead[agentlog.MalformedLine])
 	}
 	want := []string{
 		"skipped 4 malformed line(s) (--skip-bad)",
 		`skipped log.jsonl:3:1: session_id: the events of session "a" are not together: an earlier run of them ends at line 1`,
+		`skipped log.jsonl:4:1: session_id: skipped with the rest of session "a"'s returning events`,
 		`skipped log.jsonl:6:1: turn: turn 4 comes after turn 5 of session "c": a session's events must be in turn order`,
 		`skipped log.jsonl:7:27: unexpected end of line: the JSON value is not complete`,
-		`… and 1 more skipped line(s) not listed`, // line 4: the rest of the resumed session
 	}
 	if strings.Join(rep.Warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(rep.Warnings, "\n"), strings.Join(want, "\n"))
@@ -200,28 +287,20 @@ func TestScanProblems(t *testing.T) {
 }
 
 // TestScanAcrossInputs: flagged sessions come in input order whatever
-// the parallelism; a session with events in two inputs is warned about.
+// the parallelism; a session with records in two inputs is warned about.
 func TestScanAcrossInputs(t *testing.T) {
-	var inputs []Input
-	for i := range 9 {
-		s := fmt.Sprintf("s%d", i)
-		log := new(logBuilder).call(s, 1, "grep", `{"i":1}`).compaction(s, 2).call(s, 3, "grep", `{"i":1}`)
-		if i == 8 {
-			log.call("s0", 1, "grep", `{}`)
-		}
-		inputs = append(inputs, ReaderInput(fmt.Sprintf("f%d.jsonl", i), strings.NewReader(log.b.String())))
-	}
 	for _, workers := range []int{1, 3, 16} {
-		cfg := DefaultSignalConfig()
-		cfg.Workers = workers
-		for i := range inputs { // fresh readers
+		var inputs []Input
+		for i := range 9 {
 			s := fmt.Sprintf("s%d", i)
 			log := new(logBuilder).call(s, 1, "grep", `{"i":1}`).compaction(s, 2).call(s, 3, "grep", `{"i":1}`)
 			if i == 8 {
 				log.call("s0", 1, "grep", `{}`)
 			}
-			inputs[i] = ReaderInput(fmt.Sprintf("f%d.jsonl", i), strings.NewReader(log.b.String()))
+			inputs = append(inputs, ReaderInput(fmt.Sprintf("f%d.jsonl", i), strings.NewReader(log.b.String())))
 		}
+		cfg := DefaultSignalConfig()
+		cfg.Workers = workers
 		var got []string
 		rep, err := Scan(context.Background(), inputs, cfg, func(f *Flagged) error {
 			got = append(got, f.SessionID)
@@ -233,7 +312,7 @@ func TestScanAcrossInputs(t *testing.T) {
 		if strings.Join(got, " ") != "s0 s1 s2 s3 s4 s5 s6 s7 s8" {
 			t.Errorf("workers %d: order %v", workers, got)
 		}
-		if len(rep.Warnings) != 1 || rep.Warnings[0] != "f8.jsonl:4: this session also has events in f0.jsonl; each file's part was checked alone" {
+		if len(rep.Warnings) != 1 || rep.Warnings[0] != "f8.jsonl:4: this session also has records in f0.jsonl; each file's part was checked alone" {
 			t.Errorf("workers %d: warnings %q", workers, rep.Warnings)
 		}
 	}
@@ -260,69 +339,53 @@ func TestScanEmitError(t *testing.T) {
 	}
 }
 
-// TestNormalise pins the normalisation the restatement score uses.
-func TestNormalise(t *testing.T) {
-	var n normaliser
-	var w words
-	tests := []struct {
-		text              string
-		content           []string
-		restate, instruct bool
+// TestScanFormats: a gzipped log reads as the plain one, counted in
+// uncompressed bytes; a format given is used instead of sniffing; a log
+// without session ids names its sessions by file and position.
+func TestScanFormats(t *testing.T) {
+	log := concatLogs(t, "repeats/lost_read.jsonl")
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte(log))
+	zw.Close()
+	plain, _, err := scanLog(t, log, DefaultSignalConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz, rep, err := scanLog(t, z.String(), DefaultSignalConfig())
+	if err != nil || !reflect.DeepEqual(gz, plain) || rep.Bytes != int64(len(log)) {
+		t.Errorf("gzipped: %v, %d bytes (want %d), flagged %v vs %v", err, rep.Bytes, len(log), turnsOf(gz), turnsOf(plain))
+	}
+	cfg := DefaultSignalConfig()
+	cfg.Format = agentlog.Generic
+	if _, _, err := scanLog(t, log, cfg); err == nil || !strings.Contains(err.Error(), `log.jsonl:1: session has no "messages"`) {
+		t.Errorf("read as generic: %v", err)
+	}
+	cfg.Format = "yaml"
+	if _, _, err := scanLog(t, log, cfg); err == nil || !strings.Contains(err.Error(), `the log format must be one of`) {
+		t.Errorf("format yaml: %v", err)
+	}
+	noID := strings.ReplaceAll(log, `"sessionId":"lost_read",`, "")
+	fs, _, err := scanLog(t, noID, DefaultSignalConfig())
+	if err != nil || len(fs) != 1 || fs[0].SessionID != "log.jsonl#1" {
+		t.Errorf("without ids: %v, %v", turnsOf(fs), err)
+	}
+}
+
+func TestSignalConfigValidate(t *testing.T) {
+	for _, c := range []struct {
+		change func(*SignalConfig)
+		want   string
 	}{
-		{"Before you start: never modify anything under /migrations.", []string{"start", "modify", "anything", "under", "migrations"}, false, true},
-		{"I said don't touch migrations.", []string{"touch", "migrations"}, true, true},
-		{"Like I said earlier, dual_write_orders defaults to off.", []string{"dual_write_orders", "defaults", "off"}, true, false},
-		{"Again: PR goes to develop.", []string{"pr", "develop"}, true, false},
-		{"Run the tests again with -race.", []string{"run", "tests", "race"}, false, false},
-		{"Don't add new dependencies to go.mod", []string{"add", "new", "dependencies", "go.mod"}, false, true},
-		{"Hm, not what I expected. Dig into a.go.", []string{"hm", "expected", "dig", "a.go"}, false, false},
-		{"Please remember, tests must not hit the network.", []string{"tests", "hit", "network"}, true, true},
-	}
-	for _, tt := range tests {
-		n.normalise(tt.text, &w)
-		var want []uint64
-		for _, c := range tt.content {
-			want = append(want, hashWord(stem([]byte(c))))
-		}
-		var got words
-		got.content = append(got.content, want...)
-		sortedUnique(&got.content)
-		if !equalUint64(w.content, got.content) || w.restateCue != tt.restate || w.instructCue != tt.instruct {
-			t.Errorf("%q: %d words (want %d: %v), restate %v (want %v), instruction %v (want %v)",
-				tt.text, len(w.content), len(got.content), tt.content, w.restateCue, tt.restate, w.instructCue, tt.instruct)
+		{func(c *SignalConfig) { c.Window.Turns = -1 }, "the window must not be negative, got -1 turns"},
+		{func(c *SignalConfig) { c.Window.Steps = -1 }, "the window must not be negative, got -1 steps"},
+		{func(c *SignalConfig) { c.Sample = -1 }, "the weekly sample must not be negative, got -1"},
+		{func(c *SignalConfig) { c.Workers = -1 }, "workers must not be negative, got -1"},
+	} {
+		cfg := DefaultSignalConfig()
+		c.change(&cfg)
+		if err := cfg.Validate(); err == nil || err.Error() != c.want {
+			t.Errorf("got %v, want %q", err, c.want)
 		}
 	}
-	for _, p := range [][2]string{{"defaults", "default"}, {"changes", "change"}, {"testing", "tests"}, {"dependencies", "dependency"}, {"go.mod", "go.mod"}} {
-		if a, b := string(stem([]byte(p[0]))), string(stem([]byte(p[1]))); a != b {
-			t.Errorf("stem(%s) = %s, stem(%s) = %s", p[0], a, p[1], b)
-		}
-	}
-}
-
-func sortedUnique(xs *[]uint64) {
-	s := *xs
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	*xs = out
-}
-
-func equalUint64(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
+
+	"github.com/tally-eval/tally/agentlog"
 )
 
 // The example quarter's event logs and the truth of their signals
@@ -81,6 +81,9 @@ type score struct {
 	evidenceRight  int
 	lookalikesHit  []string
 	falsePositives []string
+	// fpSignals are the false positives, missed the truth lines not found.
+	fpSignals []Signal
+	missed    []truthLine
 }
 
 func (s score) precision() float64 { return float64(s.tp) / float64(max(1, s.tp+s.fp)) }
@@ -126,15 +129,17 @@ func scoreAgainstTruth(flagged []Flagged, truth []truthLine) map[SignalKind]*sco
 				} else {
 					s.fp++
 					s.falsePositives = append(s.falsePositives, fmt.Sprintf("%s turn %d: %+v", f.SessionID, sig.Turn, sig))
+					s.fpSignals = append(s.fpSignals, sig)
 					if la, ok := lookalike[a]; ok {
 						s.lookalikesHit = append(s.lookalikesHit, fmt.Sprintf("%s at %s turn %d", la, f.SessionID, sig.Turn))
 					}
 				}
 			}
 		}
-		for a := range want[k] {
+		for a, l := range want[k] {
 			if !got[a] {
 				s.fn++
+				s.missed = append(s.missed, l)
 			}
 		}
 		out[k] = s
@@ -143,26 +148,80 @@ func scoreAgainstTruth(flagged []Flagged, truth []truthLine) map[SignalKind]*sco
 }
 
 // TestSignalsPrecisionRecall measures both signals on the example
-// quarter against truth.jsonl, with the default configuration: precision
-// and recall at least 0.9 each, and no look-alike flagged.
+// quarter against truth.jsonl, with the default configuration, through
+// agentlog's reader of the example's format.
+//
+// repeated_tool_call scores as it did with the old rule (149/149
+// precision and recall, evidence and compaction turns right 149/149 on
+// HEAD 6ea7c9b): the generator's repeats are lost results.
+//
+// restated_instruction does not: the rules are now those written on real
+// sessions (FindRestatements), which the generator's phrasings were not
+// written for. On HEAD 6ea7c9b the old rule scored 64/64 and 64/64; now
+// the test checks what the new rules promise instead: every truth line
+// missed is either beyond the window (the old rule had none for
+// restatements) or a message none of the real-data cues matches ("I
+// said …", "Once more: …", "Please remember, …"); and every false
+// positive is a near-verbatim repeat of an earlier message (the
+// generator repeats chat lines such as "Show me the diff so far." after
+// compactions), never a cue. No look-alike is flagged by either signal.
 func TestSignalsPrecisionRecall(t *testing.T) {
-	flagged, rep := scanExample(t, DefaultSignalConfig())
+	cfg := DefaultSignalConfig()
+	flagged, rep := scanExample(t, cfg)
 	scores := scoreAgainstTruth(flagged, loadTruth(t))
 	for _, k := range SignalKinds {
 		s := scores[k]
 		t.Logf("%-20s precision %.3f (%d/%d)  recall %.3f (%d/%d)  evidence and compaction turns right %d/%d",
 			k, s.precision(), s.tp, s.tp+s.fp, s.recall(), s.tp, s.tp+s.fn, s.evidenceRight, s.tp)
-		if s.precision() < 0.9 || s.recall() < 0.9 {
-			t.Errorf("%s: precision %.3f, recall %.3f: want both ≥ 0.9", k, s.precision(), s.recall())
-		}
-		for _, fp := range s.falsePositives {
-			t.Logf("  false positive: %s", fp)
-		}
 		if len(s.lookalikesHit) > 0 {
 			t.Errorf("%s flags look-alikes: %v", k, s.lookalikesHit)
 		}
 	}
-	t.Logf("%d files, %d events, %d sessions (%d compacted), %d flagged", rep.Files, rep.Events, rep.Sessions, rep.Compacted, rep.Flagged)
+	if s := scores[RepeatedToolCall]; s.precision() != 1 || s.recall() != 1 || s.evidenceRight != s.tp {
+		t.Errorf("repeated_tool_call: precision %.3f, recall %.3f, evidence right %d/%d: want 1, 1 and all, as before", s.precision(), s.recall(), s.evidenceRight, s.tp)
+		for _, fp := range s.falsePositives {
+			t.Logf("  false positive: %s", fp)
+		}
+	}
+	s := scores[RestatedInstruction]
+	for _, sig := range s.fpSignals {
+		if sig.Cue != "" {
+			t.Errorf("restated_instruction: a cue (%q) flags a message the truth does not: turn %d %q", sig.Cue, sig.Turn, sig.Message.Text)
+		}
+	}
+	missed := map[string]truthLine{}
+	for _, l := range s.missed {
+		missed[fmt.Sprint(l.SessionID, "/", l.Turn)] = l
+	}
+	beyond, uncued := 0, 0
+	for _, path := range exampleLogs(t) {
+		ss, err := agentlog.OpenAll(path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sess := range ss {
+			for i, m := range sess.Messages {
+				l, ok := missed[fmt.Sprint(sess.ID, "/", m.Turn+1)]
+				if !ok || !m.Typed() {
+					continue
+				}
+				switch {
+				case l.Turn-l.CompactionTurn > cfg.Window.Turns:
+					beyond++
+				case prepareTyped(sess, i).cue == "":
+					uncued++
+				default:
+					t.Errorf("restated_instruction missed %s turn %d, within the window and cued: %q", l.SessionID, l.Turn, m.Text)
+				}
+			}
+		}
+	}
+	t.Logf("restated_instruction: %d missed beyond the window of %d turns, %d with no cue of the real-data rules; %d false positives, all near-verbatim repeats",
+		beyond, cfg.Window.Turns, uncued, s.fp)
+	if beyond+uncued != s.fn {
+		t.Errorf("%d misses accounted for, of %d", beyond+uncued, s.fn)
+	}
+	t.Logf("%d files, %d lines, %d sessions (%d compacted), %d flagged, formats %v", rep.Files, rep.Lines, rep.Sessions, rep.Compacted, rep.Flagged, rep.Formats)
 	if rep.Skipped.Count != 0 || len(rep.Warnings) != 0 {
 		t.Errorf("the example logs are clean, got skipped %d, warnings %v", rep.Skipped.Count, rep.Warnings)
 	}
@@ -175,7 +234,7 @@ func TestLookalikesNotFlagged(t *testing.T) {
 	truth := loadTruth(t)
 	for _, window := range []int{4, 5} {
 		cfg := DefaultSignalConfig()
-		cfg.Window = window
+		cfg.Window.Turns = window
 		flagged, _ := scanExample(t, cfg)
 		at := map[string]bool{}
 		for _, f := range flagged {
@@ -199,74 +258,6 @@ func TestLookalikesNotFlagged(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestRestateThresholdSweep is how DefaultRestateThreshold was chosen:
-// restated_instruction's precision and recall on the example at each
-// threshold. Every threshold in (1.0, 1.25] is perfect there: below it,
-// messages without a restatement cue repeating a chat line ("Looks right
-// to me.") come in; above it, cued restatements sharing one word in four
-// with the instruction ("I said feat:/fix: prefixes on commits." for
-// "commit messages follow Conventional Commits") drop out. The default
-// sits inside, nearer the low edge: a cued message needs one shared
-// content word in ten, an uncued instruction ("Don't touch X." again) 85%
-// of its words, a plain message can never pass.
-func TestRestateThresholdSweep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("sweeps the example logs")
-	}
-	truth := loadTruth(t)
-	files := exampleLogs(t)
-	var mu sync.Mutex
-	rows := map[float64]string{}
-	var wg sync.WaitGroup
-	var thresholds []float64
-	for x := 0.5; x <= 2.25+1e-9; x += 0.05 {
-		thresholds = append(thresholds, roundTo(x, 2))
-	}
-	for _, x := range thresholds {
-		wg.Go(func() {
-			cfg := DefaultSignalConfig()
-			cfg.RestateThreshold = x
-			var flagged []Flagged
-			_, err := ScanFiles(context.Background(), files, cfg, func(f *Flagged) error {
-				flagged = append(flagged, *f)
-				return nil
-			})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			s := scoreAgainstTruth(flagged, truth)[RestatedInstruction]
-			mu.Lock()
-			rows[x] = fmt.Sprintf("%5.2f  %.3f  %.3f  %4d  %3d", x, s.precision(), s.recall(), s.fp, s.fn)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	var b strings.Builder
-	b.WriteString("threshold  precision  recall  false+  missed\n")
-	for _, x := range thresholds {
-		b.WriteString(rows[x] + "\n")
-	}
-	t.Logf("restated_instruction on examples/quarterly/events:\n%s", b.String())
-	for _, x := range []float64{1.05, DefaultRestateThreshold, 1.25} {
-		cfg := DefaultSignalConfig()
-		cfg.RestateThreshold = x
-		flagged, _ := scanExample(t, cfg)
-		s := scoreAgainstTruth(flagged, truth)[RestatedInstruction]
-		if s.precision() != 1 || s.recall() != 1 {
-			t.Errorf("threshold %v: precision %.3f, recall %.3f; the plateau the default sits on moved", x, s.precision(), s.recall())
-		}
-	}
-}
-
-func roundTo(x float64, d int) float64 {
-	p := 1.0
-	for range d {
-		p *= 10
-	}
-	return float64(int(x*p+0.5)) / p
 }
 
 // TestWeeklySample: per ISO week at most --sample sessions, all flagged

@@ -281,7 +281,7 @@ func TestSelectErrors(t *testing.T) {
 		{[]string{"select"}, 2, ""},
 		{[]string{"signals"}, 2, ""},
 		{[]string{"signals", filepath.Join(dir, "none.jsonl")}, 1, ""},
-		{[]string{"signals", bad, "--window", "-1"}, 1, "tally: the window must not be negative, got -1\n"},
+		{[]string{"signals", bad, "--window", "-1"}, 1, "tally: the window must not be negative, got -1 turns\n"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -307,89 +307,6 @@ func TestSelectErrors(t *testing.T) {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("output lacks %q:\n%s", s, stdout)
 		}
-	}
-}
-
-// TestSignalsExample: the flagged sessions of the example quarter go to
-// -o as JSONL, the summary and weekly sample to stdout.
-func TestSignalsExample(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(exampleEvents, "week-*.jsonl"))
-	out := filepath.Join(t.TempDir(), "flagged.jsonl")
-	sample := filepath.Join(t.TempDir(), "sample.jsonl")
-	stdout, stderr, code := selCLI(t, append(append([]string{"signals"}, files...), "-o", out, "--sample-out", sample)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	t.Logf("tally signals examples/quarterly/events/week-*.jsonl -o flagged.jsonl:\n%s", stdout)
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 167 {
-		t.Errorf("%d flagged sessions, want 167 (examples/quarterly/README.md)", len(lines))
-	}
-	var f struct {
-		SessionID string `json:"session_id"`
-		Week      string `json:"week"`
-		Signals   []struct {
-			Signal         string `json:"signal"`
-			Turn           int    `json:"turn"`
-			CompactionTurn int    `json:"compaction_turn"`
-			EvidenceTurn   int    `json:"evidence_turn"`
-		} `json:"signals"`
-	}
-	if err := json.Unmarshal([]byte(lines[0]), &f); err != nil || f.SessionID == "" || !strings.HasPrefix(f.Week, "2026-W") || len(f.Signals) == 0 {
-		t.Errorf("first line %s: %+v (%v)", lines[0], f, err)
-	}
-	for _, s := range []string{"13 files, 70220 events", "167 flagged", "repeated_tool_call    127       149", "restated_instruction  64        64", "2026-W02"} {
-		if !strings.Contains(stdout, s) {
-			t.Errorf("summary lacks %q", s)
-		}
-	}
-	sdata, _ := os.ReadFile(sample)
-	if n := strings.Count(string(sdata), "\n"); n < 13 || n > 13*20 {
-		t.Errorf("sample file has %d lines", n)
-	}
-
-	// Without -o the flagged sessions are stdout, the summary stderr; with
-	// --format json that would leave stdout two kinds of JSON, so it is a
-	// usage error, and with -o stdout is the JSON summary alone.
-	_, stderr, code = selCLI(t, append(append([]string{"signals"}, files...), "--format", "json")...)
-	if code != 2 || !strings.Contains(stderr, "--format json needs -o") {
-		t.Errorf("--format json without -o: exit %d, stderr %q", code, stderr)
-	}
-	stdout, stderr, code = selCLI(t, append(append([]string{"signals"}, files...), "--format", "json", "-o", filepath.Join(t.TempDir(), "f.jsonl"))...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var rep signalsJSON
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Flagged != 167 || len(rep.Weeks) != 13 {
-		t.Errorf("JSON summary %v: %+v", err, rep)
-	}
-}
-
-func TestSignalsBadLine(t *testing.T) {
-	dir := t.TempDir()
-	log := filepath.Join(dir, "log.jsonl")
-	os.WriteFile(log, []byte(`{"session_id":"s","turn":1,"kind":"tool_call","tool":"grep","args":{"a":1}}
-{"session_id":"s","turn":2,"kind":"compaction"}
-{"session_id":"s","turn":3,"kind":"tool_call","tool":"grep","args":{"a":1}
-{"session_id":"s","turn":3,"kind":"tool_call","tool":"grep","args":{ "a" : 1 }}
-`), 0o644)
-	_, stderr, code := selCLI(t, "signals", log)
-	if code != 1 || stderr != "tally: "+log+":3:75: unexpected end of line: the JSON value is not complete\n" {
-		t.Errorf("exit %d, stderr %q", code, stderr)
-	}
-	stdout, stderr, code := selCLI(t, "signals", log, "--skip-bad")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(stdout, `"signal":"repeated_tool_call","turn":3,"compaction_turn":2,"evidence_turn":1,"tool":"grep","args":{"a":1}`) {
-		t.Errorf("stdout %s", stdout)
-	}
-	if !strings.Contains(stderr, "note: skipped 1 malformed line(s)") || !strings.Contains(stderr, "note: skipped "+log+":3:75:") {
-		t.Errorf("stderr %s", stderr)
 	}
 }
 

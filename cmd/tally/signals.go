@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/selection"
 )
@@ -16,26 +18,32 @@ import (
 // signalsJSON is the JSON report of `tally signals` (the flagged
 // sessions themselves are JSONL, one selection.Flagged per line).
 type signalsJSON struct {
-	Files            int        `json:"files"`
-	Events           int64      `json:"events"`
-	Bytes            int64      `json:"bytes"`
-	Sessions         int        `json:"sessions"`
-	Compacted        int        `json:"compacted"`
-	Flagged          int        `json:"flagged"`
-	Window           int        `json:"window"`
-	RestateThreshold float64    `json:"restate_threshold"`
-	SampleSize       int        `json:"sample_size"`
-	Seed             uint64     `json:"seed"`
-	Signals          []kindJSON `json:"signals"`
-	Weeks            []weekJSON `json:"weeks"`
-	SkippedLines     int        `json:"skipped_lines"`
-	Warnings         []string   `json:"warnings"`
+	Files     int                     `json:"files"`
+	Lines     int64                   `json:"lines"`
+	Bytes     int64                   `json:"bytes"`
+	Sessions  int                     `json:"sessions"`
+	Formats   map[agentlog.Format]int `json:"formats"`
+	Compacted int                     `json:"compacted"`
+	Flagged   int                     `json:"flagged"`
+	Window    struct {
+		Turns int `json:"turns"`
+		Steps int `json:"steps"`
+	} `json:"window"`
+	SampleSize   int            `json:"sample_size"`
+	Seed         uint64         `json:"seed"`
+	Signals      []kindJSON     `json:"signals"`
+	Weeks        []weekJSON     `json:"weeks"`
+	SkippedLines int            `json:"skipped_lines"`
+	NotRead      map[string]int `json:"records_not_read"`
+	Warnings     []string       `json:"warnings"`
 }
 
 type kindJSON struct {
-	Signal      selection.SignalKind `json:"signal"`
-	Sessions    int                  `json:"sessions"`
-	Occurrences int                  `json:"occurrences"`
+	Signal         selection.SignalKind `json:"signal"`
+	Sessions       int                  `json:"sessions"`
+	Occurrences    int                  `json:"occurrences"`
+	SevereSessions int                  `json:"severe_sessions"`
+	Severe         int                  `json:"severe"`
 }
 
 type weekJSON struct {
@@ -49,38 +57,48 @@ type weekJSON struct {
 func newSignalsCmd(opts *options) *cobra.Command {
 	cfg := selection.DefaultSignalConfig()
 	var (
-		output, sampleOut string
-		lim               limitFlags
+		output, sampleOut, logFormat string
+		lim                          limitFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "signals LOG.jsonl… [--window 5] [--restate-threshold X] [--sample 20] [--seed S] [-o FLAGGED.jsonl]",
+		Use:   "signals LOG… [--window 5] [--window-steps 400] [--log-format F] [--sample 20] [--seed S] [-o FLAGGED.jsonl]",
 		Short: "Flag production sessions whose compaction went wrong: repeated tool calls and restated instructions",
-		Long: `signals reads event logs (JSONL, a session's events together and in turn
-order; logs of any size, several read in parallel) and flags two signals:
+		Long: `signals reads agent logs — Claude Code session logs, Codex CLI rollouts, the
+generic chat-messages format or tally's own event log, gzipped or not, the
+format sniffed from each file's first line or given with --log-format — one
+session at a time (logs of any size, several read in parallel), and flags two
+signals after each compaction, within --window typed turns and --window-steps
+model steps:
 
-  repeated_tool_call    a tool call at most --window turns after a compaction
-                        with the same tool and canonically equal JSON arguments
-                        (key order and white space ignored) as a call made
-                        before that compaction;
-  restated_instruction  a user message after a compaction that restates an
-                        instruction the user gave before it: the share of its
-                        content words an earlier message has, plus 1 for a
-                        restatement cue ("again", "I said", "as I told you",
-                        "remember", …) and 0.25 for an instruction cue (a
-                        clause opening with a negation, "always" or "only";
-                        "must", "never"), at least --restate-threshold.
+  repeated_tool_call    the same call as one made before the compaction (a
+                        Bash description or timeout ignored, paths resolved),
+                        flagged only when it asks again for a result the agent
+                        had (lost_result) or redoes a side effect — a push, a
+                        deploy, a write to another system — (side_effect,
+                        severe, listed first); re-reads after the agent's own
+                        edit, re-runs after a change, orientation (ls, git
+                        status) and bookkeeping are not flagged;
+  restated_instruction  a message a person typed that restates an instruction
+                        typed before the compaction: a cue people use when an
+                        agent forgot ("you forgot", "I told you", "as I said",
+                        "don't forget", "remember to", "again: …"), or the
+                        instruction repeated nearly word for word; injected
+                        text and pasted output are never read.
 
-The flagged sessions are written as JSONL (session_id, ISO week, each signal
-with its turns and evidence) to -o FILE, atomically, or to stdout. The summary
-and a seeded sample of --sample flagged sessions per ISO week, spread across
-both signals, go to stdout with -o, else to stderr; --sample-out writes the
-sampled sessions as JSONL. A malformed line is an error naming file, line,
-column and field, or with --skip-bad is skipped and reported.`,
-		Example: `  tally signals examples/quarterly/events/week-*.jsonl -o flagged.jsonl
-  tally signals logs/*.jsonl --sample 20 --seed 7 --sample-out sample.jsonl > flagged.jsonl`,
+The flagged sessions are written as JSONL to -o FILE, atomically, or to stdout:
+session_id, file, format, ISO week, and each signal with its evidence — both
+calls or both messages with turn, step, line and uuid, the compaction, and the
+distances in turns and steps. The summary and a seeded sample of --sample
+flagged sessions per ISO week, spread across both signals, go to stdout with -o,
+else to stderr; --sample-out writes the sampled sessions as JSONL. A malformed
+line is an error naming file, line and column, or with --skip-bad is skipped,
+counted and reported.`,
+		Example: `  tally signals ~/.claude/projects/*/*.jsonl -o flagged.jsonl
+  tally signals logs/*.jsonl.gz --window 3 --window-steps 50 --sample 20 --seed 7 --sample-out sample.jsonl > flagged.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
 			cfg.Limits = lim.Limits
+			cfg.Format = agentlog.Format(logFormat)
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
@@ -135,8 +153,9 @@ column and field, or with --skip-bad is skipped and reported.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.IntVar(&cfg.Window, "window", selection.DefaultWindow, "turns after a compaction within which a repeated call counts")
-	f.Float64Var(&cfg.RestateThreshold, "restate-threshold", selection.DefaultRestateThreshold, "score a restated instruction must reach")
+	f.IntVar(&cfg.Window.Turns, "window", selection.DefaultRepeatWindow.Turns, "typed turns after a compaction's turn within which a signal counts (0: no bound)")
+	f.IntVar(&cfg.Window.Steps, "window-steps", selection.DefaultRepeatWindow.Steps, "model steps after a compaction within which a signal counts (0: no bound)")
+	f.StringVar(&logFormat, "log-format", "", "the logs' format: claude-code, codex, generic or tally (default: sniffed from each file)")
 	f.IntVar(&cfg.Sample, "sample", selection.DefaultSample, "flagged sessions to sample per ISO week")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the weekly sample")
 	f.StringVarP(&output, "output", "o", "", "write the flagged sessions to this file (default stdout)")
@@ -162,16 +181,16 @@ func scanTo(cmd *cobra.Command, paths []string, cfg selection.SignalConfig, w io
 func kindsJSON(ks []selection.KindCount) []kindJSON {
 	out := make([]kindJSON, len(ks))
 	for i, k := range ks {
-		out[i] = kindJSON{Signal: k.Kind, Sessions: k.Sessions, Occurrences: k.Signals}
+		out[i] = kindJSON{Signal: k.Kind, Sessions: k.Sessions, Occurrences: k.Signals, SevereSessions: k.SevereSessions, Severe: k.Severe}
 	}
 	return out
 }
 
 func signalsReport(r *selection.SignalReport) signalsJSON {
-	out := signalsJSON{Files: r.Files, Events: r.Events, Bytes: r.Bytes, Sessions: r.Sessions, Compacted: r.Compacted,
-		Flagged: r.Flagged, Window: r.Config.Window, RestateThreshold: r.Config.RestateThreshold,
-		SampleSize: r.Config.Sample, Seed: r.Config.Seed, Signals: kindsJSON(r.Kinds),
-		Weeks: []weekJSON{}, SkippedLines: r.Skipped.Count, Warnings: r.Warnings}
+	out := signalsJSON{Files: r.Files, Lines: r.Lines, Bytes: r.Bytes, Sessions: r.Sessions, Formats: r.Formats, Compacted: r.Compacted,
+		Flagged: r.Flagged, SampleSize: r.Config.Sample, Seed: r.Config.Seed, Signals: kindsJSON(r.Kinds),
+		Weeks: []weekJSON{}, SkippedLines: r.Skipped.Count, NotRead: r.NotRead, Warnings: r.Warnings}
+	out.Window.Turns, out.Window.Steps = r.Config.Window.Turns, r.Config.Window.Steps
 	if out.Warnings == nil {
 		out.Warnings = []string{}
 	}
@@ -185,19 +204,35 @@ func signalsReport(r *selection.SignalReport) signalsJSON {
 	return out
 }
 
+// bound words one side of the window: "5 turns", or "any number of
+// turns" for 0.
+func bound(n int, unit string) string {
+	if n == 0 {
+		return "any number of " + unit + "s"
+	}
+	return countOf(n, unit)
+}
+
 func writeSignalsText(w io.Writer, r *selection.SignalReport) error {
-	fmt.Fprintf(w, "%d files, %d events (%.1f MB), %d sessions, %d of them compacted; %d flagged (%.1f%% of those compacted).\n\n",
-		r.Files, r.Events, float64(r.Bytes)/1e6, r.Sessions, r.Compacted, r.Flagged, 100*float64(r.Flagged)/float64(max(1, r.Compacted)))
+	var formats []string
+	for _, f := range agentlog.Formats {
+		if n := r.Formats[f]; n > 0 {
+			formats = append(formats, fmt.Sprintf("%s %d", f, n))
+		}
+	}
+	fmt.Fprintf(w, "%d files, %d lines (%.1f MB), %d sessions (%s), %d of them compacted; %d flagged (%.1f%% of those compacted).\n\n",
+		r.Files, r.Lines, float64(r.Bytes)/1e6, r.Sessions, strings.Join(formats, ", "), r.Compacted, r.Flagged, 100*float64(r.Flagged)/float64(max(1, r.Compacted)))
 	t := table(w)
-	fmt.Fprintln(t, "signal\tsessions\toccurrences")
+	fmt.Fprintln(t, "signal\tsessions\toccurrences\tsevere")
 	for _, k := range r.Kinds {
-		fmt.Fprintf(t, "%s\t%d\t%d\n", k.Kind, k.Sessions, k.Signals)
+		fmt.Fprintf(t, "%s\t%d\t%d\t%d\n", k.Kind, k.Sessions, k.Signals, k.Severe)
 	}
 	if err := t.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nWindow %d turns; restate threshold %v. Weekly sample: up to %d flagged sessions per ISO week (seed %d), taken in turn from each signal.\n\n",
-		r.Config.Window, r.Config.RestateThreshold, r.Config.Sample, r.Config.Seed)
+	fmt.Fprintf(w, "\nWindow: %s and %s after each compaction. Repeated calls flagged only when a result was lost or a side effect redone (severe).\n",
+		bound(r.Config.Window.Turns, "turn"), bound(r.Config.Window.Steps, "step"))
+	fmt.Fprintf(w, "Weekly sample: up to %d flagged sessions per ISO week (seed %d), taken in turn from each signal.\n\n", r.Config.Sample, r.Config.Seed)
 	t = table(w)
 	fmt.Fprintln(t, "week\tsessions\tflagged\trepeated\trestated\tsampled")
 	for _, wk := range r.Weeks {
@@ -207,13 +242,16 @@ func writeSignalsText(w io.Writer, r *selection.SignalReport) error {
 		return err
 	}
 	if r.Config.Sample > 0 {
-		fmt.Fprintln(w, "\nSampled sessions (R: repeated tool call, I: restated instruction):")
+		fmt.Fprintln(w, "\nSampled sessions (R: repeated tool call, R!: a severe one, I: restated instruction):")
 		for _, wk := range r.Weeks {
 			var ids []string
 			for _, f := range wk.Sample {
 				tag := ""
 				if f.Has(selection.RepeatedToolCall) {
 					tag += "R"
+					if f.Severe() {
+						tag += "!"
+					}
 				}
 				if f.Has(selection.RestatedInstruction) {
 					tag += "I"
@@ -229,9 +267,36 @@ func writeSignalsText(w io.Writer, r *selection.SignalReport) error {
 			}
 		}
 	}
+	if notRead := notReadLine(r.NotRead); notRead != "" {
+		fmt.Fprintf(w, "\nNot read: %s.\n", notRead)
+	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintln(w)
 		writeWarnings(w, r.Warnings)
 	}
 	return nil
+}
+
+// notReadLine words the records skipped by type, most first: "12 progress,
+// 3 file-history-snapshot", "" when none were.
+func notReadLine(m map[string]int) string {
+	type kv struct {
+		k string
+		n int
+	}
+	var all []kv
+	for k, n := range m {
+		all = append(all, kv{k, n})
+	}
+	slices.SortFunc(all, func(a, b kv) int {
+		if a.n != b.n {
+			return b.n - a.n
+		}
+		return strings.Compare(a.k, b.k)
+	})
+	var parts []string
+	for _, e := range all {
+		parts = append(parts, fmt.Sprintf("%d %s", e.n, e.k))
+	}
+	return strings.Join(parts, ", ")
 }
