@@ -11,13 +11,15 @@
 // the selection with a thousand seeded random samples drawn in the same
 // pass (random.go says how).
 //
-// Signals (`tally signals`) read event logs (EventReader) and find, per
-// session, the two signals of the source text: a tool call repeated with
-// canonically equal arguments within a few turns after a compaction
-// (RepeatedToolCall), and a user restating an instruction given before a
-// compaction (RestatedInstruction; restate.go documents the method and
-// its threshold). Scan reads many logs in parallel, streams the flagged
-// sessions in a deterministic order and draws a seeded weekly sample.
+// Signals (`tally signals`) read agent logs of any format agentlog reads,
+// one session at a time, and find per session (SessionSignals) the two
+// signals of the source text after each compaction, within a window of
+// turns and steps: a tool call repeated because its result was lost, or
+// a side effect redone (RepeatedToolCall; repeats.go), and a person
+// restating an instruction typed before the compaction
+// (RestatedInstruction; restatements.go). Scan reads many logs in
+// parallel, streams the flagged sessions with their evidence in a
+// deterministic order and draws a seeded weekly sample.
 //
 // Proposals (`tally propose`) run an arrival-time classifier over one
 // session's messages and return the candidate must-survive items
