@@ -117,23 +117,36 @@ type Restatement struct {
 
 // restateCueRes are the cue patterns, matched against one normalised
 // sentence of typed prose (normaliseText: lower case, ASCII
-// apostrophes). Each names the cue it reports.
+// apostrophes). Each names the cue it reports; a sentence that also
+// matches the cue's not pattern does not fire it ("what if you forgot
+// your password", a feature's wording, not a reminder).
 var restateCueRes = []struct {
-	cue string
-	re  *regexp.Regexp
+	cue     string
+	re, not *regexp.Regexp
 }{
-	{"you forgot", regexp.MustCompile(`\b(you|u|claude|we)( have|'ve| had|'d)?( already| totally| completely| again)? (forgot|forgotten)\b`)},
-	{"did you forget", regexp.MustCompile(`\b(did|have) (you|u|we) (forget|forgotten)\b`)},
-	{"don't forget", regexp.MustCompile(`\b(don'?t|do not|never|pls|please) forget\b`)},
-	{"remember to", regexp.MustCompile(`(^|[.,;:!?(—-] ?|\b(please|pls|and|also|always|just|but|so|again|now) )remember (to|that)\b|^remember[:,]`)},
-	{"I told you", regexp.MustCompile(`\bi( have|'ve| had|'d)?( already| just| literally)? (told|asked) you\b|\b(you were|you've been|you have been|i have|i've) (told|asked|instructed) (to|not|before|already|earlier)\b`)},
-	{"as I said", regexp.MustCompile(`\b(as|like) i (said|mentioned|wrote|explained|told you|asked|stated|noted)\b`)},
-	{"I already said", regexp.MustCompile(`\bi( have|'ve| had)? already (said|mentioned|wrote|written|explained|asked|stated)\b|\bi said (this |that |it )?(before|earlier|already|previously)\b`)},
-	{"as mentioned", regexp.MustCompile(`\bas (previously |already |we |i )?(mentioned|discussed|stated|instructed|agreed)( before| earlier| previously)?\b`)},
-	{"reminder", regexp.MustCompile(`(^|\b(a|another|friendly|quick|just a) )reminder\b`)},
-	{"again:", regexp.MustCompile(`^(and |so |but )?(once again|yet again|again)( -|[:,!—])`)},
-	{"the issue is still", regexp.MustCompile(`\b(the|my) (issue|problem|point|concern|question) (is|was) still\b|\b(the|my) (issue|problem|point|concern) (still stands|remains that)\b`)},
-	{"I repeat", regexp.MustCompile(`\b(i repeat|repeat myself|for the last time|how many times|say it again|saying it again|(keep|keeps|kept) forgetting)\b`)},
+	{"you forgot", regexp.MustCompile(`\b(you|u|claude|we)( have|'ve| had|'d)?( already| totally| completely| again)? (forgot|forgotten)\b`),
+		regexp.MustCompile(`\b(if|when|whenever|in case|once|unless|whether|users?|people|someone) (you|u|we)( have|'ve| had|'d)? forgo`)},
+	{"did you forget", regexp.MustCompile(`\b(did|have) (you|u|we) (forget|forgotten)\b`), nil},
+	{"don't forget", regexp.MustCompile(`(^|[.,;:!?(—–-] ?|\b(please|pls|and|also|but|so|just|oh|again|now|ok|okay) )(don'?t|do not|never) forget\b`), nil},
+	{"remember to", regexp.MustCompile(`(^|[.,;:!?(—–-] ?|\b(please|pls|and|also|always|just|but|so|again|now) )remember (to|that)\b|^remember[:,]`), nil},
+	{"I told you", regexp.MustCompile(`\bi( have|'ve| had|'d)?( already| just| literally)? (told|asked) you\b|\b(you were|you've been|you have been|i have|i've) (told|asked|instructed) (to|not|before|already|earlier)\b`), nil},
+	{"as I said", regexp.MustCompile(`\b(as|like) i (said|mentioned|wrote|explained|told you|asked|stated|noted)\b`), nil},
+	{"I already said", regexp.MustCompile(`\bi( have|'ve| had)? already (said|mentioned|wrote|written|explained|asked|stated)\b|\bi said (this |that |it )?(before|earlier|already|previously)\b`), nil},
+	{"as mentioned", regexp.MustCompile(`\bas (previously |already |we |i )?(mentioned|discussed|stated|instructed|agreed)( before| earlier| previously)?\b`), nil},
+	{"reminder", regexp.MustCompile(`^((just|quick|friendly|gentle) )?(a )?reminder\b|\bas a reminder\b|\b(just|quick|friendly|gentle) (a )?reminder\b`), nil},
+	{"again:", regexp.MustCompile(`^(and |so |but )?(once again|yet again|again) ?[:—–-]`), nil},
+	{"the issue is still", regexp.MustCompile(`\b(the|my) (issue|problem|point|concern|question) (is|was) still\b|\b(the|my) (issue|problem|point|concern) (still stands|remains that)\b`), nil},
+	{"I repeat", regexp.MustCompile(`\b(i repeat|repeat myself|for the last time|how many times|say it again|saying it again|(keep|keeps|kept) forgetting)\b`), nil},
+}
+
+// cueOf returns the cue a normalised sentence fires, "" for none.
+func cueOf(n string) string {
+	for _, c := range restateCueRes {
+		if c.re.MatchString(n) && (c.not == nil || !c.not.MatchString(n)) {
+			return c.cue
+		}
+	}
+	return ""
 }
 
 // restateCueStop are words of the cues, which are not content.
@@ -187,11 +200,8 @@ func prepareTyped(s *agentlog.Session, i int) typedText {
 	for _, sent := range sentences(prose) {
 		n := normaliseText(sent)
 		if t.cue == "" {
-			for _, c := range restateCueRes {
-				if c.re.MatchString(n) {
-					t.cue, t.cueSent = c.cue, sent
-					break
-				}
+			if c := cueOf(n); c != "" {
+				t.cue, t.cueSent = c, sent
 			}
 		}
 		if t.cue == "" || t.cueSent != sent {
