@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/jsonscan"
 	"github.com/tally-eval/tally/power"
 	"github.com/tally-eval/tally/report/internal/format"
 )
@@ -171,28 +171,26 @@ func runeCol(line []byte, off int) int {
 	return utf8.RuneCount(line[:off]) + 1
 }
 
-// valueCol is the column of the value of key in a JSON line, found by
-// search (the line has been parsed, so the key is there); 1 when the key
-// is written with escapes and the search misses it.
+// valueCol is the column of the value of the top-level key in a JSON
+// object line; 1 when the line does not parse or has no such key.
 func valueCol(line []byte, key string) int {
-	i := bytes.Index(line, []byte(`"`+key+`"`))
-	if i < 0 {
+	var s jsonscan.Scanner
+	s.Reset(line)
+	if s.BeginObject("", "") != nil {
 		return 1
 	}
-	j := i + len(key) + 2
-	for j < len(line) && (line[j] == ' ' || line[j] == '\t' || line[j] == ':') {
-		j++
+	for i := 0; ; i++ {
+		k, _, more, err := s.Member(i)
+		if err != nil || !more {
+			return 1
+		}
+		if string(k) == key {
+			return runeCol(line, s.Pos())
+		}
+		if s.SkipValue() != nil {
+			return 1
+		}
 	}
-	return runeCol(line, j)
-}
-
-// skipSep returns the offset of the next token at or after off.
-func skipSep(line []byte, off int64) int {
-	i := int(off)
-	for i < len(line) && strings.IndexByte(" \t\r\n,:", line[i]) >= 0 {
-		i++
-	}
-	return i
 }
 
 // field is one field of a flat JSON object read by parseObjectLine.
@@ -224,93 +222,84 @@ func parseObjectLine(name string, line []byte, lineNo int, fields []lineField) (
 	for i := range vals {
 		vals[i].off = -1
 	}
-	// syntax reports err from reading the token or value at offset off.
-	syntax := func(err error, off int) ([]lineValue, []fixture.Problem) {
-		msg := strings.TrimPrefix(err.Error(), "json: ")
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			msg = "unexpected end of line: want one JSON object on one line"
-			off = len(line)
+	// syntax reports a syntax error; a line that ends too soon, whatever
+	// it was in, is one message.
+	syntax := func(e *jsonscan.Error) ([]lineValue, []fixture.Problem) {
+		msg, off := e.Msg, e.Off
+		if e.EOF {
+			msg, off = "unexpected end of line: want one JSON object on one line", len(line)
 		}
 		add(off, "", "%s", msg)
 		return nil, probs
 	}
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		names[i] = f.name
-	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return syntax(err, skipSep(line, 0))
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		at := skipSep(line, 0)
-		add(at, "", "want a JSON object, got %s", jsonKind(line[at:]))
+	var s jsonscan.Scanner
+	s.Reset(line)
+	start := 0
+	switch c := s.Peek(); {
+	case c == '{':
+		start = s.Pos()
+	case c == '[' || c == '"' || c == 't' || c == 'f' || c == 'n' || c == '-' || '0' <= c && c <= '9':
+		add(s.Pos(), "", "want a JSON object, got %s", jsonKind(line[s.Pos():]))
 		return nil, probs
+	default:
+		return syntax(s.SkipValue())
+	}
+	if err := s.BeginObject("", "a JSON object"); err != nil {
+		return syntax(err)
 	}
 	seen := make([]bool, len(fields))
-	for dec.More() {
-		keyOff := skipSep(line, dec.InputOffset())
-		tok, err := dec.Token()
+	for i := 0; ; i++ {
+		key, keyOff, more, err := s.Member(i)
 		if err != nil {
-			return syntax(err, keyOff)
+			return syntax(err)
 		}
-		k, _ := tok.(string)
-		valOff := skipSep(line, dec.InputOffset())
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return syntax(err, valOff)
+		if !more {
+			break
 		}
-		i := slices.Index(names, k)
+		k := string(key)
+		raw, valOff, err := s.RawValue()
+		if err != nil {
+			return syntax(err)
+		}
+		j := slices.IndexFunc(fields, func(f lineField) bool { return f.name == k })
 		switch {
-		case i < 0:
+		case j < 0:
+			names := make([]string, len(fields))
+			for i, f := range fields {
+				names[i] = f.name
+			}
 			add(keyOff, k, "unknown field (want %s)", strings.Join(names, ", "))
 			continue
-		case seen[i]:
+		case seen[j]:
 			add(keyOff, k, "repeated field")
 			continue
 		}
-		seen[i] = true
-		if fields[i].isInt {
-			var n json.Number
-			if len(raw) == 0 || raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
+		seen[j] = true
+		if fields[j].isInt {
+			if c := raw[0]; c != '-' && (c < '0' || c > '9') {
 				add(valOff, k, "want a whole number, got %s", jsonKind(raw))
 				continue
 			}
-			v, err := strconv.ParseInt(string(n), 10, 64)
-			if err != nil {
-				add(valOff, k, "want a whole number, got %s", previewText(string(n)))
+			v, err := strconv.ParseInt(string(raw), 10, 64)
+			if err != nil { // a fraction, an exponent, or out of range
+				add(valOff, k, "want a whole number, got %s", previewText(string(raw)))
 				continue
 			}
-			vals[i] = lineValue{num: v, off: valOff}
+			vals[j] = lineValue{num: v, off: valOff}
 			continue
 		}
-		if len(raw) == 0 || raw[0] != '"' {
+		if raw[0] != '"' {
 			add(valOff, k, "want a string, got %s", jsonKind(raw))
 			continue
 		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			add(valOff, k, "%v", err)
-			continue
-		}
-		if !utf8.Valid(raw) {
-			add(valOff, k, "not valid UTF-8")
-			continue
-		}
-		vals[i] = lineValue{str: s, off: valOff}
+		vals[j] = lineValue{str: string(jsonscan.AppendUnescaped(nil, raw[1:len(raw)-1])), off: valOff}
 	}
-	if _, err := dec.Token(); err != nil { // the closing '}'
-		return syntax(err, skipSep(line, dec.InputOffset()))
-	}
-	end := skipSep(line, dec.InputOffset())
-	if _, err := dec.Token(); err != io.EOF {
-		add(end, "", "more after the JSON object: want one object per line")
+	if err := s.End(); err != nil {
+		add(err.Off, "", "more after the JSON object: want one object per line")
 	}
 	for i, f := range fields {
 		if !seen[i] && !f.optional {
-			add(skipSep(line, 0), f.name, "missing")
+			add(start, f.name, "missing")
 		}
 	}
 	return vals, probs
