@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/selection"
@@ -21,6 +24,7 @@ func newSelectCmd(opts *options) *cobra.Command {
 		seed          int64
 		output        string
 		skipBad       bool
+		logFormat     string
 		lim           limitFlags
 	)
 	cmd := &cobra.Command{
@@ -49,7 +53,7 @@ atomically. A malformed line is an error naming file, line, column and field,
 or with --skip-bad is skipped and reported.`,
 		Example: `  tally select examples/quarterly/sessions.jsonl --budget 40
   tally select sessions.jsonl --budget-hours 6 --minutes-per-fixture 2 -o selected.jsonl --format json`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
 			cfg := selection.Config{Budget: budget, MinutesPerFixture: minutes, CompareRandom: compareRandom,
 				Draws: selection.DefaultDraws, Seed: seed, SkipBad: skipBad, Limits: lim.Limits}
@@ -70,16 +74,36 @@ or with --skip-bad is skipped and reported.`,
 			if !cmd.Flags().Changed("compare-random") {
 				cfg.CompareRandom = selection.SameSize
 			}
-			name, in := args[0], io.Reader(cmd.InOrStdin())
-			if name != "-" {
-				f, err := input.Open(name, lim.Limits)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				in = f
+			var res *selection.Result
+			name := args[0]
+			summaries, err := isSummaryFile(name, lim.Limits)
+			if err != nil {
+				return err
 			}
-			res, err := selection.Select(in, name, cfg)
+			if len(args) > 1 || !summaries {
+				if logFormat != "" && !slices.Contains(agentlog.Formats, agentlog.Format(logFormat)) {
+					return usagef("--log-format must be one of %v, got %q", agentlog.Formats, logFormat)
+				}
+				if name == "-" {
+					return usagef("agent logs are read from files, not from stdin")
+				}
+				name = fmt.Sprintf("%d agent log files", len(args))
+				if len(args) == 1 {
+					name = args[0]
+				}
+				res, err = selection.SelectLogs(args, agentlog.Format(logFormat), cfg, nil)
+			} else {
+				in := io.Reader(cmd.InOrStdin())
+				if name != "-" {
+					f, err := input.Open(name, lim.Limits)
+					if err != nil {
+						return err
+					}
+					defer f.Close()
+					in = f
+				}
+				res, err = selection.Select(in, name, cfg)
+			}
 			if err != nil {
 				return err
 			}
@@ -103,9 +127,38 @@ or with --skip-bad is skipped and reported.`,
 	f.Int64Var(&seed, "seed", 1, "seed of the random comparison (any int64)")
 	f.StringVarP(&output, "output", "o", "", "write the selected sessions as JSONL to this file")
 	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (counted and reported) instead of failing")
+	f.StringVar(&logFormat, "log-format", "", "the agent logs' format (claude-code, codex, generic, …; default: sniffed from each file)")
 	lim.register(cmd)
 	cmd.MarkFlagsMutuallyExclusive("budget", "budget-hours")
 	return cmd
+}
+
+// isSummaryFile reports whether name ("-": stdin) holds session
+// summaries rather than agent logs, from its first line (a gzipped file
+// is a log).
+func isSummaryFile(name string, lim input.Limits) (bool, error) {
+	if name == "-" {
+		return true, nil
+	}
+	f, err := input.Open(name, lim)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return false, fmt.Errorf("%s: %w", name, err)
+	}
+	head = head[:n]
+	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+		return false, nil
+	}
+	head = bytes.TrimLeft(head, " \t\r\n")
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	return len(head) == 0 || selection.IsSummaryLine(head), nil
 }
 
 // writePickedJSONL writes one selected session per line.
@@ -124,6 +177,10 @@ func writeSelectText(w io.Writer, name string, r *selection.Result) error {
 	cfg := r.Config
 	fmt.Fprintf(w, "%s: %d sessions, %d incidents, %d never compact (%.1f%%).\n",
 		name, r.Read, r.Incidents, r.NeverCompact, 100*float64(r.NeverCompact)/float64(max(1, r.Read)))
+	if r.Items == selection.ItemsProposed {
+		fmt.Fprintf(w, "Items: the logs list none, so decisions count the %d items the proposer's rules found (%.1f a session), not reviewed; every session, selected or random, is counted the same way.\n",
+			r.ProposedItems, float64(r.ProposedItems)/float64(max(1, r.Read)))
+	}
 	if cfg.Budget > 0 {
 		fmt.Fprintf(w, "Budget: %d sessions", cfg.Budget)
 	} else {

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/selection"
+)
+
+// TestSelectLogs: `tally select` reads agent logs directly (here three
+// Claude Code sessions written by hand in one file). Real logs list no
+// items, so the decisions count the proposer's items, and the output
+// says so. The first session states two standing rules before its
+// compaction (2 decisions), the second compacts before anything is
+// stated (1: a compaction with nothing live still decides), the third
+// never compacts and is never chosen. The text is
+// testdata/select_logs.txt.
+func TestSelectLogs(t *testing.T) {
+	logs := filepath.Join("testdata", "select-logs", "sessions.jsonl")
+	out := filepath.Join(t.TempDir(), "picked.jsonl")
+	stdout, stderr, code := selCLI(t, "select", logs, "--budget", "2", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "select_logs.txt", stdout)
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var p selection.Picked
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p.ID[len(p.ID)-1:]+":"+itoa(p.Decisions))
+	}
+	if strings.Join(got, " ") != "1:2 2:1" {
+		t.Errorf("picked %v, want session 1 with 2 decisions, then session 2 with 1", got)
+	}
+
+	stdout, stderr, code = selCLI(t, "select", logs, "--budget", "2", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum selection.Summary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.ItemsSource != selection.ItemsProposed || sum.ProposedItems != 3 || sum.Read != 3 {
+		t.Errorf("items_source %q, proposed_items %d, read %d; want proposed, 3, 3", sum.ItemsSource, sum.ProposedItems, sum.Read)
+	}
+
+	// Two files, a format named, a bad format, and stdin.
+	if _, stderr, code := selCLI(t, "select", logs, logs, "--budget", "2"); code != 1 || !strings.Contains(stderr, "is also a session of") {
+		t.Errorf("the same sessions twice: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := selCLI(t, "select", logs, "--budget", "2", "--log-format", "claude-code"); code != 0 {
+		t.Errorf("--log-format claude-code: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := selCLI(t, "select", logs, "--log-format", "xml"); code != 2 || !strings.Contains(stderr, "--log-format must be one of") {
+		t.Errorf("--log-format xml: exit %d, %q", code, stderr)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestSelectRealLogs selects 10 of the dev set's real Claude Code
+// sessions (TALLY_REAL_LOGS): every selected session compacts, and the
+// selection carries more decisions than the 95% range of 10 random ones.
+func TestSelectRealLogs(t *testing.T) {
+	dir := os.Getenv("TALLY_REAL_LOGS")
+	if dir == "" {
+		t.Skip("TALLY_REAL_LOGS is not set: the real-log selection test needs the dev set (../shared/real/claude-code)")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no logs in %s: %v", dir, err)
+	}
+	stdout, stderr, code := selCLI(t, append([]string{"select", "--budget", "10", "--format", "json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum selection.Summary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Read != len(files) || sum.ItemsSource != selection.ItemsProposed {
+		t.Fatalf("read %d sessions from %d files, items %q", sum.Read, len(files), sum.ItemsSource)
+	}
+	for _, p := range sum.Sessions {
+		if p.Compactions == 0 {
+			t.Errorf("selected %s, which never compacts", p.ID)
+		}
+	}
+	if sum.Random == nil || float64(sum.Selected.Decisions) <= sum.Random.Decisions.High {
+		t.Errorf("selected %d decisions, random %+v: want more than the random range", sum.Selected.Decisions, sum.Random)
+	}
+	t.Logf("dev set: %d sessions, %d proposed items; selected 10 with %d decisions against random %.1f (%.0f–%.0f)",
+		sum.Read, sum.ProposedItems, sum.Selected.Decisions, sum.Random.Decisions.Mean, sum.Random.Decisions.Low, sum.Random.Decisions.High)
+}
