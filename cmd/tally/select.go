@@ -28,12 +28,17 @@ func newSelectCmd(opts *options) *cobra.Command {
 		lim           limitFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "select SESSIONS.jsonl [--budget N | --budget-hours H] [--minutes-per-fixture 2] [--compare-random N] [--seed S] [-o selected.jsonl]",
+		Use:   "select SESSIONS.jsonl | LOG… [--budget N | --budget-hours H] [--minutes-per-fixture 2] [--compare-random N] [--seed S] [--log-format F] [-o selected.jsonl]",
 		Short: "Choose the sessions that exercise the most compaction decisions, against a random baseline",
-		Long: `select reads session summaries (JSONL; "-" reads stdin) and chooses fixtures
-by compaction decisions: for each compaction, one decision per item stated
-before it, at least one per compaction (counts only: compactions × max(1,
-items)). Every incident is selected; when the incidents alone exceed the
+		Long: `select reads session summaries (JSONL; "-" reads stdin), or agent logs (Claude
+Code session files, Codex rollouts, the generic format or tally's event log,
+gzipped or not; told apart by the first line, or --log-format), and chooses
+fixtures by compaction decisions. Logs list no items: a log's items are those
+the proposer's rules find in it (tally propose), unreviewed, for every session
+alike, and the output says so; a compaction during typed turn t meets the
+items of turns 1 to t. The decisions: for each compaction, one decision per
+item stated before it, at least one per compaction (counts only: compactions
+× max(1, items)). Every incident is selected; when the incidents alone exceed the
 budget, those with the most decisions (ties by session_id). The rest of the
 budget goes to the sessions with the most decisions — per annotation minute
 under --budget-hours — ties by session_id. Sessions that never compact are
