@@ -3,7 +3,6 @@ package selection
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
-	"github.com/tally-eval/tally/internal/jsonpos"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // The candidates file is a Proposal as JSON: Propose makes one,
@@ -132,18 +131,9 @@ func (d *checker) add(path string, off int, msg string) {
 		if o, ok := d.pos[path]; ok && off < 0 {
 			off = o
 		}
-		p.Line, p.Col = lineCol(d.data, off)
+		p.Line, p.Col = jsonscan.Position(d.data, off)
 	}
 	d.probs = append(d.probs, p)
-}
-
-// lineCol converts a byte offset into a 1-based line and column (in
-// characters).
-func lineCol(data []byte, off int) (int, int) {
-	off = min(max(off, 0), len(data))
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	start := bytes.LastIndexByte(data[:off], '\n') + 1
-	return line, utf8.RuneCount(data[start:off]) + 1
 }
 
 // node is a parsed JSON value with the offset where it starts.
@@ -158,10 +148,10 @@ type node struct {
 	elems []*node
 }
 
-// tree parses d.data, recording the offset of every value by path.
+// tree parses d.data into nodes with their offsets, on the one lexer.
 func (d *checker) tree() (*node, error) {
 	fail := func(off int, msg string) error {
-		line, col := lineCol(d.data, off)
+		line, col := jsonscan.Position(d.data, off)
 		return fixture.Problems{{File: d.file, Line: line, Col: col, Msg: msg}}
 	}
 	if !utf8.Valid(d.data) {
@@ -175,84 +165,94 @@ func (d *checker) tree() (*node, error) {
 		}
 		return nil, fail(off, fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", d.data[off]))
 	}
-	dec := json.NewDecoder(bytes.NewReader(d.data))
-	dec.UseNumber()
-	skip := func(off int) int {
-		for off < len(d.data) && strings.IndexByte(" \t\r\n,:", d.data[off]) >= 0 {
-			off++
+	var s jsonscan.Scanner
+	s.ResetDocument(d.data)
+	var walk func(depth int) (*node, *jsonscan.Error)
+	walk = func(depth int) (*node, *jsonscan.Error) {
+		c := s.Peek()
+		n := &node{off: s.Pos()}
+		if depth > 64 && (c == '{' || c == '[') {
+			return nil, &jsonscan.Error{Off: n.off, Msg: "nested more than 64 deep"}
 		}
-		return off
-	}
-	var walk func(depth int) (*node, error)
-	walk = func(depth int) (*node, error) {
-		if depth > 64 {
-			return nil, fail(skip(int(dec.InputOffset())), "nested more than 64 deep")
-		}
-		n := &node{off: skip(int(dec.InputOffset()))}
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			if v == '{' {
-				n.kind = 'o'
-				for dec.More() {
-					koff := skip(int(dec.InputOffset()))
-					kt, err := dec.Token()
-					if err != nil {
-						return nil, err
-					}
-					val, err := walk(depth + 1)
-					if err != nil {
-						return nil, err
-					}
-					k, _ := kt.(string)
-					n.keys, n.koffs, n.vals = append(n.keys, k), append(n.koffs, koff), append(n.vals, val)
-				}
-			} else {
-				n.kind = 'a'
-				for dec.More() {
-					val, err := walk(depth + 1)
-					if err != nil {
-						return nil, err
-					}
-					n.elems = append(n.elems, val)
-				}
-			}
-			if _, err := dec.Token(); err != nil { // closing delimiter
+		switch {
+		case c == '{':
+			n.kind = 'o'
+			if err := s.BeginObject("", "an object"); err != nil {
 				return nil, err
 			}
-		case string:
-			n.kind, n.str = 's', v
-		case json.Number:
-			n.kind, n.num = 'n', v
-		case bool:
+			for i := 0; ; i++ {
+				k, koff, more, err := s.Member(i)
+				if err != nil {
+					return nil, err
+				}
+				if !more {
+					break
+				}
+				key := string(k)
+				val, err := walk(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				n.keys, n.koffs, n.vals = append(n.keys, key), append(n.koffs, koff), append(n.vals, val)
+			}
+		case c == '[':
+			n.kind = 'a'
+			if err := s.BeginArray("", "an array"); err != nil {
+				return nil, err
+			}
+			for i := 0; ; i++ {
+				more, err := s.Element(i)
+				if err != nil {
+					return nil, err
+				}
+				if !more {
+					break
+				}
+				val, err := walk(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				n.elems = append(n.elems, val)
+			}
+		case c == '"':
+			b, err := s.String("")
+			if err != nil {
+				return nil, err
+			}
+			n.kind, n.str = 's', string(b)
+		case c == '-' || '0' <= c && c <= '9':
+			lit, _, err := s.Number("")
+			if err != nil {
+				return nil, err
+			}
+			n.kind, n.num = 'n', json.Number(lit)
+		case c == 't' || c == 'f':
+			if _, err := s.Bool(""); err != nil {
+				return nil, err
+			}
 			n.kind = 'b'
-		case nil:
+		case c == 'n':
+			if err := s.Literal("null"); err != nil {
+				return nil, err
+			}
 			n.kind = 'z'
+		default:
+			return nil, s.SkipValue() // words the error
 		}
 		return n, nil
 	}
 	root, err := walk(0)
 	if err == nil {
-		if _, err2 := dec.Token(); err2 != io.EOF {
-			return nil, fail(skip(int(dec.InputOffset())), "extra data after the candidates object")
+		if e := s.End(); e != nil {
+			return nil, fail(e.Off, "extra data after the candidates object")
 		}
 		return root, nil
 	}
-	var p fixture.Problems
-	if errors.As(err, &p) {
-		return nil, p
+	if err.EOF && err.Off == len(d.data) {
+		// At the last character, not past the file's final newline.
+		return nil, fail(len(bytes.TrimRight(d.data, " \t\r\n")), err.Msg)
 	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return nil, fail(jsonpos.SyntaxOffset(d.data, se), strings.TrimPrefix(se.Error(), "json: "))
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fail(len(bytes.TrimRight(d.data, " \t\r\n")), "unexpected end of file: the JSON value is not complete")
-	}
-	return nil, fail(int(dec.InputOffset()), strings.TrimPrefix(err.Error(), "json: "))
+	return nil, fail(err.Off, err.Msg)
 }
 
 // describe names a value's type, and its value when short.

@@ -73,7 +73,9 @@ func TestParseCandidatesProblems(t *testing.T) {
 		{"missing literal", `"literal": "report.md rev 14",`, ``, []string{"c.json:32:5: candidates[2].literal: missing"}},
 		{"repeated field", `"turns": 63,`, `"turns": 63, "turns": 64,`, []string{"c.json:3:16: turns: repeated field"}},
 		{"folder", `"sess_a4f1"`, `"../x"`, []string{`c.json:2:22: conversation_id: "../x" cannot name a folder (no /, \, :, control characters, "." or "..")`}},
-		{"syntax", `"position": 0`, `"position": 0,`, []string{"c.json:47:1: invalid character '}' looking for beginning of object key string"}},
+		// The lexer's words (internal/jsonscan), as for every JSON tally
+		// reads: the comma is the fault, at line 46 after "position": 0.
+		{"syntax", `"position": 0`, `"position": 0,`, []string{"c.json:46:16: trailing comma before '}', which JSON does not allow"}},
 		{"truncated", "\n}\n", "\n", []string{"c.json:46:16: unexpected end of file: the JSON value is not complete"}},
 		{"two problems, in file order", `"turns": 63`, `"turns": 10`, []string{"c.json:22:15: candidates[1].turn: 19 is outside 1..10 (turns)", "c.json:35:15: candidates[2].turn: 41 is outside 1..10 (turns)"}},
 		{"turns", `"turns": 63`, `"turns": 0`, []string{"c.json:3:12: turns: must be at least 1, got 0"}},
