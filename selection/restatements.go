@@ -18,27 +18,27 @@ import (
 //   - a cue: the phrasings people use when an agent forgot — "you
 //     forgot", "did you forget", "don't forget", "remember to", "I told
 //     you", "as I said", "like I said", "I already said", "as
-//     mentioned", "a reminder", "the issue is still …", "again: …"
-//     opening a sentence (restateCueRes).
-//     A bare "again" is no cue: "run the simplifier again" asks for new
-//     work, "remove the tests again" means undo, and "try again." is
-//     what git prints.
+//     mentioned", "just a reminder", "the issue is still …", "Again: …"
+//     (restateCueRes). A bare "again" is no cue: "run the simplifier
+//     again" asks for new work, "remove the tests again" means undo, and
+//     "try again." is what git prints.
 //   - near-verbatim repetition: the message shares most of its content
 //     words with one typed before the compaction (at least
 //     NearVerbatimMin of them, NearVerbatimContainment of its own words
 //     and NearVerbatimJaccard of both together) and is none of the
-//     things people send that look the same (nearVerbatim):
-//   - a request for the same work again: a bare "again" in it;
-//   - the next of a series: each names a number, file or identifier the
-//     other lacks ("handle event kind 2" after "… kind 1");
-//   - a variant: a short message (variantWords) that swaps a word ("…
-//     the auto commit strategy" after "… the manual commit strategy");
-//   - an edited copy or a quote: the two share a verbatim run of copyRun
-//     characters yet differ (a prompt copied and revised, or a pasted
-//     terminal screen that shows the earlier prompt);
-//   - a resend: the earlier prompt got no reply, was blocked by a hook
-//     or interrupted by the person, or is the prompt right before with
-//     no compaction between.
+//     look-alikes below (nearVerbatim).
+//
+// The look-alikes of a near-verbatim restatement, each seen in real
+// sessions: a request for the same work again (a bare "again" in it); the
+// next of a series (each message names a number, file or identifier the
+// other lacks: "handle event kind 2" after "… kind 1"); a variant (a
+// short message, up to variantWords, that swaps a word: "… the auto
+// commit strategy" after "… the manual commit strategy"); an edited copy
+// or a quote (the two share a verbatim run of copyRun characters yet
+// differ: a prompt copied and revised, or a pasted terminal screen that
+// shows the earlier prompt); and a resend (the earlier prompt got no
+// reply, was blocked by a hook or interrupted by the person, or is the
+// prompt right before with no compaction between).
 //
 // Only person-typed messages count (agentlog.Message.Typed), on both
 // sides: compaction summaries, system reminders, skill text and command
@@ -236,10 +236,16 @@ func slashArgs(text string) string {
 }
 
 // FindRestatements returns every typed message after a compaction of s,
-// within w, that restates an instruction typed before the compaction
-// (see the rules above), in the order of the messages. The window stops
-// at the next compaction; the earlier message is looked for in the whole
-// session before the compaction.
+// within w, that restates an instruction typed before the compaction, in
+// the order of the messages: a message with a cue ("you forgot", "don't
+// forget", "remember to", "I told you", "as I said", "Again: …", …) or
+// one that repeats an earlier typed message near-verbatim and is no
+// resend, revision, quote, variant or next of a series. Only the
+// person's own prose counts: injected messages and text pasted into a
+// prompt are not read (the rules are at the top of restatements.go).
+// The window (turns after the compaction's turn, steps after the
+// compaction) stops at the next compaction; the earlier message is
+// looked for in the whole session before the compaction.
 func FindRestatements(s *agentlog.Session, w RepeatWindow) []Restatement {
 	return findRestatements(s, w, false)
 }
