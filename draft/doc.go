@@ -12,11 +12,14 @@
 //     before it (the messages and steps that precede the compaction, see
 //     Prefix), so an item stated after a compaction is never proposed for
 //     it. The candidates of all the prefixes are merged: an item (class,
-//     literal, typed turn) keeps its first appearance. An item proposed
-//     before compaction j and no longer proposed before a later
-//     compaction k (a question answered, a constraint superseded in
-//     between) stays — a fixture cannot retire an item — and Draft.Notes
-//     says so, for the reviewer.
+//     literal, typed turn) keeps its first appearance, and its turn is
+//     where it was stated. So an item first proposed from a later prefix
+//     although stated earlier (a path that becomes a reference once the
+//     session mentions it again) is live at the earlier compactions too.
+//     An item proposed before compaction j and no longer proposed before
+//     a later compaction k (a question answered, a constraint superseded
+//     in between) stays — a fixture cannot retire an item — and
+//     Draft.Notes says so, for the reviewer.
 //   - Turns. A fixture's turn is a typed turn, except that a compaction
 //     inside a typed turn (an automatic one, while the agent works on a
 //     prompt) starts a new fixture turn: the rest of that typed turn, the

@@ -35,7 +35,10 @@ type Draft struct {
 	// conversation_id, turns and compactions_expected are the fixture's.
 	Candidates selection.Proposal
 	// FirstProposed holds, for each candidate, the number of the context
-	// whose turns before first proposed it.
+	// whose turns before first proposed it. A candidate is live at that
+	// context; it may be live at earlier ones too, when it was stated
+	// before them but proposed only once later turns raised its
+	// confidence.
 	FirstProposed []int
 	// Contexts are the incumbent's compacted contexts, Compaction 1, 2, …
 	Contexts []fixture.Context

@@ -295,8 +295,9 @@ func (q draftedQuarter) itemWith(t *testing.T, s string) string {
 	return ""
 }
 
-// TestDraftQuarter runs the testdata session through draft, review,
-// check and report. The session (two compactions: an automatic one inside
+// TestDraftQuarter runs the testdata session (draft/testdata/two.jsonl,
+// gzipped; README's example) through draft, review, check and report. The
+// session (two compactions: an automatic one inside
 // typed turn 2, a manual /compact before turn 5) was written so that each
 // verdict below is known by reading it: both summaries keep the ground
 // rule and retry.go:88 word for word and drop ticket SYNC-482; the
@@ -306,7 +307,7 @@ func TestDraftQuarter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs tally review under a pseudo-terminal")
 	}
-	q := draftQuarter(t, "../../draft/testdata/two.jsonl", 100)
+	q := draftQuarter(t, "testdata/draftquarter/session.jsonl.gz", 100)
 	inc, cand := q.verdicts[draftIncumbent], q.verdicts[draftCandidate]
 	tests := []struct {
 		literal string

@@ -343,9 +343,17 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 	if res.Skipped > 0 {
 		fmt.Fprintf(w, "%d of %d sessions drafted; %d without a compaction with a summary\n", res.Drafted, res.Drafted+res.Skipped, res.Skipped)
 	}
-	fmt.Fprintf(w, "\nwrote %s and %s\nnext: tally review %s -o FIXTURES/<conversation_id>.json, for each;\n      then tally check --fixtures FIXTURES --contexts %s --system NAME …\n",
+	id, each := "<conversation_id>", ", for each"
+	if res.Drafted == 1 {
+		for _, s := range res.Sessions {
+			if s.Drafted {
+				id, each = s.ConversationID, ""
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nwrote %s and %s\nnext: tally review %s -o FIXTURES/%s.json%s;\n      then tally check --fixtures FIXTURES --contexts %s --system NAME …\n",
 		review.Printable(filepath.Join(dir, "candidates")), review.Printable(filepath.Join(dir, "contexts")),
-		review.Printable(filepath.Join(dir, "candidates", "<conversation_id>.json")), review.Printable(filepath.Join(dir, "contexts")))
+		review.Printable(filepath.Join(dir, "candidates", id+".json")), review.Printable(id), each, review.Printable(filepath.Join(dir, "contexts")))
 }
 
 // orNone is s, or "none" when s is empty.
