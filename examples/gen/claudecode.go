@@ -268,10 +268,11 @@ func (w *ccWriter) assistant(msgID string, part ccPart, ts string) (string, erro
 // continuations are the prompts of plan turns in which the user says
 // nothing of substance: the person still has to send something for the
 // agent to go on.
+// They are short (two words at most that say anything), as people send
+// them, so that sending one twice restates nothing.
 var continuations = []string{
 	"continue", "go on", "ok, go ahead", "yes", "yes please", "keep going", "sure", "ok", "next", "proceed",
-	"sounds good, continue", "looks fine, carry on", "do it", "go ahead with that", "ok, next step",
-	"fine", "yep", "continue with the plan", "alright, carry on", "makes sense, go ahead",
+	"do it", "go ahead", "ok, continue", "fine", "yep", "carry on", "alright", "ok next",
 }
 
 // turn writes plan turn t: the prompt, the compaction if one runs, the

@@ -191,13 +191,18 @@ func fill(r *rand.Rand, th *theme, s string) string {
 func newSessionLog(seed uint64, s *Session, items []itemText, th *theme, cc bool) *sessionLog {
 	r := stream(seed, "events/"+s.ID)
 	l := &sessionLog{s: s, th: th, items: items, turns: make([]turnPlan, s.Turns), seen: make(map[string]bool), cc: cc}
+	usedUser := make(map[int]bool)
 	for t := 1; t <= s.Turns; t++ {
 		p := l.turn(t)
 		p.Item = -1
 		if t == 1 {
 			p.User = th.Task
 		} else if chance(r, 0.15) {
-			p.User = fill(r, th, pick(r, backgroundUser))
+			i := r.IntN(len(backgroundUser))
+			if !l.cc || !usedUser[i] { // in Claude Code's format, each at most once a session
+				p.User = fill(r, th, backgroundUser[i])
+				usedUser[i] = true
+			}
 		}
 		n := []int{0, 0, 1, 1, 1, 1, 1, 2}[r.IntN(8)]
 		for range n {

@@ -91,7 +91,14 @@ func drawItem(r *rand.Rand, th *theme, c fixture.Class) itemText {
 // background messages never use them.
 var restateMarkers = []string{"I said %s.", "Again: %s.", "As I mentioned, %s.", "Reminder: %s.", "I already told you: %s.", "Like I said earlier, %s.", "Once more: %s.", "Please remember, %s."}
 
-// restatement phrases a constraint again, in other words.
-func restatement(r *rand.Rand, t itemText) string {
-	return fmt.Sprintf(pick(r, restateMarkers), pick(r, t.Restate))
+// ccRestateMarkers are the markers of the logs in Claude Code's format:
+// the phrasings people use when an agent forgot what they said, as
+// issue 12 found them in real sessions ("again: …", "as I said", "I told
+// you", "you forgot", "don't forget", "remember …").
+var ccRestateMarkers = []string{"Again: %s.", "As I said, %s.", "As I mentioned, %s.", "I already told you: %s.", "Like I said earlier, %s.", "You forgot: %s.", "Don't forget: %s.", "Remember, %s."}
+
+// restatement phrases a constraint again, in other words, opening with
+// one of markers.
+func restatement(r *rand.Rand, t itemText, markers []string) string {
+	return fmt.Sprintf(pick(r, markers), pick(r, t.Restate))
 }

@@ -335,7 +335,7 @@ appears at most once in truth.jsonl.
 
 | line | lines | sessions |
 |---|--:|--:|
-`, nEvents, len(q.Logs), loggedFixtures, SignalWindow-1, SignalWindow, markerList())
+`, nEvents, len(q.Logs), loggedFixtures, SignalWindow-1, SignalWindow, markerList(restateMarkers))
 	}
 	for _, k := range []string{SignalRepeatedToolCall, SignalRestatedInstruction, LookalikeRereadOtherArgs, LookalikeIdenticalNoCompac, LookalikeRestateBefore} {
 		fmt.Fprintf(&b, "| %s | %d | %d |\n", k, nSig[k], len(sessSig[k]))
@@ -491,9 +491,9 @@ is %.1f%% smaller than the incumbent's.
 }
 
 // markerList quotes the restatement markers, without their placeholder.
-func markerList() string {
+func markerList(markers []string) string {
 	var ms []string
-	for _, m := range restateMarkers {
+	for _, m := range markers {
 		ms = append(ms, "`"+strings.TrimSpace(strings.SplitN(m, "%s", 2)[0])+"`")
 	}
 	return strings.Join(ms, ", ")

@@ -94,10 +94,11 @@ old string.
   at changed between the two: no edit of the file read, none under the
   folder searched, no edit at all before tests run again. The agent asks
   again for a result the compaction took away.
-- **restated_instruction**: a user message at `+"`turn`"+` restating, in other
-  words ("I said don't touch migrations", "Again: PR goes to develop."), the
-  constraint the user stated at `+"`evidence_turn`"+`, with a compaction at
-  `+"`compaction_turn`"+` between them (the latest before turn).
+- **restated_instruction**: a prompt at `+"`turn`"+` restating, in other
+  words ("As I said, don't touch migrations.", "Again: PR goes to
+  develop."), the constraint the user stated at `+"`evidence_turn`"+`, with a
+  compaction at `+"`compaction_turn`"+` between them, the latest before turn
+  and at most %d turns before it.
 - Look-alikes, which must **not** be flagged:
   - **reread_different_args**: after a compaction, within the window, the
     same tool on the same file with lines that do not overlap, or the same
@@ -124,6 +125,6 @@ appears at most once in truth.jsonl.
 `, len(q.Logs), loggedFixtures, st.Records, st.Prompts, st.AssistantRecords, st.Results, compactions,
 		st.Continuations, st.IDENotes, CompactionThreshold, summarised,
 		st.Failed["test"]+st.Failed["edit"]+st.Failed["rejected"], st.Failed["test"], st.Failed["edit"], st.Failed["rejected"],
-		SignalWindow-1, repeatWindow, markerList())
+		SignalWindow-1, SignalWindow-1, repeatWindow, markerList(ccRestateMarkers))
 	return b.String()
 }

@@ -217,7 +217,11 @@ func (l *sessionLog) injectRestated(r *rand.Rand, avoid func(int) bool) bool {
 			if c <= e {
 				continue
 			}
-			for t := c + 1; t <= min(l.s.nextCompaction(c)-1, l.s.Turns, c+12); t++ {
+			last := c + 12
+			if l.cc { // within the window the signal looks in
+				last = c + SignalWindow - 1
+			}
+			for t := c + 1; t <= min(l.s.nextCompaction(c)-1, l.s.Turns, last); t++ {
 				if l.free(t, avoid) {
 					opts = append(opts, option{i, c, t})
 				}
@@ -229,9 +233,17 @@ func (l *sessionLog) injectRestated(r *rand.Rand, avoid func(int) bool) bool {
 	}
 	o := pick(r, opts)
 	p := l.turn(o.t)
-	p.User, p.Injected = restatement(r, l.items[o.item]), true
+	p.User, p.Injected = restatement(r, l.items[o.item], l.markers()), true
 	l.truth = append(l.truth, truthLine{SessionID: l.s.ID, Signal: SignalRestatedInstruction, Turn: o.t, CompactionTurn: o.c, EvidenceTurn: l.s.Items[o.item].Turn})
 	return true
+}
+
+// markers are the restatement markers of the session's format.
+func (l *sessionLog) markers() []string {
+	if l.cc {
+		return ccRestateMarkers
+	}
+	return restateMarkers
 }
 
 // injectRestateBefore has the user restate a constraint before any
@@ -252,7 +264,7 @@ func (l *sessionLog) injectRestateBefore(r *rand.Rand, avoid func(int) bool) boo
 	}
 	o := pick(r, opts)
 	p := l.turn(o.t)
-	p.User, p.Injected = restatement(r, l.items[o.item]), true
+	p.User, p.Injected = restatement(r, l.items[o.item], l.markers()), true
 	l.truth = append(l.truth, truthLine{SessionID: l.s.ID, Lookalike: LookalikeRestateBefore, Turn: o.t, EvidenceTurn: l.s.Items[o.item].Turn})
 	return true
 }
@@ -283,7 +295,11 @@ func injectSignals(seed uint64, logs []*sessionLog, avoid map[string]func(int) b
 		if l.s.Turns >= 3 && chance(r, 0.05) {
 			l.injectIdentical(r)
 		}
-		if chance(r, 0.06) {
+		pBefore := 0.06
+		if l.cc {
+			pBefore = 0.08
+		}
+		if chance(r, pBefore) {
 			l.injectRestateBefore(r, av)
 		}
 	}
