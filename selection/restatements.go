@@ -17,7 +17,7 @@ import (
 //
 //   - a cue: the phrasings people use when an agent forgot — "you
 //     forgot", "did you forget", "don't forget", "remember to", "I told
-//     you", "as I said", "like I said", "I already said", "as
+//     you", "I said don't …", "as I said", "like I said", "I already said", "as
 //     mentioned", "just a reminder", "the issue is still …", "Again: …"
 //     (restateCueRes). A bare "again" is no cue: "run the simplifier
 //     again" asks for new work, "remove the tests again" means undo, and
@@ -130,6 +130,7 @@ var restateCueRes = []struct {
 	{"don't forget", regexp.MustCompile(`(^|[.,;:!?(—–-] ?|\b(please|pls|and|also|but|so|just|oh|again|now|ok|okay) )(don'?t|do not|never) forget\b`), nil},
 	{"remember to", regexp.MustCompile(`(^|[.,;:!?(—–-] ?|\b(please|pls|and|also|always|just|but|so|again|now) )remember (to|that)\b|^remember[:,]`), nil},
 	{"I told you", regexp.MustCompile(`\bi( have|'ve| had|'d)?( already| just| literally)? (told|asked) you\b|\b(you were|you've been|you have been|i have|i've) (told|asked|instructed) (to|not|before|already|earlier)\b`), nil},
+	{"I said", regexp.MustCompile(`^((but|no|and|hey|ok|okay|look|again|so),? )?i (said|wrote)(:| (to|not|no|don'?t|never|always|only|use|keep|do|please|that we|you should|you must)\b)`), nil},
 	{"as I said", regexp.MustCompile(`\b(as|like) i (said|mentioned|wrote|explained|told you|asked|stated|noted)\b`), nil},
 	{"I already said", regexp.MustCompile(`\bi( have|'ve| had)? already (said|mentioned|wrote|written|explained|asked|stated)\b|\bi said (this |that |it )?(before|earlier|already|previously)\b`), nil},
 	{"as mentioned", regexp.MustCompile(`\bas (previously |already |we |i )?(mentioned|discussed|stated|instructed|agreed)( before| earlier| previously)?\b`), nil},
