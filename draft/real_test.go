@@ -8,6 +8,7 @@ import (
 
 	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/selection"
 )
 
 // realLogs returns the folder TALLY_REAL_LOGS names, or skips the test.
@@ -71,6 +72,10 @@ func TestRealSessions(t *testing.T) {
 		t.Fatalf("no sessions in %s: %v", dir, err)
 	}
 	var drafted, none, contexts, split, notes int
+	var cands, early, rulesNotes int
+	rules := func(p *agentlog.Session) (selection.Proposal, error) {
+		return selection.Propose(p, selection.ProposeOptions{MinConfidence: selection.DefaultMinConfidence}), nil
+	}
 	for _, f := range files {
 		s, err := agentlog.Open(f)
 		if err != nil {
@@ -90,6 +95,22 @@ func TestRealSessions(t *testing.T) {
 		split += d.Candidates.Turns - d.TypedTurns
 		notes += len(d.Notes)
 		checkDraft(t, s, d)
+		// With the proposer's rules: how many candidates, and how many are
+		// live before the compaction whose prefix first proposed them
+		// (stated earlier, proposed once later turns raised them).
+		r, err := Build(s, rules)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		cands += len(r.Candidates.Candidates)
+		rulesNotes += len(r.Notes)
+		for i, it := range r.Candidates.Candidates {
+			if n := r.FirstProposed[i]; n > 1 && it.Item().LiveAt(r.Contexts[n-2]) {
+				early++
+			}
+		}
 	}
 	t.Logf("%d sessions drafted (%d contexts; %d typed turns split by a compaction), %d without a compaction; %d notes", drafted, contexts, split, none, notes)
+	t.Logf("with the rules: %d candidates, %d of them live before the compaction that first proposed them; %d notes", cands, early, rulesNotes)
 }
