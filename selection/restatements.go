@@ -17,11 +17,12 @@ import (
 //
 //   - a cue: the phrasings people use when an agent forgot — "you
 //     forgot", "did you forget", "don't forget", "remember to", "I told
-//     you", "I said don't …", "as I said", "like I said", "I already said", "as
-//     mentioned", "just a reminder", "the issue is still …", "Again: …"
-//     (restateCueRes). A bare "again" is no cue: "run the simplifier
-//     again" asks for new work, "remove the tests again" means undo, and
-//     "try again." is what git prints.
+//     you", "I said don't …", "as I said", "like I said", "I already
+//     said", "as mentioned", "as per my instructions", "we agreed", "just
+//     a reminder", "the issue is still …", "Again: …" (restateCueRes). A
+//     bare "again" is no cue: "run the simplifier again" asks for new
+//     work, "remove the tests again" means undo, and "try again." is what
+//     git prints.
 //   - near-verbatim repetition: the message shares most of its content
 //     words with one typed before the compaction (at least
 //     NearVerbatimMin of them, NearVerbatimContainment of its own words
@@ -132,8 +133,10 @@ var restateCueRes = []struct {
 	{"I told you", regexp.MustCompile(`\bi( have|'ve| had|'d)?( already| just| literally)? (told|asked) you\b|\b(you were|you've been|you have been|i have|i've) (told|asked|instructed) (to|not|before|already|earlier)\b`), nil},
 	{"I said", regexp.MustCompile(`^((but|no|and|hey|ok|okay|look|again|so),? )?i (said|wrote)(:| (to|not|no|don'?t|never|always|only|use|keep|do|please|that we|you should|you must)\b)`), nil},
 	{"as I said", regexp.MustCompile(`\b(as|like) i (said|mentioned|wrote|explained|told you|asked|stated|noted)\b`), nil},
-	{"I already said", regexp.MustCompile(`\bi( have|'ve| had)? already (said|mentioned|wrote|written|explained|asked|stated)\b|\bi said (this |that |it )?(before|earlier|already|previously)\b`), nil},
+	{"I already said", regexp.MustCompile(`\bi( have|'ve| had)? (already|explicitly|specifically|clearly|literally) (said|mentioned|wrote|written|explained|asked|stated|told you)\b|\bi said (this |that |it )?(before|earlier|already|previously)\b`), nil},
 	{"as mentioned", regexp.MustCompile(`\bas (previously |already |we |i )?(mentioned|discussed|stated|instructed|agreed)( before| earlier| previously)?\b`), nil},
+	{"as per my instructions", regexp.MustCompile(`\b(as )?per (my|our) (earlier |previous |last |original )?(instructions?|message|request|comment|rules?)\b|\byou (didn'?t|did not|don'?t|do not|never) (follow|read|respect|stick to) (my|the|our) (instructions?|rules?|guidelines|conventions)\b|\byou (ignored|disregarded) (my|the|our) (instructions?|rules?|request)\b`), nil},
+	{"we agreed", regexp.MustCompile(`\bwe (already |had )?(agreed|decided) (on|that|to|not to)\b`), nil},
 	{"reminder", regexp.MustCompile(`^((just|quick|friendly|gentle) )?(a )?reminder\b|\bas a reminder\b|\b(just|quick|friendly|gentle) (a )?reminder\b`), nil},
 	{"again:", regexp.MustCompile(`^(and |so |but )?(once again|yet again|again) ?[:—–-]`), nil},
 	{"the issue is still", regexp.MustCompile(`\b(the|my) (issue|problem|point|concern|question) (is|was) still\b|\b(the|my) (issue|problem|point|concern) (still stands|remains that)\b`), nil},
