@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tally-eval/tally/agentlog"
 )
@@ -191,4 +192,33 @@ func TestRestatementsReal(t *testing.T) {
 			t.Errorf("%s: precision %d/%d is below the target 0.5", fig.name, sc.truePos, sc.flagged)
 		}
 	}
+}
+
+// BenchmarkFindRestatementsReal times the detector alone over all dev
+// sessions, read once beforehand, and reports its time as a ratio to
+// that read (x-read: 0.02 means the detector adds 2% to reading the logs).
+func BenchmarkFindRestatementsReal(b *testing.B) {
+	dir := os.Getenv("TALLY_REAL_LOGS")
+	if dir == "" {
+		b.Skip("TALLY_REAL_LOGS is not set")
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
+	var sessions []*agentlog.Session
+	start := time.Now()
+	for _, p := range paths {
+		s, err := agentlog.Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	read := time.Since(start)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, s := range sessions {
+			FindRestatements(s, DefaultRepeatWindow)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(read), "x-read")
 }
