@@ -80,7 +80,8 @@ type Compaction struct {
 // summary, the candidates propose finds in the turns before it, and the
 // incumbent's compacted context (see the package comment for the
 // choices). The conversation id is ConversationID(s). A session with no
-// such compaction returns ErrNoCompaction.
+// such compaction returns ErrNoCompaction, with a Draft holding only the
+// log's compactions and the notes saying why each was left out.
 func Build(s *agentlog.Session, propose Proposer) (*Draft, error) {
 	d := &Draft{Source: s.Name, SessionID: s.ID, TypedTurns: len(s.Turns)}
 	keep := make([]bool, len(s.Compactions))

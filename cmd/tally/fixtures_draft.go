@@ -139,66 +139,74 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 }
 
 // draftSessions drafts every session of every log, returning the output
-// model and the files to write (nothing is written yet).
+// model and the files to write (nothing is written yet). When no session
+// has a compaction with a summary, the error says so for each.
 func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Limits, propose draft.Proposer) (draftJSON, []atomicfile.File, error) {
 	res := draftJSON{Sessions: []draftSessionJSON{}}
 	var files []atomicfile.File
 	var noneErrs []error
 	byID := map[string]string{}
 	for _, path := range paths {
-		f, err := input.Open(path, lim)
-		if err != nil {
-			return res, nil, err
-		}
-		rd, err := agentlog.NewReader(f, path, o)
-		if err != nil {
-			f.Close()
-			return res, nil, err
-		}
-		for {
-			s, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				rd.Close()
-				f.Close()
-				return res, nil, err
-			}
+		err := eachSession(path, o, lim, func(s *agentlog.Session) error {
 			d, err := draft.Build(s, propose)
 			out := draftSessionJSON{Source: path, SessionID: s.ID, TypedTurns: len(s.Turns), Compactions: []draftCompactJSON{}, Notes: []string{}}
-			if errors.Is(err, draft.ErrNoCompaction) {
+			switch {
+			case errors.Is(err, draft.ErrNoCompaction):
 				out.Reason = draft.ErrNoCompaction.Error()
 				out.Notes = append(out.Notes, d.Notes...)
 				res.Sessions = append(res.Sessions, out)
 				res.Skipped++
 				noneErrs = append(noneErrs, err)
-				continue
-			}
-			if err != nil {
-				rd.Close()
-				f.Close()
-				return res, nil, err
+				return nil
+			case err != nil:
+				return err
 			}
 			id := d.Candidates.ConversationID
 			if prev, dup := byID[id]; dup {
-				rd.Close()
-				f.Close()
-				return res, nil, fmt.Errorf("%s: session %q has conversation id %q, as a session in %s does: draft each session once", path, s.ID, id, prev)
+				return fmt.Errorf("%s: session %q has conversation id %q, as a session in %s does: draft each session once", path, s.ID, id, prev)
 			}
 			byID[id] = path
 			files = append(files, draftFiles(d, dir)...)
 			fillDraftJSON(&out, d, dir)
 			res.Sessions = append(res.Sessions, out)
 			res.Drafted++
+			return nil
+		})
+		if err != nil {
+			return res, nil, err
 		}
-		rd.Close()
-		f.Close()
 	}
 	if res.Drafted == 0 {
 		return res, nil, errors.Join(noneErrs...)
 	}
 	return res, files, nil
+}
+
+// eachSession calls fn with each session of the log at path, one at a
+// time.
+func eachSession(path string, o agentlog.Options, lim input.Limits, fn func(*agentlog.Session) error) error {
+	f, err := input.Open(path, lim)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rd, err := agentlog.NewReader(f, path, o)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	for {
+		s, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(s); err != nil {
+			return err
+		}
+	}
 }
 
 // draftFiles are the files of one draft: its candidates file, then its
