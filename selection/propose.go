@@ -333,6 +333,12 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 					continue
 				}
 				p.seenRefs[id] = len(p.items)
+				if r.rule == "reference/file-line" {
+					// A bare mention of the file later adds nothing.
+					if f := propFileIdentity(r.literal); !propHas(p.seenRefs, f) {
+						p.seenRefs[f] = len(p.items)
+					}
+				}
 				p.add(e, r)
 			}
 			return
@@ -386,6 +392,12 @@ func (p *propProposer) supersede(s string) {
 		kept = append(kept, c)
 	}
 	p.constraints = kept
+}
+
+// propHas reports whether m has key k.
+func propHas(m map[string]int, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // propClamp keeps a confidence inside [0, 1]; it guards the invariant

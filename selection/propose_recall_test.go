@@ -38,7 +38,8 @@ const (
 // propQuarterly is the example dataset, relative to this package.
 const propQuarterly = "../examples/quarterly"
 
-// propLoadExamples reads every session of the example event logs.
+// propLoadExamples reads every session of the example event logs, with
+// agentlog's reader of tally's event format.
 func propLoadExamples(t testing.TB) map[string]*agentlog.Session {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(propQuarterly, "events", "week-*.jsonl"))
@@ -47,17 +48,12 @@ func propLoadExamples(t testing.TB) map[string]*agentlog.Session {
 	}
 	out := map[string]*agentlog.Session{}
 	for _, name := range files {
-		f, err := os.Open(name)
+		sessions, err := agentlog.OpenAll(name, agentlog.Tally)
 		if err != nil {
 			t.Fatal(err)
 		}
-		log, err := ReadTranscripts(name, f, TranscriptOptions{})
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range log.Sessions {
-			out[s.SessionID] = propFromTranscript(s)
+		for _, s := range sessions {
+			out[s.ID] = s
 		}
 	}
 	return out

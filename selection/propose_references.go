@@ -200,16 +200,16 @@ func propRefOK(s string, a, b int, pat *propRefPattern) bool {
 // propVersion is a version number, not a file.
 var propVersion = regexp.MustCompile(`^v?\d+(\.\d+)+$`)
 
-// propRefIdentity is what makes two references one: a file's base name
-// (without a line), a commit's first seven hex digits, else the literal
-// without a kind word ("commit", "branch", "ticket"), lower-cased.
+// propRefIdentity is what makes two references one: a file's base name,
+// a file and line as written, a commit's first seven hex digits, else the
+// literal without a kind word ("commit", "branch", "ticket"), lower-cased.
 func propRefIdentity(g propGuess) string {
 	lit := strings.ToLower(strings.Trim(g.literal, "`"))
 	switch g.rule {
-	case "reference/file-line", "reference/path", "reference/revision", "reference/document-section":
-		lit, _, _ = strings.Cut(lit, " ")
-		lit = propLineTail.ReplaceAllString(lit, "")
-		return "file:" + lit[strings.LastIndexByte(lit, '/')+1:]
+	case "reference/file-line":
+		return "loc:" + lit
+	case "reference/path", "reference/revision", "reference/document-section":
+		return propFileIdentity(lit)
 	case "reference/commit", "reference/hex-id":
 		lit = strings.TrimPrefix(lit, "commit ")
 		return "commit:" + lit[:min(7, len(lit))]
@@ -218,6 +218,14 @@ func propRefIdentity(g propGuess) string {
 		lit = strings.TrimPrefix(lit, w)
 	}
 	return lit
+}
+
+// propFileIdentity is the identity of the file a path, a file:line or a
+// document reference names: "file:" and its base name.
+func propFileIdentity(lit string) string {
+	lit, _, _ = strings.Cut(strings.ToLower(strings.Trim(lit, "`")), " ")
+	lit = propLineTail.ReplaceAllString(lit, "")
+	return "file:" + lit[strings.LastIndexByte(lit, '/')+1:]
 }
 
 // propLineTail is a ":line" or ":a-b" after a file name.

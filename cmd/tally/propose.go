@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/cmd/tally/internal/review"
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/atomicfile"
@@ -17,54 +19,56 @@ import (
 
 func newProposeCmd(opts *options) *cobra.Command {
 	var (
-		session, output string
-		minConfidence   float64
-		skipBad         bool
-		lim             limitFlags
+		session, output, logFormat string
+		minConfidence              float64
+		skipBad                    bool
+		lim                        limitFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "propose TRANSCRIPT.jsonl",
-		Short: "Propose candidate fixture items from a transcript, for review",
-		Long: `propose runs the arrival-time classifier over a session's event log and
-proposes the items that bind later turns — constraints the user set,
-commitments the assistant made ("I'll …"), questions the user left open,
-and references to files, revisions, commits, tickets and the like — each
-with its turn, its literal text, a drafted probe and expected answer, a
-confidence and the rule that proposed it. A person then confirms or rejects
-them with tally review.
+		Use:   "propose LOG [--session ID] [--log-format F] [-o CANDIDATES.json]",
+		Short: "Propose candidate fixture items from an agent session, for review",
+		Long: `propose runs the arrival-time classifier over an agent session and
+proposes the items that bind later turns — constraints the person set,
+commitments the assistant made ("I won't …", "I'll keep … until …"),
+questions the person left open, and references that look like identifiers
+(paths, file:line, URLs, tickets, commit hashes, branch names) — each with
+its turn, its literal text, a drafted probe and expected answer, a
+confidence and the rule that proposed it. It reads what a person typed
+(never injected text: compaction summaries, system reminders, command
+output) and the assistant's text. A person then confirms or rejects them
+with tally review.
 
-TRANSCRIPT.jsonl is an event log (one JSON event per line). It may hold one
-session or many; with many, --session chooses one. A malformed line is an
-error naming its file, line and column; --skip-bad skips such lines instead,
-reporting each on stderr.
+LOG is an agent log, gzipped or not: a Claude Code session, a Codex CLI
+rollout, the generic chat-messages format or tally's own event log, its
+format sniffed from the first line or given with --log-format. It may hold
+one session or many; with many, --session chooses one. A malformed line is
+an error naming its file, line and column; --skip-bad skips such lines
+instead, reporting each on stderr.
 
 -o writes the candidates file (atomically). --format json prints the
 candidates file itself; text prints them as a table.`,
-		Example: `  tally propose examples/quarterly/events/week-01.jsonl --session sess_2026_01_06_75ad -o cands.json
+		Example: `  tally propose ~/.claude/projects/myrepo/0276a600.jsonl -o cands.json
+  tally propose examples/quarterly/events/week-01.jsonl --session sess_2026_01_06_75ad -o cands.json
   tally review cands.json -o fixtures/sess_2026_01_06_75ad.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
 			if math.IsNaN(minConfidence) || minConfidence < 0 || minConfidence > 1 {
 				return fmt.Errorf("--min-confidence must be between 0 and 1, got %v", minConfidence)
 			}
+			if logFormat != "" && !slices.Contains(agentlog.Formats, agentlog.Format(logFormat)) {
+				return usagef("--log-format must be one of %v, got %q", agentlog.Formats, logFormat)
+			}
 			path := args[0]
-			f, err := input.Open(path, lim.Limits)
+			skipped := 0
+			o := agentlog.Options{Format: agentlog.Format(logFormat), MaxLine: lim.MaxLine, SkipBad: skipBad, Bad: func(err error) {
+				skipped++
+				fmt.Fprintf(cmd.ErrOrStderr(), "tally: %s (line skipped)\n", err)
+			}}
+			s, err := pickSession(path, session, o, lim.Limits)
 			if err != nil {
 				return err
 			}
-			log, err := selection.ReadTranscripts(path, f, selection.TranscriptOptions{Session: session, SkipBad: skipBad, Limits: lim.Limits})
-			f.Close()
-			if err != nil {
-				return err
-			}
-			for _, p := range log.Skipped {
-				fmt.Fprintf(cmd.ErrOrStderr(), "tally: %s (line skipped)\n", p.Error())
-			}
-			t, err := pickTranscript(path, session, log.Sessions)
-			if err != nil {
-				return err
-			}
-			p := selection.Propose(t.Session(), selection.ProposeOptions{MinConfidence: minConfidence})
+			p := selection.Propose(s, selection.ProposeOptions{MinConfidence: minConfidence})
 			if err := p.Validate(); err != nil {
 				return fmt.Errorf("%s: the proposal is not a valid candidates file: %w", path, err)
 			}
@@ -77,7 +81,7 @@ candidates file itself; text prints them as a table.`,
 			if opts.format == "json" {
 				return selection.WriteCandidates(w, p)
 			}
-			writeProposal(w, p, minConfidence, len(log.Skipped))
+			writeProposal(w, p, minConfidence, skipped)
 			if output != "" {
 				fmt.Fprintf(w, "\nwrote %s; next: tally review %s -o FIXTURE.json\n", output, output)
 			}
@@ -86,6 +90,7 @@ candidates file itself; text prints them as a table.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&session, "session", "", "the session to propose from, when the log holds several")
+	fl.StringVar(&logFormat, "log-format", "", fmt.Sprintf("the log's format, one of %v (default: sniffed from its first line)", agentlog.Formats))
 	fl.StringVarP(&output, "output", "o", "", "candidates file to write (JSON), atomically")
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")
@@ -93,24 +98,55 @@ candidates file itself; text prints them as a table.`,
 	return cmd
 }
 
-// pickTranscript returns the one session the command works on.
-func pickTranscript(path, session string, sessions []selection.Transcript) (selection.Transcript, error) {
+// pickSession reads the log at path one session at a time and returns
+// the one the command works on: the only one, or the one named id.
+// Only that session is kept in memory.
+func pickSession(path, id string, o agentlog.Options, lim input.Limits) (*agentlog.Session, error) {
+	f, err := input.Open(path, lim)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rd, err := agentlog.NewReader(f, path, o)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	var (
+		picked *agentlog.Session
+		ids    []string
+		n      int
+	)
+	for {
+		s, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		n++
+		if len(ids) < 3 {
+			ids = append(ids, s.ID)
+		}
+		if id == "" || s.ID == id {
+			if picked == nil {
+				picked = s
+			}
+		}
+	}
 	switch {
-	case len(sessions) == 1:
-		return sessions[0], nil
-	case len(sessions) == 0 && session != "":
-		return selection.Transcript{}, fmt.Errorf("%s: no events of session %q", path, session)
-	case len(sessions) == 0:
-		return selection.Transcript{}, fmt.Errorf("%s: no events", path)
+	case id != "" && picked == nil:
+		return nil, fmt.Errorf("%s: no session %q", path, id)
+	case id == "" && n > 1:
+		if n > 3 {
+			ids = append(ids, "…")
+		}
+		return nil, fmt.Errorf("%s holds %d sessions (%s); choose one with --session ID", path, n, strings.Join(ids, ", "))
+	case picked == nil:
+		return nil, fmt.Errorf("%s: no sessions", path)
 	}
-	ids := make([]string, 0, 4)
-	for _, s := range sessions[:min(3, len(sessions))] {
-		ids = append(ids, s.SessionID)
-	}
-	if len(sessions) > 3 {
-		ids = append(ids, "…")
-	}
-	return selection.Transcript{}, fmt.Errorf("%s holds %d sessions (%s); choose one with --session ID", path, len(sessions), strings.Join(ids, ", "))
+	return picked, nil
 }
 
 // writeProposal prints the candidates as an aligned table.

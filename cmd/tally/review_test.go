@@ -125,9 +125,9 @@ func TestProposeCLIErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"propose", bad}, 1, "tally: " + bad + `:2:20: turn: want a whole number, got string "4"` + "\ntally: " + bad + ":3:19: unexpected end of line: the JSON object is not complete\n"},
+		{[]string{"propose", bad}, 1, "tally: " + bad + `:2:27: turn: want a whole number, got a string` + "\n"},
 		{[]string{"propose", two}, 1, "tally: " + two + " holds 2 sessions (s1, s2); choose one with --session ID\n"},
-		{[]string{"propose", two, "--session", "s9"}, 1, "tally: " + two + ": no events of session \"s9\"\n"},
+		{[]string{"propose", two, "--session", "s9"}, 1, "tally: " + two + ": no session \"s9\"\n"},
 		{[]string{"propose", filepath.Join(dir, "none.jsonl")}, 1, "tally: stat " + filepath.Join(dir, "none.jsonl") + ": no such file or directory\n"},
 		{[]string{"propose", two, "--session", "s1", "--min-confidence", "2"}, 1, "tally: --min-confidence must be between 0 and 1, got 2\n"},
 		{[]string{"propose"}, 2, ""},
@@ -148,7 +148,7 @@ func TestProposeCLIErrors(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "note: 2 malformed lines skipped (listed on stderr)") || !strings.Contains(out, "never touch prod") {
 		t.Errorf("--skip-bad: exit %d\n%s", code, out)
 	}
-	wantErr := "tally: " + bad + `:2:20: turn: want a whole number, got string "4" (line skipped)` + "\ntally: " + bad + ":3:19: unexpected end of line: the JSON object is not complete (line skipped)\n"
+	wantErr := "tally: " + bad + `:2:27: turn: want a whole number, got a string (line skipped)` + "\ntally: " + bad + ":3:19: unexpected end of line: the JSON value is not complete (line skipped)\n"
 	if errOut != wantErr {
 		t.Errorf("--skip-bad stderr\n%s\nwant\n%s", errOut, wantErr)
 	}
