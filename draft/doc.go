@@ -44,9 +44,11 @@
 //     before the boundary, asked for the compaction and are not in it
 //     either. The system prompt and tool definitions are not in the log,
 //     so the context has no "system".
-//   - A compaction without a summary (a log cut off after the boundary) has
-//     no context to check: it is left out of the fixture, and Notes says
-//     so with its line.
+//   - A compaction without a summary (a log cut off after the boundary,
+//     or tally's own event log, which records none) has no context to
+//     check: it is left out of the fixture, and Notes says so with its
+//     line. A microcompaction (old tool results cleared, no summary) is
+//     not a compaction of the fixture.
 //   - The conversation id is the session's id when it can name a folder
 //     (fixture.ValidConversationID), else the id with each character that
 //     cannot replaced by "_", else the log's file name.

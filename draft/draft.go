@@ -94,7 +94,7 @@ func Build(s *agentlog.Session, propose Proposer) (*Draft, error) {
 		d.Compactions = append(d.Compactions, Compaction{Line: line, Trigger: c.Trigger, PreTokens: c.PreTokens,
 			TypedTurn: c.Turn + 1, SummaryChars: len([]rune(c.Summary))})
 		if strings.TrimSpace(c.Summary) == "" {
-			d.Notes = append(d.Notes, fmt.Sprintf("the compaction at line %d has no summary (the log ends or was cut after it): left out of the fixture", line))
+			d.Notes = append(d.Notes, fmt.Sprintf("the compaction at line %d has no summary in the log (cut off after it, or a format that records none): left out of the fixture", line))
 			continue
 		}
 		keep[i] = true

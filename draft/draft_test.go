@@ -322,10 +322,29 @@ func TestBuildNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(d.Contexts) != 1 || d.Compactions[0].Context != 0 || d.Compactions[1].Context != 1 || d.Contexts[0].Turn != 5 ||
-		len(d.Notes) != 1 || d.Notes[0] != "the compaction at line 11 has no summary (the log ends or was cut after it): left out of the fixture" {
+		len(d.Notes) != 1 || d.Notes[0] != "the compaction at line 11 has no summary in the log (cut off after it, or a format that records none): left out of the fixture" {
 		t.Errorf("contexts %+v, notes %q", d.Contexts, d.Notes)
 	}
 	checkDraft(t, ss[0], d)
+
+	// A summary record without its boundary (agentlog makes it a
+	// compaction known by the summary's line) gives the same fixture.
+	whole, err := Build(s, echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noBoundary := strings.Join(append(lines[:10:10], lines[11:]...), "\n")
+	ss, err = agentlog.ReadAll(strings.NewReader(noBoundary), "noboundary.jsonl", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err = Build(ss[0], echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(d.Candidates) != fmt.Sprint(whole.Candidates) || fmt.Sprint(d.Contexts) != fmt.Sprint(whole.Contexts) {
+		t.Errorf("without the boundary record:\n%+v\n%+v\nwant\n%+v\n%+v", d.Candidates, d.Contexts, whole.Candidates, whole.Contexts)
+	}
 }
 
 func TestConversationID(t *testing.T) {
