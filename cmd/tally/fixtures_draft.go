@@ -27,6 +27,8 @@ type draftJSON struct {
 	Sessions []draftSessionJSON `json:"sessions"`
 	Drafted  int                `json:"drafted"`
 	Skipped  int                `json:"skipped"`
+	// BadLines counts the malformed lines skipped under --skip-bad.
+	BadLines int `json:"skipped_lines"`
 }
 
 type draftSessionJSON struct {
@@ -62,7 +64,7 @@ func newFixturesDraftCmd(opts *options) *cobra.Command {
 	var (
 		output, logFormat string
 		minConfidence     float64
-		force             bool
+		force, skipBad    bool
 		lim               limitFlags
 	)
 	cmd := &cobra.Command{
@@ -90,6 +92,9 @@ after it before the agent's next step or the next typed prompt (Claude Code
 writes a manual /compact's output there), each as a user message; the next
 prompt starts the turn the context serves and is not in it.
 
+A malformed line is an error naming its file, line and column; --skip-bad
+skips such lines instead, reporting each on stderr.
+
 Every file is written at once or none is. An existing candidates file may hold
 a review under way, so draft refuses to replace any file unless --force (which
 also removes contexts beyond the new count). A session without a compaction
@@ -109,10 +114,16 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 			propose := func(s *agentlog.Session) (selection.Proposal, error) {
 				return selection.Propose(s, selection.ProposeOptions{MinConfidence: minConfidence}), nil
 			}
-			res, files, err := draftSessions(args, output, agentlog.Options{Format: agentlog.Format(logFormat), MaxLine: lim.MaxLine}, lim.Limits, propose)
+			bad := 0
+			o := agentlog.Options{Format: agentlog.Format(logFormat), MaxLine: lim.MaxLine, SkipBad: skipBad, Bad: func(err error) {
+				bad++
+				fmt.Fprintf(cmd.ErrOrStderr(), "tally: %s (line skipped)\n", err)
+			}}
+			res, files, err := draftSessions(args, output, o, lim.Limits, propose)
 			if err != nil {
 				return err
 			}
+			res.BadLines = bad
 			remove, err := draftTargets(files, res, output, force)
 			if err != nil {
 				return err
@@ -132,6 +143,7 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 	fl.StringVarP(&output, "output", "o", "", "folder to write candidates/ and contexts/ into")
 	fl.StringVar(&logFormat, "log-format", "", fmt.Sprintf("the logs' format, one of %v (default: sniffed from each file)", agentlog.Formats))
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
+	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")
 	fl.BoolVar(&force, "force", false, "replace existing candidates and contexts (a review under way in a candidates file is lost)")
 	lim.register(cmd)
 	_ = cmd.MarkFlagRequired("output")
@@ -350,6 +362,9 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 	}
 	if res.Skipped > 0 {
 		fmt.Fprintf(w, "%d of %d sessions drafted; %d without a compaction with a summary\n", res.Drafted, res.Drafted+res.Skipped, res.Skipped)
+	}
+	if res.BadLines > 0 {
+		fmt.Fprintf(w, "note: %s skipped (listed on stderr)\n", countOf(res.BadLines, "malformed line"))
 	}
 	id, each := "<conversation_id>", ", for each"
 	if res.Drafted == 1 {

@@ -114,6 +114,17 @@ func TestFixturesDraftErrors(t *testing.T) {
 			}
 		})
 	}
+	// --skip-bad: a malformed line is skipped and said, never dropped
+	// silently.
+	withBad := filepath.Join(dir, "withbad.jsonl")
+	two, _ := os.ReadFile(draftTwo)
+	lines := strings.SplitAfter(string(two), "\n")
+	os.WriteFile(withBad, []byte(strings.Join(lines[:3], "")+"{\"type\":\n"+strings.Join(lines[3:], "")), 0o644)
+	stdout, errOut, code := cli(t, "fixtures", "draft", withBad, "-o", filepath.Join(dir, "skip"), "--skip-bad")
+	if code != exitOK || errOut != "tally: "+withBad+":4:8: unexpected end of JSON input (line skipped)\n" ||
+		!strings.Contains(stdout, "\nnote: 1 malformed line skipped (listed on stderr)\n") {
+		t.Errorf("--skip-bad: exit %d, stderr %q\n%s", code, errOut, stdout)
+	}
 	if _, errOut, code := cli(t, "fixtures", "draft", draftTwo); code != 2 || !strings.Contains(errOut, `required flag(s) "output" not set`) {
 		t.Errorf("no -o: exit %d %s", code, errOut)
 	}
