@@ -2,7 +2,6 @@ package selection
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -181,42 +180,5 @@ func TestCanonical(t *testing.T) {
 	}
 	if got := canon(`{"b":"\u0001\"\\","a":"é"}`); got != `{"a":"é","b":"\u0001\"\\"}` {
 		t.Errorf("escaping: %s", got)
-	}
-}
-
-// TestEventRole: a role, where given, is one of fixture.Roles, in
-// ReadTranscripts (propose); anything else is a problem at FILE:LINE:COL
-// naming the field and the roles allowed, placed at the key. (The tally
-// event reader of signals is agentlog's, tested there.)
-func TestEventRole(t *testing.T) {
-	const want = ` is not a role (want system, user, assistant or tool)`
-	for _, tt := range []struct {
-		line, err          string
-		colEvents, colProp int
-		reason             string
-	}{
-		{`{"session_id":"s","turn":1,"kind":"message","role":"user","text":"hi"}`, "", 0, 0, "user"},
-		{`{"session_id":"s","turn":1,"kind":"message","role":"assistant","text":"hi"}`, "", 0, 0, "assistant"},
-		{`{"session_id":"s","turn":1,"kind":"message","role":"system","text":"hi"}`, "", 0, 0, "system"},
-		{`{"session_id":"s","turn":1,"kind":"message","role":"tool","text":"ok"}`, "", 0, 0, "a tool's message"},
-		{`{"session_id":"s","turn":1,"kind":"tool_call","tool":"grep","role":"assistant"}`, "", 0, 0, "a role on a tool call is allowed"},
-		{`{"session_id":"s","turn":1,"kind":"compaction","role":null}`, "", 0, 0, "null stands for no role"},
-		{`{"session_id":"s","turn":1,"kind":"message","role":"User","text":"hi"}`, `role: "User"` + want, 52, 45, "roles are lower case"},
-		{`{"session_id":"s","turn":1,"kind":"message","role":"human","text":"hi"}`, `role: "human"` + want, 52, 45, "another log's name for user"},
-		{`{"session_id":"s","turn":1,"kind":"tool_call","tool":"grep","role":"bot"}`, `role: "bot"` + want, 68, 61, "checked on every kind"},
-		{`{"session_id":"s","turn":1,"kind":"message","role":"","text":"hi"}`, `role: a message needs a non-empty role`, 35, 28, "empty: the message's problem"},
-	} {
-		check := func(reader string, err error, col int) {
-			t.Helper()
-			want := ""
-			if tt.err != "" {
-				want = fmt.Sprintf("e.jsonl:3:%d: %s", col, tt.err)
-			}
-			if got := fmt.Sprint(err); (want == "" && err != nil) || (want != "" && got != want) {
-				t.Errorf("%s: %s: got %v\nwant %s", tt.reason, reader, err, want)
-			}
-		}
-		_, err := ReadTranscripts("e.jsonl", strings.NewReader("\n\n"+tt.line+"\n"), TranscriptOptions{})
-		check("ReadTranscripts", err, tt.colProp)
 	}
 }

@@ -158,3 +158,11 @@ func propProse(text string) string {
 	prose, _ := typedProse(text)
 	return prose
 }
+
+// propPreview shortens s to at most 40 characters for a message.
+func propPreview(s string) string {
+	if utf8.RuneCountInString(s) <= 40 {
+		return s
+	}
+	return string([]rune(s)[:39]) + "…"
+}
