@@ -48,9 +48,7 @@ func (s *Scanner) str() ([]byte, *Error) {
 	i := s.pos + 1
 	ascii := true
 	for {
-		for i < len(s.data) && plain[s.data[i]] {
-			i++
-		}
+		i = plainEnd(s.data, i)
 		if i >= len(s.data) {
 			return nil, s.unterminated(start)
 		}
@@ -157,10 +155,7 @@ func (s *Scanner) strEscaped(start int) ([]byte, *Error) {
 			return nil, s.errChar("in string literal (control characters must be escaped)")
 		case c < utf8.RuneSelf:
 			// Copy the run of plain bytes at once.
-			j := s.pos + 1
-			for j < len(s.data) && plain[s.data[j]] {
-				j++
-			}
+			j := plainEnd(s.data, s.pos+1)
 			s.buf = append(s.buf, s.data[s.pos:j]...)
 			s.pos = j
 		default:
@@ -207,9 +202,7 @@ func (s *Scanner) skipString() (escaped bool, err *Error) {
 	i := s.pos + 1
 	ascii := true
 	for {
-		for i < len(s.data) && plain[s.data[i]] {
-			i++
-		}
+		i = plainEnd(s.data, i)
 		if i >= len(s.data) {
 			return false, s.unterminated(start)
 		}
@@ -320,9 +313,7 @@ func (s *Scanner) skipEscaped(start int, ascii bool) *Error {
 	i := s.pos
 	from := start + 1 // UTF-8 is checked from here when the string ends
 	for {
-		for i < len(s.data) && plain[s.data[i]] {
-			i++
-		}
+		i = plainEnd(s.data, i)
 		if i >= len(s.data) {
 			return s.unterminated(start)
 		}
