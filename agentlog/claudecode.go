@@ -220,8 +220,11 @@ func (cr *ccReader) record(b []byte) error {
 		return nil
 	}
 	var rec ccRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return cr.jsonError(err)
+	if !decodeCCRecord(b, &rec) { // encoding/json decides, and words the error
+		rec = ccRecord{}
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return cr.jsonError(err)
+		}
 	}
 	if rec.Type == "" {
 		return cr.errorf(`record has no "type"`)

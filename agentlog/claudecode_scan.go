@@ -1,0 +1,404 @@
+package agentlog
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/tally-eval/tally/internal/jsonscan"
+)
+
+// This file decodes a Claude Code record on the one JSON lexer
+// (internal/jsonscan), without reflection: reading a log is decoding its
+// records and little else. The decoder takes the fields ccRecord names
+// and skips the rest (a record's toolUseResult, often its largest value,
+// is checked and skipped without being decoded). It declines (ok false)
+// anything whose meaning under encoding/json it would have to imitate —
+// a key of ccRecord's spelled in another case, a known key given twice,
+// a value of the wrong type, null where a list element is wanted,
+// malformed JSON or UTF-8 — and the record is then decoded by
+// json.Unmarshal, which also words the error of a bad line. So the fast
+// decoder's results are encoding/json's (FuzzCCDecode holds it to that).
+
+// ccLexers pools the lexers of the fast decoder.
+var ccLexers = sync.Pool{New: func() any { return new(jsonscan.Scanner) }}
+
+// ccRecordKeys are the record's keys the decoder reads.
+var ccRecordKeys = []string{"type", "subtype", "sessionId", "uuid", "cwd", "timestamp", "isSidechain", "isMeta",
+	"isCompactSummary", "message", "compactMetadata", "microcompactMetadata", "error", "isApiErrorMessage"}
+
+// decodeCCRecord decodes line into rec; ok is false when json.Unmarshal
+// must decide. Raw values (a part's input, the error) alias line.
+func decodeCCRecord(line []byte, rec *ccRecord) (ok bool) {
+	s := ccLexers.Get().(*jsonscan.Scanner)
+	defer func() {
+		s.Reset(nil)
+		ccLexers.Put(s)
+	}()
+	s.Reset(line)
+	if s.BeginObject("", "") != nil {
+		return false
+	}
+	seen := 0
+	for i := 0; ; i++ {
+		key, _, more, err := s.Member(i)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		k := indexKey(ccRecordKeys, key)
+		if k < 0 {
+			if foldsToKey(ccRecordKeys, key) || s.SkipValue() != nil {
+				return false
+			}
+			continue
+		}
+		if seen&(1<<k) != 0 {
+			return false
+		}
+		seen |= 1 << k
+		switch k {
+		case 0, 1, 2, 3, 4, 5:
+			v, ok := ccString(s)
+			if !ok {
+				return false
+			}
+			switch k {
+			case 0:
+				rec.Type = v
+			case 1:
+				rec.Subtype = v
+			case 2:
+				rec.SessionID = v
+			case 3:
+				rec.UUID = v
+			case 4:
+				rec.Cwd = v
+			default:
+				rec.Timestamp = v
+			}
+		case 6, 7, 8, 13:
+			v, ok := ccBool(s)
+			if !ok {
+				return false
+			}
+			switch k {
+			case 6:
+				rec.IsSidechain = v
+			case 7:
+				rec.IsMeta = v
+			case 8:
+				rec.IsCompactSummary = v
+			default:
+				rec.IsAPIErrorMessage = v
+			}
+		case 9:
+			if isNull, err := s.Null(); err != nil {
+				return false
+			} else if isNull {
+				continue
+			}
+			rec.Message = new(ccMessage)
+			if !decodeCCMessage(s, rec.Message) {
+				return false
+			}
+		case 10, 11:
+			if !decodeCCMetadata(s, rec, k == 11) {
+				return false
+			}
+		case 12:
+			raw, _, err := s.RawValue()
+			if err != nil {
+				return false
+			}
+			rec.Error = raw
+		}
+	}
+	return s.End() == nil
+}
+
+// indexKey is the index of key in keys, or -1.
+func indexKey(keys []string, key []byte) int {
+	for i, k := range keys {
+		if string(key) == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// foldsToKey reports whether key is one of keys in another case, which
+// encoding/json would take for it.
+func foldsToKey(keys []string, key []byte) bool {
+	for _, k := range keys {
+		if len(k) == len(key) && strings.EqualFold(k, string(key)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ccString reads a string, or null as "".
+func ccString(s *jsonscan.Scanner) (string, bool) {
+	b, _, isNull, err := s.StringOrNull("")
+	if err != nil {
+		return "", false
+	}
+	if isNull {
+		return "", true
+	}
+	return string(b), true
+}
+
+// ccBool reads true, false, or null as false.
+func ccBool(s *jsonscan.Scanner) (bool, bool) {
+	if isNull, err := s.Null(); err != nil || isNull {
+		return false, err == nil
+	}
+	v, err := s.Bool("")
+	return v, err == nil
+}
+
+// ccInt reads a whole number, or null as 0.
+func ccInt(s *jsonscan.Scanner) (int64, bool) {
+	if isNull, err := s.Null(); err != nil || isNull {
+		return 0, err == nil
+	}
+	lit, integer, err := s.Number("")
+	if err != nil || !integer {
+		return 0, false
+	}
+	return jsonscan.ParseInt(lit)
+}
+
+var ccMessageKeys = []string{"id", "model", "content"}
+
+// decodeCCMessage decodes a record's message object.
+func decodeCCMessage(s *jsonscan.Scanner, m *ccMessage) bool {
+	if s.BeginObject("", "") != nil {
+		return false
+	}
+	seen := 0
+	for i := 0; ; i++ {
+		key, _, more, err := s.Member(i)
+		if err != nil {
+			return false
+		}
+		if !more {
+			return true
+		}
+		k := indexKey(ccMessageKeys, key)
+		if k < 0 {
+			if foldsToKey(ccMessageKeys, key) || s.SkipValue() != nil {
+				return false
+			}
+			continue
+		}
+		if seen&(1<<k) != 0 {
+			return false
+		}
+		seen |= 1 << k
+		var ok bool
+		switch k {
+		case 0:
+			m.ID, ok = ccString(s)
+		case 1:
+			m.Model, ok = ccString(s)
+		case 2:
+			ok = decodeCCContent(s, &m.Content)
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+// decodeCCContent decodes a content field: a string, a list of parts or
+// null.
+func decodeCCContent(s *jsonscan.Scanner, c *ccContent) bool {
+	switch s.Peek() {
+	case '"':
+		b, err := s.String("")
+		if err != nil {
+			return false
+		}
+		c.Text = string(b)
+		return true
+	case 'n':
+		return s.Literal("null") == nil
+	case '[':
+	default:
+		return false
+	}
+	c.List = true
+	if s.BeginArray("", "") != nil {
+		return false
+	}
+	c.Parts = []ccPart{} // as encoding/json leaves an empty list
+	for i := 0; ; i++ {
+		more, err := s.Element(i)
+		if err != nil {
+			return false
+		}
+		if !more {
+			return true
+		}
+		var p ccPart
+		if !decodeCCPart(s, &p) {
+			return false
+		}
+		c.Parts = append(c.Parts, p)
+	}
+}
+
+var ccPartKeys = []string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error"}
+
+// decodeCCPart decodes one part of a content list.
+func decodeCCPart(s *jsonscan.Scanner, p *ccPart) bool {
+	if s.BeginObject("", "") != nil {
+		return false
+	}
+	seen := 0
+	for i := 0; ; i++ {
+		key, _, more, err := s.Member(i)
+		if err != nil {
+			return false
+		}
+		if !more {
+			return true
+		}
+		k := indexKey(ccPartKeys, key)
+		if k < 0 {
+			if foldsToKey(ccPartKeys, key) || s.SkipValue() != nil {
+				return false
+			}
+			continue
+		}
+		if seen&(1<<k) != 0 {
+			return false
+		}
+		seen |= 1 << k
+		ok := true
+		switch k {
+		case 0:
+			p.Type, ok = ccString(s)
+		case 1:
+			p.Text, ok = ccString(s)
+		case 2:
+			p.Thinking, ok = ccString(s)
+		case 3:
+			p.ID, ok = ccString(s)
+		case 4:
+			p.Name, ok = ccString(s)
+		case 5:
+			raw, _, err := s.RawValue()
+			p.Input, ok = raw, err == nil
+		case 6:
+			p.ToolUseID, ok = ccString(s)
+		case 7:
+			ok = decodeCCContent(s, &p.Content)
+		case 8:
+			p.IsError, ok = ccBool(s)
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+var ccMetaKeys = []string{"trigger", "preTokens", "tokensSaved", "compactedToolIds"}
+
+// decodeCCMetadata decodes compactMetadata, or microcompactMetadata when
+// micro is set (the only one with tokensSaved and compactedToolIds).
+func decodeCCMetadata(s *jsonscan.Scanner, rec *ccRecord, micro bool) bool {
+	if isNull, err := s.Null(); err != nil || isNull {
+		return err == nil
+	}
+	if s.BeginObject("", "") != nil {
+		return false
+	}
+	var trigger string
+	var pre, saved int64
+	var ids []string
+	seen := 0
+	for i := 0; ; i++ {
+		key, _, more, err := s.Member(i)
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+		k := indexKey(ccMetaKeys, key)
+		if k >= 2 && !micro {
+			k = -1 // not compactMetadata's
+		}
+		if k < 0 {
+			if foldsToKey(ccMetaKeys, key) || s.SkipValue() != nil {
+				return false
+			}
+			continue
+		}
+		if seen&(1<<k) != 0 {
+			return false
+		}
+		seen |= 1 << k
+		ok := true
+		switch k {
+		case 0:
+			trigger, ok = ccString(s)
+		case 1:
+			pre, ok = ccInt(s)
+		case 2:
+			saved, ok = ccInt(s)
+		case 3:
+			ids, ok = ccStrings(s)
+		}
+		if !ok {
+			return false
+		}
+	}
+	if micro {
+		rec.MicrocompactMetadata = &struct {
+			Trigger          string   `json:"trigger"`
+			PreTokens        int64    `json:"preTokens"`
+			TokensSaved      int64    `json:"tokensSaved"`
+			CompactedToolIDs []string `json:"compactedToolIds"`
+		}{trigger, pre, saved, ids}
+	} else {
+		rec.CompactMetadata = &struct {
+			Trigger   string `json:"trigger"`
+			PreTokens int64  `json:"preTokens"`
+		}{trigger, pre}
+	}
+	return true
+}
+
+// ccStrings reads a list of strings, or null as nil.
+func ccStrings(s *jsonscan.Scanner) ([]string, bool) {
+	if isNull, err := s.Null(); err != nil || isNull {
+		return nil, err == nil
+	}
+	if s.BeginArray("", "") != nil {
+		return nil, false
+	}
+	out := []string{}
+	for i := 0; ; i++ {
+		more, err := s.Element(i)
+		if err != nil {
+			return nil, false
+		}
+		if !more {
+			return out, true
+		}
+		if s.Peek() != '"' {
+			return nil, false
+		}
+		b, err := s.String("")
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, string(b))
+	}
+}
