@@ -134,7 +134,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"interval", "-k", "1", "-n", "5", "--method", "bayes"}, 2, "tally: --method: unknown interval method \"bayes\" (want all, wald, wilson, wilson-cc, agresti-coull, jeffreys, clopper-pearson) (see tally --help)\n"},
 		{[]string{"power"}, 2, "tally: tally power needs a subcommand: independent, paired (see tally --help)\n"},
 		{[]string{"power", "foo"}, 2, "tally: unknown command \"foo\" for \"tally power\" (see tally --help)\n"},
-		{[]string{"fixtures"}, 2, "tally: tally fixtures needs a subcommand: validate (see tally --help)\n"},
+		{[]string{"fixtures"}, 2, "tally: tally fixtures needs a subcommand: draft, validate (see tally --help)\n"},
 		{[]string{"compare", "--a", "3/x", "--b", "1/2"}, 1, "tally: --a: \"3/x\": trials \"x\" is not a whole number\n"},
 		{[]string{"compare", "--a", "3/4", "--b", "12"}, 1, "tally: --b: \"12\" is not K/N (successes/trials, e.g. 166/200)\n"},
 		{[]string{"compare", "--a", "3/4", "--b", "5/4"}, 1, "tally: --b: \"5/4\": successes 5 exceed trials 4\n"},
