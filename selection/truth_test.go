@@ -52,7 +52,7 @@ func loadTruth(t testing.TB) []truthLine {
 
 func exampleLogs(t testing.TB) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(exampleEvents, "week-*.jsonl"))
+	files, err := filepath.Glob(filepath.Join(exampleEvents, "week-*.jsonl*")) // .jsonl, or .jsonl.gz in Claude Code's format
 	if err != nil || len(files) != 13 {
 		t.Fatalf("want the 13 week files of the example, got %v (%v)", files, err)
 	}
