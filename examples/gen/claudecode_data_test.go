@@ -31,11 +31,13 @@ var (
 	ccDirErr  error
 )
 
-// TestMain removes the temporary generation, if one was made.
+// TestMain removes the temporary generations, if any were made.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if ccTmp != "" {
-		os.RemoveAll(ccTmp)
+	for _, dir := range []string{ccTmp, tallyTmp} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

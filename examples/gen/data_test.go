@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"testing"
 )
 
@@ -113,11 +115,40 @@ func loadSessions(t *testing.T) []*sessionRec {
 	return out
 }
 
-// loadEvents returns each session's events in file order, and the file
-// each session's events were in.
+// tallyDir is a folder holding the quarter with its logs in tally's own
+// event format: the committed data when it is in that format, else a
+// generation into a temporary folder (go run ./examples/gen -format
+// tally), removed by TestMain.
+func tallyDir(t *testing.T) string {
+	t.Helper()
+	tallyDirOnce.Do(func() {
+		if _, err := os.Stat(filepath.Join(committed, "events", "week-01.jsonl")); err == nil {
+			tallyDirPath = committed
+			return
+		}
+		tallyTmp, tallyDirErr = os.MkdirTemp("", "tally-gen-tally-")
+		if tallyDirErr == nil {
+			tallyDirPath = filepath.Join(tallyTmp, "quarterly")
+			tallyDirErr = run(io.Discard, io.Discard, []string{"-out", tallyDirPath, "-format", FormatTally})
+		}
+	})
+	if tallyDirErr != nil {
+		t.Fatal(tallyDirErr)
+	}
+	return tallyDirPath
+}
+
+var (
+	tallyDirOnce           sync.Once
+	tallyDirPath, tallyTmp string
+	tallyDirErr            error
+)
+
+// loadEvents returns each session's events in tally's own format
+// (tallyDir) in file order, and the file each session's events were in.
 func loadEvents(t *testing.T) (map[string][]eventRec, map[string]string) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(committed, "events", "week-*.jsonl"))
+	files, err := filepath.Glob(filepath.Join(tallyDir(t), "events", "week-*.jsonl"))
 	if err != nil || len(files) != Weeks {
 		t.Fatalf("%d week files (%v), want %d", len(files), err, Weeks)
 	}
@@ -138,9 +169,11 @@ func loadEvents(t *testing.T) (map[string][]eventRec, map[string]string) {
 	return events, where
 }
 
+// loadTruth reads the truth of the logs in tally's own format
+// (tallyDir).
 func loadTruth(t *testing.T) []truthRec {
 	t.Helper()
 	var out []truthRec
-	eachLine(t, filepath.Join(committed, "events", "truth.jsonl"), func(x truthRec) { out = append(out, x) })
+	eachLine(t, filepath.Join(tallyDir(t), "events", "truth.jsonl"), func(x truthRec) { out = append(out, x) })
 	return out
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"math"
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tally-eval/tally/fixture"
 )
@@ -238,15 +240,19 @@ func (q *Quarter) files() error {
 			weeks[w] = bufs[w].Bytes()
 		}
 	}
-	for w := 1; w <= Weeks; w++ {
-		data := weeks[w]
-		if q.ClaudeCode {
-			var err error
-			if data, err = gzipBytes(data); err != nil {
-				return err
-			}
+	if q.ClaudeCode { // the weeks compressed side by side
+		errs := make([]error, Weeks+1)
+		var wg sync.WaitGroup
+		for w := 1; w <= Weeks; w++ {
+			wg.Go(func() { weeks[w], errs[w] = gzipBytes(weeks[w]) })
 		}
-		q.Files = append(q.Files, File{q.WeekFile(w), data})
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
+	for w := 1; w <= Weeks; w++ {
+		q.Files = append(q.Files, File{q.WeekFile(w), weeks[w]})
 	}
 	data, err = truthJSONL(q.Logs)
 	if err := add("events/truth.jsonl", data, err); err != nil {
@@ -321,7 +327,7 @@ func (q *Quarter) WeekFile(w int) string {
 // time, so the same data gives the same bytes.
 func gzipBytes(data []byte) ([]byte, error) {
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
 	if err != nil {
 		return nil, err
 	}

@@ -230,18 +230,37 @@ func TestSignalTruth(t *testing.T) {
 }
 
 // TestSignalsConcentrateInIncidents: signals are far more common in
-// incidents than in other logged sessions that compacted.
+// incidents than in other logged sessions that compacted, in both
+// formats' truth.
 func TestSignalsConcentrateInIncidents(t *testing.T) {
-	events, _ := loadEvents(t)
+	t.Run(FormatTally, func(t *testing.T) {
+		events, _ := loadEvents(t)
+		logged := map[string]bool{}
+		for id := range events {
+			logged[id] = true
+		}
+		concentrated(t, logged, loadTruth(t))
+	})
+	t.Run(FormatClaudeCode, func(t *testing.T) {
+		d := loadCCLogs(t)
+		logged := map[string]bool{}
+		for id := range d.sessions {
+			logged[id] = true
+		}
+		concentrated(t, logged, d.truth)
+	})
+}
+
+func concentrated(t *testing.T, logged map[string]bool, truth []truthRec) {
 	flagged := make(map[string]bool)
-	for _, tr := range loadTruth(t) {
+	for _, tr := range truth {
 		if tr.Signal != "" {
 			flagged[tr.SessionID] = true
 		}
 	}
 	var inc, incN, other, otherN int
 	for _, s := range loadSessions(t) {
-		if _, logged := events[s.SessionID]; !logged || s.nCompact == 0 {
+		if !logged[s.SessionID] || s.nCompact == 0 {
 			continue
 		}
 		if s.Incident {
