@@ -42,8 +42,12 @@
 //     Code keeps no earlier turn verbatim, so nothing before the
 //     compaction is in it; the /compact command and its caveat, written
 //     before the boundary, asked for the compaction and are not in it
-//     either. The system prompt and tool definitions are not in the log,
-//     so the context has no "system".
+//     either. Nor are the agent's own steps after the compaction, or the
+//     tool results they fetched: they are what the agent did with the
+//     context, and a candidate summariser's context, which is its summary
+//     alone, would have changed them; counting them would credit the
+//     incumbent with what the agent re-read. The system prompt and tool
+//     definitions are not in the log, so the context has no "system".
 //   - A compaction without a summary (a log cut off after the boundary,
 //     or tally's own event log, which records none) has no context to
 //     check: it is left out of the fixture, and Notes says so with its
