@@ -239,14 +239,23 @@ func judgeTable(t *testing.T, dir string, f fixture.Fixture) string {
 	t.Helper()
 	var b strings.Builder
 	for _, it := range f.MustSurvive {
-		var words []string
+		var words, all []string
 		for _, w := range strings.FieldsFunc(strings.ToLower(it.Literal), func(r rune) bool {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.' && r != '/'
 		}) {
 			w = strings.Trim(w, ".-/")
+			if w != "" {
+				all = append(all, w)
+			}
 			if len([]rune(w)) >= 4 && !judgeStop[w] && !slices.Contains(words, w) {
 				words = append(words, w)
 			}
+		}
+		if len(words) == 0 { // "PR #12": its short words, else the literal's one character
+			words = all
+		}
+		if len(words) == 0 {
+			words = []string{strings.ToLower(strings.TrimSpace(it.Literal))[:1]}
 		}
 		expect, _ := json.Marshal(it.Expect)
 		probe := strings.ReplaceAll(it.Probe, "\t", " ")
