@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/draft"
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/selection"
@@ -364,8 +365,9 @@ func TestDraftQuarter(t *testing.T) {
 	}
 }
 
-// TestDraftQuarterReal does the same on a real session of the dev set:
-// the first one (by name) with two compactions or more.
+// TestDraftQuarterReal does the same on a real session of the folder
+// TALLY_REAL_LOGS names: the first one (by name) with two compactions or
+// more, else one, that the candidate can lose an item in.
 func TestDraftQuarterReal(t *testing.T) {
 	dir := os.Getenv("TALLY_REAL_LOGS")
 	if dir == "" {
@@ -376,23 +378,46 @@ func TestDraftQuarterReal(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl*"))
 	slices.Sort(files)
+	// The first session with two compactions or more (else one) whose
+	// first accepted items hold one found verbatim where it is live: one
+	// the candidate can lose.
+	const accept = 25
+	rules := func(p *agentlog.Session) (selection.Proposal, error) {
+		return selection.Propose(p, selection.ProposeOptions{MinConfidence: selection.DefaultMinConfidence}), nil
+	}
 	var session string
 	var s *agentlog.Session
-	for _, f := range files {
-		ss, err := agentlog.Open(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, least := range []int{2, 1} {
+		for _, f := range files {
+			ss, err := agentlog.Open(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ss.Compactions) < least {
+				continue
+			}
+			d, err := draft.Build(ss, rules)
+			if err != nil {
+				continue
+			}
+			fx := fixture.Fixture{MustSurvive: []fixture.Item{}}
+			for _, c := range d.Candidates.Candidates[:min(accept, len(d.Candidates.Candidates))] {
+				fx.MustSurvive = append(fx.MustSurvive, c.Item())
+			}
+			if verbatimLiteral(fx, d.Contexts) != "" {
+				session, s = f, ss
+				break
+			}
 		}
-		if len(ss.Compactions) >= 2 {
-			session, s = f, ss
+		if session != "" {
 			break
 		}
 	}
 	if session == "" {
-		t.Fatalf("no session in %s has two compactions", dir)
+		t.Fatalf("no session in %s has a compaction and a proposed item its summary keeps verbatim", dir)
 	}
 	t.Logf("session %s", session)
-	q := draftQuarter(t, session, 25)
+	q := draftQuarter(t, session, accept)
 	// The incumbent's contexts are the log's own summaries.
 	for n, c := range q.contexts {
 		if got := c.Messages[0].Parts[0].Text; got != s.Compactions[n].Summary {
