@@ -29,6 +29,12 @@ type truthLine struct {
 	CompactionTurn int    `json:"compaction_turn"`
 	EvidenceTurn   int    `json:"evidence_turn"`
 	Tool           string `json:"tool"`
+	// In Claude Code's format the truth names the records too: the
+	// repeat or restating message, the first call or earlier message,
+	// and the compaction boundary.
+	UUID           string `json:"uuid"`
+	EvidenceUUID   string `json:"evidence_uuid"`
+	CompactionUUID string `json:"compaction_uuid"`
 }
 
 func loadTruth(t testing.TB) []truthLine {
@@ -77,10 +83,13 @@ func scanExample(t testing.TB, cfg SignalConfig) ([]Flagged, *SignalReport) {
 // score is a signal's precision and recall against the truth, scored by
 // (session, turn): each truth line is one (session, turn).
 type score struct {
-	tp, fp, fn     int
-	evidenceRight  int
-	lookalikesHit  []string
-	falsePositives []string
+	tp, fp, fn    int
+	evidenceRight int
+	// recordsRight counts true positives whose records (uuids) are the
+	// truth's, of recordsNamed whose truth line names them.
+	recordsRight, recordsNamed int
+	lookalikesHit              []string
+	falsePositives             []string
 	// fpSignals are the false positives, missed the truth lines not found.
 	fpSignals []Signal
 	missed    []truthLine
@@ -126,6 +135,12 @@ func scoreAgainstTruth(flagged []Flagged, truth []truthLine) map[SignalKind]*sco
 					if l.EvidenceTurn == sig.EvidenceTurn && l.CompactionTurn == sig.CompactionTurn {
 						s.evidenceRight++
 					}
+					if l.UUID != "" {
+						s.recordsNamed++
+						if sigUUIDs(sig) == [3]string{l.UUID, l.EvidenceUUID, l.CompactionUUID} {
+							s.recordsRight++
+						}
+					}
 				} else {
 					s.fp++
 					s.falsePositives = append(s.falsePositives, fmt.Sprintf("%s turn %d: %+v", f.SessionID, sig.Turn, sig))
@@ -145,6 +160,23 @@ func scoreAgainstTruth(flagged []Flagged, truth []truthLine) map[SignalKind]*sco
 		out[k] = s
 	}
 	return out
+}
+
+// sigUUIDs are the records a signal names: the repeat or the restating
+// message, the first call or the earlier message, and the compaction.
+func sigUUIDs(s Signal) [3]string {
+	var u [3]string
+	if s.Call != nil {
+		u[0], u[1] = s.Call.UUID, s.First.UUID
+	}
+	if s.Message != nil {
+		u[0] = s.Message.UUID
+		if s.Earlier != nil {
+			u[1] = s.Earlier.UUID
+		}
+	}
+	u[2] = s.CompactionUUID
+	return u
 }
 
 // TestSignalsPrecisionRecall measures both signals on the example
@@ -171,13 +203,13 @@ func TestSignalsPrecisionRecall(t *testing.T) {
 	scores := scoreAgainstTruth(flagged, loadTruth(t))
 	for _, k := range SignalKinds {
 		s := scores[k]
-		t.Logf("%-20s precision %.3f (%d/%d)  recall %.3f (%d/%d)  evidence and compaction turns right %d/%d",
-			k, s.precision(), s.tp, s.tp+s.fp, s.recall(), s.tp, s.tp+s.fn, s.evidenceRight, s.tp)
+		t.Logf("%-20s precision %.3f (%d/%d)  recall %.3f (%d/%d)  evidence and compaction turns right %d/%d, records (uuids) right %d/%d",
+			k, s.precision(), s.tp, s.tp+s.fp, s.recall(), s.tp, s.tp+s.fn, s.evidenceRight, s.tp, s.recordsRight, s.recordsNamed)
 		if len(s.lookalikesHit) > 0 {
 			t.Errorf("%s flags look-alikes: %v", k, s.lookalikesHit)
 		}
 	}
-	if s := scores[RepeatedToolCall]; s.precision() != 1 || s.recall() != 1 || s.evidenceRight != s.tp {
+	if s := scores[RepeatedToolCall]; s.precision() != 1 || s.recall() != 1 || s.evidenceRight != s.tp || s.recordsRight != s.recordsNamed {
 		t.Errorf("repeated_tool_call: precision %.3f, recall %.3f, evidence right %d/%d: want 1, 1 and all, as before", s.precision(), s.recall(), s.evidenceRight, s.tp)
 		for _, fp := range s.falsePositives {
 			t.Logf("  false positive: %s", fp)
