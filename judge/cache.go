@@ -22,10 +22,11 @@ import (
 // Kind is the kind of question a cache entry answers.
 type Kind string
 
-// The two kinds of question.
+// The kinds of question.
 const (
 	KindVerdict   Kind = "verdict"   // the three-way verdict question
 	KindAgreement Kind = "agreement" // do the judge's and the fixture's answers agree
+	KindProposal  Kind = "proposal"  // a session's must-survive items (selection's LLM proposer)
 )
 
 // TempMaxAge is the age past which OpenCache removes a cache's stray
@@ -99,6 +100,8 @@ type Entry struct {
 	Reply *Reply `json:"reply,omitempty"`
 	// Agree is the parsed agreement reply (KindAgreement).
 	Agree *bool `json:"agree,omitempty"`
+	// Text is the reply's text (KindProposal), stored once it parsed.
+	Text *string `json:"text,omitempty"`
 	// Sum is the hex SHA-256 of the entry's canonical content (see
 	// checksum), verified on every read: an entry changed by anything but
 	// Put — a flipped bit, a hand edit — is a miss, counted as damaged.
@@ -110,12 +113,13 @@ type Entry struct {
 // Created and Sum left out.
 func (e *Entry) checksum() string {
 	b, err := json.Marshal(struct {
-		Key   string `json:"key"`
-		Kind  Kind   `json:"kind"`
-		Judge string `json:"judge"`
-		Reply *Reply `json:"reply"`
-		Agree *bool  `json:"agree"`
-	}{e.Key, e.Kind, e.Judge, e.Reply, e.Agree})
+		Key   string  `json:"key"`
+		Kind  Kind    `json:"kind"`
+		Judge string  `json:"judge"`
+		Reply *Reply  `json:"reply"`
+		Agree *bool   `json:"agree"`
+		Text  *string `json:"text,omitempty"` // omitted when nil: older entries keep their sums
+	}{e.Key, e.Kind, e.Judge, e.Reply, e.Agree, e.Text})
 	if err != nil {
 		panic("judge: encoding a cache entry's checksum: " + err.Error()) // plain strings and bools always encode
 	}
@@ -139,6 +143,11 @@ func (e *Entry) validate() error {
 	case KindAgreement:
 		if e.Agree == nil {
 			return errors.New("agreement entry without agree")
+		}
+		return nil
+	case KindProposal:
+		if e.Text == nil {
+			return errors.New("proposal entry without text")
 		}
 		return nil
 	}

@@ -14,18 +14,21 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/judge"
 	"github.com/tally-eval/tally/selection"
 )
 
 func newProposeCmd(opts *options) *cobra.Command {
 	var (
 		session, output, logFormat string
+		proposer                   string
 		minConfidence              float64
 		skipBad                    bool
 		lim                        limitFlags
+		jf                         judgeFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "propose LOG [--session ID] [--log-format F] [-o CANDIDATES.json]",
+		Use:   "propose LOG [--session ID] [--log-format F] [--proposer rules|llm] [-o CANDIDATES.json]",
 		Short: "Propose candidate fixture items from an agent session, for review",
 		Long: `propose runs the arrival-time classifier over an agent session and
 proposes the items that bind later turns — constraints the person set,
@@ -44,6 +47,17 @@ format sniffed from the first line or given with --log-format. It may hold
 one session or many; with many, --session chooses one. A malformed line is
 an error naming its file, line and column; --skip-bad skips such lines
 instead, reporting each on stderr.
+
+--proposer rules (the default) runs the rules, offline. --proposer llm asks
+a model instead, through the judge backends (--judge openai, anthropic or
+command, with --model, --base-url, --command and the other judge flags):
+the prompt is selection.LLMPrompt followed by the session's lines; the
+reply must be one JSON object {"items": [...]} whose every item names a
+class, a turn of the session, a literal copied from that turn, a probe, an
+expected answer and a confidence, or the command fails saying what was
+wrong. Replies that parsed are kept in the judge cache (--cache), so the
+same session is not asked twice. (--template, --recorded, --reasks and
+--no-agree are check's and not used here.)
 
 -o writes the candidates file (atomically). --format json prints the
 candidates file itself; text prints them as a table.`,
@@ -64,11 +78,35 @@ candidates file itself; text prints them as a table.`,
 				skipped++
 				fmt.Fprintf(cmd.ErrOrStderr(), "tally: %s (line skipped)\n", err)
 			}}
+			var llm selection.LLMProposer
+			switch proposer {
+			case "rules":
+			case "llm":
+				j, err := jf.build(lim.Limits)
+				if err != nil {
+					return err
+				}
+				m, ok := j.(*judge.Model)
+				if !ok {
+					return usagef("--proposer llm asks a model: --judge openai, anthropic or command, not %s", jf.backend)
+				}
+				llm = selection.LLMProposer{Backend: m.Backend, Cache: m.Cache}
+			default:
+				return usagef("--proposer must be rules or llm, got %q", proposer)
+			}
 			s, err := pickSession(path, session, o, lim.Limits)
 			if err != nil {
 				return err
 			}
-			p := selection.Propose(s, selection.ProposeOptions{MinConfidence: minConfidence})
+			popts := selection.ProposeOptions{MinConfidence: minConfidence}
+			var p selection.Proposal
+			if proposer == "llm" {
+				if p, err = llm.Propose(cmd.Context(), s, popts); err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+			} else {
+				p = selection.Propose(s, popts)
+			}
 			if err := p.Validate(); err != nil {
 				return fmt.Errorf("%s: the proposal is not a valid candidates file: %w", path, err)
 			}
@@ -94,7 +132,9 @@ candidates file itself; text prints them as a table.`,
 	fl.StringVarP(&output, "output", "o", "", "candidates file to write (JSON), atomically")
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")
+	fl.StringVar(&proposer, "proposer", "rules", "rules (offline) or llm (a model through the judge flags: --judge, --model, --command, --cache, …)")
 	lim.register(cmd)
+	jf.register(cmd)
 	return cmd
 }
 

@@ -1,0 +1,228 @@
+package selection
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/judge"
+)
+
+// This file holds the LLM proposer: the same job as Propose, done by a
+// model asked through a judge backend (package judge: its backends, its
+// cache). It lives in selection, beside the rules, because selection may
+// import judge (cmd/tally/layout_test.go forbids no such arrow, and judge
+// imports nothing of selection's); the rules stay the offline default.
+
+// LLMPrompt is the prompt the LLM proposer sends, with the session's
+// lines after it (LLMProposer.Prompt). It asks for one JSON object and
+// nothing else; ParseLLMReply says what a reply must hold.
+const LLMPrompt = `You read a coding-agent session and list the items a summary of it must keep, so that an agent continuing from the summary does not go wrong. Classes:
+
+- constraint: a prohibition or standing obligation the person set ("never commit to main", "always run specs locally before push", "use pnpm, not npm"). Not a one-off request. Leave out one a later message took back.
+- commitment: the assistant binding itself beyond its next step ("I won't touch the vendored code", "I'll keep the flag off until you say", "once tests pass I'll tag the release"). Not narration of the next step ("I'll read the file", "Let me check").
+- open_question: a question of the person's still undecided at the end.
+- reference: an identifier to keep: a path or file:line of the work, a URL, a ticket (ABC-123), a commit hash, a PR or review-comment id, a branch or table name.
+
+Each line of the session below is "[turn N] user:" (what the person typed) or "[turn N] assistant:" and the text. Reply with one JSON object and nothing else:
+{"items": [{"class": "constraint", "turn": 3, "literal": "<words copied exactly from one line of that turn>", "probe": "<a question whose answer shows the item survived>", "expect": "<the expected answer>", "confidence": 0.8}]}
+"turn" is the turn the item was said in; "literal" must be copied from that turn's text; "confidence" is between 0 and 1. An empty list is {"items": []}.
+
+Session:
+`
+
+// LLMProposer proposes a session's must-survive items by asking a model.
+type LLMProposer struct {
+	// Backend is the model; see package judge (openai, anthropic,
+	// command).
+	Backend judge.Backend
+	// Cache, when not nil, holds replies that parsed, keyed by the
+	// backend's identity, the prompt template and the session's lines
+	// (judge.KindProposal): the same session asked again is not sent.
+	Cache *judge.Cache
+}
+
+// Prompt is what p sends for session s: LLMPrompt, then one line per
+// typed message (pasted output left out) and step text, as Propose
+// reads them, each "[turn N] role: text" with its line breaks shown as
+// " / ".
+func (p LLMProposer) Prompt(s *agentlog.Session) string {
+	return LLMPrompt + llmSessionLines(propUtterances(s))
+}
+
+// llmSessionLines renders the utterances the prompt quotes.
+func llmSessionLines(utts []propUtterance) string {
+	var b strings.Builder
+	for _, u := range utts {
+		text := strings.Join(strings.Fields(strings.ReplaceAll(u.text, "\n", " / ")), " ")
+		fmt.Fprintf(&b, "[turn %d] %s: %s\n", u.turn, u.role, text)
+	}
+	return b.String()
+}
+
+// Propose asks p's model for s's items and returns them as Propose does:
+// in turn order, ids c1, c2, …, every one pending, those below
+// opts.MinConfidence left out, each with rule "llm/" and the backend's
+// name, its role the speaker of the turn's line that holds the literal.
+// The reply must parse (ParseLLMReply); an error names what was wrong
+// with it. A reply that parsed is cached (p.Cache).
+func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts ProposeOptions) (Proposal, error) {
+	if p.Backend == nil {
+		return Proposal{}, errors.New("llm proposer: no backend")
+	}
+	utts := propUtterances(s)
+	lines := llmSessionLines(utts)
+	id := p.Backend.Name()
+	if i, ok := p.Backend.(judge.Identifier); ok {
+		id = i.Identity()
+	}
+	key := judge.KeyParts{Kind: judge.KindProposal, Backend: id, Template: LLMPrompt, Context: lines}.Key()
+	var reply string
+	cached := false
+	if p.Cache != nil {
+		if e, ok := p.Cache.Get(key); ok {
+			reply, cached = *e.Text, true
+		}
+	}
+	if !cached {
+		var err error
+		if reply, err = p.Backend.Complete(ctx, LLMPrompt+lines); err != nil {
+			return Proposal{}, fmt.Errorf("llm proposer: %w", err)
+		}
+	}
+	items, err := parseLLMReply(reply, s, utts)
+	if err != nil {
+		return Proposal{}, fmt.Errorf("llm proposer: %s's reply: %w", p.Backend.Name(), err)
+	}
+	if p.Cache != nil && !cached {
+		// A cache that cannot be written costs a second call next time,
+		// not this answer; Cache.Stats counts the failure.
+		_ = p.Cache.Put(key, judge.Entry{Kind: judge.KindProposal, Judge: p.Backend.Name(), Text: &reply})
+	}
+	out := Proposal{ConversationID: s.ID, Turns: len(s.Turns), CompactionsExpected: len(s.Compactions), Candidates: []ProposedItem{}}
+	for _, it := range items {
+		if it.Confidence < opts.MinConfidence {
+			continue
+		}
+		it.ID = "c" + strconv.Itoa(len(out.Candidates)+1)
+		it.Rule = "llm/" + p.Backend.Name()
+		out.Candidates = append(out.Candidates, it)
+	}
+	return out, nil
+}
+
+// llmItem is one item of a reply, as the model writes it.
+type llmItem struct {
+	Class      *fixture.Class `json:"class"`
+	Turn       *int           `json:"turn"`
+	Literal    *string        `json:"literal"`
+	Probe      *string        `json:"probe"`
+	Expect     *string        `json:"expect"`
+	Confidence *float64       `json:"confidence"`
+}
+
+// ParseLLMReply parses a reply to LLMPrompt about session s. The reply is one JSON object
+// {"items": [...]}, alone but for white space (a ```json fence around it
+// is allowed), with no field but those of LLMPrompt; each item has all
+// six fields: a class of fixture.Classes, a turn of the session, a
+// literal found (white space aside) in a line of that turn, a probe and
+// an expected answer that are not empty, a confidence in [0, 1]. The
+// first problem is the error, naming the item by its index
+// ("items[2].turn: 14 is not a turn of the session (1…9)"). The items
+// are returned in turn order (stable), status pending, Message the line
+// the literal was found in.
+func ParseLLMReply(reply string, s *agentlog.Session) ([]ProposedItem, error) {
+	return parseLLMReply(reply, s, propUtterances(s))
+}
+
+// parseLLMReply is ParseLLMReply with s's lines already made.
+func parseLLMReply(reply string, s *agentlog.Session, utts []propUtterance) ([]ProposedItem, error) {
+	text := strings.TrimSpace(reply)
+	if rest, ok := strings.CutPrefix(text, "```"); ok {
+		rest = strings.TrimPrefix(rest, "json")
+		if body, ok := strings.CutSuffix(strings.TrimSpace(rest), "```"); ok {
+			text = strings.TrimSpace(body)
+		}
+	}
+	if text == "" {
+		return nil, errors.New("empty reply, want one JSON object {\"items\": [...]}")
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.DisallowUnknownFields()
+	var r struct {
+		Items *[]llmItem `json:"items"`
+	}
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("not one JSON object of the form {\"items\": [...]}: %w (reply starts %q)", err, propPreview(text))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("text after the JSON object (reply starts %q)", propPreview(text))
+	}
+	if r.Items == nil {
+		return nil, errors.New(`no "items" list`)
+	}
+	items := make([]ProposedItem, 0, len(*r.Items))
+	for i, it := range *r.Items {
+		at := func(field string) string { return "items[" + strconv.Itoa(i) + "]." + field }
+		switch {
+		case it.Class == nil:
+			return nil, fmt.Errorf("%s: missing", at("class"))
+		case !it.Class.Valid():
+			return nil, fmt.Errorf("%s: %q is not a class (want constraint, commitment, open_question or reference)", at("class"), propPreview(string(*it.Class)))
+		case it.Turn == nil:
+			return nil, fmt.Errorf("%s: missing", at("turn"))
+		case *it.Turn < 1 || *it.Turn > len(s.Turns):
+			return nil, fmt.Errorf("%s: %d is not a turn of the session (1…%d)", at("turn"), *it.Turn, len(s.Turns))
+		case it.Literal == nil || strings.TrimSpace(*it.Literal) == "":
+			return nil, fmt.Errorf("%s: missing or empty", at("literal"))
+		case it.Probe == nil || strings.TrimSpace(*it.Probe) == "":
+			return nil, fmt.Errorf("%s: missing or empty", at("probe"))
+		case it.Expect == nil || strings.TrimSpace(*it.Expect) == "":
+			return nil, fmt.Errorf("%s: missing or empty", at("expect"))
+		case it.Confidence == nil:
+			return nil, fmt.Errorf("%s: missing", at("confidence"))
+		case !(*it.Confidence >= 0 && *it.Confidence <= 1):
+			return nil, fmt.Errorf("%s: %v is not between 0 and 1", at("confidence"), *it.Confidence)
+		}
+		lit := strings.TrimSpace(*it.Literal)
+		u, ok := llmFind(utts, *it.Turn, lit)
+		if !ok {
+			return nil, fmt.Errorf("%s: %q is not in the text of turn %d", at("literal"), propPreview(lit), *it.Turn)
+		}
+		items = append(items, ProposedItem{Class: *it.Class, Turn: *it.Turn, Role: u.role, Literal: lit,
+			Probe: strings.TrimSpace(*it.Probe), Expect: strings.TrimSpace(*it.Expect), Confidence: *it.Confidence,
+			Status: ReviewPending, Message: u.text})
+	}
+	// Turn order, stable: the model may list by class.
+	for i := 1; i < len(items); i++ {
+		for j := i; j > 0 && items[j].Turn < items[j-1].Turn; j-- {
+			items[j], items[j-1] = items[j-1], items[j]
+		}
+	}
+	return items, nil
+}
+
+// llmFind returns the line of turn turn whose text holds lit, comparing
+// with runs of white space (and the prompt's " / " for a line break) as
+// one space.
+func llmFind(utts []propUtterance, turn int, lit string) (propUtterance, bool) {
+	want := llmSquash(lit)
+	for _, u := range utts {
+		if u.turn == turn && strings.Contains(llmSquash(u.text), want) {
+			return u, true
+		}
+	}
+	return propUtterance{}, false
+}
+
+// llmSquash joins s's fields with one space, a line break counting as
+// " / " (how the prompt shows it) and then as white space.
+func llmSquash(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, " / ", " ")), " ")
+}

@@ -1,0 +1,178 @@
+package selection
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/judge"
+)
+
+// llmSession is a small session for the LLM proposer's tests.
+func llmSession(first string) *agentlog.Session {
+	return propSession([]propMsg{
+		{1, "user", first},
+		{1, "assistant", "Understood."},
+		{2, "user", "Follow docs/plan.md for the rest.\n```\nFAIL: pasted\n```"},
+	}, 2)
+}
+
+// llmScript is a Backend that answers every prompt with reply, counting
+// calls, or fails with err.
+type llmScript struct {
+	reply string
+	err   error
+	calls int
+}
+
+func (b *llmScript) Name() string { return "script/test" }
+
+func (b *llmScript) Complete(_ context.Context, _ string) (string, error) {
+	b.calls++
+	return b.reply, b.err
+}
+
+// TestLLMPrompt: the prompt is the documented template and the session's
+// typed and assistant lines, pasted output left out, line breaks shown.
+func TestLLMPrompt(t *testing.T) {
+	got := LLMProposer{}.Prompt(llmSession("never commit to main"))
+	want := LLMPrompt + "[turn 1] user: never commit to main\n[turn 1] assistant: Understood.\n[turn 2] user: Follow docs/plan.md for the rest.\n"
+	if got != want {
+		t.Errorf("prompt tail:\n%s\nwant\n%s", got[len(LLMPrompt)-20:], want[len(LLMPrompt)-20:])
+	}
+}
+
+// TestParseLLMReply pins what a reply must be, one case a rule, each
+// error naming what was wrong.
+func TestParseLLMReply(t *testing.T) {
+	s := llmSession("never commit to main")
+	item := func(fields string) string { return `{"items": [{` + fields + `}]}` }
+	full := `"class": "constraint", "turn": 1, "literal": "never commit to main", "probe": "May it?", "expect": "no", "confidence": 0.9`
+	tests := []struct {
+		reply, err, reason string
+	}{
+		{item(full), "", "a complete item"},
+		{"```json\n" + item(full) + "\n```", "", "a fenced reply is allowed"},
+		{`{"items": []}`, "", "no items"},
+		{"", `empty reply, want one JSON object {"items": [...]}`, "empty"},
+		{"Sure! " + item(full), `not one JSON object of the form {"items": [...]}: invalid character 'S' looking for beginning of value (reply starts "Sure! {\"items\": [{\"class\": \"constraint\"…")`, "prose before the object"},
+		{item(full) + " thanks", `text after the JSON object (reply starts "{\"items\": [{\"class\": \"constraint\", \"tur…")`, "text after the object"},
+		{`{"item": []}`, `not one JSON object of the form {"items": [...]}: json: unknown field "item" (reply starts "{\"item\": []}")`, "an unknown field"},
+		{`{}`, `no "items" list`, "no items key"},
+		{item(strings.Replace(full, `"class": "constraint", `, "", 1)), "items[0].class: missing", "a missing class"},
+		{item(strings.Replace(full, `"constraint"`, `"rule"`, 1)), `items[0].class: "rule" is not a class (want constraint, commitment, open_question or reference)`, "an unknown class"},
+		{item(strings.Replace(full, `"turn": 1`, `"turn": 9`, 1)), "items[0].turn: 9 is not a turn of the session (1…2)", "a turn the session does not have"},
+		{item(strings.Replace(full, `"turn": 1`, `"turn": 2`, 1)), `items[0].literal: "never commit to main" is not in the text of turn 2`, "a literal said in another turn"},
+		{item(strings.Replace(full, `never commit to main`, `never push to main`, 1)), `items[0].literal: "never push to main" is not in the text of turn 1`, "a literal nobody said"},
+		{item(strings.Replace(full, `"turn": 1, "literal": "never commit to main"`, `"turn": 2, "literal": "FAIL: pasted"`, 1)), `items[0].literal: "FAIL: pasted" is not in the text of turn 2`, "pasted output is not the session's text"},
+		{item(strings.Replace(full, `"probe": "May it?"`, `"probe": " "`, 1)), "items[0].probe: missing or empty", "an empty probe"},
+		{item(strings.Replace(full, `, "expect": "no"`, "", 1)), "items[0].expect: missing or empty", "no expected answer"},
+		{item(strings.Replace(full, `0.9`, `1.5`, 1)), "items[0].confidence: 1.5 is not between 0 and 1", "a confidence out of range"},
+		{item(strings.Replace(full, `, "confidence": 0.9`, "", 1)), "items[0].confidence: missing", "no confidence"},
+		{item(strings.Replace(full, `"turn": 1`, `"turn": "1"`, 1)), `not one JSON object of the form {"items": [...]}: json: cannot unmarshal string into Go struct field llmItem.items.turn of type int (reply starts "{\"items\": [{\"class\": \"constraint\", \"tur…")`, "a turn as a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			items, err := ParseLLMReply(tt.reply, s)
+			if fmt.Sprint(err) != fmt.Sprint(errors.New(tt.err)) && !(tt.err == "" && err == nil) {
+				t.Fatalf("got  %v\nwant %s", err, tt.err)
+			}
+			if tt.err == "" && strings.Contains(tt.reply, "never") && (len(items) != 1 || items[0].Role != "user" || items[0].Turn != 1) {
+				t.Errorf("items %+v", items)
+			}
+		})
+	}
+}
+
+// TestLLMProposer: items come back in turn order with ids, rule and role;
+// a cached reply is not asked again; a backend's failure and a bad reply
+// are errors naming the backend.
+func TestLLMProposer(t *testing.T) {
+	s := llmSession("never commit to main")
+	b := &llmScript{reply: `{"items": [
+		{"class": "reference", "turn": 2, "literal": "docs/plan.md", "probe": "Which plan?", "expect": "docs/plan.md", "confidence": 0.7},
+		{"class": "constraint", "turn": 1, "literal": "never commit to main", "probe": "May it commit to main?", "expect": "no", "confidence": 0.9},
+		{"class": "open_question", "turn": 1, "literal": "Understood", "probe": "Open?", "expect": "no", "confidence": 0.2}]}`}
+	cache, err := judge.OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := LLMProposer{Backend: b, Cache: cache}
+	for range 2 {
+		got, err := p.Propose(context.Background(), s, ProposeOptions{MinConfidence: DefaultMinConfidence})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []string
+		for _, c := range got.Candidates {
+			rows = append(rows, fmt.Sprintf("%s %d %s %s %s %q", c.ID, c.Turn, c.Class, c.Role, c.Rule, c.Literal))
+		}
+		want := []string{`c1 1 constraint user llm/script/test "never commit to main"`, `c2 2 reference user llm/script/test "docs/plan.md"`}
+		if strings.Join(rows, "\n") != strings.Join(want, "\n") || got.ConversationID != "s1" || got.Turns != 2 {
+			t.Errorf("got\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+		}
+		if err := got.Validate(); err != nil {
+			t.Errorf("not a valid candidates file: %v", err)
+		}
+	}
+	if b.calls != 1 || cache.Stats().Hits != 1 {
+		t.Errorf("%d calls, cache %+v: want one call, then a hit", b.calls, cache.Stats())
+	}
+	_, err = LLMProposer{Backend: &llmScript{err: errors.New("connection refused")}}.Propose(context.Background(), s, ProposeOptions{})
+	if fmt.Sprint(err) != "llm proposer: connection refused" {
+		t.Errorf("backend failure: %v", err)
+	}
+	_, err = LLMProposer{Backend: &llmScript{reply: "no idea"}}.Propose(context.Background(), s, ProposeOptions{})
+	if !strings.HasPrefix(fmt.Sprint(err), "llm proposer: script/test's reply: not one JSON object") {
+		t.Errorf("bad reply: %v", err)
+	}
+	// A reply that did not parse is not cached.
+	bad, other := &llmScript{reply: "no idea"}, llmSession("keep the flag off")
+	LLMProposer{Backend: bad, Cache: cache}.Propose(context.Background(), other, ProposeOptions{})
+	LLMProposer{Backend: bad, Cache: cache}.Propose(context.Background(), other, ProposeOptions{})
+	if bad.calls != 2 {
+		t.Errorf("a bad reply was cached: %d calls", bad.calls)
+	}
+}
+
+// TestLLMProposerCommand runs the proposer through judge's command
+// backend and a scripted judge (testdata/propose_llm/judge.sh), counting
+// the script's runs: the second proposal comes from the cache.
+func TestLLMProposerCommand(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the scripted judge is a POSIX shell script")
+	}
+	calls := filepath.Join(t.TempDir(), "calls")
+	t.Setenv("TALLY_TEST_CALLS", calls)
+	b, err := judge.NewCommand(judge.CommandConfig{Argv: []string{"testdata/propose_llm/judge.sh"}, Label: "script"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := judge.OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := LLMProposer{Backend: b, Cache: cache}
+	for range 2 {
+		got, err := p.Propose(context.Background(), llmSession("never commit to main"), ProposeOptions{MinConfidence: DefaultMinConfidence})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Candidates) != 2 || got.Candidates[0].Literal != "never commit to main" || got.Candidates[1].Literal != "docs/plan.md" {
+			t.Errorf("candidates %+v", got.Candidates)
+		}
+	}
+	if n, _ := os.ReadFile(calls); strings.Count(string(n), "call") != 1 {
+		t.Errorf("the script ran %d times, want 1 (then the cache)", strings.Count(string(n), "call"))
+	}
+	_, err = p.Propose(context.Background(), llmSession("say something odd"), ProposeOptions{})
+	if !strings.Contains(fmt.Sprint(err), "command/script's reply: not one JSON object") {
+		t.Errorf("odd reply: %v", err)
+	}
+}
