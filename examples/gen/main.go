@@ -29,7 +29,7 @@ const DefaultSeed = 20260105
 const (
 	FormatClaudeCode = "claude-code"
 	FormatTally      = "tally"
-	DefaultFormat    = FormatTally
+	DefaultFormat    = FormatClaudeCode
 )
 
 func main() {
