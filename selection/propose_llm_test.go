@@ -176,3 +176,23 @@ func TestLLMProposerCommand(t *testing.T) {
 		t.Errorf("odd reply: %v", err)
 	}
 }
+
+// FuzzParseLLMReply: a model's reply, whatever it is, either parses into
+// items that belong to the session or is an error; never a panic.
+func FuzzParseLLMReply(f *testing.F) {
+	f.Add(`{"items": [{"class": "constraint", "turn": 1, "literal": "never commit to main", "probe": "May it?", "expect": "no", "confidence": 0.9}]}`)
+	f.Add("```json\n{\"items\": []}\n```")
+	f.Add(`{"items": [{"class": "reference", "turn": 2, "literal": " / ", "probe": "x", "expect": "y", "confidence": 1e308}]} x`)
+	s := llmSession("never commit to main")
+	f.Fuzz(func(t *testing.T, reply string) {
+		items, err := ParseLLMReply(reply, s)
+		if err != nil {
+			return
+		}
+		for _, it := range items {
+			if !it.Class.Valid() || it.Turn < 1 || it.Turn > len(s.Turns) || it.Literal == "" || !(it.Confidence >= 0 && it.Confidence <= 1) {
+				t.Fatalf("bad item %+v", it)
+			}
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -326,4 +327,35 @@ func TestProposeSession(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// FuzzPropose: any text, typed or said by the assistant, gives
+// candidates that make a valid fixture once accepted, have confidences
+// in [0, 1], a rule, a turn of the session and a literal, and survive
+// fixture.Parse.
+func FuzzPropose(f *testing.F) {
+	f.Add("Ground rule: never touch x. Should we use y or z?", "I'll fix it before x.go:12; see PR #12 and commit abcdef1.")
+	f.Add("- keep `a/b` as is\n```\nFAIL\n```\nactually, forget that", "Got it - I won't amend commits going forward.")
+	f.Add("\u0000\n§ 1.2 … e.g. Also, no", "I'll keep it simple: https://x.y/z 2734843645")
+	f.Fuzz(func(t *testing.T, user, assistant string) {
+		s := propSession([]propMsg{{1, "user", user}, {1, "assistant", assistant}, {2, "user", assistant + " " + user}}, 2)
+		p := Propose(s, ProposeOptions{})
+		fx := fixture.Fixture{ConversationID: "s1", Turns: p.Turns, CompactionsExpected: p.CompactionsExpected, MustSurvive: []fixture.Item{}}
+		for _, c := range p.Candidates {
+			if !(c.Confidence >= 0 && c.Confidence <= 1) || c.Rule == "" || c.Status != ReviewPending || c.Turn < 1 || c.Turn > 2 || c.Literal == "" {
+				t.Fatalf("bad candidate %+v", c)
+			}
+			fx.MustSurvive = append(fx.MustSurvive, c.Item())
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("not a valid candidates file: %v\n%+v", err, p.Candidates)
+		}
+		js, err := json.Marshal(fx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fixture.Parse("fx.json", js); err != nil {
+			t.Fatalf("fixture.Parse rejects it: %v", err)
+		}
+	})
 }
