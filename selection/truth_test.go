@@ -180,23 +180,25 @@ func sigUUIDs(s Signal) [3]string {
 }
 
 // TestSignalsPrecisionRecall measures both signals on the example
-// quarter against truth.jsonl, with the default configuration, through
-// agentlog's reader of the example's format.
+// quarter against truth.jsonl, with the default configuration. The
+// example's logs are Claude Code session files (examples/gen), so this is
+// the real path: agentlog's Claude Code reader, FindToolRepeats and
+// FindRestatements.
 //
-// repeated_tool_call scores as it did with the old rule (149/149
-// precision and recall, evidence and compaction turns right 149/149 on
-// HEAD 6ea7c9b): the generator's repeats are lost results.
-//
-// restated_instruction does not: the rules are now those written on real
-// sessions (FindRestatements), which the generator's phrasings were not
-// written for. On HEAD 6ea7c9b the old rule scored 64/64 and 64/64; now
-// the test checks what the new rules promise instead: every truth line
-// missed is either beyond the window (the old rule had none for
-// restatements) or a message none of the real-data cues matches ("I
-// said …", "Once more: …", "Please remember, …"); and every false
-// positive is a near-verbatim repeat of an earlier message (the
-// generator repeats chat lines such as "Show me the diff so far." after
-// compactions), never a cue. No look-alike is flagged by either signal.
+// Both signals score precision and recall 1, as they did before the
+// switch (HEAD 6ea7c9b, tally's event format and the old rules: 149/149
+// repeats, 64/64 restatements; now 141 and 55, the generator's plan for
+// Claude Code's call identity and the phrasings people use), and each
+// repeat names the truth's records. Had the generator's data kept its
+// old phrasings, restatements would have scored 24/60 and 24/64 with the
+// real-data rules: 25 of its restatements came more than five turns
+// after the compaction (the old rule had no window for them), 15 within
+// the window used phrasings no real-data cue matches ("I said …", "Once
+// more: …", "Please remember, …"), and 36 chat lines repeated word for
+// word after a compaction ("Show me the diff so far.") were flagged by the
+// near-verbatim rule. The checks below keep that account: a miss must be
+// beyond the window or uncued, a false positive never a cue. No
+// look-alike is flagged by either signal.
 func TestSignalsPrecisionRecall(t *testing.T) {
 	cfg := DefaultSignalConfig()
 	flagged, rep := scanExample(t, cfg)
@@ -208,6 +210,9 @@ func TestSignalsPrecisionRecall(t *testing.T) {
 		if len(s.lookalikesHit) > 0 {
 			t.Errorf("%s flags look-alikes: %v", k, s.lookalikesHit)
 		}
+	}
+	if s := scores[RestatedInstruction]; s.precision() != 1 || s.recall() != 1 {
+		t.Errorf("restated_instruction: precision %.3f, recall %.3f: want 1 and 1, as before", s.precision(), s.recall())
 	}
 	if s := scores[RepeatedToolCall]; s.precision() != 1 || s.recall() != 1 || s.evidenceRight != s.tp || s.recordsRight != s.recordsNamed {
 		t.Errorf("repeated_tool_call: precision %.3f, recall %.3f, evidence right %d/%d: want 1, 1 and all, as before", s.precision(), s.recall(), s.evidenceRight, s.tp)

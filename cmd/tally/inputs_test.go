@@ -169,7 +169,7 @@ func TestInputsRefuseNamedPipes(t *testing.T) {
 			[]string{"ps-contexts", "not a directory"}, "the contexts folder"},
 		{"replay", []string{"replay", fifo("replay.jsonl")}, []string{"replay.jsonl", notRegular}, "replay pairs"},
 		{"select", []string{"select", fifo("sessions.jsonl")}, []string{"sessions.jsonl", notRegular}, "session summaries"},
-		{"signals", []string{"signals", q + "/events/week-01.jsonl", fifo("events.jsonl")}, []string{"events.jsonl", notRegular}, "an event log"},
+		{"signals", []string{"signals", q + "/events/week-01.jsonl.gz", fifo("events.jsonl")}, []string{"events.jsonl", notRegular}, "an event log"},
 		{"propose", []string{"propose", fifo("transcript.jsonl")}, []string{"transcript.jsonl", notRegular}, "a transcript"},
 		{"review", []string{"review", fifo("cands.json"), "-o", filepath.Join(outDir(), "f.json")}, []string{"cands.json", notRegular}, "a candidates file"},
 		{"fixtures validate", []string{"fixtures", "validate", fifo("validate.jsonl")}, []string{"validate.jsonl", notRegular}, "fixtures"},

@@ -20,7 +20,7 @@ func TestSignalsWritesAllOrNone(t *testing.T) {
 	if err := os.Mkdir(sample, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut, code := cli(t, "signals", quarterly+"/events/week-01.jsonl", "-o", flagged, "--sample-out", sample)
+	_, errOut, code := cli(t, "signals", quarterly+"/events/week-01.jsonl.gz", "-o", flagged, "--sample-out", sample)
 	if code != exitInput {
 		t.Fatalf("exit %d, want %d: %s", code, exitInput, errOut)
 	}
@@ -35,7 +35,7 @@ func TestSignalsWritesAllOrNone(t *testing.T) {
 	if err := os.Remove(sample); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, code := cli(t, "signals", quarterly+"/events/week-01.jsonl", "-o", flagged, "--sample-out", sample); code != exitOK {
+	if _, errOut, code := cli(t, "signals", quarterly+"/events/week-01.jsonl.gz", "-o", flagged, "--sample-out", sample); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, p := range []string{flagged, sample} {
