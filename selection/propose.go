@@ -112,56 +112,75 @@ type ProposeOptions struct {
 // whose rule is most confident; only when that is a reference may it give
 // several (every reference in it). The rules:
 //
-// Constraint (user sentences not ending in "?"). A sentence that restates
-// an earlier instruction — it opens with a restatement marker ("I said",
-// "Again:", "As I mentioned", "Reminder:", "I already told you", "Like I
-// said", "Once more:", "Please remember"), or three fifths of its content
-// words are in a constraint already proposed — is never a new constraint.
-// Otherwise, after the lead-in, a prohibition (never, don't, do not, must
-// not, may not, cannot, should not; an opening no, avoid or stop; "no"
-// opening a clause after a comma) or a standing obligation (an
-// opening always, only, keep, leave, use, target, stick to, make sure,
-// ensure, pin or limit, though not "keep going" and the like; or must,
-// has to, needs to, is required, follows, goes through anywhere) is a
-// constraint: 0.9 with a rule lead-in (one naming a rule,
-// requirement, constraint, policy, or "important", "before you start",
-// "keep in mind"), 0.8 with another lead-in, 0.7 for a prohibition alone,
-// 0.6 for an obligation alone. A rule lead-in before a plain statement
-// ("Before you start: commit messages follow Conventional Commits") is
-// 0.6. The literal is the sentence after the lead-in, without its final
-// full stop.
-//
-// Commitment (assistant sentences): a sentence that opens with "I'll",
-// "I will", "I'm going to", "I am going to" or "I plan to" (or has one
-// after a leading clause), 0.9 when it binds a later moment or a
-// condition (before, until, once, after, only, not, never, ask, separate,
-// against, pinned), 0.7 otherwise. The literal is the sentence without its
+// Constraint (a person's sentences not ending in "?"; a list marker is
+// dropped). A sentence that restates an earlier instruction — it opens
+// with a restatement marker ("I said", "Again:", "As I mentioned",
+// "Reminder:", "Like I said", "Please remember"), or three fifths of its
+// content words are in a constraint already proposed — is never a new
+// constraint. Otherwise a prohibition or a standing obligation, each a
+// rule of the tables propProhibitions and propObligations (name, pattern,
+// example, near miss): "never"/"don't" opening a clause or a negative
+// modal ("should never", "must not"), "no X in/to/…", an opening "skip"
+// or "avoid", a judgement that something is unwanted ("is not great",
+// "doesn't make sense to", "we don't need"); an opening always, only,
+// keep, leave, use X (not Y), make sure, ensure, pin, limit, target, "I'd
+// keep", must, has to, "the X should …", "X follow(s) Y". 0.9 with a rule
+// lead-in (naming a rule, requirement, constraint, policy, or
+// "important", "before you start", "keep in mind"), 0.8 with another
+// lead-in, 0.7 for a prohibition alone, 0.6 for an obligation alone; a
+// rule lead-in before a plain statement is 0.6. A later sentence of the
+// person's that takes an instruction back ("actually", "scratch that",
+// "instead", "forget what I said", "never mind", "no longer", "you can
+// now", "it's fine to") drops every constraint it shares half, and at
+// least two, of the content words of: superseded constraints are not
+// proposed. The literal is the sentence after the lead-in, without its
 // final full stop.
 //
-// Open question (user sentences ending in "?"): requests ("Can you…",
-// "Could you…", "Would you…", "Will you…", "Please…") and questions about
-// the work in hand (why, what, how, where, when, who — unless they ask
-// what should be done) are not. Otherwise 0.9 after a lead-in that defers
-// it ("Question for later:", "Something I haven't decided:", "Not for now,
-// but:", "Thinking ahead."), else 0.8 with two or more signs of a pending
-// decision (should or shall; we, us or our; an alternative " or ";
-// better, acceptable, OK, worth, prefer, still), 0.65 with one, 0.3 with
-// none. A question counts as answered — confidence 0.2 — when a later
-// message that is not itself a question shares at least half (and at
-// least two) of its content words.
+// Commitment (assistant sentences): a sentence that opens with "I'll",
+// "I will", "I won't", "I'm going to" or "I plan to" (or has one after a
+// leading clause ending in a comma or a dash), 0.9 when a rule of
+// propCommitments binds it beyond the next step — a refusal ("I won't",
+// "I'll never"), a later moment or a condition (until, unless, once, as
+// soon as, from now on, going forward, for now, only if), asking or
+// waiting first ("I'll ask before deleting"), keeping or leaving
+// something ("I'll keep httpx pinned"), a contrast ("against develop, not
+// main"). A plain "I'll …" is narration of the next step when its step
+// calls a tool, and no commitment; in a step without tool calls, said to
+// the person, it is a promise about later work, 0.7. A sentence ending
+// in a colon, "I'll start/first …", "First, I'll …" and "I'll keep it
+// simple" are never commitments.
 //
-// Reference (either side): a locator that pins something down — a URL;
-// a file with a line (x.go:12), a revision (report.md rev 14) or a section
-// (notes/perf.md §4); a document section (runbook section 3.4); a commit
-// ("commit" and 7–40 hex digits, 0.85; bare hex with a letter and a digit,
-// 0.6); a pull request (PR #12); a ticket (ticket DATA-4073, 0.85; a bare
-// key such as DATA-4073, 0.65); a CI build, job or pipeline number (with
-// "on <CI>"); a numbered run (bench baseline run 9191); a snapshot; a
-// dashboard panel; a branch ("branch x", origin/x). 0.85 for locators with
-// a position, 0.8 for numbered ids, 0.75 for sections, runs and dashboard
-// panels, 0.7 for branches, 0.6 for a dashboard without a panel. A bare
-// path (pkg/x.go) is working state rather than a pinned reference: 0.3.
-// A reference already proposed is not proposed again.
+// Open question (a person's sentences ending in "?"): requests ("Can
+// you…", "Could you…", "Would you…", "Will you…", "Please…") and
+// questions about the work in hand (why, what, how, where, when, who —
+// unless they ask what should be done) are not. Otherwise 0.9 after a
+// lead-in that defers it ("Question for later:", "Something I haven't
+// decided:", "Not for now, but:", "Thinking ahead."), else 0.8 with two
+// or more signs of a pending decision (should or shall; we, us or our;
+// an alternative " or "; better, acceptable, OK, worth, prefer, still),
+// 0.65 with one, 0.3 with none. A question counts as answered — 0.2 —
+// when a later message that is not itself a question shares at least
+// half (and at least two) of its content words, and as the work in hand
+// — 0.3 — when the assistant says something after it in the same turn
+// (a deferred question excepted).
+//
+// Reference (either side), each a row of propRefPatterns with its example
+// and near miss: a URL; a file with a line (x.go:12), a revision
+// (report.md rev 14) or a section (notes/perf.md §4); a document section
+// (runbook section 3.4); a commit ("commit" and 7–40 hex digits, 0.85;
+// bare hex with a letter and a digit, 0.6); a pull request (PR #12); a
+// ticket (ticket DATA-4073, 0.85; a bare key such as DATA-4073, 0.65); a
+// CI build, job or pipeline number; a numbered run; a snapshot; a
+// dashboard panel; a branch whose name looks like one ("branch
+// feature/x-2", "parent a/b", origin/x — never "branch is"); a long
+// numeric id (a review comment's, 0.6); a quoted a/b name (`entire/sessions`,
+// 0.6). A bare path (pkg/x.go, x.go) is 0.6 when a person wrote it or
+// the assistant wrote it in a sentence about changing files or in a
+// summary line (a list item, a table row, a bold heading), else 0.3
+// (working state). A reference is proposed once, where it first
+// appears: a bare path's identity is its file's base name, a file:line's
+// the whole locator, a commit's its first seven digits; a later, surer
+// mention raises the first one's confidence.
 //
 // Drafted probes and expected answers, per class: a prohibition asks "Is
 // the agent forbidden to …?" ("yes"), "Does the user forbid …?" ("yes") or

@@ -22,13 +22,15 @@ type propRule struct {
 	re       *regexp.Regexp
 	example  string
 	nearMiss string
+	// not, when set, vetoes a match: the sentence matches it too.
+	not *regexp.Regexp
 }
 
 // propFires reports whether any of rules matches the normalised sentence
 // low, and the first that does.
 func propFires(rules []propRule, low string) (propRule, bool) {
 	for _, r := range rules {
-		if r.re.MatchString(low) {
+		if r.re.MatchString(low) && (r.not == nil || !r.not.MatchString(low)) {
 			return r, true
 		}
 	}
@@ -41,28 +43,32 @@ func propFires(rules []propRule, low string) (propRule, bool) {
 // test", "fix the build") is neither.
 var (
 	propProhibitions = []propRule{
-		{"prohibition/never", fixture.Constraint, regexp.MustCompile(`\b(never|must not|mustn't|must never|may not|shouldn't|should not|do not|don't|cannot|can't)\b`),
-			"never commit to main", "nevertheless it works"},
-		{"prohibition/no", fixture.Constraint, regexp.MustCompile(`^no [a-z]|[,;] no [a-z]`),
-			"no force-pushes to develop", "no, we removed the session commands on purpose"},
-		{"prohibition/avoid", fixture.Constraint, regexp.MustCompile(`^(avoid|stop|skip)\b|[,;] (avoid|skip)\b`),
-			"skip 5, 7, 8 and do the rest", "the skipped tests pass"},
+		// "never" or "don't" opening a clause (an imperative), or a
+		// negative modal; "the hook never writes to stdout" and "I don't
+		// see it" describe and are no prohibition.
+		{"prohibition/never", fixture.Constraint, regexp.MustCompile(`(^|[,;:(] ?|\b(please|also|and|but|so|just|then|oh|pls|plz) )(never|don't|do not)\b|\b(must not|mustn't|must never|should not|shouldn't|should never|(you|we|it|they) may not|(you|we) (cannot|can't|can not)|not allowed to)\b`),
+			"never commit to main", "the stop hook currently never writes to stdout", nil},
+		{"prohibition/no", fixture.Constraint, regexp.MustCompile(`(^|[,;] )no [\w-]+( [\w-]+)? (in|to|on|into|for|until|before|without|anywhere|ever|allowed|please)\b`),
+			"no force-pushes to develop", "I've still got a shadow, no condensation commit", nil},
+		{"prohibition/avoid", fixture.Constraint, regexp.MustCompile(`^(avoid|skip|stop \w+ing)\b|[,;] (avoid|skip)\b`),
+			"skip 5, 7, 8 and do the rest", "stop hook says nothing", nil},
 		{"prohibition/not-wanted", fixture.Constraint, regexp.MustCompile(`\b(is|are|'s|'re) not (great|good|helpful|useful|needed|necessary|wanted|ideal|expected)\b|\bnot a good idea\b|\bdoesn't make sense to\b|\b(we|you) don't need\b|\bno need to\b`),
-			"panics in code are not great either", "is the test not failing"},
+			"panics in code are not great either", "is the test not failing", nil},
 	}
 	propObligations = []propRule{
 		{"obligation/always", fixture.Constraint, regexp.MustCompile(`^(always|only)\b|\balways (run|use|check|keep|ask|test|push|commit|make|write|add)\b`),
-			"always run specs locally before push", "it always fails on CI"},
-		{"obligation/keep", fixture.Constraint, regexp.MustCompile(`^(keep|leave|stick to|pin|limit|target|preserve|make sure|ensure)\b|\b(i'd|i would|let's|we should|we'll|we will|please) (keep|leave|stick to|preserve)\b|\bmake sure\b`),
-			"keep all the color changes we made", "they keep failing"},
+			"always run specs locally before push", "it always fails on CI", nil},
+		{"obligation/keep", fixture.Constraint, regexp.MustCompile(`^(keep|leave|stick to|pin|limit|target|preserve|make sure|ensure)\b|\b(i'd|i would|let's|we should|we'll|we will|please) (keep|leave|stick to|preserve)\b|(^|[,;:] |\b(and|also|please|but|always|need to) )make sure\b`),
+			"keep all the color changes we made", "update the documentation make sure it reads well", nil},
 		{"obligation/use", fixture.Constraint, regexp.MustCompile(`^use \S+(, not|,? instead of|,? rather than)\b|^use \S+ (for|to|when|with)\b`),
-			"use pnpm, not npm, for installs", "use it"},
+			"use pnpm, not npm, for installs", "use it", nil},
 		{"obligation/must", fixture.Constraint, regexp.MustCompile(`\b(must|has to|have to|is required|are required|required to)\b`),
-			"tests must not hit the network", "mustard on the side"},
+			"tests must not hit the network", "mustard on the side", nil},
 		{"obligation/should", fixture.Constraint, regexp.MustCompile(`^(the|all|every|each|our|these|those|this|that|it|they|for [^,]+, (the|all|every|our))\b[^?]*\bshould (be|check|use|go|stay|show|only|always|never|not|follow)\b`),
-			"the test should check the content of CLIVersion", "I think it should work"},
+			"the test should check the content of CLIVersion", "I think it should work", nil},
 		{"obligation/norm", fixture.Constraint, regexp.MustCompile(`\b(follow|follows|go through|goes through) [a-z]+ [a-z]+`),
-			"commit messages follow Conventional Commits", "follow"},
+			"commit messages follow Conventional Commits", "I can go through that list",
+			regexp.MustCompile(`\b(i|we|you|let's|can|could|will|would|to|'ll|'d) (follow|go through)\b`)},
 	}
 	propRestatement = regexp.MustCompile(`^(i said|i've said|i have said|again[:,]|as i (mentioned|said|told you)|reminder[:,]|i already (told|said)|like i said|once more[:,]|please remember|remember[:,]|to repeat|i told you)`)
 	propTransient   = regexp.MustCompile(`^(keep (going|at it|it up|me (posted|updated|in the loop)|on)|leave it (there|for now|as is))\b|^no (wait|worries|problem|idea|thanks|need)\b`)
@@ -159,19 +165,20 @@ var (
 	// the next step and match none.
 	propCommitments = []propRule{
 		{"commitment/refusal", fixture.Commitment, regexp.MustCompile(`\bi (won't|will not|will never|'ll never)\b`),
-			"I won't amend commits going forward", "I'll fix what won't compile"},
+			"I won't amend commits going forward", "I'll fix what won't compile", nil},
 		{"commitment/until", fixture.Commitment, regexp.MustCompile(`\b(until|unless|as soon as|once|only (if|when|after)|from now on|going forward|in (the )?future|next time|for now)\b`),
-			"I'll keep the old /v1/orders endpoint until the mobile app ships 4.2", "I'll look at the file now"},
+			"I'll keep the old /v1/orders endpoint until the mobile app ships 4.2", "I'll look at the file now", nil},
 		{"commitment/ask-first", fixture.Commitment, regexp.MustCompile(`\b(ask|check with you|wait for (you|your)|confirm with you)\b.*\b(before|first)\b|\bbefore (\w+ing|you|we)\b`),
-			"I'll ask before deleting any S3 objects", "I'll add logging before the multi-session success return"},
+			"I'll ask before deleting any S3 objects", "I'll add logging before the multi-session success return", nil},
 		{"commitment/keep", fixture.Commitment, regexp.MustCompile(`\bi('ll| will) (keep|leave|hold)\b|\bonly (in|on|for)\b`),
-			"I'll keep httpx pinned at v5.11.8", "I'll look at what keeps failing"},
+			"I'll keep httpx pinned at v5.11.8", "I'll look at what keeps failing", nil},
 		{"commitment/instead-of", fixture.Commitment, regexp.MustCompile(`, not [\w./-]+$|\b(never|not) (touch|change|modify|push|merge|commit|delete)\b|\bseparate (pr|commit|branch)\b|\bagainst [\w./-]+\b`),
-			"I'll open the PR against develop, not main", "I'll add a new function to query only a specific branch"},
+			"I'll open the PR against develop, not main", "I'll add a new function to query only a specific branch", nil},
 	}
-	// propNarration opens a sentence that announces the next step; even
-	// with a cue it is not a commitment when it ends in a colon.
-	propNarration = regexp.MustCompile(`:$`)
+	// propNarration marks a sentence that announces the next step, cue
+	// or not: it ends in a colon, or says "I'll start/begin/first" or
+	// opens "First, I'll", "Now, I'll", "Next, I'll", "Then, I'll".
+	propNarration = regexp.MustCompile(`:$|\bi('ll| will) (start|begin|first)\b|^(first|now|next|then), i('ll| will)\b`)
 	// propIdiom is a manner of working, not a promise: "I'll keep it
 	// simple".
 	propIdiom      = regexp.MustCompile(`\bkeep (it|this|things) (simple|short|brief|minimal|focused)\b`)
@@ -189,7 +196,7 @@ var (
 func propCommitment(s string, acts bool) *propGuess {
 	lit := strings.TrimRight(s, ". ")
 	m := propIWill.FindStringSubmatch(lit)
-	if m == nil || propNarration.MatchString(lit) || propIdiom.MatchString(propNormalize(lit)) {
+	if m == nil || propNarration.MatchString(propNormalize(lit)) || propIdiom.MatchString(propNormalize(lit)) {
 		return nil
 	}
 	rest := strings.TrimSpace(m[2])
@@ -259,10 +266,26 @@ func (p *propProposer) openQuestion(i int, lead, body string) *propGuess {
 	default:
 		g.confidence, g.rule = 0.3, "open_question/plain"
 	}
-	if p.answered(i, body) {
+	switch {
+	case p.answered(i, body):
 		g.confidence, g.rule = 0.2, g.rule+"+answered-later"
+	case g.rule != "open_question/deferred" && p.repliedInTurn(i):
+		// Asked of the agent, which answered in the same turn: the
+		// question was the work in hand, not a decision left open.
+		g.confidence, g.rule = 0.3, g.rule+"+answered-in-turn"
 	}
 	return g
+}
+
+// repliedInTurn reports whether the assistant said something after
+// utterance i in i's turn.
+func (p *propProposer) repliedInTurn(i int) bool {
+	for j := i + 1; j < len(p.utts) && p.utts[j].turn == p.utts[i].turn; j++ {
+		if p.utts[j].role == "assistant" {
+			return true
+		}
+	}
+	return false
 }
 
 // answered reports whether an utterance after i that is not a

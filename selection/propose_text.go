@@ -152,12 +152,27 @@ func propRejectionText(c agentlog.ToolCall) string {
 	return propProse(text)
 }
 
-// propProse is text without what a person pasted rather than wrote
-// (typedProse, shared with the restatement signal).
+// propProse is text without what a person pasted rather than wrote:
+// typedProse (shared with the restatement signal), then the lines
+// propPastedLine recognises.
 func propProse(text string) string {
 	prose, _ := typedProse(text)
-	return prose
+	if !propPastedLine.MatchString(prose) {
+		return prose
+	}
+	var keep []string
+	for line := range strings.Lines(prose) {
+		if line = strings.TrimRight(line, "\n"); !propPastedLine.MatchString(line) {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
+
+// propPastedLine is a pasted line typedProse lets through: a diff line
+// of indented code ("+      // x"), a program's error ("go: cannot find
+// main module"), a line with a terminal's glyphs in it ("Stop says ⎿").
+var propPastedLine = regexp.MustCompile(`(?m)^[+-]( {2,}|\t|\s*//)|^[a-z][\w.-]*: (cannot|can't|error|fatal|no such|not found|permission denied|unknown|invalid|failed)\b|[⎿⏺❯⎯│]`)
 
 // propPreview shortens s to at most 40 characters for a message.
 func propPreview(s string) string {
