@@ -401,7 +401,7 @@ func (w *ccWriter) step(t int, calls []toolCall, last bool) error {
 	}
 	for i, pc := range ps {
 		out, isErr := w.toolOutput(pc.c)
-		rejected := last && i == len(ps)-1 && pc.c.Tool == "edit_file" && !isErr && chance(r, 0.08)
+		rejected := last && i == len(ps)-1 && pc.c.Tool == "edit_file" && !isErr && chance(r, 0.08) && !pc.c.Sure
 		if rejected {
 			out, isErr = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.", true
 		}
@@ -509,6 +509,13 @@ func (q *Quarter) locateTruth(logs map[string]*ccSession) error {
 				return err
 			}
 			tr.UUID, tr.EvidenceUUID, tr.ClaudeCodeTool = a.UUID, b.UUID, a.Tool
+			if tr.ChangeTurn > 0 {
+				ch, err := find(tr.ChangeTurn, tr.change)
+				if err != nil {
+					return err
+				}
+				tr.ChangeUUID = ch.UUID
+			}
 		}
 	}
 	return nil

@@ -417,7 +417,7 @@ func TestClaudeCodeSignalTruth(t *testing.T) {
 			return c
 		}
 		switch kind {
-		case SignalRepeatedToolCall, LookalikeRereadOtherArgs, LookalikeIdenticalNoCompac:
+		case SignalRepeatedToolCall, LookalikeRereadOtherArgs, LookalikeIdenticalNoCompac, LookalikeRereadAfterEdit, LookalikeRerunAfterChange:
 			a, okA := x.calls[tr.UUID]
 			b, okB := x.calls[tr.EvidenceUUID]
 			if !okA || !okB || a.turn != tr.Turn || b.turn != tr.EvidenceTurn || a.call.Name != tr.ClaudeCodeTool || b.call.Name != tr.ClaudeCodeTool {
@@ -427,6 +427,21 @@ func TestClaudeCodeSignalTruth(t *testing.T) {
 			ia, _ := identify(x.s.Cwd, a.call)
 			ib, _ := identify(x.s.Cwd, b.call)
 			switch kind {
+			case LookalikeRereadAfterEdit, LookalikeRerunAfterChange:
+				ch, ok := x.calls[tr.ChangeUUID]
+				var ea, ec struct {
+					FilePath string `json:"file_path"`
+				}
+				_ = json.Unmarshal(a.call.Input, &ea)
+				_ = json.Unmarshal(ch.call.Input, &ec)
+				switch {
+				case !ia.same(ib) || !(tr.EvidenceTurn < tr.CompactionTurn && tr.CompactionTurn < tr.Turn && tr.Turn-tr.CompactionTurn <= SignalWindow-1) || latest(tr.Turn) != tr.CompactionTurn:
+					t.Errorf("%s: %s and %s are not the same call across the latest compaction, within the window", where, a.call.Input, b.call.Input)
+				case !ok || ch.call.Name != "Edit" || ch.call.IsError || ch.turn != tr.ChangeTurn || ch.turn < tr.EvidenceTurn || ch.turn > tr.Turn:
+					t.Errorf("%s: change_uuid %s is not an edit that succeeded between the calls", where, tr.ChangeUUID)
+				case kind == LookalikeRereadAfterEdit && ea.FilePath != ec.FilePath:
+					t.Errorf("%s: the edit between is of %s, not of the file read, %s", where, ec.FilePath, ea.FilePath)
+				}
 			case SignalRepeatedToolCall:
 				if !ia.same(ib) || !(tr.EvidenceTurn < tr.CompactionTurn && tr.CompactionTurn < tr.Turn && tr.Turn-tr.CompactionTurn <= SignalWindow-1) || latest(tr.Turn) != tr.CompactionTurn {
 					t.Errorf("%s: %s and %s are not the same call across the latest compaction, within the window", where, a.call.Input, b.call.Input)
@@ -482,7 +497,7 @@ func TestClaudeCodeSignalTruth(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{SignalRepeatedToolCall, SignalRestatedInstruction, LookalikeRereadOtherArgs, LookalikeIdenticalNoCompac, LookalikeRestateBefore} {
+	for _, k := range []string{SignalRepeatedToolCall, SignalRestatedInstruction, LookalikeRereadOtherArgs, LookalikeIdenticalNoCompac, LookalikeRestateBefore, LookalikeRereadAfterEdit, LookalikeRerunAfterChange} {
 		if counts[k] < 20 {
 			t.Errorf("%s: only %d lines", k, counts[k])
 		}
@@ -493,8 +508,11 @@ func TestClaudeCodeSignalTruth(t *testing.T) {
 	if sc.tp < 20 || sc.lookalikes < 20 {
 		t.Errorf("only %d repeats and %d look-alikes to score", sc.tp, sc.lookalikes)
 	}
-	t.Logf("repeated_tool_call, selection.FindToolRepeats on the Claude Code logs: precision %d/%d, recall %d/%d; look-alikes flagged %d/%d",
-		sc.tp, sc.tp+sc.fp, sc.tp, sc.tp+sc.fn, sc.lookalikesFlagged, sc.lookalikes)
+	t.Logf("repeated_tool_call, selection.FindToolRepeats on the Claude Code logs: precision %d/%d, recall %d/%d; look-alikes flagged %d/%d; work look-alikes found with their kind, not flagged: %d/%d",
+		sc.tp, sc.tp+sc.fp, sc.tp, sc.tp+sc.fn, sc.lookalikesFlagged, sc.lookalikes, sc.workFound, counts[LookalikeRereadAfterEdit]+counts[LookalikeRerunAfterChange])
+	if n := counts[LookalikeRereadAfterEdit] + counts[LookalikeRerunAfterChange]; sc.workFound != n {
+		t.Errorf("%d of %d work look-alikes found with their kind", sc.workFound, n)
+	}
 	for why, n := range sc.missed {
 		t.Errorf("missed %d: %s (e.g. %s)", n, why, sc.missedEx[why])
 	}

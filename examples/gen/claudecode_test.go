@@ -172,10 +172,19 @@ type repeatScore struct {
 	tp, fp, fn        int
 	wrongEvidence     int // flagged at the truth's turn, but naming other records
 	lookalikesFlagged int
+	workFound         int // work look-alikes found with their kind, unflagged
 	lookalikes        int
 	missed            map[string]int // why a truth signal was not flagged
 	extra             map[string]int // what an unexpected flag was
 	missedEx, extraEx map[string]string
+}
+
+// orNone is s, or "turn with no truth line".
+func orNone(s string) string {
+	if s == "" {
+		return "turn with no truth line"
+	}
+	return s
 }
 
 // scoreRepeats runs selection.FindToolRepeats on every session and
@@ -184,14 +193,14 @@ type repeatScore struct {
 func scoreRepeats(sessions map[string]*agentlog.Session, truth []truthRec) repeatScore {
 	sc := repeatScore{missed: map[string]int{}, extra: map[string]int{}, missedEx: map[string]string{}, extraEx: map[string]string{}}
 	want := map[string]truthRec{}
-	look := map[string]bool{}
+	look := map[string]string{}
 	for _, tr := range truth {
 		k := fmt.Sprint(tr.SessionID, "/", tr.Turn)
-		switch {
-		case tr.Signal == SignalRepeatedToolCall:
+		switch tr.Signal + tr.Lookalike {
+		case SignalRepeatedToolCall:
 			want[k] = tr
-		case tr.Lookalike == LookalikeRereadOtherArgs || tr.Lookalike == LookalikeIdenticalNoCompac:
-			look[k] = true
+		case LookalikeRereadOtherArgs, LookalikeIdenticalNoCompac, LookalikeRereadAfterEdit, LookalikeRerunAfterChange:
+			look[k] = tr.Lookalike
 			sc.lookalikes++
 		}
 	}
@@ -209,6 +218,14 @@ func scoreRepeats(sessions map[string]*agentlog.Session, truth []truthRec) repea
 				if _, ok := unflagged[k]; !ok {
 					unflagged[k] = r
 				}
+				// A work look-alike is found with its own kind; any other
+				// repeat the signal does not flag is still not in the plan.
+				if l := look[k]; l != string(r.Kind) || r.Repeat.UUID == "" {
+					sc.extra["unflagged "+string(r.Kind)+" "+r.Repeat.Tool+" at a "+orNone(l)]++
+					sc.extraEx["unflagged "+string(r.Kind)+" "+r.Repeat.Tool+" at a "+orNone(l)] = k
+				} else {
+					sc.workFound++
+				}
 				continue
 			}
 			if found[k] {
@@ -224,7 +241,7 @@ func scoreRepeats(sessions map[string]*agentlog.Session, truth []truthRec) repea
 			}
 			sc.fp++
 			why := string(r.Kind) + " " + r.Repeat.Tool
-			if look[k] {
+			if look[k] != "" {
 				sc.lookalikesFlagged++
 				why = "look-alike " + why
 			}

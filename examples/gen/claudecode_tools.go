@@ -144,7 +144,7 @@ func (w *ccWriter) toolOutput(c toolCall) (string, bool) {
 		}
 		return b.String(), false
 	case "edit_file":
-		if chance(r, 0.04) {
+		if chance(r, 0.04) && !c.Sure {
 			var a struct{ Old string }
 			_ = json.Unmarshal([]byte(c.Args), &a)
 			return "<tool_use_error>String to replace not found in file.\nString: " + a.Old + "</tool_use_error>", true

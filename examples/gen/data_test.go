@@ -58,6 +58,8 @@ type truthRec struct {
 	UUID           string `json:"uuid"`
 	EvidenceUUID   string `json:"evidence_uuid"`
 	CompactionUUID string `json:"compaction_uuid"`
+	ChangeTurn     int    `json:"change_turn"`
+	ChangeUUID     string `json:"change_uuid"`
 }
 
 // eachLine decodes every line of a JSONL file into a fresh T.

@@ -22,6 +22,9 @@ type toolCall struct {
 	End     int
 	Pattern string
 	Command string
+	// Sure marks an edit that must succeed in the log: the change a work
+	// look-alike hinges on (signals_work.go).
+	Sure bool
 }
 
 // key identifies a call: tool and arguments.

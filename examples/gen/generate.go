@@ -134,6 +134,7 @@ func generate(seed uint64, cc bool) (*Quarter, error) {
 		q.Logs = append(q.Logs, newSessionLog(seed, s, items, th, cc))
 	}
 	injectSignals(seed, q.Logs, avoid)
+	injectWorkRepeats(seed, q.Logs)
 
 	// Fixtures.
 	for _, l := range q.Logs {

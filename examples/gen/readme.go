@@ -337,7 +337,11 @@ appears at most once in truth.jsonl.
 |---|--:|--:|
 `, nEvents, len(q.Logs), loggedFixtures, SignalWindow-1, SignalWindow, markerList(restateMarkers))
 	}
-	for _, k := range []string{SignalRepeatedToolCall, SignalRestatedInstruction, LookalikeRereadOtherArgs, LookalikeIdenticalNoCompac, LookalikeRestateBefore} {
+	truthKinds := []string{SignalRepeatedToolCall, SignalRestatedInstruction, LookalikeRereadOtherArgs, LookalikeIdenticalNoCompac, LookalikeRestateBefore}
+	if q.ClaudeCode {
+		truthKinds = append(truthKinds, LookalikeRereadAfterEdit, LookalikeRerunAfterChange)
+	}
+	for _, k := range truthKinds {
 		fmt.Fprintf(&b, "| %s | %d | %d |\n", k, nSig[k], len(sessSig[k]))
 	}
 	sigSessions, incSig := map[string]bool{}, 0

@@ -106,15 +106,23 @@ old string.
   - **identical_no_compaction**: the same call repeated 1–4 turns later
     with no compaction at any turn from the first call to the second;
   - **restatement_before_compaction**: a restatement, with the same
-    markers, before the session's first compaction.
+    markers, before the session's first compaction;
+  - **reread_after_edit**: after a compaction, within the window, a Read
+    that is the same call as one before it, of a file the agent edited
+    (an Edit that succeeded) at `+"`change_turn`"+`, between the two;
+  - **rerun_after_change**: the same for a test run, with an edit of any
+    file between the two runs.
+  The last two are work, not forgetting (selection gives them those kinds);
+  they are not in the fixture sessions.
 
 Each line also names the records: `+"`uuid`"+` (the record of the later call,
 or the restating prompt), `+"`evidence_uuid`"+` (the earlier call's, or the
-instruction's prompt), `+"`compaction_uuid`"+` (the compact_boundary) and
+instruction's prompt), `+"`compaction_uuid`"+` (the compact_boundary), `+"`change_uuid`"+` (the edit between
+the calls of a work look-alike) and
 `+"`claude_code_tool`"+` (the tool as the log names it; `+"`tool`"+` keeps the
 generator's name: read_file, grep, run_tests). Apart from the injected
-repeats, no call within %d turns after a compaction is the same call as one
-before it.
+repeats and work look-alikes, no call within %d turns after a compaction is
+the same call as one before it.
 
 Restatements open with one of these markers: %s. No other user message
 uses them, and no background message says "I'll". Each (session, turn)

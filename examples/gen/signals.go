@@ -50,9 +50,14 @@ type truthLine struct {
 	UUID           string `json:"uuid,omitempty"`
 	EvidenceUUID   string `json:"evidence_uuid,omitempty"`
 	CompactionUUID string `json:"compaction_uuid,omitempty"`
+	// ChangeTurn and ChangeUUID are where the edit between the two calls
+	// of a work look-alike is (reread_after_edit, rerun_after_change).
+	ChangeTurn int    `json:"change_turn,omitempty"`
+	ChangeUUID string `json:"change_uuid,omitempty"`
 
-	// call and evidence are the two calls (tool-call lines only).
-	call, evidence toolCall
+	// call and evidence are the two calls (tool-call lines only); change
+	// the edit between them (work look-alikes only).
+	call, evidence, change toolCall
 }
 
 // taken reports whether turn t already shows a signal or a look-alike:
