@@ -3,8 +3,9 @@
 // user messages marked typed or injected, and compactions with their
 // summaries. It reads Claude Code's session JSONL
 // (~/.claude/projects/…/<sessionId>.jsonl), Codex CLI rollouts
-// (~/.codex/sessions/…/rollout-*.jsonl) and a generic format of
-// OpenAI-style chat messages with tool calls, gzipped or not; Open tells
+// (~/.codex/sessions/…/rollout-*.jsonl), a generic format of
+// OpenAI-style chat messages with tool calls, and tally's own event log
+// (tally.go), gzipped or not; Open tells
 // them apart by the first line (Sniff), OpenAll takes the format by name,
 // and NewReader reads a log of many sessions one session at a time, in
 // memory bounded by its largest session, skipping malformed lines when
