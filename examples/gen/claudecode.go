@@ -106,6 +106,37 @@ type ccBoundary struct {
 	} `json:"compactMetadata"`
 }
 
+// ccSnapshot is a file-history-snapshot record.
+type ccSnapshot struct {
+	Type             string         `json:"type"`
+	MessageID        string         `json:"messageId"`
+	Snapshot         ccSnapshotBody `json:"snapshot"`
+	IsSnapshotUpdate bool           `json:"isSnapshotUpdate"`
+}
+
+type ccSnapshotBody struct {
+	MessageID          string   `json:"messageId"`
+	TrackedFileBackups struct{} `json:"trackedFileBackups"`
+	Timestamp          string   `json:"timestamp"`
+}
+
+// ccTurnDuration is a system turn_duration record.
+type ccTurnDuration struct {
+	ParentUUID  *string `json:"parentUuid"`
+	IsSidechain bool    `json:"isSidechain"`
+	UserType    string  `json:"userType"`
+	Cwd         string  `json:"cwd"`
+	SessionID   string  `json:"sessionId"`
+	Version     string  `json:"version"`
+	GitBranch   string  `json:"gitBranch"`
+	Type        string  `json:"type"`
+	Subtype     string  `json:"subtype"`
+	DurationMs  int64   `json:"durationMs"`
+	Timestamp   string  `json:"timestamp"`
+	UUID        string  `json:"uuid"`
+	IsMeta      bool    `json:"isMeta"`
+}
+
 // ccMsg is a record's message. Content is a string or a list of parts.
 type ccMsg struct {
 	Model      string  `json:"model,omitempty"`
@@ -151,6 +182,9 @@ type ccSession struct {
 // ccStats counts what a session's log holds, for the README.
 type ccStats struct {
 	Records, Prompts, IDENotes, Continuations, AssistantRecords, Results int
+	// Skipped counts the records a reader skips: file-history snapshots
+	// and turn durations.
+	Skipped int
 	// Failed counts error results by cause: "test" (exit code 1), "edit"
 	// (the old string not found), "rejected" (the person said no).
 	Failed map[string]int
@@ -164,6 +198,7 @@ func (s *ccStats) add(o ccStats) {
 	s.Continuations += o.Continuations
 	s.AssistantRecords += o.AssistantRecords
 	s.Results += o.Results
+	s.Skipped += o.Skipped
 	if s.Failed == nil {
 		s.Failed = map[string]int{}
 	}
@@ -303,6 +338,16 @@ func (w *ccWriter) turn(t int, summary func(int) string) error {
 	}
 	w.out.Prompts[t] = id
 	w.out.Stats.Prompts++
+	promptAt := w.at
+	// The client notes which files it could restore to this prompt: a
+	// record with no session id, which a reader skips.
+	snap := ccSnapshot{Type: "file-history-snapshot", MessageID: id, Snapshot: ccSnapshotBody{MessageID: id, TrackedFileBackups: struct{}{},
+		Timestamp: w.at.Add(time.Duration(100+r.IntN(400)) * time.Millisecond).Format("2006-01-02T15:04:05.000Z")}}
+	if err := w.enc.Encode(snap); err != nil {
+		return err
+	}
+	w.out.Stats.Records++
+	w.out.Stats.Skipped++
 	if p.Compaction {
 		if err := w.compaction(t, summary(t)); err != nil {
 			return err
@@ -327,6 +372,17 @@ func (w *ccWriter) turn(t int, summary func(int) string) error {
 		if _, err := w.assistant(newID(r, "msg_01"), ccPart{Type: "text", Text: msg}, w.tick(3, 25)); err != nil {
 			return err
 		}
+	}
+	if chance(r, 0.2) { // newer clients note how long the turn took
+		d := ccTurnDuration{ParentUUID: w.parentPtr(), UserType: "external", Cwd: w.cwd, SessionID: l.s.ID, Version: ccVersion, GitBranch: w.branch,
+			Type: "system", Subtype: "turn_duration", Timestamp: w.tick(0, 1), UUID: newUUID(r)}
+		d.DurationMs = w.at.Sub(promptAt).Milliseconds()
+		w.parent = d.UUID
+		if err := w.enc.Encode(d); err != nil {
+			return err
+		}
+		w.out.Stats.Records++
+		w.out.Stats.Skipped++
 	}
 	return nil
 }

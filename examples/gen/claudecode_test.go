@@ -132,8 +132,13 @@ func TestClaudeCodeLogsRead(t *testing.T) {
 		if calls != planned || calls != len(run.logs[id].Calls) {
 			t.Errorf("%s: %d calls read, %d planned, %d written", id, calls, planned, len(run.logs[id].Calls))
 		}
-		if s.OrphanResults != 0 || len(s.Records.Skipped) != 0 {
-			t.Errorf("%s: %d orphan results, skipped %v", id, s.OrphanResults, s.Records.Skipped)
+		skipped := 0
+		for _, n := range s.Records.Skipped {
+			skipped += n
+		}
+		if s.OrphanResults != 0 || skipped != run.logs[id].Stats.Skipped || s.Records.Lines() != run.logs[id].Stats.Records {
+			t.Errorf("%s: %d orphan results; %d lines read, skipped %v; written: %d records, %d to skip", id, s.OrphanResults,
+				s.Records.Lines(), s.Records.Skipped, run.logs[id].Stats.Records, run.logs[id].Stats.Skipped)
 		}
 		for _, m := range s.Messages {
 			kinds[m.Kind]++

@@ -37,7 +37,10 @@ sessions that started in a week one after another in that week's file
 (tally reads such a file as several sessions, a new one where
 `+"`sessionId`"+` changes), gzipped (tally reads gzip whatever the name).
 %d records: %d prompts, %d assistant records, %d tool results, %d
-compactions with their summaries, and the rest the client's notes below.
+compactions with their summaries, %d records a reader skips (a
+`+"`file-history-snapshot`"+` after each prompt, which has no `+"`sessionId`"+`, and
+`+"`system`"+` `+"`turn_duration`"+` records after some turns), and the client's
+notes below.
 
 - **Turns.** Every turn starts with a user record a person typed (string
   content). In %d turns the person says nothing of substance and sends a
@@ -130,7 +133,7 @@ appears at most once in truth.jsonl.
 
 | line | lines | sessions |
 |---|--:|--:|
-`, len(q.Logs), loggedFixtures, st.Records, st.Prompts, st.AssistantRecords, st.Results, compactions,
+`, len(q.Logs), loggedFixtures, st.Records, st.Prompts, st.AssistantRecords, st.Results, compactions, st.Skipped,
 		st.Continuations, st.IDENotes, CompactionThreshold, summarised,
 		st.Failed["test"]+st.Failed["edit"]+st.Failed["rejected"], st.Failed["test"], st.Failed["edit"], st.Failed["rejected"],
 		SignalWindow-1, SignalWindow-1, repeatWindow, markerList(ccRestateMarkers))
