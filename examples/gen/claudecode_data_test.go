@@ -540,61 +540,6 @@ func TestClaudeCodeSignalTruth(t *testing.T) {
 	}
 }
 
-// restateScore is the restated-instruction signal scored against the
-// truth.
-type restateScore struct {
-	tp, fp, fn, wrongEvidence, earlierRight int
-	examples                                []string // the first few errors
-}
-
-// scoreRestatements runs selection.FindRestatements on every session and
-// compares the typed messages it flags, by (session, turn), with the
-// truth's restated_instruction lines.
-func scoreRestatements(sessions map[string]*agentlog.Session, truth []truthRec) restateScore {
-	var sc restateScore
-	want := map[string]truthRec{}
-	for _, tr := range truth {
-		if tr.Signal == SignalRestatedInstruction {
-			want[fmt.Sprint(tr.SessionID, "/", tr.Turn)] = tr
-		}
-	}
-	note := func(format string, a ...any) {
-		if len(sc.examples) < 5 {
-			sc.examples = append(sc.examples, fmt.Sprintf(format, a...))
-		}
-	}
-	found := map[string]bool{}
-	for id, s := range sessions {
-		for _, r := range selection.FindRestatements(s, selection.DefaultRepeatWindow) {
-			k := fmt.Sprint(id, "/", r.Message.Turn+1)
-			if found[k] {
-				continue
-			}
-			found[k] = true
-			tr, ok := want[k]
-			if !ok {
-				sc.fp++
-				note("%s: %q flagged (cue %q), not in the truth", k, r.Message.Text, r.Cue)
-				continue
-			}
-			sc.tp++
-			if r.Message.UUID != tr.UUID || r.CompactionUUID != tr.CompactionUUID {
-				sc.wrongEvidence++
-			}
-			if r.HasEarlier && r.Earlier.UUID == tr.EvidenceUUID {
-				sc.earlierRight++
-			}
-		}
-	}
-	for k := range want {
-		if !found[k] {
-			sc.fn++
-			note("%s: the truth's restatement is not flagged", k)
-		}
-	}
-	return sc
-}
-
 // TestRepeatWindow: the truth's window is selection's, so the signal is
 // scored on the window it uses.
 func TestRepeatWindow(t *testing.T) {

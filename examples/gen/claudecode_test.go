@@ -5,13 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tally-eval/tally/agentlog"
-	"github.com/tally-eval/tally/selection"
 )
 
 // ccRun is the default quarter with its logs written in Claude Code's
@@ -170,101 +167,4 @@ func TestClaudeCodeLogsDeterministic(t *testing.T) {
 			t.Errorf("week %d: no sessions", w)
 		}
 	}
-}
-
-// repeatScore is the repeated-tool-call signal scored against the truth.
-type repeatScore struct {
-	tp, fp, fn        int
-	wrongEvidence     int // flagged at the truth's turn, but naming other records
-	lookalikesFlagged int
-	workFound         int // work look-alikes found with their kind, unflagged
-	lookalikes        int
-	missed            map[string]int // why a truth signal was not flagged
-	extra             map[string]int // what an unexpected flag was
-	missedEx, extraEx map[string]string
-}
-
-// orNone is s, or "turn with no truth line".
-func orNone(s string) string {
-	if s == "" {
-		return "turn with no truth line"
-	}
-	return s
-}
-
-// scoreRepeats runs selection.FindToolRepeats on every session and
-// compares its flagged repeats, by (session, turn), with the truth's
-// repeated_tool_call lines and tool-call look-alikes.
-func scoreRepeats(sessions map[string]*agentlog.Session, truth []truthRec) repeatScore {
-	sc := repeatScore{missed: map[string]int{}, extra: map[string]int{}, missedEx: map[string]string{}, extraEx: map[string]string{}}
-	want := map[string]truthRec{}
-	look := map[string]string{}
-	for _, tr := range truth {
-		k := fmt.Sprint(tr.SessionID, "/", tr.Turn)
-		switch tr.Signal + tr.Lookalike {
-		case SignalRepeatedToolCall:
-			want[k] = tr
-		case LookalikeRereadOtherArgs, LookalikeIdenticalNoCompac, LookalikeRereadAfterEdit, LookalikeRerunAfterChange:
-			look[k] = tr.Lookalike
-			sc.lookalikes++
-		}
-	}
-	ids := make([]string, 0, len(sessions))
-	for id := range sessions {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	found := map[string]bool{}
-	for _, id := range ids {
-		unflagged := map[string]selection.ToolRepeat{}
-		for _, r := range selection.FindToolRepeats(sessions[id], selection.DefaultRepeatWindow) {
-			k := fmt.Sprint(id, "/", r.Repeat.Turn+1)
-			if !r.Kind.Flagged() {
-				if _, ok := unflagged[k]; !ok {
-					unflagged[k] = r
-				}
-				// A work look-alike is found with its own kind; any other
-				// repeat the signal does not flag is still not in the plan.
-				if l := look[k]; l != string(r.Kind) || r.Repeat.UUID == "" {
-					sc.extra["unflagged "+string(r.Kind)+" "+r.Repeat.Tool+" at a "+orNone(l)]++
-					sc.extraEx["unflagged "+string(r.Kind)+" "+r.Repeat.Tool+" at a "+orNone(l)] = k
-				} else {
-					sc.workFound++
-				}
-				continue
-			}
-			if found[k] {
-				continue // two repeats in one turn: one truth line
-			}
-			found[k] = true
-			if tr, ok := want[k]; ok {
-				sc.tp++
-				if r.Repeat.UUID != tr.UUID || r.First.UUID != tr.EvidenceUUID || r.CompactionUUID != tr.CompactionUUID {
-					sc.wrongEvidence++
-				}
-				continue
-			}
-			sc.fp++
-			why := string(r.Kind) + " " + r.Repeat.Tool
-			if look[k] != "" {
-				sc.lookalikesFlagged++
-				why = "look-alike " + why
-			}
-			sc.extra[why]++
-			sc.extraEx[why] = fmt.Sprintf("%s: %s %s", k, r.Repeat.Tool, r.Repeat.Input)
-		}
-		for k := range want {
-			if !strings.HasPrefix(k, id+"/") || found[k] {
-				continue
-			}
-			sc.fn++
-			why := "not found as a repeat"
-			if r, ok := unflagged[k]; ok {
-				why = string(r.Kind) + " " + r.Repeat.Tool + ": " + r.Reason
-			}
-			sc.missed[why]++
-			sc.missedEx[why] = k
-		}
-	}
-	return sc
 }
