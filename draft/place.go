@@ -20,7 +20,8 @@ func typedTurn(t int) int { return max(1, t+1) }
 // 0: its typed turn is not in pre). A typed turn with no compaction in it
 // is one fixture turn; one that a compaction splits is several, and the
 // candidate's is that of the first utterance of its role holding its
-// message, else its literal, else the last of them (the latest a
+// message, else its literal (white space compared as one space), else the
+// last of them (the latest a
 // candidate of pre can be, so it is never taken as stated before a
 // compaction it followed).
 func place(s *agentlog.Session, tn turns, pre *agentlog.Session, it selection.ProposedItem) (int, string) {
@@ -44,20 +45,20 @@ func place(s *agentlog.Session, tn turns, pre *agentlog.Session, it selection.Pr
 	case 1:
 		return fturns[0], ""
 	}
-	for _, needle := range []string{it.Message, it.Literal} {
-		if strings.TrimSpace(needle) == "" {
+	for _, needle := range []string{squash(it.Message), squash(it.Literal)} {
+		if needle == "" {
 			continue
 		}
 		if it.Role != "assistant" {
 			for i, m := range pre.Messages {
-				if m.Typed() && typedTurn(m.Turn) == it.Turn && strings.Contains(m.Text, needle) {
+				if m.Typed() && typedTurn(m.Turn) == it.Turn && strings.Contains(squash(m.Text), needle) {
 					return tn.message[i], ""
 				}
 			}
 		}
 		if it.Role != "user" {
 			for i, st := range pre.Steps {
-				if typedTurn(st.Turn) == it.Turn && strings.Contains(st.Text, needle) {
+				if typedTurn(st.Turn) == it.Turn && strings.Contains(squash(st.Text), needle) {
 					return tn.step[i], ""
 				}
 			}
@@ -67,6 +68,10 @@ func place(s *agentlog.Session, tn turns, pre *agentlog.Session, it selection.Pr
 	return last, fmt.Sprintf("a %s candidate at typed turn %d (%q) was not found in its turn's text: put at fixture turn %d, the latest it can be",
 		it.Class, it.Turn, clip(it.Literal, 60), last)
 }
+
+// squash is s with each run of white space one space, trimmed: a
+// proposer may quote a message with its line breaks folded.
+func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // clip shortens s to at most n characters.
 func clip(s string, n int) string {
