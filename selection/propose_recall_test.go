@@ -38,17 +38,18 @@ const (
 // propQuarterly is the example dataset, relative to this package.
 const propQuarterly = "../examples/quarterly"
 
-// propLoadExamples reads every session of the example event logs, with
-// agentlog's reader of tally's event format.
+// propLoadExamples reads every session of the example event logs, which
+// examples/gen writes in Claude Code's session format (gzipped), with
+// agentlog's reader of that format.
 func propLoadExamples(t testing.TB) map[string]*agentlog.Session {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(propQuarterly, "events", "week-*.jsonl"))
+	files, err := filepath.Glob(filepath.Join(propQuarterly, "events", "week-*.jsonl.gz"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example event logs: %v", err)
 	}
 	out := map[string]*agentlog.Session{}
 	for _, name := range files {
-		sessions, err := agentlog.OpenAll(name, agentlog.Tally)
+		sessions, err := agentlog.OpenAll(name, agentlog.ClaudeCode)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -59,6 +59,8 @@ var propRefPatterns = []propRefPattern{
 		example: "Rebase onto branch feature/ledger-v2 first.", ref: "branch feature/ledger-v2", nearMiss: "The branch is ahead by 1 commit."},
 	{re: regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b`), kind: "ticket", confidence: 0.65, rule: "reference/ticket-key",
 		example: "Context is in DATA-4073.", ref: "DATA-4073", nearMiss: "The file is UTF-8 encoded."},
+	{re: regexp.MustCompile("`" + `[0-9a-f]{7,40}` + "`"), kind: "commit", confidence: 0.6, rule: "reference/quoted-hex",
+		example: "Committed as `6984823`.", ref: "6984823", nearMiss: "the value 1234567 is too big"},
 	{re: regexp.MustCompile(`\b[0-9a-f]{7,40}\b`), kind: "commit", confidence: 0.6, rule: "reference/hex-id",
 		example: "Committed c2b0273 with the fixes.", ref: "c2b0273", nearMiss: "the value 1234567 is too big"},
 	{re: regexp.MustCompile(`\b\d{9,20}\b`), kind: "id", confidence: 0.6, rule: "reference/numeric-id",
@@ -138,6 +140,9 @@ func propReferences(s, role string) []propGuess {
 	var out []propGuess
 	for _, sp := range spans {
 		lit := s[sp.a:sp.b]
+		if sp.p.rule == "reference/branch" {
+			lit = strings.ReplaceAll(lit, "`", "") // "branch `x`"
+		}
 		conf := sp.p.confidence
 		switch {
 		case sp.p.rule == "reference/dashboard" && !strings.Contains(lit, "panel"):
@@ -187,15 +192,25 @@ func propRefOK(s string, a, b int, pat *propRefPattern) bool {
 	case "reference/path":
 		// Not a date, a fraction, a bare "a/b" word pair, a placeholder
 		// (<id>, {x}, *) or a version.
+		// Not a Go package pattern (./x/...), and a one-slash name
+		// with a dot needs a lower-case extension ("panic/log.Fatal" is
+		// code).
+		if strings.HasPrefix(s[b:], "/...") || strings.HasPrefix(s[b:], "...") ||
+			(strings.Count(lit, "/") == 1 && !propFileExt.MatchString(lit)) {
+			return false
+		}
 		return (strings.ContainsAny(lit, ".") || strings.Count(lit, "/") >= 2) && !strings.ContainsAny(s[max(0, a-1):min(len(s), b+1)], "<>{}*") &&
 			!propVersion.MatchString(lit) && strings.ContainsFunc(lit, unicode.IsLetter)
 	case "reference/numeric-id":
-		return !strings.ContainsRune("/.-_:#,+", rune(before)) && !strings.ContainsRune("/-_:,", rune(after))
+		return !strings.ContainsRune("/.-_:,+", rune(before)) && !strings.ContainsRune("/-_:,", rune(after))
 	case "reference/quoted-name":
 		return !strings.ContainsAny(lit, "<>{}*")
 	}
 	return true
 }
+
+// propFileExt is a file name's lower-case extension at the end of a path.
+var propFileExt = regexp.MustCompile(`\.[a-z][a-z0-9]{0,9}$`)
 
 // propVersion is a version number, not a file.
 var propVersion = regexp.MustCompile(`^v?\d+(\.\d+)+$`)
@@ -205,12 +220,20 @@ var propVersion = regexp.MustCompile(`^v?\d+(\.\d+)+$`)
 // literal without a kind word ("commit", "branch", "ticket"), lower-cased.
 func propRefIdentity(g propGuess) string {
 	lit := strings.ToLower(strings.Trim(g.literal, "`"))
+	if m := propPullURL.FindStringSubmatch(lit); m != nil {
+		return "pr:" + m[1]
+	}
+	if k := propTicketKey.FindString(strings.ToUpper(lit)); k != "" && (g.rule == "reference/url" || strings.HasPrefix(g.rule, "reference/ticket")) {
+		return "ticket:" + k
+	}
 	switch g.rule {
+	case "reference/pull-request":
+		return "pr:" + strings.TrimLeft(lit[strings.LastIndexAny(lit, " #")+1:], "#")
 	case "reference/file-line":
 		return "loc:" + lit
 	case "reference/path", "reference/revision", "reference/document-section":
 		return propFileIdentity(lit)
-	case "reference/commit", "reference/hex-id":
+	case "reference/commit", "reference/hex-id", "reference/quoted-hex":
 		lit = strings.TrimPrefix(lit, "commit ")
 		return "commit:" + lit[:min(7, len(lit))]
 	}
@@ -227,6 +250,13 @@ func propFileIdentity(lit string) string {
 	lit = propLineTail.ReplaceAllString(lit, "")
 	return "file:" + lit[strings.LastIndexByte(lit, '/')+1:]
 }
+
+// propPullURL is a pull request's own page (no comment anchor); a
+// ticket key inside a link names the ticket.
+var (
+	propPullURL   = regexp.MustCompile(`/pulls?/(\d+)/?$`)
+	propTicketKey = regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b`)
+)
 
 // propLineTail is a ":line" or ":a-b" after a file name.
 var propLineTail = regexp.MustCompile(`(:\d+(-\d+)?)+$`)

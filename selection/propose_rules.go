@@ -62,15 +62,19 @@ var (
 			"keep all the color changes we made", "update the documentation make sure it reads well", nil},
 		{"obligation/use", fixture.Constraint, regexp.MustCompile(`^use \S+(, not|,? instead of|,? rather than)\b|^use \S+ (for|to|when|with)\b`),
 			"use pnpm, not npm, for installs", "use it", nil},
+		{"obligation/scope", fixture.Constraint, regexp.MustCompile(`\bonly (for|in|on|to|when|if|touch|change|modify|use)\b|\b(we|you) should (always|at least|never|not|only|still|keep)\b`),
+			"make a plan to fix that path only for gemini sessions", "it only took a minute", nil},
+		{"obligation/test-first", fixture.Constraint, regexp.MustCompile(`\b(write|add) (a |the )?(failing )?tests? first\b|\btests? first\b|\btdd\b`),
+			"write a test first", "the first test failed", nil},
 		{"obligation/must", fixture.Constraint, regexp.MustCompile(`\b(must|has to|have to|is required|are required|required to)\b`),
 			"tests must not hit the network", "mustard on the side", nil},
 		{"obligation/should", fixture.Constraint, regexp.MustCompile(`^(the|all|every|each|our|these|those|this|that|it|they|for [^,]+, (the|all|every|our))\b[^?]*\bshould (be|check|use|go|stay|show|only|always|never|not|follow)\b`),
 			"the test should check the content of CLIVersion", "I think it should work", nil},
 		{"obligation/norm", fixture.Constraint, regexp.MustCompile(`\b(follow|follows|go through|goes through) [a-z]+ [a-z]+`),
 			"commit messages follow Conventional Commits", "I can go through that list",
-			regexp.MustCompile(`\b(i|we|you|let's|can|could|will|would|to|'ll|'d) (follow|go through)\b`)},
+			regexp.MustCompile(`\b(i|we|you|let's|can|could|will|would|to|'ll|'d) (follow|go through)\b|\bfollows? up\b`)},
 	}
-	propRestatement = regexp.MustCompile(`^(i said|i've said|i have said|again[:,]|as i (mentioned|said|told you)|reminder[:,]|i already (told|said)|like i said|once more[:,]|please remember|remember[:,]|to repeat|i told you)`)
+	propRestatement = regexp.MustCompile(`^(i said|i've said|i have said|again[:,]|(don't|do not) forget[:,]|as i (mentioned|said|told you)|reminder[:,]|i already (told|said)|like i said|once more[:,]|please remember|remember[:,]|to repeat|i told you)`)
 	propTransient   = regexp.MustCompile(`^(keep (going|at it|it up|me (posted|updated|in the loop)|on)|leave it (there|for now|as is))\b|^no (wait|worries|problem|idea|thanks|need)\b`)
 	propRuleLead    = regexp.MustCompile(`\b(rule|rules|requirement|constraint|policy|important|before you start|keep (this )?in mind|non-negotiable|heads up|must)\b`)
 	propListMarker  = regexp.MustCompile(`^(?:[-*•] |\d+[.)] )\s*`)
@@ -90,6 +94,20 @@ func (p *propProposer) constraint(s, lead, body string) *propGuess {
 	for _, c := range p.constraints {
 		if propOverlap(words, c.words) >= 0.6 && len(words) >= 2 && !propReversal.MatchString(low) {
 			return nil // a restatement in other words
+		}
+	}
+	// The restatement signal's cues (cueOf): "you forgot", "I told you",
+	// "as I said" … restate; "don't forget" and "remember to" restate
+	// only what an earlier constraint said (half its words), else they
+	// state a rule for the first time.
+	if cue := cueOf(normaliseText(s)); cue != "" {
+		if cue != "don't forget" && cue != "remember to" {
+			return nil
+		}
+		for _, c := range p.constraints {
+			if propOverlap(words, c.words) >= 0.5 {
+				return nil
+			}
 		}
 	}
 	pr, prohibition := propFires(propProhibitions, low)
@@ -172,7 +190,7 @@ var (
 			"I'll ask before deleting any S3 objects", "I'll add logging before the multi-session success return", nil},
 		{"commitment/keep", fixture.Commitment, regexp.MustCompile(`\bi('ll| will) (keep|leave|hold)\b|\bonly (in|on|for)\b`),
 			"I'll keep httpx pinned at v5.11.8", "I'll look at what keeps failing", nil},
-		{"commitment/instead-of", fixture.Commitment, regexp.MustCompile(`, not [\w./-]+$|\b(never|not) (touch|change|modify|push|merge|commit|delete)\b|\bseparate (pr|commit|branch)\b|\bagainst [\w./-]+\b`),
+		{"commitment/instead-of", fixture.Commitment, regexp.MustCompile(`, not [\w./-]+$|\b(never|not) (touch|change|modify|push|merge|commit|delete)\b|\bagainst [\w./-]+\b`),
 			"I'll open the PR against develop, not main", "I'll add a new function to query only a specific branch", nil},
 	}
 	// propNarration marks a sentence that announces the next step, cue

@@ -171,8 +171,11 @@ func propProse(text string) string {
 
 // propPastedLine is a pasted line typedProse lets through: a diff line
 // of indented code ("+      // x"), a program's error ("go: cannot find
-// main module"), a line with a terminal's glyphs in it ("Stop says ⎿").
-var propPastedLine = regexp.MustCompile(`(?m)^[+-]( {2,}|\t|\s*//)|^[a-z][\w.-]*: (cannot|can't|error|fatal|no such|not found|permission denied|unknown|invalid|failed)\b|[⎿⏺❯⎯│]`)
+// main module"), a line with a terminal's glyphs in it ("Stop says ⎿"),
+// the line Claude Code adds under an accepted plan ("If you need
+// specific details from before exiting plan mode … read the full
+// transcript at: PATH").
+var propPastedLine = regexp.MustCompile(`(?m)^[+-]( {2,}|\t|\s*//)|^If you need specific details from before exiting plan mode|^[a-z][\w.-]*: (cannot|can't|error|fatal|no such|not found|permission denied|unknown|invalid|failed)\b|[⎿⏺❯⎯│]`)
 
 // propPreview shortens s to at most 40 characters for a message.
 func propPreview(s string) string {

@@ -62,7 +62,7 @@ same session is not asked twice. (--template, --recorded, --reasks and
 -o writes the candidates file (atomically). --format json prints the
 candidates file itself; text prints them as a table.`,
 		Example: `  tally propose ~/.claude/projects/myrepo/0276a600.jsonl -o cands.json
-  tally propose examples/quarterly/events/week-01.jsonl --session sess_2026_01_06_75ad -o cands.json
+  tally propose examples/quarterly/events/week-01.jsonl.gz --session sess_2026_01_06_75ad -o cands.json
   tally review cands.json -o fixtures/sess_2026_01_06_75ad.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {

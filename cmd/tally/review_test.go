@@ -64,7 +64,7 @@ func cliIn(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr string
 // candidates at confidence ≥ exampleMinConfidence (below it are the bare
 // paths a person typed, 0.6, which its fixture does not list).
 const (
-	exampleLog           = "../../examples/quarterly/events/week-01.jsonl"
+	exampleLog           = "../../examples/quarterly/events/week-01.jsonl.gz"
 	exampleSession       = "sess_2026_01_06_75ad"
 	exampleMinConfidence = "0.65"
 )
