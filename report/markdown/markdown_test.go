@@ -40,7 +40,7 @@ func TestWriteQuarterly(t *testing.T) {
 		"| open\\_question | ≥ 95.0% | 96/103 = 93.2% (86.6–96.7%); 1 contradicted | **fail** |",
 		"| reference | ≥ 98.0% | 58/61 = 95.1% (86.5–98.3%) | **fail** |",
 		"| contradictions | ≤ 0 | 2 | **fail** | 7 | **fail** | **worse**: 7 new, 2 no longer contradicted |",
-		"| mean prompt tokens | ≤ 12000 | 6407 | pass | 4196 | pass | better |",
+		"| mean prompt tokens | ≤ 12000 | 6322 | pass | 4331 | pass | better |",
 		"### open\\_question: 96/103 retained by the incumbent, 88/103 by the candidate",
 		"## Backlog: gates unmet by both systems",
 		"- sess\\_2026\\_01\\_06\\_8013 compaction 2, item c2: “Does ingest own the users table, or does billing?” — candidate **absent**, answering “not stated — the context does not mention ownership of users”; incumbent supported\n",
