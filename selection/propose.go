@@ -94,7 +94,9 @@ type ProposeOptions struct {
 // the candidates in turn order, ids c1, c2, …, every one pending,
 // position 0. It reads only what s holds: the messages a person typed
 // (Message.Typed; never injected text — compaction summaries, system
-// reminders, command output, skill text), what a person typed when
+// reminders, command output, skill text; an accepted plan, "Implement
+// the following plan: …", is the agent's text and gives references
+// only), what a person typed when
 // refusing a tool call (Claude Code puts it in the call's result, after
 // "the user said:"), and the text of the model's steps (not their
 // thinking, tool calls or other results), so a caller may
@@ -226,6 +228,10 @@ type propUtterance struct {
 	// acts is whether the step also calls a tool: its "I'll …" then
 	// narrates what the call does.
 	acts bool
+	// plan is whether the text is a plan the agent wrote that the person
+	// accepted (acceptedPlan): its references count, its rules and
+	// questions are the agent's.
+	plan bool
 }
 
 // propUtterances returns s's typed messages and step texts in the order
@@ -242,7 +248,7 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 				continue
 			}
 			if text := propTypedText(m); text != "" {
-				out = append(out, propUtterance{turn: max(1, m.Turn+1), role: "user", text: text})
+				out = append(out, propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text)})
 			}
 		}
 	}
@@ -323,13 +329,15 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 	if e.role == "user" && !isQuestion && propReversal.MatchString(propNormalize(s)) {
 		p.supersede(s)
 	}
-	if e.role == "user" {
+	switch {
+	case e.plan:
+	case e.role == "user":
 		if isQuestion {
 			consider(p.openQuestion(i, lead, body))
 		} else {
 			consider(p.constraint(s, lead, body))
 		}
-	} else {
+	default:
 		consider(propCommitment(s, e.acts))
 	}
 	refs := propReferences(s, e.role)

@@ -46,8 +46,9 @@ var (
 		// "never" or "don't" opening a clause (an imperative), or a
 		// negative modal; "the hook never writes to stdout" and "I don't
 		// see it" describe and are no prohibition.
-		{"prohibition/never", fixture.Constraint, regexp.MustCompile(`(^|[,;:(] ?|\b(please|also|and|but|so|just|then|oh|pls|plz) )(never|don't|do not)\b|\b(must not|mustn't|must never|should not|shouldn't|should never|(you|we|it|they) may not|(you|we) (cannot|can't|can not)|not allowed to)\b`),
-			"never commit to main", "the stop hook currently never writes to stdout", nil},
+		{"prohibition/never", fixture.Constraint, regexp.MustCompile(`(^|[,;:(] ?|\b(please|also|and|so|just|then|oh|pls|plz) )(never|don't|do not)\b|\b(must not|mustn't|must never|should not|shouldn't|should never|(you|we|it|they) may not|(you|we) (cannot|can't|can not)|not allowed to)\b`),
+			"never commit to main", "the stop hook currently never writes to stdout",
+			regexp.MustCompile(`\bshould(n't| not) be (too|that|so|very|much|a problem|an issue|hard|difficult)\b`)},
 		{"prohibition/no", fixture.Constraint, regexp.MustCompile(`(^|[,;] )no [\w-]+( [\w-]+)? (in|to|on|into|for|until|before|without|anywhere|ever|allowed|please)\b`),
 			"no force-pushes to develop", "I've still got a shadow, no condensation commit", nil},
 		{"prohibition/avoid", fixture.Constraint, regexp.MustCompile(`^(avoid|skip|stop \w+ing)\b|[,;] (avoid|skip)\b`),
@@ -197,6 +198,15 @@ var (
 	// or not: it ends in a colon, or says "I'll start/begin/first" or
 	// opens "First, I'll", "Now, I'll", "Next, I'll", "Then, I'll".
 	propNarration = regexp.MustCompile(`:$|\bi('ll| will) (start|begin|first)\b|^(first|now|next|then), i('ll| will)\b`)
+	// propNarrationVerb opens what the agent is about to do to find
+	// things out ("I'll explore the codebase … before we dive in"): no
+	// commitment but a refusal. propCodeChange opens a change to the
+	// code, whose conditions ("only when X is true") are the code's: a
+	// commitment only when the condition is the person's or a moment
+	// (propPersonCue).
+	propNarrationVerb = regexp.MustCompile(`\bi('ll| will) (explore|review|look|read|investigate|examine|search|analy[sz]e|dig|inspect|fetch|get|invoke|follow|categori[sz]e|continue|dispatch|check(?: (?:the|if|whether|what|how|for)\b)|take a look|start|begin|first)\b`)
+	propCodeChange    = regexp.MustCompile(`\bi('ll| will) (modify|update|change|implement|add|fix|refactor|write|create|make|rewrite|remove|rename|move|refine)\b`)
+	propPersonCue     = regexp.MustCompile(`\b(until|unless|once|as soon as|after) (you|we|your|the user|ci|the tests?|qa|review|it'?s? (approved|merged|green|reviewed))\b|\b(from now on|going forward|next time|for now|in (the )?future)\b|\b(ask|check with|confirm with|wait for) you\b`)
 	// propIdiom is a manner of working, not a promise: "I'll keep it
 	// simple".
 	propIdiom      = regexp.MustCompile(`\bkeep (it|this|things) (simple|short|brief|minimal|focused)\b`)
@@ -222,11 +232,21 @@ func propCommitment(s string, acts bool) *propGuess {
 		return nil
 	}
 	g := &propGuess{class: fixture.Commitment, literal: lit, expect: rest, confidence: 0.9}
-	if r, ok := propFires(propCommitments, propNormalize(lit)); ok {
-		g.rule = r.name
-	} else if acts {
+	low := propNormalize(lit)
+	r, cued := propFires(propCommitments, low)
+	switch {
+	case cued && r.name == "commitment/refusal":
+	case propNarrationVerb.MatchString(low):
 		return nil
-	} else {
+	case propCodeChange.MatchString(low) && !propPersonCue.MatchString(low):
+		cued = false // the condition is the code's, not the agent's
+	}
+	switch {
+	case cued:
+		g.rule = r.name
+	case acts:
+		return nil
+	default:
 		g.confidence, g.rule = 0.7, "commitment/plain"
 	}
 	words := strings.Fields(rest)

@@ -74,6 +74,11 @@ func TestProposeRules(t *testing.T) {
 		{"assistant", "I'll add tests to `hook_registry_test.go`:", fixture.Reference, "hook_registry_test.go", 0.6, "reference/path", "a sentence ending in a colon introduces the next step: no commitment; the file it changes is a reference"},
 		{"assistant", "Got it - I won't amend commits going forward.", fixture.Commitment, "Got it - I won't amend commits going forward", 0.9, "commitment/refusal", "a refusal from now on, after a dash"},
 		{"assistant", "I'll keep it simple and focus on the casts.", "", "", 0, "", "an idiom about the manner of working"},
+		{"assistant", "I'll explore the codebase before we dive into brainstorming.", "", "", 0, "", "finding things out is narration, whatever follows"},
+		{"assistant", "I'll modify the code to include the branch only when hasShadowBranch is true.", fixture.Commitment, "I'll modify the code to include the branch only when hasShadowBranch is true", 0.7, "commitment/plain", "a change to the code: its condition is the code's, so only a plain promise"},
+		{"assistant", "I'll pause here and wait for you to finish the rebase before continuing.", fixture.Commitment, "I'll pause here and wait for you to finish the rebase before continuing", 0.9, "commitment/ask-first", "waiting for the person"},
+		{"user", "The conflict resolution shouldn't be too hard, please take a look.", "", "", 0, "", "an estimate, not a prohibition"},
+		{"user", "The RunGitCommand function is defined in testenv.go but never called anywhere.", fixture.Reference, "testenv.go", 0.6, "reference/path", "a description (\"but never called\"), no prohibition; the file a person names is a reference"},
 		{"assistant", "Once CI is green, I'll tag v1.2.0.", fixture.Commitment, "Once CI is green, I'll tag v1.2.0", 0.9, "commitment/until", "a leading clause, and the version's dots do not split the sentence"},
 		{"assistant", "Let me find where LoadQueue lives.", "", "", 0, "", "an immediate action, not a commitment"},
 		{"user", "I'll review it tonight.", "", "", 0, "", "commitments are the assistant's"},
@@ -377,6 +382,20 @@ func TestProposeAnsweredInTurn(t *testing.T) {
 	}
 	want := "1 0.30 open_question/decision+answered-in-turn|2 0.90 open_question/deferred|3 0.80 open_question/decision"
 	if strings.Join(got, "|") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
+	}
+}
+
+// TestProposeAcceptedPlan: an accepted plan ("Implement the following
+// plan:", the agent's text sent as the person's) gives its references
+// and no constraint or question.
+func TestProposeAcceptedPlan(t *testing.T) {
+	s := propSession([]propMsg{{1, "user", "Implement the following plan:\n\n# Plan\n\n- No changes to `setup.go` callers.\n- Keep shared helpers in place.\n- Should we also cover Gemini?\n- Edit `cmd/entire/cli/resume.go`."}}, 1)
+	var got []string
+	for _, c := range Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence}).Candidates {
+		got = append(got, string(c.Class)+" "+c.Literal)
+	}
+	if want := "reference setup.go|reference cmd/entire/cli/resume.go"; strings.Join(got, "|") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
 	}
 }
