@@ -195,7 +195,8 @@ func propRefOK(s string, a, b int, pat *propRefPattern) bool {
 		// Not a Go package pattern (./x/...), and a one-slash name
 		// with a dot needs a lower-case extension ("panic/log.Fatal" is
 		// code).
-		if strings.HasPrefix(s[b:], "/...") || strings.HasPrefix(s[b:], "...") ||
+		if strings.HasPrefix(s[b:], "/...") || strings.HasPrefix(s[b:], "...") || strings.Contains(lit, "...") ||
+			strings.HasPrefix(lit, "path/to/") ||
 			(strings.Count(lit, "/") == 1 && !propFileExt.MatchString(lit)) {
 			return false
 		}
@@ -215,9 +216,11 @@ var propFileExt = regexp.MustCompile(`\.[a-z][a-z0-9]{0,9}$`)
 // propVersion is a version number, not a file.
 var propVersion = regexp.MustCompile(`^v?\d+(\.\d+)+$`)
 
-// propRefIdentity is what makes two references one: a file's base name,
-// a file and line as written, a commit's first seven hex digits, else the
-// literal without a kind word ("commit", "branch", "ticket"), lower-cased.
+// propRefIdentity is what makes two references one: a file's base name
+// (a bare path's and a file:line's apart: a located mention after a bare
+// one is new, not the other way round), a pull request's number, a
+// ticket's key, a commit's first seven hex digits, else the literal
+// without a kind word ("commit", "branch", "ticket"), lower-cased.
 func propRefIdentity(g propGuess) string {
 	lit := strings.ToLower(strings.Trim(g.literal, "`"))
 	if m := propPullURL.FindStringSubmatch(lit); m != nil {
@@ -230,7 +233,7 @@ func propRefIdentity(g propGuess) string {
 	case "reference/pull-request":
 		return "pr:" + strings.TrimLeft(lit[strings.LastIndexAny(lit, " #")+1:], "#")
 	case "reference/file-line":
-		return "loc:" + lit
+		return "loc:" + propFileIdentity(lit)
 	case "reference/path", "reference/revision", "reference/document-section":
 		return propFileIdentity(lit)
 	case "reference/commit", "reference/hex-id", "reference/quoted-hex":
