@@ -203,7 +203,10 @@ func propRefOK(s string, a, b int, pat *propRefPattern) bool {
 		return (strings.ContainsAny(lit, ".") || strings.Count(lit, "/") >= 2) && !strings.ContainsAny(s[max(0, a-1):min(len(s), b+1)], "<>{}*") &&
 			!propVersion.MatchString(lit) && strings.ContainsFunc(lit, unicode.IsLetter)
 	case "reference/numeric-id":
-		return !strings.ContainsRune("/.-_:,+", rune(before)) && !strings.ContainsRune("/-_:,", rune(after))
+		// Not part of a path, a version, a time or a number with
+		// separators ("2,734,843,645"); a list's ", " is fine.
+		listComma := after == ',' && b+1 < len(s) && s[b+1] == ' '
+		return !strings.ContainsRune("/.-_:,+", rune(before)) && (!strings.ContainsRune("/-_:,", rune(after)) || listComma)
 	case "reference/quoted-name":
 		return !strings.ContainsAny(lit, "<>{}*")
 	}

@@ -109,6 +109,7 @@ func TestProposeRules(t *testing.T) {
 		{"user", "Details are at https://example.com/runbooks/42.", fixture.Reference, "https://example.com/runbooks/42", 0.8, "reference/url", "a URL without its full stop"},
 		{"user", "Context is in DATA-4073.", fixture.Reference, "DATA-4073", 0.65, "reference/ticket-key", "a bare ticket key"},
 		{"user", "The file is UTF-8 encoded.", "", "", 0, "", "UTF-8 is a standard, not a ticket"},
+		{"assistant", "Replied to 2734651368, then pushed.", fixture.Reference, "2734651368", 0.6, "reference/numeric-id", "an id before a list comma (\", \" is not a thousands separator)"},
 		{"assistant", "Reading payments/ratelimit.py to see how LoadQueue is wired.", fixture.Reference, "payments/ratelimit.py", 0.3, "reference/path", "a bare path is working state"},
 		{"assistant", "TestSchemaConcurrent fails: expected 1200, got 1199.", "", "", 0, "", "a status line"},
 	}
