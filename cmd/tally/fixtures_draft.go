@@ -19,6 +19,7 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/judge"
 	"github.com/tally-eval/tally/selection"
 )
 
@@ -62,10 +63,11 @@ type draftCompactJSON struct {
 
 func newFixturesDraftCmd(opts *options) *cobra.Command {
 	var (
-		output, logFormat string
-		minConfidence     float64
-		force, skipBad    bool
-		lim               limitFlags
+		output, logFormat, proposer string
+		minConfidence               float64
+		force, skipBad              bool
+		lim                         limitFlags
+		jf                          judgeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "draft SESSION... -o DIR",
@@ -81,8 +83,10 @@ every session with a compaction, drafts a fixture for review:
                                            incumbent's), for tally check --contexts
 
 The conversation id is the session's id. Items are proposed (as tally propose
-does) from the turns before each compaction and merged, so every item is live
-at the compactions it was stated before. A fixture's turn is a typed turn,
+does: --proposer rules, the default, or llm with the judge flags) from the
+turns before each compaction and merged, so every item is live at the
+compactions it was stated before. The llm proposer is asked once per
+compaction, about the turns before it. A fixture's turn is a typed turn,
 except that a compaction inside a typed turn starts a new one (the agent
 continuing from the compacted context): so turns counts the typed turns plus
 those compactions, and each context's turn is the first that begins from it.
@@ -111,8 +115,27 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 			if logFormat != "" && !slices.Contains(agentlog.Formats, agentlog.Format(logFormat)) {
 				return usagef("--log-format must be one of %v, got %q", agentlog.Formats, logFormat)
 			}
+			popts := selection.ProposeOptions{MinConfidence: minConfidence}
 			propose := func(s *agentlog.Session) (selection.Proposal, error) {
-				return selection.Propose(s, selection.ProposeOptions{MinConfidence: minConfidence}), nil
+				return selection.Propose(s, popts), nil
+			}
+			switch proposer {
+			case "rules":
+			case "llm":
+				j, err := jf.build(lim.Limits)
+				if err != nil {
+					return err
+				}
+				m, ok := j.(*judge.Model)
+				if !ok {
+					return usagef("--proposer llm asks a model: --judge openai, anthropic or command, not %s", jf.backend)
+				}
+				llm := selection.LLMProposer{Backend: m.Backend, Cache: m.Cache}
+				propose = func(s *agentlog.Session) (selection.Proposal, error) {
+					return llm.Propose(cmd.Context(), s, popts)
+				}
+			default:
+				return usagef("--proposer must be rules or llm, got %q", proposer)
 			}
 			bad := 0
 			o := agentlog.Options{Format: agentlog.Format(logFormat), MaxLine: lim.MaxLine, SkipBad: skipBad, Bad: func(err error) {
@@ -143,9 +166,11 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 	fl.StringVarP(&output, "output", "o", "", "folder to write candidates/ and contexts/ into")
 	fl.StringVar(&logFormat, "log-format", "", fmt.Sprintf("the logs' format, one of %v (default: sniffed from each file)", agentlog.Formats))
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
+	fl.StringVar(&proposer, "proposer", "rules", "rules (offline) or llm (a model through the judge flags: --judge, --model, --command, --cache, …)")
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")
 	fl.BoolVar(&force, "force", false, "replace existing candidates and contexts (a review under way in a candidates file is lost)")
 	lim.register(cmd)
+	jf.register(cmd)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -173,5 +174,64 @@ func TestFixturesDraftExisting(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(other, "candidates")); !os.IsNotExist(err) {
 		t.Errorf("files written after the refusal: %v", err)
+	}
+}
+
+// TestFixturesDraftLLM: --proposer llm asks the model once per compaction,
+// about the turns before it (here a scripted model: the pull-request
+// promise is in the second prompt only), and the items land where they
+// were said: the promise, said in typed turn 2 after the first
+// compaction, is at fixture turn 3, live at the second context only. A
+// second run is answered from the cache.
+func TestFixturesDraftLLM(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the scripted model is a POSIX shell script")
+	}
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	t.Setenv("TALLY_TEST_CALLS", calls)
+	llm := []string{"fixtures", "draft", draftTwo, "--proposer", "llm", "--judge", "command",
+		"--command", "testdata/draftquarter/proposer.sh", "--model", "script", "--cache", filepath.Join(dir, "cache"), "--format", "json"}
+	for run := range 2 {
+		out := filepath.Join(dir, "out", string(rune('a'+run)))
+		js, errOut, code := cli(t, append(llm, "-o", out)...)
+		var res draftJSON
+		if code != exitOK || json.Unmarshal([]byte(js), &res) != nil {
+			t.Fatalf("exit %d: %s\n%s", code, errOut, js)
+		}
+		p, err := selection.LoadCandidates(res.Sessions[0].CandidatesFile, input.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range p.Candidates {
+			got = append(got, c.ID+" "+string(c.Class)+" "+c.Literal+" @"+strings.Repeat("|", c.Turn))
+		}
+		want := []string{
+			"c1 constraint never push to main without asking me first @|",
+			"c2 reference SYNC-482 @|",
+			"c3 commitment I will open the pull request only after the tests pass @|||",
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("run %d: candidates\n%s\nwant\n%s", run+1, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if c := res.Sessions[0].Compactions; c[0].Proposed != 2 || c[0].Live != 2 || c[1].Proposed != 1 || c[1].Live != 3 || p.Candidates[0].Rule != "llm/command/script" {
+			t.Errorf("run %d: compactions %+v, rule %q", run+1, c, p.Candidates[0].Rule)
+		}
+	}
+	if b, _ := os.ReadFile(calls); strings.Count(string(b), "call") != 2 {
+		t.Errorf("the scripted model ran %d times, want 2 (one per compaction, then the cache)", strings.Count(string(b), "call"))
+	}
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"--proposer", "magic"}, "tally: --proposer must be rules or llm, got \"magic\""},
+		{[]string{"--proposer", "llm"}, "tally: --judge is required"},
+	} {
+		_, errOut, code := cli(t, append([]string{"fixtures", "draft", draftTwo, "-o", filepath.Join(dir, "x")}, tt.args...)...)
+		if code != exitUsage || !strings.HasPrefix(errOut, tt.stderr) {
+			t.Errorf("%v: exit %d %s", tt.args, code, errOut)
+		}
 	}
 }
