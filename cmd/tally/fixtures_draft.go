@@ -348,9 +348,17 @@ func writeDraftSet(files []atomicfile.File, remove []string) error {
 	return nil
 }
 
+// maxListedSkips is the most sessions without a compaction the text
+// output lists one by one; beyond it, only their count (and those with a
+// note) are printed.
+const maxListedSkips = 5
+
 // writeDraftText prints what was drafted, and the next steps.
 func writeDraftText(w io.Writer, res draftJSON, dir string) {
 	for _, s := range res.Sessions {
+		if !s.Drafted && res.Skipped > maxListedSkips && len(s.Notes) == 0 {
+			continue // counted below
+		}
 		if !s.Drafted {
 			fmt.Fprintf(w, "%s: session %s: %s\n", review.Printable(s.Source), review.Printable(s.SessionID), s.Reason)
 			for _, n := range s.Notes {
@@ -386,7 +394,11 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 		}
 	}
 	if res.Skipped > 0 {
-		fmt.Fprintf(w, "%d of %d sessions drafted; %d without a compaction with a summary\n", res.Drafted, res.Drafted+res.Skipped, res.Skipped)
+		listed := ""
+		if res.Skipped > maxListedSkips {
+			listed = " (--format json lists them)"
+		}
+		fmt.Fprintf(w, "%d of %d sessions drafted; %d without a compaction with a summary%s\n", res.Drafted, res.Drafted+res.Skipped, res.Skipped, listed)
 	}
 	if res.BadLines > 0 {
 		fmt.Fprintf(w, "note: %s skipped (listed on stderr)\n", countOf(res.BadLines, "malformed line"))

@@ -71,6 +71,17 @@ func TestFixturesDraftCLI(t *testing.T) {
 		t.Errorf("the contexts do not check against the fixture: %v %v", missing, err)
 	}
 
+	// More than five sessions without a compaction are counted, not listed.
+	many := []string{"fixtures", "draft", draftTwo, "-o", t.TempDir()}
+	for range 6 {
+		many = append(many, draftNone)
+	}
+	out, errOut, code = cli(t, many...)
+	if code != exitOK || strings.Contains(out, "4b2a7c10") ||
+		!strings.Contains(out, "\n1 of 7 sessions drafted; 6 without a compaction with a summary (--format json lists them)\n") {
+		t.Errorf("six sessions without a compaction: exit %d %s\n%s", code, errOut, out)
+	}
+
 	// --format json: the same model.
 	js, errOut, code := cli(t, "fixtures", "draft", draftTwo, "-o", t.TempDir(), "--format", "json")
 	var res draftJSON
