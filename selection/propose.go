@@ -143,7 +143,8 @@ type ProposeOptions struct {
 // leading clause ending in a comma or a dash), 0.9 when a rule of
 // propCommitments binds it beyond the next step — a refusal ("I won't",
 // "I'll never"), a later moment or a condition (until, unless, once, as
-// soon as, from now on, going forward, for now, only if), asking or
+// soon as, only after, only if you…, from now on, going forward, for
+// now — "only when X is true" is the code's condition, not one), asking or
 // waiting first ("I'll ask before deleting"), keeping or leaving
 // something ("I'll keep httpx pinned"), a contrast ("against develop, not
 // main"). A plain "I'll …" is narration of the next step when its step

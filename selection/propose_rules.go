@@ -185,7 +185,7 @@ var (
 	propCommitments = []propRule{
 		{"commitment/refusal", fixture.Commitment, regexp.MustCompile(`\bi (won't|will not|will never|'ll never)\b`),
 			"I won't amend commits going forward", "I'll fix what won't compile", nil},
-		{"commitment/until", fixture.Commitment, regexp.MustCompile(`\b(until|unless|as soon as|once|only (if|when|after)|from now on|going forward|in (the )?future|next time|for now)\b`),
+		{"commitment/until", fixture.Commitment, regexp.MustCompile(`\b(until|unless|as soon as|once|only after|only (if|when) (you|we|it'?s? (approved|merged|green|reviewed)|the tests?|ci)|from now on|going forward|in (the )?future|next time|for now)\b`),
 			"I'll keep the old /v1/orders endpoint until the mobile app ships 4.2", "I'll look at the file now", nil},
 		{"commitment/ask-first", fixture.Commitment, regexp.MustCompile(`\b(ask|check with you|wait for (you|your)|confirm with you)\b.*\b(before|first)\b|\bbefore (\w+ing|you|we)\b`),
 			"I'll ask before deleting any S3 objects", "I'll add logging before the multi-session success return", nil},
@@ -200,13 +200,8 @@ var (
 	propNarration = regexp.MustCompile(`:$|\bi('ll| will) (start|begin|first)\b|^(first|now|next|then), i('ll| will)\b`)
 	// propNarrationVerb opens what the agent is about to do to find
 	// things out ("I'll explore the codebase … before we dive in"): no
-	// commitment but a refusal. propCodeChange opens a change to the
-	// code, whose conditions ("only when X is true") are the code's: a
-	// commitment only when the condition is the person's or a moment
-	// (propPersonCue).
+	// commitment but a refusal.
 	propNarrationVerb = regexp.MustCompile(`\bi('ll| will) (explore|review|look|read|investigate|examine|search|analy[sz]e|dig|inspect|fetch|get|invoke|follow|categori[sz]e|continue|dispatch|check(?: (?:the|if|whether|what|how|for)\b)|take a look|start|begin|first)\b`)
-	propCodeChange    = regexp.MustCompile(`\bi('ll| will) (modify|update|change|implement|add|fix|refactor|write|create|make|rewrite|remove|rename|move|refine)\b`)
-	propPersonCue     = regexp.MustCompile(`\b(until|unless|once|as soon as|after) (you|we|your|the user|ci|the tests?|qa|review|it'?s? (approved|merged|green|reviewed))\b|\b(from now on|going forward|next time|for now|in (the )?future)\b|\b(ask|check with|confirm with|wait for) you\b`)
 	// propIdiom is a manner of working, not a promise: "I'll keep it
 	// simple".
 	propIdiom      = regexp.MustCompile(`\bkeep (it|this|things) (simple|short|brief|minimal|focused)\b`)
@@ -234,12 +229,8 @@ func propCommitment(s string, acts bool) *propGuess {
 	g := &propGuess{class: fixture.Commitment, literal: lit, expect: rest, confidence: 0.9}
 	low := propNormalize(lit)
 	r, cued := propFires(propCommitments, low)
-	switch {
-	case cued && r.name == "commitment/refusal":
-	case propNarrationVerb.MatchString(low):
+	if propNarrationVerb.MatchString(low) && !(cued && r.name == "commitment/refusal") {
 		return nil
-	case propCodeChange.MatchString(low) && !propPersonCue.MatchString(low):
-		cued = false // the condition is the code's, not the agent's
 	}
 	switch {
 	case cued:

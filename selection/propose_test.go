@@ -75,7 +75,7 @@ func TestProposeRules(t *testing.T) {
 		{"assistant", "Got it - I won't amend commits going forward.", fixture.Commitment, "Got it - I won't amend commits going forward", 0.9, "commitment/refusal", "a refusal from now on, after a dash"},
 		{"assistant", "I'll keep it simple and focus on the casts.", "", "", 0, "", "an idiom about the manner of working"},
 		{"assistant", "I'll explore the codebase before we dive into brainstorming.", "", "", 0, "", "finding things out is narration, whatever follows"},
-		{"assistant", "I'll modify the code to include the branch only when hasShadowBranch is true.", fixture.Commitment, "I'll modify the code to include the branch only when hasShadowBranch is true", 0.7, "commitment/plain", "a change to the code: its condition is the code's, so only a plain promise"},
+		{"assistant", "I'll modify the code to include the branch only when hasShadowBranch is true.", fixture.Commitment, "I'll modify the code to include the branch only when hasShadowBranch is true", 0.7, "commitment/plain", "\"only when\" is the code's condition, not a binding one: a plain promise (no tool call in its step)"},
 		{"assistant", "I'll pause here and wait for you to finish the rebase before continuing.", fixture.Commitment, "I'll pause here and wait for you to finish the rebase before continuing", 0.9, "commitment/ask-first", "waiting for the person"},
 		{"user", "The conflict resolution shouldn't be too hard, please take a look.", "", "", 0, "", "an estimate, not a prohibition"},
 		{"user", "The RunGitCommand function is defined in testenv.go but never called anywhere.", fixture.Reference, "testenv.go", 0.6, "reference/path", "a description (\"but never called\"), no prohibition; the file a person names is a reference"},
