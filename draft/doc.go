@@ -48,6 +48,12 @@
 //     alone, would have changed them; counting them would credit the
 //     incumbent with what the agent re-read. The system prompt and tool
 //     definitions are not in the log, so the context has no "system".
+//     The summary record's isVisibleInTranscriptOnly hides it from the
+//     terminal's main view ("ctrl+o to see full summary"), not from the
+//     model: the agent's next step answers from it. What Claude Code may
+//     attach after a compaction without logging it (files read recently,
+//     the todo list) is not in the context: for items only those carry,
+//     the incumbent's retention is understated.
 //   - A compaction without a summary (a log cut off after the boundary,
 //     or tally's own event log, which records none) has no context to
 //     check: it is left out of the fixture, and Notes says so with its
