@@ -151,7 +151,8 @@ type ProposeOptions struct {
 // calls a tool, and no commitment; in a step without tool calls, said to
 // the person, it is a promise about later work, 0.7. A sentence ending
 // in a colon, "I'll start/first …", "First, I'll …" and "I'll keep it
-// simple" are never commitments.
+// simple" are never commitments, nor, in a step that calls a tool, a
+// sentence ordering the next steps (first, then, now, next).
 //
 // Open question (a person's sentences ending in "?"): requests ("Can
 // you…", "Could you…", "Would you…", "Will you…", "Please…") and

@@ -202,6 +202,10 @@ var (
 	// things out ("I'll explore the codebase … before we dive in"): no
 	// commitment but a refusal.
 	propNarrationVerb = regexp.MustCompile(`\bi('ll| will) (explore|review|look|read|investigate|examine|search|analy[sz]e|dig|inspect|fetch|get|invoke|follow|categori[sz]e|continue|dispatch|check(?: (?:the|if|whether|what|how|for)\b)|take a look|start|begin|first)\b`)
+	// propSequence orders the next steps ("I'll write the migration
+	// first and run it on a copy …"): in a step that calls a tool, the
+	// sentence narrates them.
+	propSequence = regexp.MustCompile(`\b(first|then|now|next)\b`)
 	// propIdiom is a manner of working, not a promise: "I'll keep it
 	// simple".
 	propIdiom      = regexp.MustCompile(`\bkeep (it|this|things) (simple|short|brief|minimal|focused)\b`)
@@ -229,7 +233,8 @@ func propCommitment(s string, acts bool) *propGuess {
 	g := &propGuess{class: fixture.Commitment, literal: lit, expect: rest, confidence: 0.9}
 	low := propNormalize(lit)
 	r, cued := propFires(propCommitments, low)
-	if propNarrationVerb.MatchString(low) && !(cued && r.name == "commitment/refusal") {
+	refusal := cued && r.name == "commitment/refusal"
+	if !refusal && (propNarrationVerb.MatchString(low) || (acts && propSequence.MatchString(low))) {
 		return nil
 	}
 	switch {

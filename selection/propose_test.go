@@ -304,19 +304,21 @@ func TestProposeRuleTable(t *testing.T) {
 // text: injected messages are not read, a slash command's arguments are,
 // a shell command is not, pasted output is skipped, what a person typed
 // when refusing a tool call is read at its turn, an "I'll …" in a step
-// that calls a tool is narration, and a later message that takes an
-// instruction back drops it.
+// that calls a tool is narration (even with a condition, when it orders
+// the next steps), and a later message that takes an instruction back
+// drops it.
 func TestProposeSession(t *testing.T) {
 	s := &agentlog.Session{ID: "s1", Turns: make([]agentlog.Turn, 4)}
 	s.Messages = []agentlog.Message{
 		{Kind: agentlog.Typed, Turn: 0, Step: 0, Text: "Never commit to main.\n```\nFAIL: never commit to main\n```"},
 		{Kind: agentlog.SystemReminder, Turn: 0, Step: 0, Text: "<system-reminder>Never use tabs.</system-reminder>"},
-		{Kind: agentlog.SlashCommand, Turn: 1, Step: 2, Text: "<command-name>/review</command-name><command-args>always run specs locally before push</command-args>"},
-		{Kind: agentlog.ShellCommand, Turn: 2, Step: 3, Text: "<bash-input>never mind</bash-input>"},
-		{Kind: agentlog.Typed, Turn: 3, Step: 3, Text: "Actually, you can commit to main now."},
+		{Kind: agentlog.SlashCommand, Turn: 1, Step: 3, Text: "<command-name>/review</command-name><command-args>always run specs locally before push</command-args>"},
+		{Kind: agentlog.ShellCommand, Turn: 2, Step: 4, Text: "<bash-input>never mind</bash-input>"},
+		{Kind: agentlog.Typed, Turn: 3, Step: 4, Text: "Actually, you can commit to main now."},
 	}
 	s.Steps = []agentlog.Step{
 		{Turn: 0, Text: "I'll read the file now.", Calls: []agentlog.ToolCall{{Name: "Read"}}},
+		{Turn: 0, Text: "I'll write the migration first and run it on a copy before touching the real table.", Calls: []agentlog.ToolCall{{Name: "Write"}}},
 		{Turn: 0, Text: "Done. I'll post the numbers in PLAN.md."},
 		{Turn: 1, Calls: []agentlog.ToolCall{{Name: "Bash", HasResult: true, IsError: true,
 			Result: "The user doesn't want to proceed with this tool use. " + propRejectMarker + "\ndon't run CI or integration tests, too slow."}}},
