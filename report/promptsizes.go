@@ -10,6 +10,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // readPromptSizes reads each system's prompt sizes; a file named by both
@@ -79,7 +80,7 @@ func (b *builder) promptFile(shown, role string, want []bool) error {
 			return
 		}
 		bad := func(i int, format string, args ...any) {
-			probs.add(fixture.Problem{File: path, Line: n, Col: runeCol(line, vals[i].off), Field: promptFields[i].name, Msg: fmt.Sprintf(format, args...)})
+			probs.add(fixture.Problem{File: path, Line: n, Col: jsonscan.Column(line, vals[i].off), Field: promptFields[i].name, Msg: fmt.Sprintf(format, args...)})
 		}
 		fi, ok := b.conv[vals[1].str]
 		switch {

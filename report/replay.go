@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
@@ -165,12 +164,6 @@ func eachJSONLine(r io.Reader, name string, maxLine int64, what, hint string, pr
 	}
 }
 
-// col is the 1-based column, in characters, of byte offset off of line.
-func runeCol(line []byte, off int) int {
-	off = max(0, min(off, len(line)))
-	return utf8.RuneCount(line[:off]) + 1
-}
-
 // valueCol is the column of the value of the top-level key in a JSON
 // object line; 1 when the line does not parse or has no such key.
 func valueCol(line []byte, key string) int {
@@ -185,7 +178,7 @@ func valueCol(line []byte, key string) int {
 			return 1
 		}
 		if string(k) == key {
-			return runeCol(line, s.Pos())
+			return jsonscan.Column(line, s.Pos())
 		}
 		if s.SkipValue() != nil {
 			return 1
@@ -216,7 +209,7 @@ type lineValue struct {
 func parseObjectLine(name string, line []byte, lineNo int, fields []lineField) ([]lineValue, []fixture.Problem) {
 	var probs []fixture.Problem
 	add := func(off int, field, format string, args ...any) {
-		probs = append(probs, fixture.Problem{File: name, Line: lineNo, Col: runeCol(line, off), Field: field, Msg: fmt.Sprintf(format, args...)})
+		probs = append(probs, fixture.Problem{File: name, Line: lineNo, Col: jsonscan.Column(line, off), Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 	vals := make([]lineValue, len(fields))
 	for i := range vals {
@@ -312,7 +305,7 @@ func parseReplayLine(name string, line []byte, lineNo int) (ReplayPair, []fixtur
 		return ReplayPair{}, probs
 	}
 	add := func(off int, field, format string, args ...any) {
-		probs = append(probs, fixture.Problem{File: name, Line: lineNo, Col: runeCol(line, off), Field: field, Msg: fmt.Sprintf(format, args...)})
+		probs = append(probs, fixture.Problem{File: name, Line: lineNo, Col: jsonscan.Column(line, off), Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 	check := func(i int, allowed ...string) {
 		v := vals[i]

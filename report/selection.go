@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/jsonscan"
 	"github.com/tally-eval/tally/selection"
 )
 
@@ -37,10 +38,10 @@ func ParseSelection(name string, data []byte) (*Selection, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			line, c := lineCol(data, int(se.Offset)-1)
+			line, c := jsonscan.Position(data, int(se.Offset)-1)
 			return nil, fmt.Errorf("%s:%d:%d: %s", name, line, c, strings.TrimPrefix(se.Error(), "json: "))
 		case errors.As(err, &te):
-			line, c := lineCol(data, valueStart(data, int(te.Offset)))
+			line, c := jsonscan.Position(data, valueStart(data, int(te.Offset)))
 			return nil, fmt.Errorf("%s:%d:%d: %s: want %s, got a JSON %s", name, line, c, te.Field, te.Type, te.Value)
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -149,12 +150,4 @@ func valueStart(data []byte, end int) int {
 		i--
 	}
 	return i + 1
-}
-
-// lineCol converts a byte offset of data to a 1-based line and column.
-func lineCol(data []byte, off int) (int, int) {
-	off = max(0, min(off, len(data)))
-	line := 1 + strings.Count(string(data[:off]), "\n")
-	start := strings.LastIndexByte(string(data[:off]), '\n') + 1
-	return line, runeCol(data[start:], off-start)
 }
