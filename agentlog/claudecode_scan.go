@@ -1,7 +1,6 @@
 package agentlog
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/tally-eval/tally/internal/jsonscan"
@@ -22,9 +21,10 @@ import (
 // ccLexers pools the lexers of the fast decoder.
 var ccLexers = sync.Pool{New: func() any { return new(jsonscan.Scanner) }}
 
-// ccRecordKeys are the record's keys the decoder reads.
-var ccRecordKeys = []string{"type", "subtype", "sessionId", "uuid", "cwd", "timestamp", "isSidechain", "isMeta",
-	"isCompactSummary", "message", "compactMetadata", "microcompactMetadata", "error", "isApiErrorMessage"}
+// ccRecordKeys are the record's keys the decoder reads (the others are
+// skipped, as by encoding/json, which the key sets of this file follow).
+var ccRecordKeys = jsonscan.NewKeySet("type", "subtype", "sessionId", "uuid", "cwd", "timestamp", "isSidechain", "isMeta",
+	"isCompactSummary", "message", "compactMetadata", "microcompactMetadata", "error", "isApiErrorMessage")
 
 // decodeCCRecord decodes line into rec; ok is false when json.Unmarshal
 // must decide. Raw values (a part's input, the error) alias line.
@@ -35,35 +35,10 @@ func decodeCCRecord(line []byte, rec *ccRecord) (ok bool) {
 		ccLexers.Put(s)
 	}()
 	s.Reset(line)
-	if s.BeginObject("", "") != nil {
-		return false
-	}
-	seen := 0
-	for i := 0; ; i++ {
-		key, _, more, err := s.Member(i)
-		if err != nil {
-			return false
-		}
-		if !more {
-			break
-		}
-		k := indexKey(ccRecordKeys, key)
-		if k < 0 {
-			if foldsToKey(ccRecordKeys, key) || s.SkipValue() != nil {
-				return false
-			}
-			continue
-		}
-		if seen&(1<<k) != 0 {
-			return false
-		}
-		seen |= 1 << k
+	_, ok = s.Fields(ccRecordKeys, func(k int) bool {
 		switch k {
 		case 0, 1, 2, 3, 4, 5:
 			v, ok := ccString(s)
-			if !ok {
-				return false
-			}
 			switch k {
 			case 0:
 				rec.Type = v
@@ -78,11 +53,9 @@ func decodeCCRecord(line []byte, rec *ccRecord) (ok bool) {
 			default:
 				rec.Timestamp = v
 			}
+			return ok
 		case 6, 7, 8, 13:
 			v, ok := ccBool(s)
-			if !ok {
-				return false
-			}
 			switch k {
 			case 6:
 				rec.IsSidechain = v
@@ -93,50 +66,24 @@ func decodeCCRecord(line []byte, rec *ccRecord) (ok bool) {
 			default:
 				rec.IsAPIErrorMessage = v
 			}
+			return ok
 		case 9:
-			if isNull, err := s.Null(); err != nil {
-				return false
-			} else if isNull {
-				continue
+			if isNull, err := s.Null(); err != nil || isNull {
+				return err == nil
 			}
 			rec.Message = new(ccMessage)
-			if !decodeCCMessage(s, rec.Message) {
-				return false
-			}
-		case 10, 11:
-			if !decodeCCMetadata(s, rec, k == 11) {
-				return false
-			}
-		case 12:
+			return decodeCCMessage(s, rec.Message)
+		case 10:
+			return decodeCCMetadata(s, rec, false)
+		case 11:
+			return decodeCCMetadata(s, rec, true)
+		default: // 12
 			raw, _, err := s.RawValue()
-			if err != nil {
-				return false
-			}
 			rec.Error = raw
+			return err == nil
 		}
-	}
-	return s.End() == nil
-}
-
-// indexKey is the index of key in keys, or -1.
-func indexKey(keys []string, key []byte) int {
-	for i, k := range keys {
-		if string(key) == k {
-			return i
-		}
-	}
-	return -1
-}
-
-// foldsToKey reports whether key is one of keys in another case, which
-// encoding/json would take for it.
-func foldsToKey(keys []string, key []byte) bool {
-	for _, k := range keys {
-		if len(k) == len(key) && strings.EqualFold(k, string(key)) {
-			return true
-		}
-	}
-	return false
+	})
+	return ok && s.End() == nil
 }
 
 // ccString reads a string, or null as "".
@@ -172,46 +119,22 @@ func ccInt(s *jsonscan.Scanner) (int64, bool) {
 	return jsonscan.ParseInt(lit)
 }
 
-var ccMessageKeys = []string{"id", "model", "content"}
+var ccMessageKeys = jsonscan.NewKeySet("id", "model", "content")
 
 // decodeCCMessage decodes a record's message object.
 func decodeCCMessage(s *jsonscan.Scanner, m *ccMessage) bool {
-	if s.BeginObject("", "") != nil {
-		return false
-	}
-	seen := 0
-	for i := 0; ; i++ {
-		key, _, more, err := s.Member(i)
-		if err != nil {
-			return false
-		}
-		if !more {
-			return true
-		}
-		k := indexKey(ccMessageKeys, key)
-		if k < 0 {
-			if foldsToKey(ccMessageKeys, key) || s.SkipValue() != nil {
-				return false
-			}
-			continue
-		}
-		if seen&(1<<k) != 0 {
-			return false
-		}
-		seen |= 1 << k
-		var ok bool
+	_, ok := s.Fields(ccMessageKeys, func(k int) (ok bool) {
 		switch k {
 		case 0:
 			m.ID, ok = ccString(s)
 		case 1:
 			m.Model, ok = ccString(s)
-		case 2:
+		default:
 			ok = decodeCCContent(s, &m.Content)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
+	return ok
 }
 
 // decodeCCContent decodes a content field: a string, a list of parts or
@@ -252,34 +175,11 @@ func decodeCCContent(s *jsonscan.Scanner, c *ccContent) bool {
 	}
 }
 
-var ccPartKeys = []string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error"}
+var ccPartKeys = jsonscan.NewKeySet("type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error")
 
 // decodeCCPart decodes one part of a content list.
 func decodeCCPart(s *jsonscan.Scanner, p *ccPart) bool {
-	if s.BeginObject("", "") != nil {
-		return false
-	}
-	seen := 0
-	for i := 0; ; i++ {
-		key, _, more, err := s.Member(i)
-		if err != nil {
-			return false
-		}
-		if !more {
-			return true
-		}
-		k := indexKey(ccPartKeys, key)
-		if k < 0 {
-			if foldsToKey(ccPartKeys, key) || s.SkipValue() != nil {
-				return false
-			}
-			continue
-		}
-		if seen&(1<<k) != 0 {
-			return false
-		}
-		seen |= 1 << k
-		ok := true
+	_, ok := s.Fields(ccPartKeys, func(k int) (ok bool) {
 		switch k {
 		case 0:
 			p.Type, ok = ccString(s)
@@ -298,53 +198,35 @@ func decodeCCPart(s *jsonscan.Scanner, p *ccPart) bool {
 			p.ToolUseID, ok = ccString(s)
 		case 7:
 			ok = decodeCCContent(s, &p.Content)
-		case 8:
+		default:
 			p.IsError, ok = ccBool(s)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
+	return ok
 }
 
-var ccMetaKeys = []string{"trigger", "preTokens", "tokensSaved", "compactedToolIds"}
+// ccCompactKeys are compactMetadata's keys; ccMicroKeys
+// microcompactMetadata's, which adds two.
+var (
+	ccCompactKeys = jsonscan.NewKeySet("trigger", "preTokens")
+	ccMicroKeys   = jsonscan.NewKeySet("trigger", "preTokens", "tokensSaved", "compactedToolIds")
+)
 
 // decodeCCMetadata decodes compactMetadata, or microcompactMetadata when
-// micro is set (the only one with tokensSaved and compactedToolIds).
+// micro is set.
 func decodeCCMetadata(s *jsonscan.Scanner, rec *ccRecord, micro bool) bool {
 	if isNull, err := s.Null(); err != nil || isNull {
 		return err == nil
 	}
-	if s.BeginObject("", "") != nil {
-		return false
+	keys := ccCompactKeys
+	if micro {
+		keys = ccMicroKeys
 	}
 	var trigger string
 	var pre, saved int64
 	var ids []string
-	seen := 0
-	for i := 0; ; i++ {
-		key, _, more, err := s.Member(i)
-		if err != nil {
-			return false
-		}
-		if !more {
-			break
-		}
-		k := indexKey(ccMetaKeys, key)
-		if k >= 2 && !micro {
-			k = -1 // not compactMetadata's
-		}
-		if k < 0 {
-			if foldsToKey(ccMetaKeys, key) || s.SkipValue() != nil {
-				return false
-			}
-			continue
-		}
-		if seen&(1<<k) != 0 {
-			return false
-		}
-		seen |= 1 << k
-		ok := true
+	_, ok := s.Fields(keys, func(k int) (ok bool) {
 		switch k {
 		case 0:
 			trigger, ok = ccString(s)
@@ -352,12 +234,13 @@ func decodeCCMetadata(s *jsonscan.Scanner, rec *ccRecord, micro bool) bool {
 			pre, ok = ccInt(s)
 		case 2:
 			saved, ok = ccInt(s)
-		case 3:
+		default:
 			ids, ok = ccStrings(s)
 		}
-		if !ok {
-			return false
-		}
+		return ok
+	})
+	if !ok {
+		return false
 	}
 	if micro {
 		rec.MicrocompactMetadata = &struct {

@@ -20,6 +20,8 @@ func FuzzCCDecode(f *testing.F) {
 		`{"type":"system","subtype":"microcompact_boundary","microcompactMetadata":{"trigger":"auto","preTokens":5,"tokensSaved":2,"compactedToolIds":["a",null]}}`,
 		`{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"manual","preTokens":1e3}}`,
 		`{"Type":"user","message":{"content":"hi"}}`,
+		`{"type":"user","i\u017fMeta":true,"message":{"content":"hi"}}`,                             // LONG S: encoding/json reads isMeta
+		`{"type":"system","compactMetadata":{"trigger":"auto","preTo\u212aens":7,"tokensSaved":1}}`, // KELVIN SIGN: preTokens
 		`{"type":"user","type":"assistant","message":null,"error":{"status":529},"isMeta":null}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"\u00e9"}],"is_error":true},null]}}`,
 		`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"Bash","input":{"command":"ls"}}]}}`,

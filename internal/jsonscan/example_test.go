@@ -52,3 +52,35 @@ func Example() {
 	// id c1
 	// col 23: turns: want a whole number, got a string
 }
+
+// A fast decoder reads the members it knows by their index in a KeySet
+// and declines (ok false) what it would rather leave to encoding/json:
+// bad JSON, a name given twice, a name in another case.
+func ExampleScanner_Fields() {
+	keys := jsonscan.NewKeySet("id", "turns")
+	for _, line := range []string{
+		`{"id": "c1", "note": {"skipped": true}, "turns": 7}`,
+		`{"id": "c1", "ID": "c2"}`,
+	} {
+		var s jsonscan.Scanner
+		s.Reset([]byte(line))
+		var id string
+		var turns int
+		seen, ok := s.Fields(keys, func(k int) bool {
+			switch k {
+			case 0:
+				b, err := s.String("id")
+				id = string(b)
+				return err == nil
+			default:
+				n, err := s.Integer("turns", 1, 1000)
+				turns = n
+				return err == nil
+			}
+		})
+		fmt.Printf("ok %v, seen %02b: id %q, turns %d\n", ok && s.End() == nil, seen, id, turns)
+	}
+	// Output:
+	// ok true, seen 11: id "c1", turns 7
+	// ok false, seen 01: id "c1", turns 0
+}

@@ -9,7 +9,9 @@
 // limited to MaxDepth, as in encoding/json.
 //
 // A caller drives it value by value: BeginObject and Member walk an
-// object's members, BeginArray and Element an array's elements, and
+// object's members (or Fields, for a decoder that reads a fixed set of
+// names and declines the rest), BeginArray and Element an array's
+// elements, and
 // String, RawString, Integer, Number, Bool, Null and SkipValue read one
 // value each. Canonical appends a value's canonical form. Every method
 // that can fail returns a *Error (a concrete pointer: compare it with
