@@ -11,9 +11,9 @@
 // A caller drives it value by value: BeginObject and Member walk an
 // object's members (or Fields, for a decoder that reads a fixed set of
 // names and declines the rest), BeginArray and Element an array's
-// elements, and
-// String, RawString, Integer, Number, Bool, Null and SkipValue read one
-// value each. Canonical appends a value's canonical form. Every method
+// elements, and String, RawString, Integer, Number, Bool, Null and
+// SkipValue read one value each. Canonical appends a value's canonical
+// form. Every method
 // that can fail returns a *Error (a concrete pointer: compare it with
 // nil before turning it into an error), whose Off is a byte offset into
 // the scanned text; Position and Column turn it into a line and a column

@@ -45,27 +45,18 @@ func (s *Scanner) RawString(field string) (raw []byte, escaped bool, err *Error)
 // bytes: a sub-slice of the text when it has no escapes, else s.buf.
 func (s *Scanner) str() ([]byte, *Error) {
 	start := s.pos
-	i := s.pos + 1
-	ascii := true
-	for {
-		i = plainEnd(s.data, i)
-		if i >= len(s.data) {
-			return nil, s.unterminated(start)
-		}
-		c := s.data[i]
-		if c == '"' {
-			break
-		}
-		if c == '\\' {
-			s.pos = i
-			return s.strEscaped(start)
-		}
-		if c < 0x20 {
-			s.pos = i
-			return nil, s.errChar("in string literal (control characters must be escaped)")
-		}
-		ascii = false
-		i++
+	i := plainEnd(s.data, start+1)
+	if i < len(s.data) && s.data[i] == '"' { // the common string, at once
+		s.pos = i + 1
+		return s.data[start+1 : i], nil
+	}
+	i, ascii, err := s.unescaped(start, i)
+	if err != nil {
+		return nil, err
+	}
+	if s.data[i] == '\\' {
+		s.pos = i
+		return s.strEscaped(start)
 	}
 	raw := s.data[start+1 : i]
 	if !ascii && !utf8.Valid(raw) {
@@ -73,6 +64,30 @@ func (s *Scanner) str() ([]byte, *Error) {
 	}
 	s.pos = i + 1
 	return raw, nil
+}
+
+// unescaped scans the string opening at start, from from, where its
+// plain ASCII bytes end, up to its closing quote or its first backslash,
+// at i, and says whether the bytes before i are all ASCII (those that
+// are not are not checked yet).
+func (s *Scanner) unescaped(start, from int) (i int, ascii bool, err *Error) {
+	i, ascii = from, true
+	for {
+		i = plainEnd(s.data, i)
+		if i >= len(s.data) {
+			return i, ascii, s.unterminated(start)
+		}
+		c := s.data[i]
+		if c == '"' || c == '\\' {
+			return i, ascii, nil
+		}
+		if c < 0x20 {
+			s.pos = i
+			return i, ascii, s.errChar("in string literal (control characters must be escaped)")
+		}
+		ascii = false
+		i++
+	}
 }
 
 // badUTF8 reports the first invalid UTF-8 byte at or after off.
@@ -112,45 +127,23 @@ func (s *Scanner) strEscaped(start int) ([]byte, *Error) {
 				s.pos++
 				return nil, s.errEOF()
 			}
-			switch e := s.data[s.pos+1]; e {
-			case '"', '\\', '/':
-				s.buf = append(s.buf, e)
-			case 'b':
-				s.buf = append(s.buf, '\b')
-			case 'f':
-				s.buf = append(s.buf, '\f')
-			case 'n':
-				s.buf = append(s.buf, '\n')
-			case 'r':
-				s.buf = append(s.buf, '\r')
-			case 't':
-				s.buf = append(s.buf, '\t')
-			case 'u':
-				r, ok := s.hex4(s.pos + 2)
-				if !ok {
-					return nil, s.errChar(`in \u hexadecimal character escape`)
-				}
-				s.pos += 6
-				if utf8.RuneLen(r) < 0 { // a surrogate
-					if r < 0xDC00 && s.pos+6 <= len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
-						// hex, not hex4: a bad low half is not this escape's
-						// error, and must not move s.pos.
-						if lo, ok := hex(s.data[s.pos+2:]); ok && 0xDC00 <= lo && lo < 0xE000 {
-							r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-							s.pos += 6
-						}
-					}
-					if utf8.RuneLen(r) < 0 {
-						r = utf8.RuneError // as encoding/json does
-					}
-				}
-				s.buf = utf8.AppendRune(s.buf, r)
+			e := s.data[s.pos+1]
+			if d := unescape[e]; d != 0 {
+				s.buf = append(s.buf, d)
+				s.pos += 2
 				continue
-			default:
+			}
+			if e != 'u' {
 				s.pos++
 				return nil, s.errChar("in string escape code")
 			}
-			s.pos += 2
+			r, ok := s.hex4(s.pos + 2)
+			if !ok {
+				return nil, s.errChar(`in \u hexadecimal character escape`)
+			}
+			r, n := pairRune(r, s.data[s.pos+6:])
+			s.buf = utf8.AppendRune(s.buf, r)
+			s.pos += 6 + n
 		case c < 0x20:
 			return nil, s.errChar("in string literal (control characters must be escaped)")
 		case c < utf8.RuneSelf:
@@ -174,23 +167,11 @@ func (s *Scanner) strEscaped(start int) ([]byte, *Error) {
 func (s *Scanner) hex4(off int) (rune, bool) {
 	var r rune
 	for i := off; i < off+4; i++ {
-		if i >= len(s.data) {
+		if i >= len(s.data) || unhex[s.data[i]] < 0 {
 			s.pos = i
 			return 0, false
 		}
-		c := s.data[i]
-		switch {
-		case isDigit(c):
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			s.pos = i
-			return 0, false
-		}
-		r = r<<4 | rune(c)
+		r = r<<4 | rune(unhex[s.data[i]])
 	}
 	return r, true
 }
@@ -199,32 +180,24 @@ func (s *Scanner) hex4(off int) (rune, bool) {
 // whether it had escapes. The text is s.data[start+1 : s.pos-1].
 func (s *Scanner) skipString() (escaped bool, err *Error) {
 	start := s.pos
-	i := s.pos + 1
-	ascii := true
-	for {
-		i = plainEnd(s.data, i)
-		if i >= len(s.data) {
-			return false, s.unterminated(start)
-		}
-		c := s.data[i]
-		if c == '"' {
-			if !ascii && !utf8.Valid(s.data[start+1:i]) {
-				return false, s.badUTF8(start + 1)
-			}
-			s.pos = i + 1
-			return false, nil
-		}
-		if c == '\\' {
-			s.pos = i
-			return true, s.skipEscaped(start, ascii)
-		}
-		if c < 0x20 {
-			s.pos = i
-			return false, s.errChar("in string literal (control characters must be escaped)")
-		}
-		ascii = false
-		i++
+	i := plainEnd(s.data, start+1)
+	if i < len(s.data) && s.data[i] == '"' { // the common string, at once
+		s.pos = i + 1
+		return false, nil
 	}
+	i, ascii, err := s.unescaped(start, i)
+	if err != nil {
+		return false, err
+	}
+	if s.data[i] == '\\' {
+		s.pos = i
+		return true, s.skipEscaped(start, ascii)
+	}
+	if !ascii && !utf8.Valid(s.data[start+1:i]) {
+		return false, s.badUTF8(start + 1)
+	}
+	s.pos = i + 1
+	return false, nil
 }
 
 // AppendUnescaped appends the decoded form of raw, the text between the
@@ -241,44 +214,23 @@ func AppendUnescaped(dst, raw []byte) []byte {
 		if len(raw) < 2 {
 			return append(dst, raw...)
 		}
-		switch e := raw[1]; e {
-		case '"', '\\', '/':
-			dst = append(dst, e)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, ok := hex(raw[2:])
-			if !ok {
-				dst = append(dst, raw[:2]...)
-				raw = raw[2:]
-				continue
-			}
-			raw = raw[6:]
-			if utf8.RuneLen(r) < 0 {
-				if r < 0xDC00 && len(raw) >= 6 && raw[0] == '\\' && raw[1] == 'u' {
-					if lo, ok := hex(raw[2:]); ok && 0xDC00 <= lo && lo < 0xE000 {
-						r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-						raw = raw[6:]
-					}
-				}
-				if utf8.RuneLen(r) < 0 {
-					r = utf8.RuneError
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
+		if d := unescape[raw[1]]; d != 0 {
+			dst = append(dst, d)
+			raw = raw[2:]
 			continue
-		default:
-			dst = append(dst, raw[:2]...)
 		}
-		raw = raw[2:]
+		r, ok := rune(0), false
+		if raw[1] == 'u' {
+			r, ok = hex(raw[2:])
+		}
+		if !ok {
+			dst = append(dst, raw[:2]...)
+			raw = raw[2:]
+			continue
+		}
+		r, n := pairRune(r, raw[6:])
+		dst = utf8.AppendRune(dst, r)
+		raw = raw[6+n:]
 	}
 	return dst
 }
@@ -290,19 +242,51 @@ func hex(b []byte) (rune, bool) {
 	}
 	var r rune
 	for _, c := range b[:4] {
-		switch {
-		case isDigit(c):
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
+		if unhex[c] < 0 {
 			return 0, false
 		}
-		r = r<<4 | rune(c)
+		r = r<<4 | rune(unhex[c])
 	}
 	return r, true
+}
+
+// unhex is the value of a hexadecimal digit, or -1.
+var unhex = func() (t [256]int8) {
+	for c := range t {
+		switch {
+		case isDigit(byte(c)):
+			t[c] = int8(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[c] = int8(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			t[c] = int8(c - 'A' + 10)
+		default:
+			t[c] = -1
+		}
+	}
+	return t
+}()
+
+// unescape is the byte a one-character escape stands for (after the
+// backslash), or 0 for \u and the bytes that are no escape.
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// pairRune completes r, the rune of a \u escape, with the escape that
+// starts rest when r is the high half of a surrogate pair and rest's
+// escape a low half, returning the rune and the bytes of rest it used
+// (0 or 6). A lone half is U+FFFD, as encoding/json makes it. It reads
+// the low half with hex, not hex4: a bad low half is not the first
+// escape's error (it is read again on its own), and moves nothing.
+func pairRune(r rune, rest []byte) (rune, int) {
+	if utf8.RuneLen(r) >= 0 {
+		return r, 0
+	}
+	if r < 0xDC00 && len(rest) >= 6 && rest[0] == '\\' && rest[1] == 'u' {
+		if lo, ok := hex(rest[2:]); ok && 0xDC00 <= lo && lo < 0xE000 {
+			return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 6
+		}
+	}
+	return utf8.RuneError, 0
 }
 
 // skipEscaped checks the rest of the string starting at start without
@@ -329,10 +313,10 @@ func (s *Scanner) skipEscaped(start int, ascii bool) *Error {
 				s.pos = i + 1
 				return s.errEOF()
 			}
-			switch s.data[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			switch e := s.data[i+1]; {
+			case unescape[e] != 0:
 				i += 2
-			case 'u':
+			case e == 'u':
 				if _, ok := s.hex4(i + 2); !ok {
 					return s.errChar(`in \u hexadecimal character escape`)
 				}
