@@ -112,10 +112,12 @@ func propRealMatch(labels []propRealLabel, got []ProposedItem) (labelHit, gotHit
 	return labelHit, gotHit
 }
 
-// propLoadRealLabels reads the hand labels, grouped by session.
-func propLoadRealLabels(t *testing.T) map[string][]propRealLabel {
+// propLoadRealLabels reads the hand labels of one file under
+// testdata/real/labels (propose.jsonl, propose_heldout.jsonl), grouped
+// by session.
+func propLoadRealLabels(t *testing.T, name string) map[string][]propRealLabel {
 	t.Helper()
-	b, err := os.ReadFile("testdata/real/labels/propose.jsonl")
+	b, err := os.ReadFile(filepath.Join("testdata/real/labels", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,38 +125,31 @@ func propLoadRealLabels(t *testing.T) map[string][]propRealLabel {
 	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var l propRealLabel
 		if err := json.Unmarshal([]byte(line), &l); err != nil {
-			t.Fatalf("propose.jsonl:%d: %v", i+1, err)
+			t.Fatalf("%s:%d: %v", name, i+1, err)
 		}
 		if !l.Class.Valid() || l.Turn < 1 || l.Literal == "" || (l.Role != "user" && l.Role != "assistant") {
-			t.Fatalf("propose.jsonl:%d: bad label %+v", i+1, l)
+			t.Fatalf("%s:%d: bad label %+v", name, i+1, l)
 		}
 		if prev := out[l.SessionID]; len(prev) > 0 && prev[0].Late != l.Late {
-			t.Fatalf("propose.jsonl:%d: session %s is late on some lines only", i+1, l.SessionID)
+			t.Fatalf("%s:%d: session %s is late on some lines only", name, i+1, l.SessionID)
 		}
 		out[l.SessionID] = append(out[l.SessionID], l)
 	}
 	return out
 }
 
-// TestProposeScoreReal scores Propose, at DefaultMinConfidence, against
-// the hand labels of 15 dev sessions, per class, and holds constraints,
-// commitments and references to the targets (recall ≥ 0.8,
-// precision ≥ 0.5) on all of them. Open questions are reported, not
-// held. The 4 late sessions, labelled after the rules were written, are
-// reported on their own too. Run with -v for the counts and every miss
-// and false alarm.
-func TestProposeScoreReal(t *testing.T) {
-	dir := os.Getenv("TALLY_REAL_LOGS")
-	if dir == "" {
-		t.Skip("TALLY_REAL_LOGS is not set: it names the folder of real Claude Code sessions (../shared/real/claude-code)")
-	}
-	labels := propLoadRealLabels(t)
+// propScoreRealSessions runs Propose, at DefaultMinConfidence, on each
+// labelled session of dir (in id order), matches its proposals to the
+// labels (propRealMatch), adds items, found, proposed and matched per
+// class to every count set that sets returns for the session's labels,
+// and logs every miss and every proposal that matches no label.
+func propScoreRealSessions(t *testing.T, dir string, labels map[string][]propRealLabel, sets func([]propRealLabel) []map[fixture.Class]*propClassCount) {
+	t.Helper()
 	ids := make([]string, 0, len(labels))
 	for id := range labels {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	counts, late := propNewCounts(), propNewCounts()
 	for _, id := range ids {
 		s, err := agentlog.Open(filepath.Join(dir, id+".jsonl.gz"))
 		if err != nil {
@@ -162,12 +157,8 @@ func TestProposeScoreReal(t *testing.T) {
 		}
 		p := Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence})
 		ls := labels[id]
-		sets := []map[fixture.Class]*propClassCount{counts}
-		if ls[0].Late {
-			sets = append(sets, late)
-		}
 		labelHit, gotHit := propRealMatch(ls, p.Candidates)
-		for _, set := range sets {
+		for _, set := range sets(ls) {
 			for i, l := range ls {
 				c := set[l.Class]
 				c.items++
@@ -194,6 +185,28 @@ func TestProposeScoreReal(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestProposeScoreReal scores Propose, at DefaultMinConfidence, against
+// the hand labels of 15 dev sessions, per class, and holds constraints,
+// commitments and references to the targets (recall ≥ 0.8,
+// precision ≥ 0.5) on all of them. Open questions are reported, not
+// held. The 4 late sessions, labelled after the rules were written, are
+// reported on their own too. Run with -v for the counts and every miss
+// and false alarm.
+func TestProposeScoreReal(t *testing.T) {
+	dir := os.Getenv("TALLY_REAL_LOGS")
+	if dir == "" {
+		t.Skip("TALLY_REAL_LOGS is not set: it names the folder of real Claude Code sessions (../shared/real/claude-code)")
+	}
+	labels := propLoadRealLabels(t, "propose.jsonl")
+	counts, late := propNewCounts(), propNewCounts()
+	propScoreRealSessions(t, dir, labels, func(ls []propRealLabel) []map[fixture.Class]*propClassCount {
+		if ls[0].Late {
+			return []map[fixture.Class]*propClassCount{counts, late}
+		}
+		return []map[fixture.Class]*propClassCount{counts}
+	})
 	propReport(t, "late: 4 sessions labelled after the rules were written", late)
 	propReport(t, "all 15 labelled real Claude Code sessions (class; turn and text, or a reference's identity)", counts)
 	for _, c := range []fixture.Class{fixture.Constraint, fixture.Commitment, fixture.Reference} {
