@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/tally-eval/tally/agentlog"
-	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/selection"
 )
 
@@ -229,17 +228,7 @@ func TestClaudeCodeEventLogs(t *testing.T) {
 	for _, s := range loadSessions(t) {
 		sessions[s.SessionID] = s
 	}
-	fixtures, err := fixture.Load(filepath.Join(d.dir, "fixtures"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixtureOf := make(map[string]fixture.Fixture)
-	for _, f := range fixtures {
-		fixtureOf[f.ConversationID] = f
-		if d.sessions[f.ConversationID] == nil {
-			t.Errorf("fixture %s has no log", f.ConversationID)
-		}
-	}
+	fixtureOf := loggedFixtures(t, d.dir, func(id string) bool { return d.sessions[id] != nil })
 	for id, ls := range d.sessions {
 		s := sessions[id]
 		if s == nil || s.countsOnly {
@@ -317,46 +306,13 @@ func TestClaudeCodeEventLogs(t *testing.T) {
 				}
 			}
 		}
-		f, isFixture := fixtureOf[id]
-		stated := s.items
-		if isFixture {
-			stated = nil
-			for _, it := range f.MustSurvive {
-				stated = append(stated, itemRec{string(it.Class), it.Turn})
-			}
-		}
-		for i, it := range stated {
-			var text string
-			switch it.Class {
-			case "constraint", "open_question":
-				text = x.user[it.Turn]
-			case "commitment":
-				text = x.assistant[it.Turn]
-			default:
-				text = x.user[it.Turn] + x.assistant[it.Turn]
-			}
-			if text == "" {
-				t.Errorf("%s: no message states the %s at turn %d", id, it.Class, it.Turn)
-				continue
-			}
-			if !isFixture {
-				continue
-			}
-			lit := f.MustSurvive[i].Literal
-			if !strings.Contains(text, lit) {
-				t.Errorf("%s %s: the message at turn %d, %q, lacks the literal %q", id, f.MustSurvive[i].ID, it.Turn, text, lit)
-			}
-			n := 0 // said once, in the conversation (summaries may quote it)
+		checkStatedItems(t, id, s, fixtureOf, x.user, x.assistant, func(lit string) int {
+			n := 0 // in the conversation (summaries may quote it)
 			for turn := 1; turn <= s.Turns; turn++ {
 				n += strings.Count(x.user[turn], lit) + strings.Count(x.assistant[turn], lit)
 			}
-			if n != 1 {
-				t.Errorf("%s %s: the literal %q is said %d times", id, f.MustSurvive[i].ID, lit, n)
-			}
-			if it.Class == "open_question" && x.assistant[it.Turn] != "" {
-				t.Errorf("%s %s: the open question at turn %d gets an answer", id, f.MustSurvive[i].ID, it.Turn)
-			}
-		}
+			return n
+		})
 	}
 }
 

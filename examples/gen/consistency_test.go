@@ -223,17 +223,7 @@ func TestEventLogs(t *testing.T) {
 	for _, s := range loadSessions(t) {
 		sessions[s.SessionID] = s
 	}
-	fixtures, err := fixture.Load(filepath.Join(committed, "fixtures"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixtureOf := make(map[string]fixture.Fixture)
-	for _, f := range fixtures {
-		fixtureOf[f.ConversationID] = f
-		if events[f.ConversationID] == nil {
-			t.Errorf("fixture %s has no event log", f.ConversationID)
-		}
-	}
+	fixtureOf := loggedFixtures(t, committed, func(id string) bool { return events[id] != nil })
 	tools := []string{"read_file", "grep", "edit_file", "run_tests", "list_dir", "run_command"}
 	for id, evs := range events {
 		s := sessions[id]
@@ -281,52 +271,83 @@ func TestEventLogs(t *testing.T) {
 				t.Errorf("%s turn %d: %q says \"I'll\" but states no commitment", id, e.Turn, e.Text)
 			}
 		}
-		f, isFixture := fixtureOf[id]
-		// A fixture session's log states its annotated items, not the
-		// items its summary lists besides.
-		stated := s.items
-		if isFixture {
-			stated = nil
-			for _, it := range f.MustSurvive {
-				stated = append(stated, itemRec{string(it.Class), it.Turn})
-			}
-		}
-		for i, it := range stated {
-			var text string
-			switch it.Class {
-			case "constraint", "open_question":
-				text = x.user[it.Turn]
-			case "commitment":
-				text = x.assistant[it.Turn]
-			default:
-				text = x.user[it.Turn] + x.assistant[it.Turn]
-			}
-			if text == "" {
-				t.Errorf("%s: no message states the %s at turn %d", id, it.Class, it.Turn)
-				continue
-			}
-			if !isFixture {
-				continue
-			}
-			lit := f.MustSurvive[i].Literal
-			if !strings.Contains(text, lit) {
-				t.Errorf("%s %s: the message at turn %d, %q, lacks the literal %q", id, f.MustSurvive[i].ID, it.Turn, text, lit)
-			}
+		checkStatedItems(t, id, s, fixtureOf, x.user, x.assistant, func(lit string) int {
 			n := 0
 			for _, e := range evs {
 				n += strings.Count(e.Text, lit)
 			}
-			if n != 1 {
-				t.Errorf("%s %s: the literal %q occurs %d times in the log", id, f.MustSurvive[i].ID, lit, n)
-			}
-			if it.Class == "open_question" && x.assistant[it.Turn] != "" {
-				t.Errorf("%s %s: the open question at turn %d gets an answer", id, f.MustSurvive[i].ID, it.Turn)
-			}
-		}
+			return n
+		})
 	}
 }
 
 func filepathWeek(w int) string { return filepath.Join("events", fmt.Sprintf("week-%02d.jsonl", w)) }
+
+// loggedFixtures loads the fixtures of the example in dir by
+// conversation id, and reports each one whose session has no log
+// (logged says whether one has).
+func loggedFixtures(t *testing.T, dir string, logged func(id string) bool) map[string]fixture.Fixture {
+	t.Helper()
+	fixtures, err := fixture.Load(filepath.Join(dir, "fixtures"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtureOf := make(map[string]fixture.Fixture)
+	for _, f := range fixtures {
+		fixtureOf[f.ConversationID] = f
+		if !logged(f.ConversationID) {
+			t.Errorf("fixture %s has no log", f.ConversationID)
+		}
+	}
+	return fixtureOf
+}
+
+// checkStatedItems checks that a session's log states its items (user
+// and assistant are its messages by turn): each in a message at its turn
+// from whoever states its class. A fixture session's log states its
+// annotated items, not the items its summary lists besides, each with
+// its literal, which occurs once in the log (count counts a string's
+// occurrences), and an open question gets no answer at its turn.
+func checkStatedItems(t *testing.T, id string, s *sessionRec, fixtureOf map[string]fixture.Fixture,
+	user, assistant map[int]string, count func(string) int) {
+	t.Helper()
+	f, isFixture := fixtureOf[id]
+	stated := s.items
+	if isFixture {
+		stated = nil
+		for _, it := range f.MustSurvive {
+			stated = append(stated, itemRec{string(it.Class), it.Turn})
+		}
+	}
+	for i, it := range stated {
+		var text string
+		switch it.Class {
+		case "constraint", "open_question":
+			text = user[it.Turn]
+		case "commitment":
+			text = assistant[it.Turn]
+		default:
+			text = user[it.Turn] + assistant[it.Turn]
+		}
+		if text == "" {
+			t.Errorf("%s: no message states the %s at turn %d", id, it.Class, it.Turn)
+			continue
+		}
+		if !isFixture {
+			continue
+		}
+		lit := f.MustSurvive[i].Literal
+		if !strings.Contains(text, lit) {
+			t.Errorf("%s %s: the message at turn %d, %q, lacks the literal %q", id, f.MustSurvive[i].ID, it.Turn, text, lit)
+		}
+		if n := count(lit); n != 1 {
+			t.Errorf("%s %s: the literal %q occurs %d times in the log", id, f.MustSurvive[i].ID, lit, n)
+		}
+		if it.Class == "open_question" && assistant[it.Turn] != "" {
+			t.Errorf("%s %s: the open question at turn %d gets an answer", id, f.MustSurvive[i].ID, it.Turn)
+		}
+	}
+}
 
 // TestReplay: the paired table exactly, over logged sessions that compacted.
 func TestReplay(t *testing.T) {
