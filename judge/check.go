@@ -22,7 +22,9 @@ type CheckConfig struct {
 	// System names the summariser in every record.
 	System string
 	// Judge answers the items not found verbatim. Nil makes a dry run
-	// possible only with Plan.
+	// possible only with Plan. A *Recorded judge, which looks verdicts up
+	// by the item's identity, gets its questions without the context's
+	// text (Question.Context empty), and every context is read once.
 	Judge Judge
 	// Concurrency is the number of judge questions in flight (default 8).
 	Concurrency int
@@ -118,7 +120,10 @@ type PlanResult struct {
 // same output.
 //
 // Memory stays bounded: fixtures stream, and at most a few contexts per
-// worker are held at once. The fixture set, and every context against its
+// worker are held at once. Every context is read, decoded and searched
+// for its items in the pass that validates it; only a judge that reads
+// the context's text (any but a *Recorded) has each read again, as the
+// check reaches it, to be given it. The fixture set, and every context against its
 // fixture (fixture.CheckContexts: missing, extra and orphan contexts,
 // turns out of range or out of order, malformed files), are validated
 // completely before the first record, so bad input gives all its problems
@@ -137,7 +142,8 @@ func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error
 	res := CheckResult{ByClass: fixture.ByClass{}, ErrorReasons: map[string]int{}}
 	b := newBounds(cfg.Judge, cfg.Deadline, cfg.Breaker)
 	defer b.close()
-	err := run(ctx, cfg, &res.Fixtures, &res.Progress.Contexts, &res.MissingContexts, func(s *slot) error {
+	_, recorded := cfg.Judge.(*Recorded)
+	err := run(ctx, cfg, !recorded, &res.Fixtures, &res.Progress.Contexts, &res.MissingContexts, func(s *slot) error {
 		for _, r := range s.records {
 			if err := emit(r); err != nil {
 				return err
@@ -170,7 +176,7 @@ func PlanCheck(ctx context.Context, cfg CheckConfig) (PlanResult, error) {
 	var pr PlanResult
 	model, _ := cfg.Judge.(*Model)
 	var mu sync.Mutex
-	err := run(ctx, cfg, &pr.Fixtures, &pr.Contexts, &pr.MissingContexts, func(s *slot) error {
+	err := run(ctx, cfg, model != nil, &pr.Fixtures, &pr.Contexts, &pr.MissingContexts, func(s *slot) error {
 		pr.Checks += len(s.records)
 		pr.Verbatim += s.verbatim
 		return nil
@@ -206,6 +212,14 @@ func PlanCheck(ctx context.Context, cfg CheckConfig) (PlanResult, error) {
 type slot struct {
 	fix  *fixture.Fixture
 	path string
+	// n is the compaction, turn its turn as first read; prints are the
+	// fingerprints of fix's items. When searched is set, found says which
+	// items the context holds verbatim (contextPlan) and it is not read
+	// again.
+	n, turn  int
+	prints   []string
+	searched bool
+	found    []bool
 
 	records   []fixture.Record
 	verbatim  int
@@ -240,14 +254,21 @@ type task struct {
 // fixtures and their context files in order; loaders parse and render
 // contexts and settle the verbatim items; askers put the rest to ask; the
 // caller's goroutine writes each slot, in order, once it is complete.
-func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts, nMissing *int, write func(*slot) error,
+//
+// Every context is read first to validate it (planContexts). When ask
+// needs no context text (needContext false: the recorded judge, or a
+// plan without a model), that reading also settles the verbatim items
+// and the contexts are not read again: each is read, decoded and searched
+// once. Otherwise the loaders read each context again, to give its text
+// to the judge, and settle the verbatim items on that reading.
+func run(parent context.Context, cfg CheckConfig, needContext bool, nFixtures, nContexts, nMissing *int, write func(*slot) error,
 	ask func(context.Context, Question) (Answer, error)) error {
 	if cfg.System == "" {
 		return errors.New("judge: Check needs a system name")
 	}
 	// Validate the whole fixture set and every context against its
 	// fixture before any record is written.
-	sets, err := planContexts(cfg, nFixtures, nContexts, nMissing)
+	plans, err := planContexts(cfg, !needContext, nFixtures, nContexts, nMissing)
 	if err != nil {
 		return err
 	}
@@ -269,10 +290,22 @@ func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts, nMissing
 		defer close(ordered)
 		defer close(loadq)
 		walkErr = fixture.Loader{Limits: cfg.Limits}.Walk(func(f fixture.Fixture) error {
-			set := sets[f.ConversationID]
+			plan := plans[f.ConversationID]
+			set := plan.set
 			fp := &f
+			prints := make([]string, len(f.MustSurvive))
+			for k, it := range f.MustSurvive {
+				prints[k] = it.Fingerprint()
+			}
+			k := len(f.MustSurvive)
 			for i, path := range set.Files {
-				s := &slot{fix: fp, path: path, pending: 1, done: make(chan struct{})}
+				s := &slot{fix: fp, path: path, n: i + 1, turn: set.Turns[i], prints: prints, pending: 1, done: make(chan struct{})}
+				if !needContext {
+					s.searched = true
+					if plan.found != nil {
+						s.found = plan.found[i*k : (i+1)*k]
+					}
+				}
 				if path == "" {
 					s.records = missingRecords(cfg.System, f, set, i+1)
 					s.finish()
@@ -300,8 +333,9 @@ func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts, nMissing
 		loadWG.Add(1)
 		go func() {
 			defer loadWG.Done()
+			var buf []byte
 			for s := range loadq {
-				load(ctx, cfg.System, cfg.Limits, s, askq)
+				buf = load(ctx, cfg.System, cfg.Limits, s, askq, buf)
 			}
 		}()
 	}
@@ -363,24 +397,33 @@ func run(parent context.Context, cfg CheckConfig, nFixtures, nContexts, nMissing
 	return parent.Err()
 }
 
-// load parses and renders s's context, settles its verbatim items and
-// queues the rest on askq.
-func load(ctx context.Context, system string, lim input.Limits, s *slot, askq chan<- task) {
+// load settles s's verbatim items, from its context plan or by reading
+// and rendering its context (into buf, returned for reuse), and queues
+// the rest on askq.
+func load(ctx context.Context, system string, lim input.Limits, s *slot, askq chan<- task, buf []byte) []byte {
 	defer s.finish()
 	if ctx.Err() != nil {
 		s.err = ctx.Err()
-		return
+		return buf
 	}
-	c, err := fixture.Loader{Limits: lim}.LoadContext(s.path)
-	if err != nil {
-		s.err = err
-		return
+	c := fixture.Context{ConversationID: s.fix.ConversationID, Compaction: s.n, Turn: s.turn}
+	found := s.found
+	rendered := ""
+	if !s.searched {
+		var err error
+		c, buf, err = fixture.Loader{Limits: lim}.RenderContext(s.path, buf[:0])
+		if err != nil {
+			s.err = err
+			return buf
+		}
+		if c.ConversationID != s.fix.ConversationID {
+			s.err = fmt.Errorf("%s: conversation_id %q does not match the fixture's %q", s.path, c.ConversationID, s.fix.ConversationID)
+			return buf
+		}
+		found = make([]bool, len(s.fix.MustSurvive))
+		searchContext(literalsOf(*s.fix), *s.fix, c, buf, found)
+		rendered = string(buf)
 	}
-	if c.ConversationID != s.fix.ConversationID {
-		s.err = fmt.Errorf("%s: conversation_id %q does not match the fixture's %q", s.path, c.ConversationID, s.fix.ConversationID)
-		return
-	}
-	rendered := fixture.Render(c)
 	live := 0
 	for _, it := range s.fix.MustSurvive {
 		if it.LiveAt(c) {
@@ -391,15 +434,15 @@ func load(ctx context.Context, system string, lim input.Limits, s *slot, askq ch
 	// they never see the slice grow.
 	s.records = make([]fixture.Record, 0, live)
 	var questions []task
-	for _, it := range s.fix.MustSurvive {
+	for k, it := range s.fix.MustSurvive {
 		if !it.LiveAt(c) {
 			continue
 		}
 		rec := fixture.Record{
 			System: system, ConversationID: c.ConversationID, Compaction: c.Compaction,
-			ItemID: it.ID, Class: it.Class, Item: it.Fingerprint(),
+			ItemID: it.ID, Class: it.Class, Item: s.prints[k],
 		}
-		if fixture.IsVerbatim(rendered, it.Literal) {
+		if found[k] {
 			rec.Verdict = fixture.Verbatim
 			s.verbatim++
 		} else {
@@ -425,7 +468,27 @@ func load(ctx context.Context, system string, lim input.Limits, s *slot, askq ch
 			for range questions[i:] {
 				s.finish()
 			}
-			return
+			return buf
 		}
 	}
+	return buf
+}
+
+// literalsOf is the search for f's items' literals, in f's order.
+func literalsOf(f fixture.Fixture) *fixture.Literals {
+	lits := make([]string, len(f.MustSurvive))
+	for k, it := range f.MustSurvive {
+		lits[k] = it.Literal
+	}
+	return fixture.NewLiterals(lits)
+}
+
+// searchContext sets found[k] to whether item k of f is live at c and
+// its literal occurs in c's rendered text (fixture.IsVerbatim's rule).
+func searchContext(ls *fixture.Literals, f fixture.Fixture, c fixture.Context, rendered []byte, found []bool) {
+	live := make([]bool, len(f.MustSurvive))
+	for k, it := range f.MustSurvive {
+		live[k] = it.LiveAt(c)
+	}
+	ls.Find(rendered, found, live)
 }

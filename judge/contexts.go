@@ -12,13 +12,25 @@ import (
 	"github.com/tally-eval/tally/fixture"
 )
 
+// contextPlan is what the first reading of a fixture's contexts leaves
+// for the check: the set, and, when the contexts were searched then
+// (found is not nil), which live items each present context holds
+// verbatim: found[(n−1)·len(items) + k] for item k at compaction n.
+type contextPlan struct {
+	set   fixture.ContextSet
+	found []bool
+}
+
 // planContexts walks the fixture set once and checks every fixture's
 // contexts against it (fixture.CheckContexts), and the contexts folder
-// for folders no fixture owns. It returns each fixture's set, having
+// for folders no fixture owns. It returns each fixture's plan, having
 // counted the fixtures, the contexts present and (when cfg.AllowMissing)
-// the contexts missing, or every problem found, all at once.
-func planContexts(cfg CheckConfig, nFixtures, nContexts, nMissing *int) (map[string]fixture.ContextSet, error) {
-	sets := map[string]fixture.ContextSet{}
+// the contexts missing, or every problem found, all at once. With search
+// set it also searches each context for its fixture's live items as it
+// checks it (fixture.Loader.CheckContextsEach), so that a check whose
+// judge needs no context text reads every context once.
+func planContexts(cfg CheckConfig, search bool, nFixtures, nContexts, nMissing *int) (map[string]contextPlan, error) {
+	sets := map[string]contextPlan{}
 	var probs fixture.Problems
 	present, missing, others := 0, 0, 0
 	if info, err := os.Stat(cfg.Contexts); err == nil && !info.IsDir() {
@@ -27,7 +39,21 @@ func planContexts(cfg CheckConfig, nFixtures, nContexts, nMissing *int) (map[str
 	}
 	loader := fixture.Loader{Limits: cfg.Limits}
 	walkErr := loader.Walk(func(f fixture.Fixture) error {
-		set, miss, err := loader.CheckContexts(cfg.Contexts, cfg.System, f)
+		var plan contextPlan
+		var each func(fixture.Context, []byte)
+		if search && len(f.MustSurvive) > 0 {
+			plan.found = make([]bool, max(f.CompactionsExpected, 0)*len(f.MustSurvive))
+			lits := literalsOf(f)
+			each = func(c fixture.Context, rendered []byte) {
+				k := len(f.MustSurvive)
+				if c.Compaction < 1 || c.Compaction*k > len(plan.found) {
+					return // refused by CheckContexts all the same
+				}
+				searchContext(lits, f, c, rendered, plan.found[(c.Compaction-1)*k:c.Compaction*k])
+			}
+		}
+		set, miss, err := loader.CheckContextsEach(cfg.Contexts, cfg.System, f, each)
+		plan.set = set
 		ps := fixture.AsProblems(err)
 		if ps == nil && err != nil {
 			return err
@@ -40,7 +66,7 @@ func planContexts(cfg CheckConfig, nFixtures, nContexts, nMissing *int) (map[str
 			})
 		}
 		probs = append(probs, ps...)
-		sets[f.ConversationID] = set
+		sets[f.ConversationID] = plan
 		missing += len(miss)
 		present += len(set.Files) - len(set.Missing)
 		*nFixtures++
