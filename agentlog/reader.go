@@ -2,11 +2,12 @@ package agentlog
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // MalformedLine is the Counts.Skipped key of a line skipped as
