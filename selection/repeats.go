@@ -157,7 +157,11 @@ type callInput struct {
 // FindToolRepeats returns every repeat after each compaction of s within
 // w, classified, in the order of the repeats.
 func FindToolRepeats(s *agentlog.Session, w RepeatWindow) []ToolRepeat {
-	var calls []flatCall
+	n := 0
+	for si := range s.Steps {
+		n += len(s.Steps[si].Calls)
+	}
+	calls := make([]flatCall, 0, n)
 	for si := range s.Steps {
 		st := &s.Steps[si]
 		for ci := range st.Calls {
@@ -248,109 +252,6 @@ func sameCall(a, b *flatCall) bool {
 		return (a.in.hi == 0 || b.in.lo <= a.in.hi) && (b.in.hi == 0 || a.in.lo <= b.in.hi)
 	}
 	return true
-}
-
-var wsRun = regexp.MustCompile(`\s+`)
-
-// parseCallInput reads a call's input; cwd is the session's working
-// directory, against which relative paths are resolved ("" for none).
-func parseCallInput(tool string, raw json.RawMessage, cwd string) callInput {
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m) // a malformed input is compared as empty
-	str := func(k string) string { s, _ := m[k].(string); return s }
-	num := func(k string) int {
-		f, _ := m[k].(float64)
-		return int(f)
-	}
-	var in callInput
-	switch tool {
-	case "Bash":
-		in.cmd = normCommand(str("command"))
-		in.key = in.cmd
-		in.targets = ghAPIWrites(str("command"))
-		if len(in.targets) > 0 {
-			in.key = ""
-		}
-	case "Read":
-		in.file = resolvePath(cwd, str("file_path"))
-		in.key = in.file
-		in.lo = max(num("offset"), 1)
-		if l := num("limit"); l > 0 {
-			in.hi = in.lo + l - 1
-		}
-	case "Grep", "Glob":
-		in.pat, in.file = str("pattern"), resolvePath(cwd, str("path"))
-		if in.file == "" && cwd != "" { // no path: the cwd
-			in.file = resolvePath("", cwd)
-		}
-		in.key = in.pat + "\x00" + in.file
-	case "Edit", "MultiEdit", "Write", "NotebookEdit":
-		in.file = resolvePath(cwd, str("file_path"))
-		if in.file == "" {
-			in.file = resolvePath(cwd, str("notebook_path"))
-		}
-		in.oldStr, in.newStr = str("old_string"), str("new_string")
-		if tool == "Write" {
-			in.newStr = str("content")
-		}
-		if edits, ok := m["edits"].([]any); ok {
-			for _, e := range edits {
-				if e, ok := e.(map[string]any); ok {
-					o, _ := e["old_string"].(string)
-					n, _ := e["new_string"].(string)
-					in.oldStr += o + "\n"
-					in.newStr += n + "\n"
-				}
-			}
-		}
-		in.key = in.file + "\x00" + in.oldStr
-		if tool == "Write" {
-			in.key = in.file + "\x00" + in.newStr
-		}
-	case "TaskOutput":
-		in.key = str("task_id")
-	default:
-		for _, k := range []string{"description", "timeout", "run_in_background"} {
-			delete(m, k)
-		}
-		b, _ := json.Marshal(m) // map keys are sorted: canonical
-		in.key = string(b)
-	}
-	return in
-}
-
-// resolvePath cleans a path and, when it is relative and cwd is not "",
-// joins it to cwd: "./a//b" is "a/b", or "/repo/a/b" in /repo. "" stays
-// "".
-func resolvePath(cwd, p string) string {
-	if p == "" {
-		return ""
-	}
-	if cwd != "" && !path.IsAbs(p) {
-		return path.Join(cwd, p)
-	}
-	return path.Clean(p)
-}
-
-// normCommand drops whole-line comments (labels, like a description),
-// collapses whitespace and cleans "./"-prefixed and
-// doubled-slash path words.
-func normCommand(c string) string {
-	lines := strings.Split(c, "\n")
-	kept := lines[:0]
-	for _, l := range lines {
-		if !strings.HasPrefix(strings.TrimSpace(l), "#") {
-			kept = append(kept, l)
-		}
-	}
-	c = strings.Join(kept, "\n")
-	f := strings.Fields(wsRun.ReplaceAllString(c, " "))
-	for i, w := range f {
-		if strings.HasPrefix(w, "./") && len(w) > 2 || strings.Contains(w, "//") && !strings.Contains(w, "://") {
-			f[i] = path.Clean(w)
-		}
-	}
-	return strings.Join(f, " ")
 }
 
 // segments splits a shell command at &&, ||, ;, | and newlines into

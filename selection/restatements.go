@@ -143,9 +143,44 @@ var restateCueRes = []struct {
 	{"I repeat", regexp.MustCompile(`\b(i repeat|repeat myself|for the last time|how many times|say it again|saying it again|(keep|keeps|kept) forgetting)\b`), nil},
 }
 
+// restateCueNeed lists, for each cue of restateCueRes, words one of
+// which every sentence its pattern matches holds, as its alternatives
+// spell them: cueOf does not run the pattern on a sentence that has
+// none of them (for speed only; TestRestateCueNeed checks the lists).
+var restateCueNeed = map[string][]string{
+	"you forgot":             {"forgot"},
+	"did you forget":         {"forget", "forgotten"},
+	"don't forget":           {"forget"},
+	"remember to":            {"remember"},
+	"I told you":             {"told", "asked", "instructed"},
+	"I said":                 {"said", "wrote"},
+	"as I said":              {"as i ", "like i "},
+	"I already said":         {"said", "mentioned", "wrote", "written", "explained", "asked", "stated", "told"},
+	"as mentioned":           {"mentioned", "discussed", "stated", "instructed", "agreed"},
+	"as per my instructions": {"per my ", "per our ", "follow", "read", "respect", "stick to", "ignored", "disregarded"},
+	"we agreed":              {"agreed", "decided"},
+	"reminder":               {"reminder"},
+	"again:":                 {"again"},
+	"the issue is still":     {"still", "remains that"},
+	"I repeat":               {"repeat", "for the last time", "how many times", "again", "forgetting"},
+}
+
+// containsAny reports whether s holds one of subs.
+func containsAny(s string, subs []string) bool {
+	for _, w := range subs {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // cueOf returns the cue a normalised sentence fires, "" for none.
 func cueOf(n string) string {
 	for _, c := range restateCueRes {
+		if !containsAny(n, restateCueNeed[c.cue]) {
+			continue // the pattern cannot match
+		}
 		if c.re.MatchString(n) && (c.not == nil || !c.not.MatchString(n)) {
 			return c.cue
 		}
@@ -209,7 +244,7 @@ func prepareTyped(s *agentlog.Session, i int) typedText {
 			}
 		}
 		if t.cue == "" || t.cueSent != sent {
-			if bareAgain.MatchString(n) {
+			if strings.Contains(n, "again") && bareAgain.MatchString(n) {
 				t.again = true
 			}
 		}

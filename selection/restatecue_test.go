@@ -1,0 +1,82 @@
+package selection
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tally-eval/tally/agentlog"
+)
+
+// cueNeedSentences are sentences, one or more per alternative of each
+// cue pattern, that the pattern matches.
+var cueNeedSentences = []string{
+	"you forgot the tests", "claude, you've already forgotten it", "we totally forgot",
+	"did you forget the flag?", "have we forgotten something",
+	"don't forget the docs", "please do not forget", "also never forget this",
+	"remember to run vet", "and remember that it is off", "remember: no network",
+	"i told you to stop", "i've already asked you twice", "you were told not to", "i have instructed before",
+	"i said don't", "but, i wrote: use x", "no i said to keep it",
+	"as i said, no", "like i told you, stop", "as i noted",
+	"i already said it", "i have explicitly written that", "i said this before", "i clearly stated it",
+	"as mentioned before", "as previously discussed", "as we agreed earlier", "as i instructed",
+	"as per my instructions", "per our last rules", "you didn't follow my rules", "you do not stick to the guidelines", "you ignored my request", "you disregarded the rules",
+	"we agreed on that", "we already decided to", "we had agreed not to",
+	"reminder: tests", "just a reminder", "as a reminder, no", "friendly reminder",
+	"again: no", "once again - stop", "and yet again: fix it",
+	"the issue is still there", "my problem was still open", "my point still stands", "the concern remains that x",
+	"i repeat, stop", "how many times", "for the last time", "say it again", "you keep forgetting",
+}
+
+// TestRestateCueNeed: every cue has its pre-filter words, and on every
+// sentence a pattern matches (the list above, the test sessions' typed
+// prose and, with TALLY_REAL_LOGS, the dev set's) one of them is there,
+// so cueOf's pre-filter never hides a match.
+func TestRestateCueNeed(t *testing.T) {
+	if len(restateCueNeed) != len(restateCueRes) {
+		t.Fatalf("%d pre-filter lists for %d cues", len(restateCueNeed), len(restateCueRes))
+	}
+	for _, c := range restateCueRes {
+		if len(restateCueNeed[c.cue]) == 0 {
+			t.Errorf("cue %q has no pre-filter words", c.cue)
+		}
+	}
+	sents := append([]string(nil), cueNeedSentences...)
+	paths, _ := filepath.Glob(filepath.Join("testdata", "re*", "*.jsonl"))
+	if dir := os.Getenv("TALLY_REAL_LOGS"); dir != "" {
+		real, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
+		paths = append(paths, real...)
+	}
+	for _, p := range paths {
+		ss, err := agentlog.OpenAll(p, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range ss {
+			for i := range s.Messages {
+				prose, _ := typedProse(s.Messages[i].Text)
+				for _, sent := range sentences(prose) {
+					sents = append(sents, normaliseText(sent))
+				}
+			}
+		}
+	}
+	matched := map[string]int{}
+	for _, n := range sents {
+		for _, c := range restateCueRes {
+			if !c.re.MatchString(n) {
+				continue
+			}
+			matched[c.cue]++
+			if !containsAny(n, restateCueNeed[c.cue]) {
+				t.Errorf("cue %q matches %q, which has none of %q", c.cue, n, restateCueNeed[c.cue])
+			}
+		}
+	}
+	for _, c := range restateCueRes {
+		if matched[c.cue] == 0 {
+			t.Errorf("no sentence matches cue %q: add one to cueNeedSentences", c.cue)
+		}
+	}
+	t.Logf("%d sentences", len(sents))
+}
