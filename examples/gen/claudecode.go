@@ -50,57 +50,54 @@ const (
 	ccModel   = "claude-sonnet-4-5-20250929"
 )
 
+// ccHead is the fields that Claude Code's user, assistant and system
+// records hold after parentUuid (and a boundary's logicalParentUuid), in
+// its order: embedded, they are written in its place.
+type ccHead struct {
+	IsSidechain bool   `json:"isSidechain"`
+	UserType    string `json:"userType"`
+	Cwd         string `json:"cwd"`
+	SessionID   string `json:"sessionId"`
+	Version     string `json:"version"`
+	GitBranch   string `json:"gitBranch"`
+}
+
 // ccUser is a user record. Field order follows Claude Code's.
 type ccUser struct {
-	ParentUUID                *string `json:"parentUuid"`
-	IsSidechain               bool    `json:"isSidechain"`
-	UserType                  string  `json:"userType"`
-	Cwd                       string  `json:"cwd"`
-	SessionID                 string  `json:"sessionId"`
-	Version                   string  `json:"version"`
-	GitBranch                 string  `json:"gitBranch"`
-	Type                      string  `json:"type"`
-	Message                   ccMsg   `json:"message"`
-	IsMeta                    bool    `json:"isMeta,omitempty"`
-	IsVisibleInTranscriptOnly bool    `json:"isVisibleInTranscriptOnly,omitempty"`
-	IsCompactSummary          bool    `json:"isCompactSummary,omitempty"`
-	UUID                      string  `json:"uuid"`
-	Timestamp                 string  `json:"timestamp"`
+	ParentUUID *string `json:"parentUuid"`
+	ccHead
+	Type                      string `json:"type"`
+	Message                   ccMsg  `json:"message"`
+	IsMeta                    bool   `json:"isMeta,omitempty"`
+	IsVisibleInTranscriptOnly bool   `json:"isVisibleInTranscriptOnly,omitempty"`
+	IsCompactSummary          bool   `json:"isCompactSummary,omitempty"`
+	UUID                      string `json:"uuid"`
+	Timestamp                 string `json:"timestamp"`
 }
 
 // ccAssistant is an assistant record.
 type ccAssistant struct {
-	ParentUUID  *string `json:"parentUuid"`
-	IsSidechain bool    `json:"isSidechain"`
-	UserType    string  `json:"userType"`
-	Cwd         string  `json:"cwd"`
-	SessionID   string  `json:"sessionId"`
-	Version     string  `json:"version"`
-	GitBranch   string  `json:"gitBranch"`
-	Message     ccMsg   `json:"message"`
-	Type        string  `json:"type"`
-	UUID        string  `json:"uuid"`
-	Timestamp   string  `json:"timestamp"`
+	ParentUUID *string `json:"parentUuid"`
+	ccHead
+	Message   ccMsg  `json:"message"`
+	Type      string `json:"type"`
+	UUID      string `json:"uuid"`
+	Timestamp string `json:"timestamp"`
 }
 
 // ccBoundary is a system compact_boundary record.
 type ccBoundary struct {
 	ParentUUID        *string `json:"parentUuid"`
 	LogicalParentUUID string  `json:"logicalParentUuid"`
-	IsSidechain       bool    `json:"isSidechain"`
-	UserType          string  `json:"userType"`
-	Cwd               string  `json:"cwd"`
-	SessionID         string  `json:"sessionId"`
-	Version           string  `json:"version"`
-	GitBranch         string  `json:"gitBranch"`
-	Type              string  `json:"type"`
-	Subtype           string  `json:"subtype"`
-	Content           string  `json:"content"`
-	IsMeta            bool    `json:"isMeta"`
-	Timestamp         string  `json:"timestamp"`
-	UUID              string  `json:"uuid"`
-	Level             string  `json:"level"`
-	CompactMetadata   struct {
+	ccHead
+	Type            string `json:"type"`
+	Subtype         string `json:"subtype"`
+	Content         string `json:"content"`
+	IsMeta          bool   `json:"isMeta"`
+	Timestamp       string `json:"timestamp"`
+	UUID            string `json:"uuid"`
+	Level           string `json:"level"`
+	CompactMetadata struct {
 		Trigger   string `json:"trigger"`
 		PreTokens int    `json:"preTokens"`
 	} `json:"compactMetadata"`
@@ -122,19 +119,14 @@ type ccSnapshotBody struct {
 
 // ccTurnDuration is a system turn_duration record.
 type ccTurnDuration struct {
-	ParentUUID  *string `json:"parentUuid"`
-	IsSidechain bool    `json:"isSidechain"`
-	UserType    string  `json:"userType"`
-	Cwd         string  `json:"cwd"`
-	SessionID   string  `json:"sessionId"`
-	Version     string  `json:"version"`
-	GitBranch   string  `json:"gitBranch"`
-	Type        string  `json:"type"`
-	Subtype     string  `json:"subtype"`
-	DurationMs  int64   `json:"durationMs"`
-	Timestamp   string  `json:"timestamp"`
-	UUID        string  `json:"uuid"`
-	IsMeta      bool    `json:"isMeta"`
+	ParentUUID *string `json:"parentUuid"`
+	ccHead
+	Type       string `json:"type"`
+	Subtype    string `json:"subtype"`
+	DurationMs int64  `json:"durationMs"`
+	Timestamp  string `json:"timestamp"`
+	UUID       string `json:"uuid"`
+	IsMeta     bool   `json:"isMeta"`
 }
 
 // ccMsg is a record's message. Content is a string or a list of parts.
@@ -279,9 +271,13 @@ func (w *ccWriter) parentPtr() *string {
 	return &p
 }
 
+// head is the session's fields of a record.
+func (w *ccWriter) head() ccHead {
+	return ccHead{UserType: "external", Cwd: w.cwd, SessionID: w.l.s.ID, Version: ccVersion, GitBranch: w.branch}
+}
+
 func (w *ccWriter) user(content any, ts string, mod func(*ccUser)) (string, error) {
-	rec := ccUser{ParentUUID: w.parentPtr(), UserType: "external", Cwd: w.cwd, SessionID: w.l.s.ID, Version: ccVersion,
-		GitBranch: w.branch, Type: "user", Message: ccMsg{Role: "user", Content: content}, UUID: newUUID(w.r), Timestamp: ts}
+	rec := ccUser{ParentUUID: w.parentPtr(), ccHead: w.head(), Type: "user", Message: ccMsg{Role: "user", Content: content}, UUID: newUUID(w.r), Timestamp: ts}
 	if mod != nil {
 		mod(&rec)
 	}
@@ -291,8 +287,7 @@ func (w *ccWriter) user(content any, ts string, mod func(*ccUser)) (string, erro
 }
 
 func (w *ccWriter) assistant(msgID string, part ccPart, ts string) (string, error) {
-	rec := ccAssistant{ParentUUID: w.parentPtr(), UserType: "external", Cwd: w.cwd, SessionID: w.l.s.ID, Version: ccVersion,
-		GitBranch: w.branch, Type: "assistant", UUID: newUUID(w.r), Timestamp: ts,
+	rec := ccAssistant{ParentUUID: w.parentPtr(), ccHead: w.head(), Type: "assistant", UUID: newUUID(w.r), Timestamp: ts,
 		Message: ccMsg{Model: ccModel, ID: msgID, Type: "message", Role: "assistant", Content: []ccPart{part}}}
 	w.parent = rec.UUID
 	w.out.Stats.Records++
@@ -374,7 +369,7 @@ func (w *ccWriter) turn(t int, summary func(int) string) error {
 		}
 	}
 	if chance(r, 0.2) { // newer clients note how long the turn took
-		d := ccTurnDuration{ParentUUID: w.parentPtr(), UserType: "external", Cwd: w.cwd, SessionID: l.s.ID, Version: ccVersion, GitBranch: w.branch,
+		d := ccTurnDuration{ParentUUID: w.parentPtr(), ccHead: w.head(),
 			Type: "system", Subtype: "turn_duration", Timestamp: w.tick(0, 1), UUID: newUUID(r)}
 		d.DurationMs = w.at.Sub(promptAt).Milliseconds()
 		w.parent = d.UUID
@@ -393,8 +388,7 @@ func (w *ccWriter) compaction(t int, body string) error {
 	if body == "" {
 		body = plainSummary(l, t)
 	}
-	b := ccBoundary{LogicalParentUUID: w.parent, UserType: "external", Cwd: w.cwd, SessionID: l.s.ID, Version: ccVersion,
-		GitBranch: w.branch, Type: "system", Subtype: "compact_boundary", Content: "Conversation compacted",
+	b := ccBoundary{LogicalParentUUID: w.parent, ccHead: w.head(), Type: "system", Subtype: "compact_boundary", Content: "Conversation compacted",
 		Timestamp: w.tick(30, 90), UUID: newUUID(r), Level: "info"}
 	b.CompactMetadata.Trigger = "auto"
 	b.CompactMetadata.PreTokens = between(r, CompactionThreshold, CompactionThreshold+6_000)
