@@ -295,16 +295,38 @@ func genEvents(dir string, files int, size int64, seed uint64) ([]string, int64,
 }
 
 // BenchmarkSignals: `tally signals` over TALLY_BENCH_EVENTS_MB megabytes
-// of generated events in 8 files, read in parallel (GOMAXPROCS workers).
+// of generated events in 8 files, read in parallel (GOMAXPROCS workers),
+// against reading the same files raw (io.Copy to io.Discard, best of
+// three) in the same run: of-raw is the share of the raw read's speed;
+// cpu-MB/s is per second of the process's CPU time.
 func BenchmarkSignals(b *testing.B) {
 	mb := envInt(b, "TALLY_BENCH_EVENTS_MB", 1024)
 	paths, size, err := genEvents(b.TempDir(), 8, int64(mb)<<20, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The raw read: the same files' bytes to io.Discard, best of three.
+	var raw time.Duration
+	for range 3 {
+		start := time.Now()
+		for _, p := range paths {
+			f, err := os.Open(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, f); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+		if d := time.Since(start); raw == 0 || d < raw {
+			raw = d
+		}
+	}
 	b.SetBytes(size)
 	b.ReportAllocs()
 	stop := peakHeap()
+	cpu0 := cpuTime()
 	var flagged, lines int
 	for b.Loop() {
 		flagged = 0
@@ -317,7 +339,15 @@ func BenchmarkSignals(b *testing.B) {
 		}
 		lines = int(rep.Lines)
 	}
+	cpu := cpuTime() - cpu0
 	heap, live := stop()
+	if cpu > 0 {
+		// MB per second of CPU time, all workers together: with one
+		// worker (-cpu 1), what one core reaches on a busy machine.
+		b.ReportMetric(float64(size)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
+	}
+	b.ReportMetric(float64(size)/raw.Seconds()/1e6, "raw-MB/s")
+	b.ReportMetric(float64(raw)/(float64(b.Elapsed())/float64(b.N)), "of-raw")
 	b.ReportMetric(float64(heap)/1e6, "peak-heap-MB")
 	b.ReportMetric(float64(live)/1e6, "peak-live-MB")
 	b.ReportMetric(float64(lines), "events")
