@@ -261,7 +261,7 @@ func (cr *ccReader) record(b []byte) error {
 		}
 		return cr.assistant(&rec)
 	case "system/compact_boundary":
-		c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line, UUID: rec.UUID}
+		c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Message: len(cr.s.Messages), Line: cr.line, UUID: rec.UUID}
 		if m := rec.CompactMetadata; m != nil {
 			c.Trigger, c.PreTokens = m.Trigger, m.PreTokens
 		}
@@ -384,7 +384,7 @@ func (cr *ccReader) user(rec *ccRecord) error {
 	case rec.IsCompactSummary:
 		msg.Kind = CompactSummary
 		if cr.summaryDue < 0 { // a summary with no boundary before it
-			cr.s.Compactions = append(cr.s.Compactions, Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps)})
+			cr.s.Compactions = append(cr.s.Compactions, Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Message: len(cr.s.Messages)})
 			cr.summaryDue = len(cr.s.Compactions) - 1
 		}
 		c := &cr.s.Compactions[cr.summaryDue]

@@ -75,7 +75,7 @@ func TestReadClaudeCode(t *testing.T) {
 			CompactSummary, Meta, CommandOutput, Typed, ToolResult, Interrupted, Typed, ToolResult}, ""},
 		{"typed beside an IDE note", s.Messages[9].Text, "now add tests for it", "the IDE note is left out"},
 		{"compactions", len(s.Compactions), 1, ""},
-		{"compaction", s.Compactions[0], Compaction{Trigger: "manual", PreTokens: 12345, Turn: 1, Step: 3, Line: 16,
+		{"compaction", s.Compactions[0], Compaction{Trigger: "manual", PreTokens: 12345, Turn: 1, Step: 3, Message: 6, Line: 16,
 			Summary:     "This session is being continued from a previous conversation that ran out of context.\nSummary: add a --verbose flag; tests fail in main.go.",
 			SummaryLine: 17, UUID: "y2", SummaryUUID: "u7"}, ""},
 		{"microcompactions", s.Microcompactions, []Microcompaction{{Trigger: "auto", PreTokens: 58573, TokensSaved: 20801,

@@ -345,7 +345,7 @@ func (cr *cxReader) compacted(it *cxItem) {
 			}
 		}
 	}
-	c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line, Summary: summary}
+	c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Message: len(cr.s.Messages), Line: cr.line, Summary: summary}
 	if summary != "" {
 		c.SummaryLine = cr.line
 	}

@@ -47,8 +47,8 @@ func TestReadCodex(t *testing.T) {
 		{"c4", string(call(4, 0).Input) + "|" + strconv.Itoa(btoi(call(4, 0).IsError)), `"not json"|1`, "arguments kept as a string; Exit code: 2"},
 		{"orphans", s.OrphanResults, 1, "c99"},
 		{"compactions", s.Compactions, []Compaction{
-			{Turn: 0, Step: 4, Line: 18, Summary: "Summary: added --verbose to main.go; go test passes.", SummaryLine: 18},
-			{Turn: 1, Step: 5, Line: 27, Summary: "Another summary: README needs a --verbose section.", SummaryLine: 27},
+			{Turn: 0, Step: 4, Message: 3, Line: 18, Summary: "Summary: added --verbose to main.go; go test passes.", SummaryLine: 18},
+			{Turn: 1, Step: 5, Message: 5, Line: 27, Summary: "Another summary: README needs a --verbose section.", SummaryLine: 27},
 		}, "the second has no message: the last user message of its replacement history"},
 		{"read", s.Records.Read, map[string]int{"session_meta": 1, "response_item/message/user": 5, "turn_context": 2,
 			"response_item/reasoning": 1, "response_item/function_call": 2, "response_item/function_call_output": 4,

@@ -202,8 +202,12 @@ type Compaction struct {
 	Trigger   string
 	PreTokens int64
 	// Turn is the turn it happened in (-1 before the first); Step is the
-	// number of steps before it; Line is the boundary record's line.
-	Turn, Step, Line int
+	// number of steps before it and Message the number of messages
+	// (Session.Messages) before it, so a message of index i came before
+	// it when i < Message, in every format (the generic format puts a
+	// whole session on one line, where lines cannot order them); Line
+	// is the boundary record's line.
+	Turn, Step, Message, Line int
 	// Summary is the text of the isCompactSummary record after the
 	// boundary: the compacted context the agent continued from.
 	// SummaryLine is its line (0 when there was none).

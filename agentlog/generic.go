@@ -221,7 +221,7 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 			c := comps[0]
 			comps = comps[1:]
 			cp := Compaction{Trigger: c.Trigger, PreTokens: c.TokensBefore,
-				Turn: len(s.Turns) - 1, Step: len(s.Steps), Line: line, Summary: c.Summary}
+				Turn: len(s.Turns) - 1, Step: len(s.Steps), Message: len(s.Messages), Line: line, Summary: c.Summary}
 			if c.Summary != "" {
 				cp.SummaryLine = line
 			}

@@ -38,7 +38,7 @@ func TestReadGeneric(t *testing.T) {
 		{"orphans", s.OrphanResults, 1, "c9"},
 		{"compactions", s.Compactions, []Compaction{
 			{Turn: -1, Step: 0, Line: 1},
-			{Trigger: "auto", PreTokens: 120000, Turn: 0, Step: 1, Line: 1, Summary: "Fixed a_test.go; tests pass.", SummaryLine: 1},
+			{Trigger: "auto", PreTokens: 120000, Turn: 0, Step: 1, Message: 2, Line: 1, Summary: "Fixed a_test.go; tests pass.", SummaryLine: 1},
 		}, "sorted by after_message"},
 		{"records", s.Records, Counts{Read: map[string]int{"session": 1}, Skipped: map[string]int{}}, ""},
 		{"second session", len(s2.Turns)*10 + len(s2.Steps), 11, ""},

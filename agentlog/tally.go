@@ -244,7 +244,7 @@ func (t *tallyReader) add(ev *tallyEvent) {
 	turn := ev.turn - 1
 	switch ev.kind {
 	case 'c':
-		s.Compactions = append(s.Compactions, Compaction{Turn: turn, Step: len(s.Steps), Line: line})
+		s.Compactions = append(s.Compactions, Compaction{Turn: turn, Step: len(s.Steps), Message: len(s.Messages), Line: line})
 		s.Records.Read["compaction"]++
 		t.stepOpen = false
 	case 't':

@@ -55,7 +55,7 @@ func TestReadTally(t *testing.T) {
 			{Kind: Typed, Turn: 2, Step: 3, Line: 8, Text: "Now the tests."},
 			{Kind: Typed, Turn: 2, Step: 3, Line: 9, Text: `And "docs".`},
 		}, "escapes decoded"},
-		{"compactions", a.Compactions, []Compaction{{Turn: 2, Step: 3, Line: 6}}, "no summary, trigger or tokens"},
+		{"compactions", a.Compactions, []Compaction{{Turn: 2, Step: 3, Message: 1, Line: 6}}, "no summary, trigger or tokens"},
 		{"read", a.Records.Read, map[string]int{"message/user": 3, "message/assistant": 2, "tool_call": 3, "compaction": 1}, ""},
 		{"skipped", a.Records.Skipped, map[string]int{"message/system": 1, "(blank line)": 1}, "the blank line 11 is t-1's"},
 		{"second session's turns", b.Turns, []Turn{{Message: -1}, {Message: 0}}, "its first event is at turn 2"},
