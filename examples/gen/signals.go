@@ -92,9 +92,10 @@ func (l *sessionLog) windowAfter(c int) (lo, hi int) {
 	return c + 1, min(c+SignalWindow-1, l.s.Turns, l.s.nextCompaction(c)-1)
 }
 
-// injectRepeat re-issues, within the window after a compaction, a call
-// made before it with identical arguments.
-func (l *sessionLog) injectRepeat(r *rand.Rand) bool {
+// afterCompaction picks a compaction c at turn 3 or later with a window
+// after it, and a turn t in that window: where a call made before c is
+// made again. ok is false when the session has no such compaction.
+func (l *sessionLog) afterCompaction(r *rand.Rand) (c, t int, ok bool) {
 	var cs []int
 	for _, c := range l.s.Compactions {
 		if lo, hi := l.windowAfter(c); lo <= hi && c >= 3 {
@@ -102,15 +103,21 @@ func (l *sessionLog) injectRepeat(r *rand.Rand) bool {
 		}
 	}
 	if len(cs) == 0 {
-		return false
+		return 0, 0, false
 	}
-	c := pick(r, cs)
+	c = pick(r, cs)
 	lo, hi := l.windowAfter(c)
-	t := between(r, lo, hi)
-	if l.taken(t) {
+	return c, between(r, lo, hi), true
+}
+
+// injectRepeat re-issues, within the window after a compaction, a call
+// made before it with identical arguments.
+func (l *sessionLog) injectRepeat(r *rand.Rand) bool {
+	c, t, ok := l.afterCompaction(r)
+	if !ok || l.taken(t) {
 		return false
 	}
-	lo = max(2, l.s.lastCompactionAtOrBefore(c-1)+1)
+	lo := max(2, l.s.lastCompactionAtOrBefore(c-1)+1)
 	if lo > c-1 {
 		lo = 2
 	}
@@ -131,18 +138,11 @@ func (l *sessionLog) injectRepeat(r *rand.Rand) bool {
 // injectReread issues, within the window after a compaction, a call of a
 // tool used before it on the same path but with other arguments.
 func (l *sessionLog) injectReread(r *rand.Rand) bool {
-	var cs []int
-	for _, c := range l.s.Compactions {
-		if lo, hi := l.windowAfter(c); lo <= hi && c >= 3 {
-			cs = append(cs, c)
-		}
-	}
-	if len(cs) == 0 {
+	c, t, ok := l.afterCompaction(r)
+	if !ok {
 		return false
 	}
-	c := pick(r, cs)
-	lo, hi := l.windowAfter(c)
-	t, e := between(r, lo, hi), between(r, 2, c-1)
+	e := between(r, 2, c-1)
 	if l.taken(t) {
 		return false
 	}

@@ -36,19 +36,8 @@ func injectWorkRepeats(seed uint64, logs []*sessionLog) {
 // before it — a read, or a test run — with an edit that succeeds between
 // the two: of the file read, or of any file before the tests.
 func (l *sessionLog) injectWork(r *rand.Rand, kind string) bool {
-	var cs []int
-	for _, c := range l.s.Compactions {
-		if lo, hi := l.windowAfter(c); lo <= hi && c >= 3 {
-			cs = append(cs, c)
-		}
-	}
-	if len(cs) == 0 {
-		return false
-	}
-	c := pick(r, cs)
-	lo, hi := l.windowAfter(c)
-	t := between(r, lo, hi)
-	if l.taken(t) {
+	c, t, ok := l.afterCompaction(r)
+	if !ok || l.taken(t) {
 		return false
 	}
 	e := between(r, max(2, l.s.lastCompactionAtOrBefore(c-1)+1), c-1)
