@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -23,19 +22,14 @@ import (
 // format; until then a generation into a temporary folder
 // (go run ./examples/gen -format claude-code).
 
-var (
-	ccDirOnce sync.Once
-	ccDirPath string
-	ccTmp     string
-	ccDirErr  error
-)
+var ccQuarter = &quarterDir{format: FormatClaudeCode, committedIs: committedIsClaudeCode}
 
 // TestMain removes the temporary generations, if any were made.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range []string{ccTmp, tallyTmp} {
-		if dir != "" {
-			os.RemoveAll(dir)
+	for _, q := range []*quarterDir{ccQuarter, tallyQuarter} {
+		if q.tmp != "" {
+			os.RemoveAll(q.tmp)
 		}
 	}
 	os.Exit(code)
@@ -49,24 +43,7 @@ func committedIsClaudeCode() bool {
 }
 
 // ccDir is a folder holding the quarter in Claude Code's format.
-func ccDir(t *testing.T) string {
-	t.Helper()
-	ccDirOnce.Do(func() {
-		if committedIsClaudeCode() {
-			ccDirPath = committed
-			return
-		}
-		ccTmp, ccDirErr = os.MkdirTemp("", "tally-gen-cc-")
-		if ccDirErr == nil {
-			ccDirPath = filepath.Join(ccTmp, "quarterly")
-			ccDirErr = run(io.Discard, io.Discard, []string{"-out", ccDirPath, "-format", FormatClaudeCode})
-		}
-	})
-	if ccDirErr != nil {
-		t.Fatal(ccDirErr)
-	}
-	return ccDirPath
-}
+func ccDir(t *testing.T) string { t.Helper(); return ccQuarter.path(t) }
 
 // ccLogs is what the Claude Code-format quarter holds.
 type ccLogs struct {

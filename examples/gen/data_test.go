@@ -121,30 +121,44 @@ func loadSessions(t *testing.T) []*sessionRec {
 // event format: the committed data when it is in that format, else a
 // generation into a temporary folder (go run ./examples/gen -format
 // tally), removed by TestMain.
-func tallyDir(t *testing.T) string {
-	t.Helper()
-	tallyDirOnce.Do(func() {
-		if _, err := os.Stat(filepath.Join(committed, "events", "week-01.jsonl")); err == nil {
-			tallyDirPath = committed
-			return
-		}
-		tallyTmp, tallyDirErr = os.MkdirTemp("", "tally-gen-tally-")
-		if tallyDirErr == nil {
-			tallyDirPath = filepath.Join(tallyTmp, "quarterly")
-			tallyDirErr = run(io.Discard, io.Discard, []string{"-out", tallyDirPath, "-format", FormatTally})
-		}
-	})
-	if tallyDirErr != nil {
-		t.Fatal(tallyDirErr)
-	}
-	return tallyDirPath
+func tallyDir(t *testing.T) string { t.Helper(); return tallyQuarter.path(t) }
+
+var tallyQuarter = &quarterDir{format: FormatTally, committedIs: func() bool {
+	_, err := os.Stat(filepath.Join(committed, "events", "week-01.jsonl"))
+	return err == nil
+}}
+
+// quarterDir is the quarter with its logs in one format: the committed
+// data when committedIs says it is in that format, else a generation
+// into a temporary folder (go run ./examples/gen -format FORMAT), made
+// once and removed by TestMain.
+type quarterDir struct {
+	format      string
+	committedIs func() bool
+
+	once     sync.Once
+	dir, tmp string
+	err      error
 }
 
-var (
-	tallyDirOnce           sync.Once
-	tallyDirPath, tallyTmp string
-	tallyDirErr            error
-)
+// path returns the quarter's folder, generating it the first time.
+func (q *quarterDir) path(t *testing.T) string {
+	t.Helper()
+	q.once.Do(func() {
+		if q.committedIs() {
+			q.dir = committed
+			return
+		}
+		if q.tmp, q.err = os.MkdirTemp("", "tally-gen-"+q.format+"-"); q.err == nil {
+			q.dir = filepath.Join(q.tmp, "quarterly")
+			q.err = run(io.Discard, io.Discard, []string{"-out", q.dir, "-format", q.format})
+		}
+	})
+	if q.err != nil {
+		t.Fatal(q.err)
+	}
+	return q.dir
+}
 
 // loadEvents returns each session's events in tally's own format
 // (tallyDir) in file order, and the file each session's events were in.
