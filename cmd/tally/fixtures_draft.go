@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -63,11 +62,12 @@ type draftCompactJSON struct {
 
 func newFixturesDraftCmd(opts *options) *cobra.Command {
 	var (
-		output, logFormat, proposer string
-		minConfidence               float64
-		force, skipBad              bool
-		lim                         limitFlags
-		jf                          judgeFlags
+		output, proposer string
+		logFormat        agentlog.Format
+		minConfidence    float64
+		force, skipBad   bool
+		lim              limitFlags
+		jf               judgeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "draft SESSION... -o DIR",
@@ -112,9 +112,6 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 			if math.IsNaN(minConfidence) || minConfidence < 0 || minConfidence > 1 {
 				return usagef("--min-confidence must be between 0 and 1, got %v", minConfidence)
 			}
-			if logFormat != "" && !slices.Contains(agentlog.Formats, agentlog.Format(logFormat)) {
-				return usagef("--log-format must be one of %v, got %q", agentlog.Formats, logFormat)
-			}
 			popts := selection.ProposeOptions{MinConfidence: minConfidence}
 			propose := func(s *agentlog.Session) (selection.Proposal, error) {
 				return selection.Propose(s, popts), nil
@@ -138,7 +135,7 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 				return usagef("--proposer must be rules or llm, got %q", proposer)
 			}
 			bad := 0
-			o := agentlog.Options{Format: agentlog.Format(logFormat), MaxLine: lim.MaxLine, SkipBad: skipBad, Bad: func(err error) {
+			o := agentlog.Options{Format: logFormat, MaxLine: lim.MaxLine, SkipBad: skipBad, Bad: func(err error) {
 				bad++
 				fmt.Fprintf(cmd.ErrOrStderr(), "tally: %s (line skipped)\n", err)
 			}}
@@ -164,7 +161,7 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&output, "output", "o", "", "folder to write candidates/ and contexts/ into")
-	fl.StringVar(&logFormat, "log-format", "", fmt.Sprintf("the logs' format, one of %v (default: sniffed from each file)", agentlog.Formats))
+	registerLogFormat(cmd, &logFormat)
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
 	fl.StringVar(&proposer, "proposer", "rules", "rules (offline) or llm (a model through the judge flags: --judge, --model, --command, --cache, …)")
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")

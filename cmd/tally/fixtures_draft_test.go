@@ -126,7 +126,7 @@ func TestFixturesDraftErrors(t *testing.T) {
 		{[]string{bad}, 1, "tally: " + bad + ":2:"},
 		{[]string{filepath.Join(dir, "none.jsonl")}, 1, "tally: stat " + filepath.Join(dir, "none.jsonl") + ": no such file or directory\n"},
 		{[]string{draftTwo, "--min-confidence", "2"}, 2, "tally: --min-confidence must be between 0 and 1, got 2"},
-		{[]string{draftTwo, "--log-format", "xml"}, 2, `tally: --log-format must be one of`},
+		{[]string{draftTwo, "--log-format", "xml"}, 2, `tally: invalid argument "xml" for "--log-format" flag: want one of [claude-code codex generic tally]`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

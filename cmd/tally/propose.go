@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,12 +19,13 @@ import (
 
 func newProposeCmd(opts *options) *cobra.Command {
 	var (
-		session, output, logFormat string
-		proposer                   string
-		minConfidence              float64
-		skipBad                    bool
-		lim                        limitFlags
-		jf                         judgeFlags
+		session, output string
+		logFormat       agentlog.Format
+		proposer        string
+		minConfidence   float64
+		skipBad         bool
+		lim             limitFlags
+		jf              judgeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "propose LOG [--session ID] [--log-format F] [--proposer rules|llm] [-o CANDIDATES.json]",
@@ -69,12 +69,9 @@ candidates file itself; text prints them as a table.`,
 			if math.IsNaN(minConfidence) || minConfidence < 0 || minConfidence > 1 {
 				return fmt.Errorf("--min-confidence must be between 0 and 1, got %v", minConfidence)
 			}
-			if logFormat != "" && !slices.Contains(agentlog.Formats, agentlog.Format(logFormat)) {
-				return usagef("--log-format must be one of %v, got %q", agentlog.Formats, logFormat)
-			}
 			path := args[0]
 			skipped := 0
-			o := agentlog.Options{Format: agentlog.Format(logFormat), MaxLine: lim.MaxLine, SkipBad: skipBad, Bad: func(err error) {
+			o := agentlog.Options{Format: logFormat, MaxLine: lim.MaxLine, SkipBad: skipBad, Bad: func(err error) {
 				skipped++
 				fmt.Fprintf(cmd.ErrOrStderr(), "tally: %s (line skipped)\n", err)
 			}}
@@ -128,7 +125,7 @@ candidates file itself; text prints them as a table.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&session, "session", "", "the session to propose from, when the log holds several")
-	fl.StringVar(&logFormat, "log-format", "", fmt.Sprintf("the log's format, one of %v (default: sniffed from its first line)", agentlog.Formats))
+	registerLogFormat(cmd, &logFormat)
 	fl.StringVarP(&output, "output", "o", "", "candidates file to write (JSON), atomically")
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")

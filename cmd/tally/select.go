@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +23,7 @@ func newSelectCmd(opts *options) *cobra.Command {
 		seed          int64
 		output        string
 		skipBad       bool
-		logFormat     string
+		logFormat     agentlog.Format
 		lim           limitFlags
 	)
 	cmd := &cobra.Command{
@@ -86,9 +85,6 @@ or with --skip-bad is skipped and reported.`,
 				return err
 			}
 			if len(args) > 1 || !summaries {
-				if logFormat != "" && !slices.Contains(agentlog.Formats, agentlog.Format(logFormat)) {
-					return usagef("--log-format must be one of %v, got %q", agentlog.Formats, logFormat)
-				}
 				if name == "-" {
 					return usagef("agent logs are read from files, not from stdin")
 				}
@@ -96,7 +92,7 @@ or with --skip-bad is skipped and reported.`,
 				if len(args) == 1 {
 					name = args[0]
 				}
-				res, err = selection.SelectLogs(args, agentlog.Format(logFormat), cfg, nil)
+				res, err = selection.SelectLogs(args, logFormat, cfg, nil)
 			} else {
 				in := io.Reader(cmd.InOrStdin())
 				if name != "-" {
@@ -132,7 +128,7 @@ or with --skip-bad is skipped and reported.`,
 	f.Int64Var(&seed, "seed", 1, "seed of the random comparison (any int64)")
 	f.StringVarP(&output, "output", "o", "", "write the selected sessions as JSONL to this file")
 	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (counted and reported) instead of failing")
-	f.StringVar(&logFormat, "log-format", "", "the agent logs' format (claude-code, codex, generic, …; default: sniffed from each file)")
+	registerLogFormat(cmd, &logFormat)
 	lim.register(cmd)
 	cmd.MarkFlagsMutuallyExclusive("budget", "budget-hours")
 	return cmd

@@ -62,7 +62,7 @@ func TestSelectLogs(t *testing.T) {
 	if _, stderr, code := selCLI(t, "select", logs, "--budget", "2", "--log-format", "claude-code"); code != 0 {
 		t.Errorf("--log-format claude-code: exit %d, %q", code, stderr)
 	}
-	if _, stderr, code := selCLI(t, "select", logs, "--log-format", "xml"); code != 2 || !strings.Contains(stderr, "--log-format must be one of") {
+	if _, stderr, code := selCLI(t, "select", logs, "--log-format", "xml"); code != 2 || !strings.Contains(stderr, `invalid argument "xml" for "--log-format" flag: want one of`) {
 		t.Errorf("--log-format xml: exit %d, %q", code, stderr)
 	}
 }

@@ -57,8 +57,9 @@ type weekJSON struct {
 func newSignalsCmd(opts *options) *cobra.Command {
 	cfg := selection.DefaultSignalConfig()
 	var (
-		output, sampleOut, logFormat string
-		lim                          limitFlags
+		output, sampleOut string
+		logFormat         agentlog.Format
+		lim               limitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "signals LOG… [--window 5] [--window-steps 400] [--log-format F] [--sample 20] [--seed S] [-o FLAGGED.jsonl]",
@@ -98,7 +99,7 @@ counted and reported.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
 			cfg.Limits = lim.Limits
-			cfg.Format = agentlog.Format(logFormat)
+			cfg.Format = logFormat
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
@@ -155,7 +156,7 @@ counted and reported.`,
 	f := cmd.Flags()
 	f.IntVar(&cfg.Window.Turns, "window", selection.DefaultRepeatWindow.Turns, "typed turns after a compaction's turn within which a signal counts (0: no bound)")
 	f.IntVar(&cfg.Window.Steps, "window-steps", selection.DefaultRepeatWindow.Steps, "model steps after a compaction within which a signal counts (0: no bound)")
-	f.StringVar(&logFormat, "log-format", "", "the logs' format: claude-code, codex, generic or tally (default: sniffed from each file)")
+	registerLogFormat(cmd, &logFormat)
 	f.IntVar(&cfg.Sample, "sample", selection.DefaultSample, "flagged sessions to sample per ISO week")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the weekly sample")
 	f.StringVarP(&output, "output", "o", "", "write the flagged sessions to this file (default stdout)")
