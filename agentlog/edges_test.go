@@ -1,0 +1,78 @@
+package agentlog
+
+import (
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// readAllSessions reads every session of text with NewReader in format f
+// ("" to sniff).
+func readAllSessions(t *testing.T, text string, f Format) ([]*Session, error) {
+	t.Helper()
+	rd, err := NewReader(strings.NewReader(text), "x.jsonl", Options{Format: f})
+	if err != nil {
+		return nil, err
+	}
+	var out []*Session
+	for {
+		s, err := rd.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, s)
+	}
+}
+
+// TestLogEdges: what a new user's own files do (the cases a first trial
+// of the readers found going wrong): an empty file holds no session, a
+// blank first line does not change the format sniffed, a file of another
+// format read as Claude Code is an error saying so, and a session whose
+// records come back after another session's is an error.
+func TestLogEdges(t *testing.T) {
+	codex, err := os.ReadFile("testdata/codex-rollout.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tallyLog, err := os.ReadFile("testdata/tally.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := `{"type":"user","sessionId":"A","uuid":"1","message":{"role":"user","content":"one"}}` + "\n"
+	b := `{"type":"user","sessionId":"B","uuid":"2","message":{"role":"user","content":"two"}}` + "\n"
+	cases := []struct {
+		name     string
+		text     string
+		format   Format
+		sessions int
+		err      string
+	}{
+		{"empty file", "", "", 0, ""},
+		{"empty file read as Claude Code", "", ClaudeCode, 0, ""},
+		{"only blank lines", "\n\n", ClaudeCode, 1, ""},
+		{"Codex after a blank line", "\n" + string(codex), "", 1, ""},
+		{"tally log after a blank line", "\r\n" + string(tallyLog), "", 2, ""},
+		{"Codex read as Claude Code", string(codex), ClaudeCode, 0, "no record of a Claude Code log in"},
+		{"only summary records (Claude Code writes such files)", `{"type":"summary","summary":"s","leafUuid":"u"}` + "\n", "", 1, ""},
+		{"A then B", a + b, "", 2, ""},
+		{"A, B, then A again", a + b + a, "", 1, `x.jsonl:3: sessionId "A" comes back after another session's records (its first record is at line 1)`},
+	}
+	for _, c := range cases {
+		ss, err := readAllSessions(t, c.text, c.format)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.err)
+		case c.err == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case len(ss) != c.sessions:
+			t.Errorf("%s: %d sessions, want %d", c.name, len(ss), c.sessions)
+		}
+	}
+	if ss, _ := readAllSessions(t, "\n"+string(codex), ""); len(ss) == 1 && ss[0].Format != Codex {
+		t.Errorf("a Codex rollout after a blank line is read as %s", ss[0].Format)
+	}
+}
