@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/tally-eval/tally/internal/input"
@@ -104,6 +106,11 @@ type ccReader struct {
 	// counts the sessions next has returned.
 	done     *Session
 	returned int
+	// first is the line of the current session's first record with a
+	// sessionId; ended maps the sessionIds of the sessions read so far
+	// to theirs, so that one coming back is an error.
+	first int
+	ended map[string]int
 	// bad, when set, takes a malformed line's error, and the line is
 	// skipped (Options.SkipBad).
 	bad func(error)
@@ -127,8 +134,10 @@ func (cr *ccReader) reset() {
 
 // next returns the log's next session, or io.EOF after the last. A
 // session ends where a record's sessionId differs from the session's
-// (records without one belong to the session being read); a log yields
-// at least one session, empty for an empty log.
+// (records without one belong to the session being read). An empty log
+// (no line at all) yields no session. A log none of whose records is of
+// a type Claude Code writes is an error that says so: it is another
+// format, read as this one.
 func (cr *ccReader) next() (*Session, error) {
 	for cr.done == nil {
 		if cr.s == nil {
@@ -138,8 +147,13 @@ func (cr *ccReader) next() (*Session, error) {
 		if err == io.EOF {
 			s := cr.s
 			cr.s = nil
-			if cr.returned > 0 && s.Records.Lines() == 0 {
+			if s.Records.Lines() == 0 {
 				return nil, io.EOF
+			}
+			if cr.returned == 0 {
+				if err := notClaudeCode(s); err != nil {
+					return nil, err
+				}
 			}
 			cr.returned++
 			return s, nil
@@ -166,6 +180,40 @@ func (cr *ccReader) next() (*Session, error) {
 	cr.done = nil
 	cr.returned++
 	return s, nil
+}
+
+// ccTypes are the record types Claude Code writes (system records by
+// subtype): a log with none of them is not a Claude Code log.
+var ccTypes = []string{"user", "assistant", "system", "summary", "progress", "file-history-snapshot", "queue-operation"}
+
+// notClaudeCode reports a log read as Claude Code that has lines but no
+// record of a type Claude Code writes: another format, read as this one
+// because its first line did not say otherwise or --log-format said so.
+func notClaudeCode(s *Session) error {
+	var other []string
+	for _, n := range s.Records.Read {
+		if n > 0 {
+			return nil
+		}
+	}
+	for kind := range s.Records.Skipped {
+		k := strings.TrimPrefix(kind, "sidechain/")
+		if i := strings.IndexByte(k, '/'); i >= 0 {
+			k = k[:i]
+		}
+		if slices.Contains(ccTypes, k) {
+			return nil
+		}
+		if kind != "(blank line)" && kind != MalformedLine {
+			other = append(other, kind)
+		}
+	}
+	if len(other) == 0 {
+		return nil
+	}
+	sort.Strings(other)
+	return fmt.Errorf("%s: no record of a Claude Code log in %d lines (record types %s): another format? Name it with --log-format (one of %v)",
+		s.Name, s.Records.Lines(), strings.Join(other, ", "), Formats)
 }
 
 // ReadClaudeCode reads a Claude Code session log (JSONL, not gzipped:
@@ -230,11 +278,19 @@ func (cr *ccReader) record(b []byte) error {
 		return cr.errorf(`record has no "type"`)
 	}
 	if rec.SessionID != "" && cr.s.ID != "" && rec.SessionID != cr.s.ID {
+		if first, ok := cr.ended[rec.SessionID]; ok {
+			return fmt.Errorf("%s:%d: sessionId %q comes back after another session's records (its first record is at line %d): a log holds each session's records together", cr.name, cr.line, rec.SessionID, first)
+		}
+		if cr.ended == nil {
+			cr.ended = map[string]int{}
+		}
+		cr.ended[cr.s.ID] = cr.first
 		cr.done = cr.s // a new session starts here
 		cr.reset()
 	}
 	if cr.s.ID == "" && rec.SessionID != "" {
 		cr.s.ID = rec.SessionID
+		cr.first = cr.line
 	}
 	if cr.s.Cwd == "" && rec.Cwd != "" {
 		cr.s.Cwd = rec.Cwd

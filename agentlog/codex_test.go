@@ -100,7 +100,7 @@ func TestSniff(t *testing.T) {
 		{`{"session_id":"g","messages":[]}`, Generic, ""},
 		{`{"messages" : [{"role":"user","content":"hi"}]}`, Generic, "no session_id"},
 		{`not json at all`, ClaudeCode, "the Claude Code reader reports the error"},
-		{``, ClaudeCode, "empty"},
+		{``, Generic, "a blank first line is skipped: the next line decides"},
 	} {
 		if got := Sniff([]byte(c.line + "\n{\"messages\":[]}")); got != c.want {
 			t.Errorf("%s: got %s, want %s (%s)", c.line, got, c.want, c.reason)

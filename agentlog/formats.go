@@ -26,13 +26,20 @@ var (
 )
 
 // Sniff says which format a file is in from the start of its first
-// line: a Codex rollout when it has "type" set to a rollout item's tag
+// line that is not blank (blank lines are skipped by every reader): a Codex rollout when it has "type" set to a rollout item's tag
 // (session_meta, response_item, compacted, turn_context, event_msg) and
 // a "payload"; tally's event log when it has "kind" set to message,
 // tool_call or compaction, a "session_id" and no "sessionId"; the
 // generic format when it has a "messages" list and no "sessionId"; else
 // Claude Code (whose records have "sessionId" and "type").
 func Sniff(first []byte) Format {
+	for {
+		i := bytes.IndexByte(first, '\n')
+		if i < 0 || len(bytes.TrimSpace(first[:i])) > 0 {
+			break
+		}
+		first = first[i+1:]
+	}
 	if i := bytes.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
 	}

@@ -61,8 +61,9 @@ type Reader struct {
 // How many sessions a log holds: a Codex rollout one; a generic file one
 // a line; a Claude Code file one per run of records with the same
 // sessionId (ReadClaudeCode); a tally event log one per run of events
-// with the same session_id (ReadTally). An empty log is one empty
-// session, except in the generic and tally formats, where it is none.
+// with the same session_id (ReadTally); a session's records come
+// together, and one that comes back after another session's is an error.
+// An empty log (no line at all) holds no session, in every format.
 func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	rd := &Reader{name: name}
@@ -95,7 +96,11 @@ func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 				return nil, io.EOF
 			}
 			done = true
-			return readCodex(lr, name, o)
+			s, err := readCodex(lr, name, o)
+			if err == nil && s.Records.Lines() == 0 {
+				return nil, io.EOF
+			}
+			return s, err
 		}
 	case Generic:
 		rd.next = newGenericReader(lr, name, o).next
