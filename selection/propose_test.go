@@ -300,40 +300,76 @@ func TestProposeRuleTable(t *testing.T) {
 	}
 }
 
-// TestProposeSession checks what comes from the session rather than the
-// text: injected messages are not read, a slash command's arguments are,
-// a shell command is not, pasted output is skipped, what a person typed
-// when refusing a tool call is read at its turn, an "I'll …" in a step
-// that calls a tool is narration (even with a condition, when it orders
-// the next steps), and a later message that takes an instruction back
-// drops it.
-func TestProposeSession(t *testing.T) {
-	s := &agentlog.Session{ID: "s1", Turns: make([]agentlog.Turn, 4)}
-	s.Messages = []agentlog.Message{
+// TestProposeSessions pins what Propose makes of whole sessions, each
+// candidate shown as the case shows it.
+func TestProposeSessions(t *testing.T) {
+	// What comes from the session rather than the text: injected
+	// messages are not read, a slash command's arguments are, a shell
+	// command is not, pasted output is skipped, what a person typed when
+	// refusing a tool call is read at its turn, an "I'll …" in a step that
+	// calls a tool is narration (even with a condition, when it orders the
+	// next steps), and a later message that takes an instruction back
+	// drops it.
+	kinds := &agentlog.Session{ID: "s1", Turns: make([]agentlog.Turn, 4)}
+	kinds.Messages = []agentlog.Message{
 		{Kind: agentlog.Typed, Turn: 0, Step: 0, Text: "Never commit to main.\n```\nFAIL: never commit to main\n```"},
 		{Kind: agentlog.SystemReminder, Turn: 0, Step: 0, Text: "<system-reminder>Never use tabs.</system-reminder>"},
 		{Kind: agentlog.SlashCommand, Turn: 1, Step: 3, Text: "<command-name>/review</command-name><command-args>always run specs locally before push</command-args>"},
 		{Kind: agentlog.ShellCommand, Turn: 2, Step: 4, Text: "<bash-input>never mind</bash-input>"},
 		{Kind: agentlog.Typed, Turn: 3, Step: 4, Text: "Actually, you can commit to main now."},
 	}
-	s.Steps = []agentlog.Step{
+	kinds.Steps = []agentlog.Step{
 		{Turn: 0, Text: "I'll read the file now.", Calls: []agentlog.ToolCall{{Name: "Read"}}},
 		{Turn: 0, Text: "I'll write the migration first and run it on a copy before touching the real table.", Calls: []agentlog.ToolCall{{Name: "Write"}}},
 		{Turn: 0, Text: "Done. I'll post the numbers in PLAN.md."},
 		{Turn: 1, Calls: []agentlog.ToolCall{{Name: "Bash", HasResult: true, IsError: true,
 			Result: "The user doesn't want to proceed with this tool use. " + propRejectMarker + "\ndon't run CI or integration tests, too slow."}}},
 	}
-	var got []string
-	for _, c := range Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence}).Candidates {
-		got = append(got, fmt.Sprintf("%d %s %s", c.Turn, c.Class, c.Literal))
-	}
-	want := []string{
-		"1 commitment I'll post the numbers in PLAN.md",
-		"2 constraint always run specs locally before push",
-		"2 constraint don't run CI or integration tests, too slow",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	turnClassLiteral := func(c ProposedItem) string { return fmt.Sprintf("%d %s %s", c.Turn, c.Class, c.Literal) }
+	for _, tt := range []struct {
+		name string
+		s    *agentlog.Session
+		min  float64 // ProposeOptions.MinConfidence
+		show func(ProposedItem) string
+		want []string
+	}{
+		{"message kinds", kinds, DefaultMinConfidence, turnClassLiteral, []string{
+			"1 commitment I'll post the numbers in PLAN.md",
+			"2 constraint always run specs locally before push",
+			"2 constraint don't run CI or integration tests, too slow",
+		}},
+		// A question the assistant answers in its own turn is the work in
+		// hand (0.3, below the default cut); one left at the end of its
+		// turn, or deferred, stays open.
+		{"answered in turn", propSession([]propMsg{
+			{1, "user", "Should we cache per tenant or globally?"},
+			{1, "assistant", "Looking at the key layout."},
+			{2, "user", "Question for later: should we drop Node 18?"},
+			{2, "assistant", "Noted."},
+			{3, "user", "Should the retry budget be shared or per worker?"},
+		}, 3), 0, func(c ProposedItem) string { return fmt.Sprintf("%d %.2f %s", c.Turn, c.Confidence, c.Rule) }, []string{
+			"1 0.30 open_question/decision+answered-in-turn",
+			"2 0.90 open_question/deferred",
+			"3 0.80 open_question/decision",
+		}},
+		// An accepted plan ("Implement the following plan:", the agent's
+		// text sent as the person's) gives its references and no
+		// constraint or question.
+		{"accepted plan", propSession([]propMsg{{1, "user", "Implement the following plan:\n\n# Plan\n\n- No changes to `setup.go` callers.\n- Keep shared helpers in place.\n- Should we also cover Gemini?\n- Edit `cmd/entire/cli/resume.go`."}}, 1),
+			DefaultMinConfidence, turnClassLiteral, []string{
+				"1 reference setup.go",
+				"1 reference cmd/entire/cli/resume.go",
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, c := range Propose(tt.s, ProposeOptions{MinConfidence: tt.min}).Candidates {
+				got = append(got, tt.show(c))
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
 	}
 }
 
@@ -366,39 +402,4 @@ func FuzzPropose(f *testing.F) {
 			t.Fatalf("fixture.Parse rejects it: %v", err)
 		}
 	})
-}
-
-// TestProposeAnsweredInTurn: a question the assistant answers in its own
-// turn is the work in hand (0.3, below the default cut); one left at the
-// end of its turn, or deferred, stays open.
-func TestProposeAnsweredInTurn(t *testing.T) {
-	s := propSession([]propMsg{
-		{1, "user", "Should we cache per tenant or globally?"},
-		{1, "assistant", "Looking at the key layout."},
-		{2, "user", "Question for later: should we drop Node 18?"},
-		{2, "assistant", "Noted."},
-		{3, "user", "Should the retry budget be shared or per worker?"},
-	}, 3)
-	var got []string
-	for _, c := range Propose(s, ProposeOptions{}).Candidates {
-		got = append(got, fmt.Sprintf("%d %.2f %s", c.Turn, c.Confidence, c.Rule))
-	}
-	want := "1 0.30 open_question/decision+answered-in-turn|2 0.90 open_question/deferred|3 0.80 open_question/decision"
-	if strings.Join(got, "|") != want {
-		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
-	}
-}
-
-// TestProposeAcceptedPlan: an accepted plan ("Implement the following
-// plan:", the agent's text sent as the person's) gives its references
-// and no constraint or question.
-func TestProposeAcceptedPlan(t *testing.T) {
-	s := propSession([]propMsg{{1, "user", "Implement the following plan:\n\n# Plan\n\n- No changes to `setup.go` callers.\n- Keep shared helpers in place.\n- Should we also cover Gemini?\n- Edit `cmd/entire/cli/resume.go`."}}, 1)
-	var got []string
-	for _, c := range Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence}).Candidates {
-		got = append(got, string(c.Class)+" "+c.Literal)
-	}
-	if want := "reference setup.go|reference cmd/entire/cli/resume.go"; strings.Join(got, "|") != want {
-		t.Errorf("got  %s\nwant %s", strings.Join(got, "|"), want)
-	}
 }
