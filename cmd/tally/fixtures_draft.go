@@ -211,6 +211,9 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 		}
 	}
 	if res.Drafted == 0 {
+		if len(noneErrs) == 0 { // not one session: empty logs
+			return res, nil, fmt.Errorf("%s: no session to draft (an empty log holds none)", strings.Join(paths, ", "))
+		}
 		return res, nil, errors.Join(noneErrs...)
 	}
 	return res, files, nil

@@ -116,6 +116,8 @@ func TestFixturesDraftErrors(t *testing.T) {
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte(`{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}`+"\n"+`{"type":"user","sessionId":"s","message":`+"\n"), 0o644)
 	out := filepath.Join(dir, "out")
+	emptyLog := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(emptyLog, nil, 0o644)
 	tests := []struct {
 		args   []string
 		code   int
@@ -126,6 +128,7 @@ func TestFixturesDraftErrors(t *testing.T) {
 		{[]string{bad}, 1, "tally: " + bad + ":2:"},
 		{[]string{filepath.Join(dir, "none.jsonl")}, 1, "tally: stat " + filepath.Join(dir, "none.jsonl") + ": no such file or directory\n"},
 		{[]string{draftTwo, "--min-confidence", "2"}, 2, "tally: --min-confidence must be between 0 and 1, got 2"},
+		{[]string{emptyLog, "-o", "unused"}, 1, "tally: " + emptyLog + ": no session to draft (an empty log holds none)\n"},
 		{[]string{draftTwo, "--log-format", "xml"}, 2, `tally: invalid argument "xml" for "--log-format" flag: want one of [claude-code codex generic tally]`},
 	}
 	for _, tt := range tests {
