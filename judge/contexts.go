@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tally-eval/tally/fixture"
 )
@@ -37,41 +39,54 @@ func planContexts(cfg CheckConfig, search bool, nFixtures, nContexts, nMissing *
 		// A file, a named pipe or a device: named, never opened.
 		return nil, fmt.Errorf("%s: is not a folder (want the folder of the compacted contexts, <conversation_id>/<n>.json)", cfg.Contexts)
 	}
+	// The fixtures' contexts are read by workers, a fixture each at a
+	// time, and their results taken in the fixtures' order.
 	loader := fixture.Loader{Limits: cfg.Limits}
-	walkErr := loader.Walk(func(f fixture.Fixture) error {
-		var plan contextPlan
-		var each func(fixture.Context, []byte)
-		if search && len(f.MustSurvive) > 0 {
-			plan.found = make([]bool, max(f.CompactionsExpected, 0)*len(f.MustSurvive))
-			lits := literalsOf(f)
-			each = func(c fixture.Context, rendered []byte) {
-				k := len(f.MustSurvive)
-				if c.Compaction < 1 || c.Compaction*k > len(plan.found) {
-					return // refused by CheckContexts all the same
-				}
-				searchContext(lits, f, c, rendered, plan.found[(c.Compaction-1)*k:c.Compaction*k])
+	type job struct {
+		f   fixture.Fixture
+		out *planned
+	}
+	jobs := make(chan job, 2*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				*j.out = planFixture(loader, cfg, search, j.f)
 			}
+		}()
+	}
+	var results []*planned
+	walkErr := loader.Walk(func(f fixture.Fixture) error {
+		out := &planned{conv: f.ConversationID}
+		results = append(results, out)
+		jobs <- job{f, out}
+		return nil
+	}, cfg.Fixtures)
+	close(jobs)
+	wg.Wait()
+	for _, r := range results {
+		if walkErr != nil {
+			break
 		}
-		set, miss, err := loader.CheckContextsEach(cfg.Contexts, cfg.System, f, each)
-		plan.set = set
-		ps := fixture.AsProblems(err)
-		if ps == nil && err != nil {
-			return err
+		if r.err != nil {
+			return nil, r.err
 		}
-		others += len(ps)
+		others += len(r.probs)
+		ps := r.probs
 		if !cfg.AllowMissing {
-			ps = append(ps, miss...)
+			ps = append(ps, r.miss...)
 			slices.SortStableFunc(ps, func(a, b fixture.Problem) int {
 				return cmp.Compare(compactionOf(a.File), compactionOf(b.File))
 			})
 		}
 		probs = append(probs, ps...)
-		sets[f.ConversationID] = plan
-		missing += len(miss)
-		present += len(set.Files) - len(set.Missing)
+		sets[r.conv] = r.plan
+		missing += len(r.miss)
+		present += len(r.plan.set.Files) - len(r.plan.set.Missing)
 		*nFixtures++
-		return nil
-	}, cfg.Fixtures)
+	}
 	if walkErr != nil {
 		// The fixtures themselves are wrong: their problems alone, since
 		// without the whole set the contexts cannot be matched to it.
@@ -97,6 +112,39 @@ func planContexts(cfg CheckConfig, search bool, nFixtures, nContexts, nMissing *
 		*nMissing = missing
 	}
 	return sets, nil
+}
+
+// planned is what planFixture found of one fixture's contexts.
+type planned struct {
+	conv        string
+	plan        contextPlan
+	probs, miss fixture.Problems
+	err         error // not a problem of the input: an I/O error
+}
+
+// planFixture checks f's contexts (fixture.Loader.CheckContextsEach),
+// searching them for f's live items when search is set.
+func planFixture(loader fixture.Loader, cfg CheckConfig, search bool, f fixture.Fixture) planned {
+	out := planned{conv: f.ConversationID}
+	var each func(fixture.Context, []byte)
+	if search && len(f.MustSurvive) > 0 {
+		k := len(f.MustSurvive)
+		out.plan.found = make([]bool, max(f.CompactionsExpected, 0)*k)
+		lits := literalsOf(f)
+		each = func(c fixture.Context, rendered []byte) {
+			if c.Compaction < 1 || c.Compaction*k > len(out.plan.found) {
+				return // refused by CheckContexts all the same
+			}
+			searchContext(lits, f, c, rendered, out.plan.found[(c.Compaction-1)*k:c.Compaction*k])
+		}
+	}
+	set, miss, err := loader.CheckContextsEach(cfg.Contexts, cfg.System, f, each)
+	out.plan.set, out.miss = set, miss
+	out.probs = fixture.AsProblems(err)
+	if out.probs == nil && err != nil {
+		out.err = err
+	}
+	return out
 }
 
 // compactionOf is the n of a context file's name <n>.json, or 0.
