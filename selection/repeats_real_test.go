@@ -27,10 +27,7 @@ type repeatLabel struct {
 // caused_by_compaction pairs, matched on session and the repeat's record
 // uuid (CallRef.UUID, from agentlog).
 func TestRepeatScoreReal(t *testing.T) {
-	dir := os.Getenv("TALLY_REAL_LOGS")
-	if dir == "" {
-		t.Skip("TALLY_REAL_LOGS is not set: it names the folder of real Claude Code sessions (../shared/real/claude-code)")
-	}
+	dir := realLogDir(t)
 	b, err := os.ReadFile("testdata/real/labels/repeats.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -191,17 +188,8 @@ func readScope(s *agentlog.Session, r ToolRepeat) string {
 // BenchmarkFindToolRepeatsReal times the detector alone over the 30
 // labelled sessions, read once beforehand.
 func BenchmarkFindToolRepeatsReal(b *testing.B) {
-	dir := os.Getenv("TALLY_REAL_LOGS")
-	if dir == "" {
-		b.Skip("TALLY_REAL_LOGS is not set")
-	}
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
 	var sessions []*agentlog.Session
-	for _, p := range paths {
-		s, err := agentlog.Open(p)
-		if err != nil {
-			b.Fatal(err)
-		}
+	for _, s := range openSessions(b, realLogFiles(b)) {
 		if len(s.Compactions) > 0 {
 			sessions = append(sessions, s)
 		}

@@ -135,14 +135,7 @@ func scoreRestatements(flags map[string][]Restatement, labels map[string]restate
 // restatement cannot measure recall, and one with no flag cannot measure
 // precision; the test says so and asserts what can be measured.
 func TestRestatementsReal(t *testing.T) {
-	dir := os.Getenv("TALLY_REAL_LOGS")
-	if dir == "" {
-		t.Skip("TALLY_REAL_LOGS is not set (point it at ../shared/real/claude-code to score the restatement signal on real sessions)")
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no *.jsonl.gz in %s (%v)", dir, err)
-	}
+	files := realLogFiles(t)
 	compacted := map[string][]Restatement{}
 	relaxed := map[string][]Restatement{}
 	sessions := map[string]bool{}
@@ -167,7 +160,7 @@ func TestRestatementsReal(t *testing.T) {
 		labels := loadRestateLabels(t, fig.labels)
 		for key := range labels {
 			if !sessions[strings.SplitN(key, "/", 2)[0]] {
-				t.Errorf("%s: %s is in no session of %s", fig.labels, key, dir)
+				t.Errorf("%s: %s is in no session of %s", fig.labels, key, os.Getenv("TALLY_REAL_LOGS"))
 			}
 		}
 		sc := scoreRestatements(fig.flags, labels)
@@ -198,20 +191,9 @@ func TestRestatementsReal(t *testing.T) {
 // sessions, read once beforehand, and reports its time as a ratio to
 // that read (x-read: 0.02 means the detector adds 2% to reading the logs).
 func BenchmarkFindRestatementsReal(b *testing.B) {
-	dir := os.Getenv("TALLY_REAL_LOGS")
-	if dir == "" {
-		b.Skip("TALLY_REAL_LOGS is not set")
-	}
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
-	var sessions []*agentlog.Session
+	files := realLogFiles(b)
 	start := time.Now()
-	for _, p := range paths {
-		s, err := agentlog.Open(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sessions = append(sessions, s)
-	}
+	sessions := openSessions(b, files)
 	read := time.Since(start)
 	b.ReportAllocs()
 	b.ResetTimer()

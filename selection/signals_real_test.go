@@ -9,6 +9,44 @@ import (
 	"github.com/tally-eval/tally/agentlog"
 )
 
+// realLogDir returns the folder of real Claude Code sessions that
+// TALLY_REAL_LOGS names, and skips tb, saying why, when it names none.
+func realLogDir(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("TALLY_REAL_LOGS")
+	if dir == "" {
+		tb.Skip("TALLY_REAL_LOGS is not set: set it to a folder of real Claude Code sessions (*.jsonl.gz), " +
+			"such as ../shared/real/claude-code beside the repository, to run this")
+	}
+	return dir
+}
+
+// realLogFiles returns the sessions (*.jsonl.gz) in realLogDir, sorted;
+// a folder with none is an error.
+func realLogFiles(tb testing.TB) []string {
+	tb.Helper()
+	dir := realLogDir(tb)
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("TALLY_REAL_LOGS=%s holds no *.jsonl.gz files (%v)", dir, err)
+	}
+	return files
+}
+
+// openSessions reads each of files, one session a file.
+func openSessions(tb testing.TB, files []string) []*agentlog.Session {
+	tb.Helper()
+	out := make([]*agentlog.Session, 0, len(files))
+	for _, f := range files {
+		s, err := agentlog.Open(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // TestScanRealLogs: `tally signals` over the real sessions in
 // TALLY_REAL_LOGS (gzipped Claude Code logs, two files at a time) flags
 // exactly what the detectors find in each session read alone — the
@@ -17,15 +55,7 @@ import (
 // the hand labels are scored in repeats_real_test.go and
 // restatements_real_test.go.
 func TestScanRealLogs(t *testing.T) {
-	dir := os.Getenv("TALLY_REAL_LOGS")
-	if dir == "" {
-		t.Skip("TALLY_REAL_LOGS is not set: set it to a folder of real Claude Code sessions (*.jsonl.gz), " +
-			"such as ../shared/real/claude-code beside the repository, to run this test")
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("TALLY_REAL_LOGS=%s holds no *.jsonl.gz files (%v)", dir, err)
-	}
+	files := realLogFiles(t)
 	cfg := DefaultSignalConfig()
 	cfg.Workers = 2
 	got := map[string]int{} // "session record kind" → count
