@@ -4,6 +4,7 @@ package judge
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,6 +61,8 @@ var benchVerbatimTenths = [benchCompactions]int{7, 5, 3}
 //
 // It reports checks/s, MB/s of context files read and its ratio to
 // reading the same files raw in the same run (x-raw, see rawReadMBps),
+// the same MB per second of CPU time (ctx-MB/cpu-s; -v logs the load
+// average),
 // the peak heap in use
 // (HeapInuse, sampled every 10 ms), the peak live heap (as of each GC) and
 // the live heap before the run (the recorded verdicts).
@@ -138,6 +141,12 @@ func benchCheck(b *testing.B, data benchData, j Judge) {
 	b.ReportMetric(float64(peak.live)/mb, "peak-live-MB")
 	b.ReportMetric(float64(base.live)/mb, "base-live-MB")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	// Per second of CPU: the figure that a machine shared with other
+	// work does not skew much (wall time is the other work's too).
+	b.ReportMetric(float64(data.contextBytes*int64(b.N))/1e6/cpu.Seconds(), "ctx-MB/cpu-s")
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		b.Logf("load average (1, 5, 15 min, then runnable/all and the last pid): %s", bytes.TrimSpace(load))
+	}
 }
 
 // rawReadMBps reads every context file under dir into one reused
