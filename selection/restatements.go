@@ -317,7 +317,7 @@ func findRestatements(s *agentlog.Session, w RepeatWindow, anywhere bool) []Rest
 		m := &s.Messages[mi]
 		ci := -1
 		for j := range s.Compactions {
-			if s.Compactions[j].Line < m.Line {
+			if s.Compactions[j].Message <= mi { // the message comes after it
 				ci = j
 			}
 		}
@@ -335,7 +335,7 @@ func findRestatements(s *agentlog.Session, w RepeatWindow, anywhere bool) []Rest
 		// typed messages before this one.
 		var before []int
 		for _, ei := range typed[:k] {
-			if !anywhere && s.Messages[ei].Line > s.Compactions[ci].Line {
+			if !anywhere && ei >= s.Compactions[ci].Message {
 				break
 			}
 			before = append(before, ei)
@@ -472,7 +472,7 @@ func resend(s *agentlog.Session, ei, li int) bool {
 		return false
 	}
 	for _, c := range s.Compactions {
-		if s.Messages[ei].Line < c.Line && c.Line < s.Messages[li].Line {
+		if ei < c.Message && c.Message <= li {
 			return false
 		}
 	}
