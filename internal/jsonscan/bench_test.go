@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"cmp"
 	"strconv"
 	"testing"
 	"time"
@@ -42,18 +43,17 @@ func rawMBps(data []byte) float64 {
 	return best
 }
 
-// BenchmarkSkipValue checks a 50 KB document; x-raw is its speed over a
-// raw pass over the same bytes measured in the same run.
-//
-//	go test ./internal/jsonscan -run XXX -bench . -benchmem
-func BenchmarkSkipValue(b *testing.B) {
+// benchRaw runs pass over benchDoc and reports, besides its speed, the
+// raw pass's (raw-MB/s) and its speed over that (x-raw), measured in the
+// same run.
+func benchRaw(b *testing.B, pass func(s *Scanner) *Error) {
 	raw := rawMBps(benchDoc)
 	var s Scanner
 	b.SetBytes(int64(len(benchDoc)))
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Reset(benchDoc)
-		if err := s.SkipValue(); err != nil {
+		if err := pass(&s); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -62,59 +62,91 @@ func BenchmarkSkipValue(b *testing.B) {
 	b.ReportMetric(mbps/raw, "x-raw")
 }
 
-// BenchmarkStrings decodes every string of the document.
+// BenchmarkSkipValue checks a 50 KB document.
+//
+//	go test ./internal/jsonscan -run XXX -bench . -benchmem
+func BenchmarkSkipValue(b *testing.B) {
+	benchRaw(b, (*Scanner).SkipValue)
+}
+
+// BenchmarkStrings decodes every string of the document's messages,
+// walking its objects with Member.
 func BenchmarkStrings(b *testing.B) {
-	raw := rawMBps(benchDoc)
-	var s Scanner
-	b.SetBytes(int64(len(benchDoc)))
-	b.ReportAllocs()
-	for b.Loop() {
-		s.Reset(benchDoc)
+	benchRaw(b, func(s *Scanner) *Error {
 		if err := s.BeginObject("", "an object"); err != nil {
-			b.Fatal(err)
+			return err
 		}
 		for i := 0; ; i++ {
 			key, _, ok, err := s.Member(i)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if !ok {
-				break
+			if err != nil || !ok {
+				return err
 			}
 			if string(key) != "messages" {
 				if err := s.SkipValue(); err != nil {
-					b.Fatal(err)
+					return err
 				}
 				continue
 			}
 			if err := s.BeginArray("messages", "a list"); err != nil {
-				b.Fatal(err)
+				return err
 			}
 			for j := 0; ; j++ {
 				more, err := s.Element(j)
 				if err != nil {
-					b.Fatal(err)
+					return err
 				}
 				if !more {
 					break
 				}
-				s.BeginObject("", "an object")
+				if err := s.BeginObject("", "an object"); err != nil {
+					return err
+				}
 				for k := 0; ; k++ {
 					_, _, ok, err := s.Member(k)
 					if err != nil {
-						b.Fatal(err)
+						return err
 					}
 					if !ok {
 						break
 					}
 					if _, err := s.String(""); err != nil {
-						b.Fatal(err)
+						return err
 					}
 				}
 			}
 		}
-	}
-	mbps := float64(len(benchDoc)) * float64(b.N) / 1e6 / b.Elapsed().Seconds()
-	b.ReportMetric(raw, "raw-MB/s")
-	b.ReportMetric(mbps/raw, "x-raw")
+	})
+}
+
+// BenchmarkFields does BenchmarkStrings' work with Fields and KeySets:
+// the two differ by what Fields costs over a loop written out.
+func BenchmarkFields(b *testing.B) {
+	top, msg := NewKeySet("messages"), StrictKeySet("role", "content")
+	fail := &Error{Msg: "Fields declined"}
+	benchRaw(b, func(s *Scanner) *Error {
+		var err *Error
+		str := func(int) bool {
+			_, err = s.String("")
+			return err == nil
+		}
+		_, ok := s.Fields(top, func(int) bool {
+			if err = s.BeginArray("messages", "a list"); err != nil {
+				return false
+			}
+			for j := 0; ; j++ {
+				more, e := s.Element(j)
+				if e != nil || !more {
+					err = e
+					return e == nil
+				}
+				if _, ok := s.Fields(msg, str); !ok {
+					return false
+				}
+			}
+		})
+		if !ok {
+			return cmp.Or(err, fail)
+		}
+		return nil
+	})
 }
