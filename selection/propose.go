@@ -172,19 +172,31 @@ type ProposeOptions struct {
 // and near miss: a URL; a file with a line (x.go:12), a revision
 // (report.md rev 14) or a section (notes/perf.md §4); a document section
 // (runbook section 3.4); a commit ("commit" and 7–40 hex digits, 0.85;
-// bare hex with a letter and a digit, 0.6); a pull request (PR #12); a
-// ticket (ticket DATA-4073, 0.85; a bare key such as DATA-4073, 0.65); a
-// CI build, job or pipeline number; a numbered run; a snapshot; a
-// dashboard panel; a branch whose name looks like one ("branch
-// feature/x-2", "parent a/b", origin/x — never "branch is"); a long
-// numeric id (a review comment's, 0.6); a quoted a/b name (`entire/sessions`,
-// 0.6). A bare path (pkg/x.go, x.go) is 0.6 when a person wrote it or
-// the assistant wrote it in a sentence about changing files or in a
-// summary line (a list item, a table row, a bold heading), else 0.3
-// (working state). A reference is proposed once, where it first
-// appears: a bare path's identity is its file's base name, a file:line's
-// the whole locator, a commit's its first seven digits; a later, surer
-// mention raises the first one's confidence.
+// bare hex with a letter and a digit, 0.6); a pull request (PR #12, or
+// #12 alone); a ticket (ticket DATA-4073, 0.85; a bare key such as
+// DATA-4073, 0.65); a CI build, job or pipeline number; a numbered run;
+// a snapshot; a dashboard panel; a branch whose name looks like one
+// ("branch feature/x-2", "parent a/b", origin/x — never "branch is"; the
+// name alone is the literal), and any branch the session's git commands
+// named, found by name in prose; a long numeric id (a review comment's,
+// 0.6); a quoted a/b name (`entire/sessions`, 0.6); a bare path
+// (pkg/x.go, x.go, 0.6). What the session's tool calls did decides how
+// sure one is (propWorkOf, propRefConfidence): what a person typed keeps
+// its confidence; what the assistant names keeps it only when it acted
+// on it — a file it edited, wrote, created or moved (or whose place a
+// sentence gives as a diagnosed cause: "the bug is at x.go:12"), a hash
+// a git command or its output showed, a pull request or issue it
+// commented on, reviewed or created (or named in three gh commands), a
+// review comment it fetched or answered by id — and is 0.3 (working
+// state: files only read, session ids, example values, package paths)
+// otherwise. A "Section 3" heading with no document named is 0.3. In a
+// session without tool calls the text decides: an assistant's bare path
+// is 0.6 in a sentence about changing files or in a summary line. A
+// reference is proposed once, where it first appears: a bare path's and
+// a file:line's identity is its file's base name (a file:line after the
+// bare file replaces it), a pull request's its number, a commit's its
+// first seven digits; a later, surer mention raises the first one's
+// confidence.
 //
 // Drafted probes and expected answers, per class: a prohibition asks "Is
 // the agent forbidden to …?" ("yes"), "Does the user forbid …?" ("yes") or
@@ -197,7 +209,7 @@ type ProposeOptions struct {
 // and "I" of a user become "the user" in a probe. They are drafts: review
 // is where a person fixes them.
 func Propose(s *agentlog.Session, opts ProposeOptions) Proposal {
-	p := &propProposer{seenRefs: map[string]int{}, seenLits: map[string]bool{}}
+	p := &propProposer{seenRefs: map[string]int{}, seenLits: map[string]bool{}, work: propWorkOf(s)}
 	p.index(propUtterances(s))
 	for i, u := range p.utts {
 		p.message(i, u)
@@ -280,6 +292,7 @@ type propProposer struct {
 	constraints []propConstraint // each constraint proposed
 	seenRefs    map[string]int   // a reference's identity → its index in items
 	seenLits    map[string]bool  // class + literal already proposed
+	work        *propWork        // what the session's tool calls worked on
 }
 
 func (p *propProposer) index(utts []propUtterance) {
@@ -342,7 +355,7 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 	default:
 		consider(propCommitment(s, e.acts))
 	}
-	refs := propReferences(s, e.role)
+	refs := propReferencesIn(s, e.role, p.work)
 	if len(refs) > 0 {
 		top := refs[0]
 		for _, r := range refs[1:] {
@@ -355,6 +368,13 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 				// A reference is proposed once, where it first appears; a
 				// later mention that is surer of it raises its confidence.
 				id := propRefIdentity(r)
+				if k, ok := p.seenRefs[id]; ok && r.rule == "reference/file-line" && !propLineTail.MatchString(p.items[k].Literal) {
+					// The file named bare before, now with its line: the
+					// located mention replaces it, one reference to the file.
+					p.dropped[k] = true
+					r.confidence = max(r.confidence, p.items[k].Confidence)
+					delete(p.seenRefs, id)
+				}
 				if k, ok := p.seenRefs[id]; ok {
 					if it := &p.items[k]; r.confidence > it.Confidence {
 						it.Confidence, it.Rule = propClamp(r.confidence), r.rule
@@ -362,12 +382,6 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 					continue
 				}
 				p.seenRefs[id] = len(p.items)
-				if r.rule == "reference/file-line" {
-					// A bare mention of the file later adds nothing.
-					if f := propFileIdentity(r.literal); !propHas(p.seenRefs, f) {
-						p.seenRefs[f] = len(p.items)
-					}
-				}
 				p.add(e, r)
 			}
 			return
@@ -421,12 +435,6 @@ func (p *propProposer) supersede(s string) {
 		kept = append(kept, c)
 	}
 	p.constraints = kept
-}
-
-// propHas reports whether m has key k.
-func propHas(m map[string]int, k string) bool {
-	_, ok := m[k]
-	return ok
 }
 
 // propClamp keeps a confidence inside [0, 1]; it guards the invariant

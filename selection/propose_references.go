@@ -45,6 +45,8 @@ var propRefPatterns = []propRefPattern{
 		example: "git bisect says commit ab70bc2 is the first bad one.", ref: "commit ab70bc2", nearMiss: "commit and push"},
 	{re: regexp.MustCompile(`\b(?:PR|MR|[Pp]ull request|[Mm]erge request|[Ii]ssue) ?#?\d+\b`), kind: "pull request", confidence: 0.8, rule: "reference/pull-request",
 		example: "The earlier attempt was PR #5527; it got reverted.", ref: "PR #5527", nearMiss: "open a PR for it"},
+	{re: regexp.MustCompile(`\B#\d{2,6}\b`), kind: "pull request or issue", confidence: 0.7, rule: "reference/number",
+		example: "Replied to both threads on #174.", ref: "#174", nearMiss: "set the color to #123abc"},
 	{re: regexp.MustCompile(`(?i:\bticket )[A-Z][A-Z0-9]{1,9}-\d+\b`), kind: "ticket", confidence: 0.85, rule: "reference/ticket",
 		example: "Link everything to ticket INFRA-909.", ref: "ticket INFRA-909", nearMiss: "file a ticket"},
 	{re: regexp.MustCompile(`(?i:\b(?:build|job|pipeline) )#?\d{2,}(?: on [A-Z][\w.-]*(?: [A-Z][\w.-]*)*)?`), kind: "CI build", confidence: 0.8, rule: "reference/build",
@@ -55,7 +57,7 @@ var propRefPatterns = []propRefPattern{
 		example: "Use snapshot stg-2026-01-22 for the fixtures.", ref: "snapshot stg-2026-01-22", nearMiss: "take a snapshot first"},
 	{re: regexp.MustCompile(`\b(?:the )?[\w-]+ dashboard(?:,? panel \d+)?`), kind: "dashboard panel", confidence: 0.75, rule: "reference/dashboard",
 		example: "Watch the ingest-lag dashboard, panel 12 while it deploys.", ref: "the ingest-lag dashboard, panel 12", nearMiss: "open a dashboard"},
-	{re: regexp.MustCompile(`(?i:\b(?:branch|parent|onto|rebase on|checkout|switch to) )` + "`?" + `[\w.-]+(?:/[\w.-]+)+|\borigin/[\w./-]*\w|(?i:\bbranch )` + "`?" + `[\w.-]*[\d_/-][\w./-]*\w`), kind: "branch", confidence: 0.7, rule: "reference/branch",
+	{re: regexp.MustCompile(`(?i:\b(?:branch|parent|onto|rebase on|checkout|switch to) )` + "`?" + `[\w.-]+(?:/[\w.-]+)+|\borigin/[\w./-]*\w|(?i:\bbranch )` + "`?" + `[A-Za-z0-9][\w.-]*[\d_/-][\w./-]*\w`), kind: "branch", confidence: 0.7, rule: "reference/branch",
 		example: "Rebase onto branch feature/ledger-v2 first.", ref: "branch feature/ledger-v2", nearMiss: "The branch is ahead by 1 commit."},
 	{re: regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b`), kind: "ticket", confidence: 0.65, rule: "reference/ticket-key",
 		example: "Context is in DATA-4073.", ref: "DATA-4073", nearMiss: "The file is UTF-8 encoded."},
@@ -88,11 +90,17 @@ var propChangeVerb = regexp.MustCompile(`(?i)\b(add|added|adds|update|updated|up
 // assistant sums up what it did.
 var propSummaryLine = regexp.MustCompile(`^(?:[-*•|] |\d+[.)] |\*\*|#+ )`)
 
-// propReferences returns the references in sentence s, said by role, in
-// the order they appear, each with a drafted probe. A bare path is 0.3
-// (working state), unless a person wrote it or the assistant wrote it in
-// a sentence about changing files or in a summary line (0.6).
-func propReferences(s, role string) []propGuess {
+// propReferences returns the references in sentence s, said by role,
+// with nothing known of the session (propReferencesIn with no work).
+func propReferences(s, role string) []propGuess { return propReferencesIn(s, role, nil) }
+
+// propReferencesIn returns the references in sentence s, said by role, in
+// the order they appear, each with a drafted probe and the confidence
+// propRefConfidence gives it; w is what the session's tool calls show
+// the agent worked on (nil: nothing known, as for a sentence alone).
+// A branch the agent's git commands named is found in prose too
+// (reference/branch-worked), with or without backticks.
+func propReferencesIn(s, role string, w *propWork) []propGuess {
 	type span struct {
 		a, b int
 		p    *propRefPattern
@@ -136,22 +144,49 @@ func propReferences(s, role string) []propGuess {
 			spans = append(spans, span{a, b, pat})
 		}
 	}
+	if w != nil {
+		for b := range w.branches {
+			if !strings.Contains(b, "/") && !strings.ContainsAny(b, "-_") {
+				continue // "main", "develop": a word, not an identifier
+			}
+			low := strings.ToLower(s)
+			for off := 0; ; {
+				k := strings.Index(low[off:], b)
+				if k < 0 {
+					break
+				}
+				a, e := off+k, off+k+len(b)
+				off = e
+				if (a > 0 && propBranchChar(s[a-1])) || (e < len(s) && propBranchChar(s[e])) {
+					continue
+				}
+				// A longer match of another pattern (a path in the
+				// branch's name) gives way to the branch.
+				kept := spans[:0]
+				for _, sp := range spans {
+					if !(a < sp.b && sp.a < e) || sp.p.rule == "reference/branch" {
+						kept = append(kept, sp)
+					}
+				}
+				spans = kept
+				if !overlaps(a, e) {
+					spans = append(spans, span{a, e, &propBranchWorked})
+				}
+			}
+		}
+	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].a < spans[j].a })
 	var out []propGuess
 	for _, sp := range spans {
 		lit := s[sp.a:sp.b]
 		if sp.p.rule == "reference/branch" {
 			lit = strings.ReplaceAll(lit, "`", "") // "branch `x`"
+			// The name alone, not the word that found it ("parent x/y").
+			if w, rest, ok := strings.Cut(lit, " "); ok && !strings.EqualFold(w, "branch") {
+				lit = strings.TrimPrefix(strings.TrimPrefix(rest, "to "), "on ")
+			}
 		}
-		conf := sp.p.confidence
-		switch {
-		case sp.p.rule == "reference/dashboard" && !strings.Contains(lit, "panel"):
-			conf = 0.6
-		case sp.p.rule == "reference/path" && role == "user":
-			conf = 0.6
-		case sp.p.rule == "reference/path" && (propChangeVerb.MatchString(s) || propSummaryLine.MatchString(s)):
-			conf = 0.6
-		}
+		conf := propRefConfidence(sp.p, lit, s, role, w)
 		ctx := strings.TrimSpace(strings.TrimRight(s[:sp.a]+"…"+s[sp.b:], ". "))
 		probe := "Which " + sp.p.kind + " does “" + ctx + "” refer to?"
 		if len(strings.Fields(strings.ReplaceAll(ctx, "…", ""))) < 2 {
@@ -160,6 +195,88 @@ func propReferences(s, role string) []propGuess {
 		out = append(out, propGuess{class: fixture.Reference, literal: lit, probe: probe, expect: lit, confidence: conf, rule: sp.p.rule})
 	}
 	return out
+}
+
+// propBranchWorked is the rule of a branch the session's git commands
+// named, found by name in prose (propReferences).
+var propBranchWorked = propRefPattern{kind: "branch", confidence: 0.7, rule: "reference/branch-worked"}
+
+// propBranchChar is a byte a branch name can hold: a match inside a
+// longer name is none.
+func propBranchChar(c byte) bool {
+	return c == '/' || c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// propDiagnosis marks a sentence that places a diagnosed cause: "the
+// bug is at x.go:12", "found the off-by-one in …", "caused by", "the
+// root cause". A location there is the cause's, kept whether or not the
+// agent then edits the file.
+var propDiagnosis = regexp.MustCompile(`(?i)\b(the (real |actual )?(bug|cause|culprit|problem|issue|regression|off-by-one|race|leak|deadlock|crash|panic)s?\b[^.;]*\b(is|was|lies|lives|sits|happens|occurs|at|in)\b|root cause|caused by|comes from|originates|(fails|panics|crashes|breaks) (at|in)\b|introduced (in|by|at)\b)`)
+
+// propRefConfidence is how sure a reference is, by who said it and
+// what the session did with it (w). What a person typed is kept: a
+// path, file:line, hex string, quoted name or number a person writes
+// is what they are pointing at. What the agent says is kept when its
+// tool calls acted on it: a path or file:line of a file it edited,
+// wrote, created or moved, or that a sentence names as a diagnosed
+// cause's place (propDiagnosis); a hex string a git command or its output
+// showed (else a session id, an example value); a pull request or
+// issue it commented on, reviewed, created or edited (else one it only
+// looked at); a review comment it fetched or answered by id; a quoted
+// a/b name that is such a file or branch (else a package path, a key
+// binding). Anything else the agent names is working state, 0.3.
+// Without tool calls in the session (w nil or empty) the text decides,
+// as before the event model: a bare path in a sentence about changing
+// files or in a summary line is 0.6. A "Section 3" with no document
+// before it is a heading of the agent's own text, 0.3.
+func propRefConfidence(p *propRefPattern, lit, s, role string, w *propWork) float64 {
+	conf := p.confidence
+	user := role == "user"
+	known := w != nil && w.calls > 0
+	acted := func(ok bool, weak float64) float64 {
+		switch {
+		case user || ok:
+			return conf
+		case known:
+			return 0.3
+		}
+		return weak
+	}
+	switch p.rule {
+	case "reference/dashboard":
+		if !strings.Contains(lit, "panel") {
+			conf = 0.6
+		}
+	case "reference/path":
+		conf = 0.6
+		weak := 0.3
+		if propChangeVerb.MatchString(s) || propSummaryLine.MatchString(s) {
+			weak = 0.6
+		}
+		return acted(known && (w.changed(lit) || propDiagnosis.MatchString(s)), weak)
+	case "reference/file-line":
+		return acted(!known || w.changed(lit) || propDiagnosis.MatchString(s), conf)
+	case "reference/section":
+		if l := strings.ToLower(lit); strings.HasPrefix(l, "section") || strings.HasPrefix(l, "§") {
+			return 0.3
+		}
+	case "reference/hex-id", "reference/quoted-hex":
+		if !user {
+			return acted(known && w.commit(lit), conf)
+		}
+		if known && !w.commit(lit) {
+			return 0.4
+		}
+	case "reference/pull-request", "reference/number":
+		n := lit[strings.LastIndexAny(lit, " #")+1:]
+		return acted(known && w.prs[n], conf)
+	case "reference/numeric-id":
+		return acted(known && w.ids[lit], conf)
+	case "reference/quoted-name":
+		name := strings.ToLower(strings.Trim(lit, "`"))
+		return acted(known && (w.branches[name] || w.changed(name)), conf)
+	}
+	return conf
 }
 
 // propRefOK filters matches a regular expression cannot: hex ids need a
@@ -220,8 +337,8 @@ var propFileExt = regexp.MustCompile(`\.[a-z][a-z0-9]{0,9}$`)
 var propVersion = regexp.MustCompile(`^v?\d+(\.\d+)+$`)
 
 // propRefIdentity is what makes two references one: a file's base name
-// (a bare path's and a file:line's apart: a located mention after a bare
-// one is new, not the other way round), a pull request's number, a
+// (a bare path and a file:line in it are one reference), a pull
+// request's number (with or without "PR"), a
 // ticket's key, a commit's first seven hex digits, else the literal
 // without a kind word ("commit", "branch", "ticket"), lower-cased.
 func propRefIdentity(g propGuess) string {
@@ -233,11 +350,9 @@ func propRefIdentity(g propGuess) string {
 		return "ticket:" + k
 	}
 	switch g.rule {
-	case "reference/pull-request":
+	case "reference/pull-request", "reference/number":
 		return "pr:" + strings.TrimLeft(lit[strings.LastIndexAny(lit, " #")+1:], "#")
-	case "reference/file-line":
-		return "loc:" + propFileIdentity(lit)
-	case "reference/path", "reference/revision", "reference/document-section":
+	case "reference/path", "reference/file-line", "reference/revision", "reference/document-section":
 		return propFileIdentity(lit)
 	case "reference/commit", "reference/hex-id", "reference/quoted-hex":
 		lit = strings.TrimPrefix(lit, "commit ")

@@ -1,0 +1,225 @@
+package selection
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/internal/jsonscan"
+)
+
+// This file holds what the proposer learns from a session's tool calls
+// rather than its text: which files the agent changed, which commits,
+// pull requests, review comments and branches it worked on. A reference
+// the agent only mentions is working state; one it acted on is what a
+// summary must keep.
+
+// propWork is what a session's tool calls show the agent worked on.
+type propWork struct {
+	// calls is how many tool calls the session has: with none (a format
+	// without tool calls) the text alone decides (propReferences).
+	calls int
+	// files are the paths the agent edited, wrote, created or moved
+	// (Edit, Write, MultiEdit, NotebookEdit; Bash mv, cp, touch, mkdir,
+	// git mv, a redirection), slash-separated and cleaned.
+	files []string
+	// commits are the first seven hex digits of the commits seen in a
+	// git command's arguments or in its output where git prints hashes
+	// (a log line's start, "commit X", "[branch X]", "X..Y").
+	commits map[string]bool
+	// prs are the pull request and issue numbers the agent commented on,
+	// reviewed, created, edited, merged or checked out, or named in three
+	// gh commands or more (a review: its diff, its checks, its view).
+	prs map[string]bool
+	// ghNamed counts the gh commands naming each number.
+	ghNamed map[string]int
+	// ids are the review-comment ids the agent answered or fetched by id.
+	ids map[string]bool
+	// branches are the branch names a git command named or reported.
+	branches map[string]bool
+}
+
+// propCallKeys are the tool-input members the work index reads.
+var propCallKeys = jsonscan.NewKeySet("file_path", "notebook_path", "command")
+
+// propCallStrings reads a tool input's file_path (or notebook_path) and
+// command; an input that is not a JSON object gives "".
+func propCallStrings(raw []byte) (file, command string) {
+	var sc jsonscan.Scanner
+	sc.Reset(raw)
+	sc.Fields(propCallKeys, func(k int) bool {
+		if sc.Peek() != '"' {
+			return sc.SkipValue() == nil
+		}
+		b, err := sc.String("")
+		if err != nil {
+			return false
+		}
+		switch k {
+		case 0, 1:
+			if file == "" {
+				file = string(b)
+			}
+		case 2:
+			command = string(b)
+		}
+		return true
+	})
+	return file, command
+}
+
+var (
+	// propShellSplit separates the commands of a shell line.
+	propShellSplit = regexp.MustCompile(`&&|\|\||[;|\n]`)
+	// propRedirect is an output redirection's target ("> notes.md").
+	propRedirect = regexp.MustCompile(`(?:^|[^0-9&>])>>? *([^\s;&|>]+)`)
+	// propGitHex is a commit hash in a git command or its output: at the
+	// start of a line (git log --oneline), after "commit", in git
+	// commit's "[main 1a2b3c4]", around ".." (git push), or as an
+	// argument of the command.
+	propGitHex = regexp.MustCompile(`(?m)^[*|\\/ ]*(?:commit )?([0-9a-f]{7,40})\b|\[[^\]\s]+ ([0-9a-f]{7,40})\]|\b([0-9a-f]{7,40})\.\.\.?([0-9a-f]{7,40})\b`)
+	// propGitArgHex is a hash given as an argument of a git command,
+	// its quoted strings and here-documents (a commit message) removed.
+	propGitArgHex = regexp.MustCompile(`\s([0-9a-f]{7,40})(?:$|[\s~^:])`)
+	propQuoted    = regexp.MustCompile(`(?s)<<-?\s*'?(\w+)'?.*?\n\s*(\w+)\s*(?:\n|$)|"(?:[^"\\]|\\.)*"|'[^']*'`)
+	// propGHNumber is a pull request or issue a gh command names.
+	propGHNumber = regexp.MustCompile(`\bgh (?:pr|issue) \w+ #?(\d+)\b`)
+	// propGHWork is a gh command that acts on a pull request or issue.
+	propGHWork = regexp.MustCompile(`\bgh (?:pr|issue) (?:comment|review|edit|merge|close|reopen|ready|checkout|create)\b[^|;&]*?(?:\s#?(\d+)\b|/(?:pull|issues)/(\d+))`)
+	// propGHAPI is a gh api call on a pull request's or issue's
+	// resource; it is work when it writes (-f, -F, --field, --input, a
+	// POST, PATCH or PUT) or names a comment by id.
+	propGHAPI   = regexp.MustCompile(`\bgh api\b[^|;&]*?/(?:pulls|issues)/(\d+)(/comments/(\d+))?`)
+	propGHWrite = regexp.MustCompile(`\s(?:-f|-F|--field|--raw-field|--input)\s|-X ?(?:POST|PATCH|PUT)|--method ?(?:POST|PATCH|PUT)`)
+	// propGHComment is a review comment fetched or answered by id.
+	propGHComment = regexp.MustCompile(`\bgh api\b[^|;&]*?/comments/(\d{6,})`)
+	// propPRURL is a pull request's link in a tool result (gh pr create).
+	propPRURL = regexp.MustCompile(`https://github\.com/[\w.-]+/[\w.-]+/pull/(\d+)\b`)
+	// propGitBranch is a branch a git command names or its output reports.
+	propGitBranch = regexp.MustCompile(`\bgit (?:checkout(?: -[bB])?|switch(?: -[cC])?|branch(?: -[mM])?|push(?: -u| --set-upstream)?(?: [\w.-]+)?|worktree add(?: -b)?|rebase|merge) +([A-Za-z][\w.-]*/[\w./-]*\w|[A-Za-z][\w.-]*[-_][\w.-]*\w)|(?:On branch|Switched to (?:a new )?branch '?|\* \[new branch\] +)([A-Za-z][\w./-]*\w)`)
+)
+
+// propWorkOf indexes the tool calls of s.
+func propWorkOf(s *agentlog.Session) *propWork {
+	w := &propWork{commits: map[string]bool{}, prs: map[string]bool{}, ghNamed: map[string]int{}, ids: map[string]bool{}, branches: map[string]bool{}}
+	for _, st := range s.Steps {
+		for _, c := range st.Calls {
+			w.calls++
+			file, cmd := propCallStrings(c.Input)
+			switch c.Name {
+			case "Edit", "MultiEdit", "Write", "NotebookEdit":
+				if file != "" && !c.IsError {
+					w.addFile(file)
+				}
+			case "Bash":
+				w.bash(cmd, c)
+			}
+		}
+	}
+	return w
+}
+
+// bash indexes one shell command and its result.
+func (w *propWork) bash(cmd string, c agentlog.ToolCall) {
+	for _, part := range propShellSplit.Split(cmd, -1) {
+		f := strings.Fields(part)
+		for len(f) > 0 && (f[0] == "sudo" || strings.Contains(f[0], "=")) {
+			f = f[1:]
+		}
+		if len(f) > 1 && f[0] == "git" && f[1] == "mv" {
+			f = f[1:]
+		}
+		if len(f) > 1 && (f[0] == "mv" || f[0] == "cp" || f[0] == "touch" || f[0] == "mkdir") {
+			for _, a := range f[1:] {
+				if !strings.HasPrefix(a, "-") {
+					w.addFile(strings.Trim(a, `"'`))
+				}
+			}
+		}
+		for _, m := range propRedirect.FindAllStringSubmatch(part, -1) {
+			if t := strings.Trim(m[1], `"'`); t != "/dev/null" && !strings.HasPrefix(t, "&") {
+				w.addFile(t)
+			}
+		}
+	}
+	if strings.Contains(cmd, "git ") {
+		args := propQuoted.ReplaceAllString(cmd, " ")
+		for _, m := range propGitArgHex.FindAllStringSubmatch(args, -1) {
+			w.addCommit(m[1])
+		}
+		for _, m := range propGitHex.FindAllStringSubmatch(c.Result, -1) {
+			for _, h := range m[1:] {
+				w.addCommit(h)
+			}
+		}
+		for _, text := range []string{cmd, c.Result} {
+			for _, m := range propGitBranch.FindAllStringSubmatch(text, -1) {
+				if b := m[1] + m[2]; b != "" && b != "HEAD" && !strings.HasPrefix(b, "origin/HEAD") {
+					w.branches[strings.ToLower(strings.TrimPrefix(b, "origin/"))] = true
+				}
+			}
+		}
+	}
+	for _, m := range propGHWork.FindAllStringSubmatch(cmd, -1) {
+		w.prs[m[1]+m[2]] = true
+	}
+	for _, m := range propGHAPI.FindAllStringSubmatch(cmd, -1) {
+		if propGHWrite.MatchString(cmd) || m[3] != "" {
+			w.prs[m[1]] = true
+		}
+	}
+	for _, m := range propGHNumber.FindAllStringSubmatch(cmd, -1) {
+		if w.ghNamed[m[1]]++; w.ghNamed[m[1]] >= 3 {
+			w.prs[m[1]] = true
+		}
+	}
+	for _, m := range propGHComment.FindAllStringSubmatch(cmd, -1) {
+		w.ids[m[1]] = true
+	}
+	if strings.Contains(cmd, "gh pr create") {
+		for _, m := range propPRURL.FindAllStringSubmatch(c.Result, -1) {
+			w.prs[m[1]] = true
+		}
+	}
+}
+
+// addCommit records a commit hash (7 digits at least, one a digit: an
+// all-digit hash too).
+func (w *propWork) addCommit(h string) {
+	if len(h) >= 7 && strings.ContainsAny(h, "0123456789") {
+		w.commits[h[:7]] = true
+	}
+}
+
+// addFile records a path the agent changed.
+func (w *propWork) addFile(p string) {
+	if p == "" || strings.ContainsAny(p, "$*`") {
+		return
+	}
+	w.files = append(w.files, path.Clean(strings.ReplaceAll(p, `\`, "/")))
+}
+
+// changed reports whether mention, a path or file name from the text
+// (":line" and a leading "./", "~/" or "/" ignored), names a file the
+// agent changed: equal to one, or its tail after a "/" (or "/.", for a
+// dot file named without its dot).
+func (w *propWork) changed(mention string) bool {
+	m := propLineTail.ReplaceAllString(strings.Trim(mention, "`'\""), "")
+	m = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(m, "~/"), "./"), "/")
+	if m == "" {
+		return false
+	}
+	for _, f := range w.files {
+		if f == m || strings.HasSuffix(f, "/"+m) || strings.HasSuffix(f, "/."+m) {
+			return true
+		}
+	}
+	return false
+}
+
+// commit reports whether hex, 7 to 40 hex digits, is a commit a git
+// command or its output showed.
+func (w *propWork) commit(hex string) bool {
+	return len(hex) >= 7 && w.commits[strings.ToLower(hex[:7])]
+}
