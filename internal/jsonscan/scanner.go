@@ -159,12 +159,15 @@ func (s *Scanner) Peek() byte {
 
 // BeginObject consumes '{'. what names the wanted value for the message
 // when it is not an object, which is at field.
-func (s *Scanner) BeginObject(field, what string) *Error {
+func (s *Scanner) BeginObject(field, what string) *Error { return s.begin('{', field, what) }
+
+// begin consumes open, '{' or '[', for BeginObject or BeginArray.
+func (s *Scanner) begin(open byte, field, what string) *Error {
 	s.SkipSpace()
 	if s.pos >= len(s.data) {
 		return s.errEOF()
 	}
-	if s.data[s.pos] != '{' {
+	if s.data[s.pos] != open {
 		return s.Errorf(s.pos, field, "want %s, got %s", what, s.Describe())
 	}
 	return s.push()
@@ -233,16 +236,7 @@ func (s *Scanner) Member(i int) (key []byte, keyOff int, ok bool, err *Error) {
 
 // BeginArray consumes '['. what names the wanted value for the message
 // when it is not an array, which is at field.
-func (s *Scanner) BeginArray(field, what string) *Error {
-	s.SkipSpace()
-	if s.pos >= len(s.data) {
-		return s.errEOF()
-	}
-	if s.data[s.pos] != '[' {
-		return s.Errorf(s.pos, field, "want %s, got %s", what, s.Describe())
-	}
-	return s.push()
-}
+func (s *Scanner) BeginArray(field, what string) *Error { return s.begin('[', field, what) }
 
 // Element reports whether another element of the array being read
 // follows (consuming the ',' before it), or consumes ']'; i counts the
