@@ -18,28 +18,11 @@ type event struct {
 	i    int
 }
 
-// messageBeforeCompaction reports whether message m came before
-// compaction c. Steps order them first (Message.Step and Compaction.Step
-// count the steps before each); between the same two steps, lines do (a
-// compaction known only from its summary record sits just before that
-// record); on one line (the generic format), a typed message of a later
-// turn comes after, anything else before.
-func messageBeforeCompaction(m agentlog.Message, c agentlog.Compaction) bool {
-	if m.Step != c.Step {
-		return m.Step < c.Step
-	}
-	line := c.Line
-	if line == 0 {
-		line = c.SummaryLine
-	}
-	if m.Line != line && line > 0 {
-		return m.Line < line
-	}
-	if m.Kind == agentlog.CompactSummary && m.Line == c.SummaryLine {
-		return false
-	}
-	return m.Turn <= c.Turn
-}
+// messageBeforeCompaction reports whether message i (an index into
+// Session.Messages) came before compaction c: every reader counts the
+// messages before a compaction (Compaction.Message), in every format,
+// lines or none.
+func messageBeforeCompaction(i int, c agentlog.Compaction) bool { return i < c.Message }
 
 // stream returns s's messages, steps and compactions in the order they
 // happened: a message or a compaction that Step steps preceded comes
@@ -57,7 +40,7 @@ func stream(s *agentlog.Session) []event {
 			cOK := ci < len(s.Compactions) && (upTo == len(s.Steps) || s.Compactions[ci].Step <= upTo)
 			switch {
 			case mOK && cOK:
-				if messageBeforeCompaction(s.Messages[mi], s.Compactions[ci]) {
+				if messageBeforeCompaction(mi, s.Compactions[ci]) {
 					out = append(out, event{evMessage, mi})
 					mi++
 				} else {
@@ -154,7 +137,7 @@ func nextIsPrompt(s *agentlog.Session, rest []event, keep []bool) bool {
 func Prefix(s *agentlog.Session, k int) *agentlog.Session {
 	c := s.Compactions[k]
 	nm := 0
-	for nm < len(s.Messages) && messageBeforeCompaction(s.Messages[nm], c) {
+	for nm < len(s.Messages) && messageBeforeCompaction(nm, c) {
 		nm++
 	}
 	ns := c.Step
