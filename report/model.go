@@ -329,6 +329,11 @@ type Selection struct {
 	Rows     []SelectionRow
 	Sessions []SelectedSession
 	Warnings []string
+	// ItemsProposed is true when select read agent logs, which list no
+	// items: the items and decisions count what the proposer's rules
+	// found, unreviewed (selection.Summary.ItemsSource "proposed"). The
+	// rows then say so, and a warning does.
+	ItemsProposed bool
 }
 
 // SelectionRow is one measure of the selected sessions beside the same

@@ -63,7 +63,13 @@ func selectionModel(j *selection.Summary) *Selection {
 			Decisions: int(j.Selected.Decisions), Items: int(j.Selected.Items),
 			HoursAt15: j.Selected.AnnotationHours.At15, HoursAt2: j.Selected.AnnotationHours.At2,
 		},
-		Warnings: j.Warnings,
+		Warnings:      j.Warnings,
+		ItemsProposed: j.ItemsSource == selection.ItemsProposed,
+	}
+	if s.ItemsProposed {
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"the selection read agent logs, which list no items: its items (%d proposed over every session read) and compaction decisions count what the proposer's rules found, before anyone reviewed them",
+			j.ProposedItems))
 	}
 	if j.Budget != nil {
 		s.Budget = *j.Budget
@@ -103,9 +109,15 @@ func (s *Selection) SetRows() {
 		{Measure: "compactions", Selected: float64(sl.Compactions), Random: rd.Compactions},
 		{Measure: "compaction decisions", Selected: float64(sl.Decisions), Random: rd.Decisions},
 		{Measure: "items", Selected: float64(sl.Items), Random: rd.Items},
+	}
+	if s.ItemsProposed {
+		rows[3].Measure = "compaction decisions (of proposed items)"
+		rows[4].Measure = "items (proposed, unreviewed)"
+	}
+	rows = append(rows, []SelectionRow{
 		{Measure: "annotation hours at 15 minutes a session", Selected: sl.HoursAt15, Random: rd.HoursAt15, Hours: true},
 		{Measure: "annotation hours at 2 minutes a session", Selected: sl.HoursAt2, Random: rd.HoursAt2, Hours: true},
-	}
+	}...)
 	if s.PerSession {
 		rows = rows[1:]
 		for i := range rows {

@@ -151,3 +151,38 @@ func TestParseSelectionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectionProposedItems: a selection made from agent logs counts
+// items the proposer found, unreviewed; the report's rows and a warning
+// say so (a first trial showed them as if a person had listed them).
+func TestSelectionProposedItems(t *testing.T) {
+	data := []byte(`{"budget":2,"budget_hours":null,"minutes_per_fixture":2,"seed":1,"read":3,"incidents":0,
+"incidents_exceed_budget":false,"selected":{"sessions":2,"never_compact":0,"compactions":2,"decisions":3,"items":2,
+"annotation_hours":{"at_15_min":0.3,"at_2_min":0.04}},"random":null,"sessions":[],"warnings":[],
+"items_source":"proposed","proposed_items":3}`)
+	s, err := ParseSelection("selection.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.ItemsProposed {
+		t.Fatal("ItemsProposed is false")
+	}
+	var measures []string
+	for _, r := range s.Rows {
+		measures = append(measures, r.Measure)
+	}
+	got := strings.Join(measures, "; ")
+	if !strings.Contains(got, "compaction decisions (of proposed items); items (proposed, unreviewed)") {
+		t.Errorf("rows %q", got)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "3 proposed over every session read") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	listed, err := ParseSelection("selection.json", []byte(strings.Replace(string(data), `"items_source":"proposed","proposed_items":3`, `"warnings2":[]`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if listed.ItemsProposed || len(listed.Warnings) != 0 || listed.Rows[4].Measure != "items" {
+		t.Errorf("a summary's listed items: %+v", listed)
+	}
+}
