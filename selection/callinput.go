@@ -325,7 +325,7 @@ func canonicalKey(sc *jsonscan.Scanner, raw []byte) (string, bool) {
 	}
 	var spansArr [16]keySpan
 	var bufArr [512]byte
-	ms, buf := spansArr[:0], bufArr[:0]
+	ms, buf := spansArr[:0], append(bufArr[:0], '{')
 	sorted := true
 	for i := 0; ; i++ {
 		key, _, ok, err := sc.Member(i)
@@ -341,6 +341,9 @@ func canonicalKey(sc *jsonscan.Scanner, raw []byte) (string, bool) {
 			}
 			continue
 		}
+		if len(ms) > 0 {
+			buf = append(buf, ',')
+		}
 		m0 := len(buf)
 		buf = jsonenc.AppendString(buf, key)
 		k1 := len(buf)
@@ -348,40 +351,33 @@ func canonicalKey(sc *jsonscan.Scanner, raw []byte) (string, bool) {
 		if buf, err = sc.Canonical(buf); err != nil {
 			return "null", false
 		}
-		sp := keySpan{m0, k1, len(buf)}
 		if n := len(ms); n > 0 && string(buf[ms[n-1].m0:ms[n-1].k1]) >= string(buf[m0:k1]) {
 			sorted = false // out of order, or a repeated key
 		}
-		ms = append(ms, sp)
+		ms = append(ms, keySpan{m0, k1, len(buf)})
 	}
 	if sc.End() != nil {
 		return "null", false
 	}
-	if !sorted {
-		keyOf := func(m keySpan) string { return string(buf[m.m0:m.k1]) }
-		slices.SortStableFunc(ms, func(a, b keySpan) int { return strings.Compare(keyOf(a), keyOf(b)) })
-		kept := ms[:0]
-		for i, m := range ms {
-			if i+1 < len(ms) && keyOf(ms[i+1]) == keyOf(m) {
-				continue // a later member has this key: the last counts
-			}
-			kept = append(kept, m)
-		}
-		ms = kept
+	if sorted { // buf is the key already
+		return string(append(buf, '}')), true
 	}
-	n := 2 + len(ms)
-	for _, m := range ms {
-		n += m.m1 - m.m0
-	}
-	out := make([]byte, 0, n)
-	out = append(out, '{')
+	keyOf := func(m keySpan) string { return string(buf[m.m0:m.k1]) }
+	slices.SortStableFunc(ms, func(a, b keySpan) int { return strings.Compare(keyOf(a), keyOf(b)) })
+	var out strings.Builder
+	out.Grow(len(buf) + 1)
+	out.WriteByte('{')
 	for i, m := range ms {
-		if i > 0 {
-			out = append(out, ',')
+		if i+1 < len(ms) && keyOf(ms[i+1]) == keyOf(m) {
+			continue // a later member has this key: the last counts
 		}
-		out = append(out, buf[m.m0:m.m1]...)
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		out.Write(buf[m.m0:m.m1])
 	}
-	return string(append(out, '}')), true
+	out.WriteByte('}')
+	return out.String(), true
 }
 
 // plainNumbers reports whether every number in canonical JSON text c is

@@ -157,6 +157,9 @@ type callInput struct {
 // FindToolRepeats returns every repeat after each compaction of s within
 // w, classified, in the order of the repeats.
 func FindToolRepeats(s *agentlog.Session, w RepeatWindow) []ToolRepeat {
+	if len(s.Compactions) == 0 {
+		return nil // no window to look in
+	}
 	n := 0
 	for si := range s.Steps {
 		n += len(s.Steps[si].Calls)
@@ -170,22 +173,20 @@ func FindToolRepeats(s *agentlog.Session, w RepeatWindow) []ToolRepeat {
 				ref: CallRef{Tool: c.Name, Input: c.Input, ID: c.ID, Line: st.Line, Turn: st.Turn, Step: si, IsError: c.IsError,
 					UUID: c.UUID, ResultUUID: c.ResultUUID},
 				call: c,
-				in:   parseCallInput(c.Name, c.Input, s.Cwd),
 			})
-			if c.Name == "Bash" {
-				last := &calls[len(calls)-1]
-				last.bash = classifyBash(last.in.cmd)
-			}
 		}
 	}
-	var out []ToolRepeat
+	// Each compaction's calls before it are [0, start); its window's are
+	// [start, stop). Only the calls before the last window's end are
+	// ever compared, so only their inputs are read.
+	type window struct{ start, stop int }
+	windows := make([]window, len(s.Compactions))
+	read := 0
 	for ci, comp := range s.Compactions {
 		end := len(s.Steps)
 		if ci+1 < len(s.Compactions) {
 			end = s.Compactions[ci+1].Step
 		}
-		// calls before the compaction are [0, start); the window's are
-		// [start, stop).
 		start := sort.Search(len(calls), func(i int) bool { return calls[i].ref.Step >= comp.Step })
 		stop := start
 		for stop < len(calls) {
@@ -195,6 +196,19 @@ func FindToolRepeats(s *agentlog.Session, w RepeatWindow) []ToolRepeat {
 			}
 			stop++
 		}
+		windows[ci] = window{start, stop}
+		read = max(read, stop)
+	}
+	for i := range calls[:read] {
+		c := &calls[i]
+		c.in = parseCallInput(c.call.Name, c.call.Input, s.Cwd)
+		if c.call.Name == "Bash" {
+			c.bash = classifyBash(c.in.cmd)
+		}
+	}
+	var out []ToolRepeat
+	for ci, comp := range s.Compactions {
+		start, stop := windows[ci].start, windows[ci].stop
 	next:
 		for ri := start; ri < stop; ri++ {
 			for k := start; k < ri; k++ {

@@ -3,7 +3,9 @@ package selection
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"unicode"
 
 	"github.com/tally-eval/tally/agentlog"
 )
@@ -79,4 +81,71 @@ func TestRestateCueNeed(t *testing.T) {
 		}
 	}
 	t.Logf("%d sentences", len(sents))
+}
+
+// textWordsRunes is textWords as it was before its ASCII fast path
+// (commit 0692259), which TestTextWordsLikeRunes pins it to.
+func textWordsRunes(s string) []string {
+	var out []string
+	var tok []rune
+	flush := func() {
+		for len(tok) > 0 && (tok[len(tok)-1] == '.' || tok[len(tok)-1] == '-' || tok[len(tok)-1] == '/') {
+			tok = tok[:len(tok)-1]
+		}
+		for len(tok) > 0 && (tok[0] == '.' || tok[0] == '-' || tok[0] == '/') {
+			tok = tok[1:]
+		}
+		if len(tok) > 0 {
+			out = append(out, string(tok))
+		}
+		tok = tok[:0]
+	}
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
+			tok = append(tok, unicode.ToLower(r))
+		case (r == '.' || r == '-' || r == '/') && len(tok) > 0:
+			tok = append(tok, r)
+		case r == '\'' || r == '\u2019':
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// TestTextWordsLikeRunes: textWords splits as it did, on tricky text
+// and, with TALLY_REAL_LOGS, every typed message of the dev set.
+func TestTextWordsLikeRunes(t *testing.T) {
+	texts := []string{"", "Don't touch go.mod -- ./cmd/tally/ and ÉCOLE’s Straße İ ǅ ½ ٣ x_y", "..a.. /b/ -c- \xff\xfeabc", "ΣΑΣ ﬁle 𝔸𝔹 ＡＢＣ"}
+	if dir := os.Getenv("TALLY_REAL_LOGS"); dir != "" {
+		paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
+		for _, p := range paths {
+			ss, err := agentlog.OpenAll(p, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range ss {
+				for i := range s.Messages {
+					texts = append(texts, s.Messages[i].Text)
+				}
+			}
+		}
+	}
+	for _, x := range texts {
+		if got, want := textWords(x), textWordsRunes(x); !slices.Equal(got, want) {
+			t.Errorf("textWords(%.80q) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+// FuzzTextWords: textWords splits any text as it did.
+func FuzzTextWords(f *testing.F) {
+	f.Add("Don't touch go.mod -- ./cmd/tally/ ÉCOLE’s")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := textWords(s), textWordsRunes(s); !slices.Equal(got, want) {
+			t.Errorf("textWords(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

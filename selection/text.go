@@ -230,26 +230,39 @@ func abbreviationEnd(s string) bool {
 // separates.
 func textWords(s string) []string {
 	var out []string
-	var tok []rune
+	var tok []byte // lower-cased UTF-8
 	flush := func() {
-		for len(tok) > 0 && (tok[len(tok)-1] == '.' || tok[len(tok)-1] == '-' || tok[len(tok)-1] == '/') {
-			tok = tok[:len(tok)-1]
+		t := tok
+		for len(t) > 0 && (t[len(t)-1] == '.' || t[len(t)-1] == '-' || t[len(t)-1] == '/') {
+			t = t[:len(t)-1]
 		}
-		for len(tok) > 0 && (tok[0] == '.' || tok[0] == '-' || tok[0] == '/') {
-			tok = tok[1:]
+		for len(t) > 0 && (t[0] == '.' || t[0] == '-' || t[0] == '/') {
+			t = t[1:]
 		}
-		if len(tok) > 0 {
-			out = append(out, string(tok))
+		if len(t) > 0 {
+			out = append(out, string(t))
 		}
 		tok = tok[:0]
 	}
 	for _, r := range s {
+		if r < utf8.RuneSelf { // ASCII, as unicode's tables class it
+			switch {
+			case 'a' <= r && r <= 'z', '0' <= r && r <= '9', r == '_':
+				tok = append(tok, byte(r))
+			case 'A' <= r && r <= 'Z':
+				tok = append(tok, byte(r)+'a'-'A')
+			case (r == '.' || r == '-' || r == '/') && len(tok) > 0:
+				tok = append(tok, byte(r))
+			case r == '\'':
+			default:
+				flush()
+			}
+			continue
+		}
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
-			tok = append(tok, unicode.ToLower(r))
-		case (r == '.' || r == '-' || r == '/') && len(tok) > 0:
-			tok = append(tok, r)
-		case r == '\'' || r == '\u2019':
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			tok = utf8.AppendRune(tok, unicode.ToLower(r))
+		case r == '\u2019':
 		default:
 			flush()
 		}
