@@ -24,7 +24,10 @@ type Question struct {
 	// Expect is the answer any correct context still supports.
 	Expect string
 	// Context is the rendered compacted context, exactly as the agent
-	// would see it on its next turn.
+	// would see it on its next turn. A *Recorded judge, which answers
+	// from its records and never reads it, gets "" (Check reads each
+	// context once, to find the verbatim items, when the judge is
+	// recorded).
 	Context string
 	// Item is the item's fingerprint (fixture.Item.Fingerprint), carried
 	// to its verdict record; it is not part of any cache key.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tally-eval/tally/agentlog"
 )
@@ -69,6 +70,10 @@ type Signal struct {
 	RepeatKind RepeatKind    `json:"repeat_kind,omitempty"`
 	First      *CallEvidence `json:"first_call,omitempty"`
 	Call       *CallEvidence `json:"call,omitempty"`
+	// Summary is the head of the compaction's summary (its first 1,200
+	// bytes): whether it kept the first call's result is most of what a
+	// reviewer needs to judge a lost result.
+	Summary string `json:"summary,omitempty"`
 
 	// A restatement: the message, the earlier one it restates (nil when
 	// its cue alone flagged it), the cue and its sentence ("" for a
@@ -99,6 +104,9 @@ type CallEvidence struct {
 	// its result ("" when the log has no record uuids).
 	UUID       string `json:"uuid,omitempty"`
 	ResultUUID string `json:"result_uuid,omitempty"`
+	// Result is the head of the call's result (its first 400 bytes; ""
+	// when none came back).
+	Result string `json:"result,omitempty"`
 }
 
 // MessageEvidence is one typed message: its text and where it is.
@@ -158,12 +166,12 @@ func SessionSignals(s *agentlog.Session, w RepeatWindow) []Signal {
 	var out []Signal
 	for _, r := range FlaggedRepeats(FindToolRepeats(s, w)) {
 		c := s.Compactions[r.Compaction]
-		first, call := callEvidence(r.First), callEvidence(r.Repeat)
+		first, call := callEvidence(s, r.First), callEvidence(s, r.Repeat)
 		out = append(out, Signal{Kind: RepeatedToolCall, Severe: r.Severe,
 			Turn: call.Turn, Step: call.Step, EvidenceTurn: first.Turn,
 			CompactionTurn: c.Turn + 1, CompactionLine: r.CompactionLine, CompactionUUID: r.CompactionUUID,
 			TurnsAfter: r.TurnsAfter, StepsAfter: r.StepsAfter, Reason: r.Reason,
-			RepeatKind: r.Kind, First: first, Call: call})
+			RepeatKind: r.Kind, First: first, Call: call, Summary: head(c.Summary, summaryHead)})
 	}
 	for _, r := range FindRestatements(s, w) {
 		sig := Signal{Kind: RestatedInstruction, Message: messageEvidence(r.Message),
@@ -186,9 +194,37 @@ func SessionSignals(s *agentlog.Session, w RepeatWindow) []Signal {
 	return out
 }
 
-func callEvidence(c CallRef) *CallEvidence {
-	return &CallEvidence{Tool: c.Tool, Input: c.Input, ID: c.ID, Turn: c.Turn + 1, Step: c.Step + 1, Line: c.Line,
+// How much of a call's result and of a compaction's summary a flag
+// carries: enough to judge it without opening the log.
+const (
+	resultHead  = 400
+	summaryHead = 1200
+)
+
+func callEvidence(s *agentlog.Session, c CallRef) *CallEvidence {
+	e := &CallEvidence{Tool: c.Tool, Input: c.Input, ID: c.ID, Turn: c.Turn + 1, Step: c.Step + 1, Line: c.Line,
 		IsError: c.IsError, UUID: c.UUID, ResultUUID: c.ResultUUID}
+	if c.Step >= 0 && c.Step < len(s.Steps) {
+		for _, call := range s.Steps[c.Step].Calls {
+			if call.ID == c.ID && call.HasResult {
+				e.Result = head(call.Result, resultHead)
+				break
+			}
+		}
+	}
+	return e
+}
+
+// head is the first n bytes of text, cut at a character's start, with
+// "…" when cut.
+func head(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return text[:n] + "…"
 }
 
 func messageEvidence(m MessageRef) *MessageEvidence {
