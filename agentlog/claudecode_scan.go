@@ -23,8 +23,9 @@ var ccLexers = sync.Pool{New: func() any { return new(jsonscan.Scanner) }}
 
 // ccRecordKeys are the record's keys the decoder reads (the others are
 // skipped, as by encoding/json, which the key sets of this file follow).
-var ccRecordKeys = jsonscan.NewKeySet("type", "subtype", "sessionId", "uuid", "cwd", "timestamp", "isSidechain", "isMeta",
-	"isCompactSummary", "message", "compactMetadata", "microcompactMetadata", "error", "isApiErrorMessage")
+var ccRecordKeys = jsonscan.NewKeySet("type", "subtype", "sessionId", "uuid", "cwd", "timestamp", // strings
+	"isSidechain", "isMeta", "isCompactSummary", "isApiErrorMessage", // booleans
+	"message", "compactMetadata", "microcompactMetadata", "error")
 
 // decodeCCRecord decodes line into rec; ok is false when json.Unmarshal
 // must decide. Raw values (a part's input, the error) alias line.
@@ -35,53 +36,27 @@ func decodeCCRecord(line []byte, rec *ccRecord) (ok bool) {
 		ccLexers.Put(s)
 	}()
 	s.Reset(line)
-	_, ok = s.Fields(ccRecordKeys, func(k int) bool {
-		switch k {
-		case 0, 1, 2, 3, 4, 5:
-			v, ok := ccString(s)
-			switch k {
-			case 0:
-				rec.Type = v
-			case 1:
-				rec.Subtype = v
-			case 2:
-				rec.SessionID = v
-			case 3:
-				rec.UUID = v
-			case 4:
-				rec.Cwd = v
-			default:
-				rec.Timestamp = v
-			}
-			return ok
-		case 6, 7, 8, 13:
-			v, ok := ccBool(s)
-			switch k {
-			case 6:
-				rec.IsSidechain = v
-			case 7:
-				rec.IsMeta = v
-			case 8:
-				rec.IsCompactSummary = v
-			default:
-				rec.IsAPIErrorMessage = v
-			}
-			return ok
-		case 9:
+	_, ok = s.Fields(ccRecordKeys, func(k int) (ok bool) {
+		switch {
+		case k < 6:
+			str := [...]*string{&rec.Type, &rec.Subtype, &rec.SessionID, &rec.UUID, &rec.Cwd, &rec.Timestamp}[k]
+			*str, ok = ccString(s)
+		case k < 10:
+			b := [...]*bool{&rec.IsSidechain, &rec.IsMeta, &rec.IsCompactSummary, &rec.IsAPIErrorMessage}[k-6]
+			*b, ok = ccBool(s)
+		case k == 10:
 			if isNull, err := s.Null(); err != nil || isNull {
 				return err == nil
 			}
 			rec.Message = new(ccMessage)
-			return decodeCCMessage(s, rec.Message)
-		case 10:
-			return decodeCCMetadata(s, rec, false)
-		case 11:
-			return decodeCCMetadata(s, rec, true)
-		default: // 12
+			ok = decodeCCMessage(s, rec.Message)
+		case k == 11, k == 12:
+			ok = decodeCCMetadata(s, rec, k == 12)
+		default: // error
 			raw, _, err := s.RawValue()
-			rec.Error = raw
-			return err == nil
+			rec.Error, ok = raw, err == nil
 		}
+		return ok
 	})
 	return ok && s.End() == nil
 }
