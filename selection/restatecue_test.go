@@ -45,24 +45,12 @@ func TestRestateCueNeed(t *testing.T) {
 	}
 	sents := append([]string(nil), cueNeedSentences...)
 	paths, _ := filepath.Glob(filepath.Join("testdata", "re*", "*.jsonl"))
-	if dir := os.Getenv("TALLY_REAL_LOGS"); dir != "" {
-		real, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
-		paths = append(paths, real...)
-	}
-	for _, p := range paths {
-		ss, err := agentlog.OpenAll(p, "")
-		if err != nil {
-			t.Fatal(err)
+	eachMessage(t, paths, func(text string) {
+		prose, _ := typedProse(text)
+		for _, sent := range sentences(prose) {
+			sents = append(sents, normaliseText(sent))
 		}
-		for _, s := range ss {
-			for i := range s.Messages {
-				prose, _ := typedProse(s.Messages[i].Text)
-				for _, sent := range sentences(prose) {
-					sents = append(sents, normaliseText(sent))
-				}
-			}
-		}
-	}
+	})
 	matched := map[string]int{}
 	for _, n := range sents {
 		for _, c := range restateCueRes {
@@ -81,6 +69,27 @@ func TestRestateCueNeed(t *testing.T) {
 		}
 	}
 	t.Logf("%d sentences", len(sents))
+}
+
+// eachMessage calls f with the text of every message of the logs in
+// paths and, when TALLY_REAL_LOGS names a folder, of the dev set's.
+func eachMessage(t *testing.T, paths []string, f func(text string)) {
+	t.Helper()
+	if dir := os.Getenv("TALLY_REAL_LOGS"); dir != "" {
+		real, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
+		paths = append(paths[:len(paths):len(paths)], real...)
+	}
+	for _, p := range paths {
+		ss, err := agentlog.OpenAll(p, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range ss {
+			for i := range s.Messages {
+				f(s.Messages[i].Text)
+			}
+		}
+	}
 }
 
 // textWordsRunes is textWords as it was before its ASCII fast path
@@ -119,20 +128,7 @@ func textWordsRunes(s string) []string {
 // and, with TALLY_REAL_LOGS, every typed message of the dev set.
 func TestTextWordsLikeRunes(t *testing.T) {
 	texts := []string{"", "Don't touch go.mod -- ./cmd/tally/ and ÉCOLE’s Straße İ ǅ ½ ٣ x_y", "..a.. /b/ -c- \xff\xfeabc", "ΣΑΣ ﬁle 𝔸𝔹 ＡＢＣ"}
-	if dir := os.Getenv("TALLY_REAL_LOGS"); dir != "" {
-		paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
-		for _, p := range paths {
-			ss, err := agentlog.OpenAll(p, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, s := range ss {
-				for i := range s.Messages {
-					texts = append(texts, s.Messages[i].Text)
-				}
-			}
-		}
-	}
+	eachMessage(t, nil, func(text string) { texts = append(texts, text) })
 	for _, x := range texts {
 		if got, want := textWords(x), textWordsRunes(x); !slices.Equal(got, want) {
 			t.Errorf("textWords(%.80q) = %q, want %q", x, got, want)
