@@ -347,8 +347,15 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 	switch {
 	case e.plan:
 	case e.role == "user":
-		if isQuestion {
+		if isQuestion && !propDeclarative(body) {
 			consider(p.openQuestion(i, lead, body))
+			consider(p.objection(s, body))
+		} else if isQuestion {
+			// A statement said with a rising tone ("I don't like turn,
+			// any other suggestions?"): a rule in it is a rule.
+			consider(p.openQuestion(i, lead, body))
+			consider(p.objection(s, body))
+			consider(p.constraint(s, lead, strings.TrimRight(body, "?")))
 		} else {
 			consider(p.constraint(s, lead, body))
 		}
@@ -363,7 +370,11 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 				top = r
 			}
 		}
-		if best == nil || top.confidence > best.confidence {
+		// The references come with the sentence's rule or commitment
+		// when that is a person's rule or the agent's commitment (not
+		// an open question, which a reference in it outranks).
+		withRule := best != nil && best.class != fixture.OpenQuestion && best.confidence >= DefaultMinConfidence && !strings.HasSuffix(best.rule, "obligation/norm")
+		if best == nil || top.confidence > best.confidence || withRule {
 			for _, r := range refs {
 				// A reference is proposed once, where it first appears; a
 				// later mention that is surer of it raises its confidence.
@@ -384,7 +395,14 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 				p.seenRefs[id] = len(p.items)
 				p.add(e, r)
 			}
-			return
+			// A person's rule or the agent's commitment in the same
+			// sentence ("write a comment in #172, I'll handle it over
+			// there") is proposed beside its references — unless the
+			// rule only points at the reference ("follow runbook
+			// section 3.4": the reference is the item).
+			if !withRule {
+				return
+			}
 		}
 	}
 	if best != nil {

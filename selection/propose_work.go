@@ -96,8 +96,9 @@ var (
 	propGHComment = regexp.MustCompile(`\bgh api\b[^|;&]*?/comments/(\d{6,})`)
 	// propPRURL is a pull request's link in a tool result (gh pr create).
 	propPRURL = regexp.MustCompile(`https://github\.com/[\w.-]+/[\w.-]+/pull/(\d+)\b`)
-	// propGitBranch is a branch a git command names or its output reports.
-	propGitBranch = regexp.MustCompile(`\bgit (?:checkout(?: -[bB])?|switch(?: -[cC])?|branch(?: -[mM])?|push(?: -u| --set-upstream)?(?: [\w.-]+)?|worktree add(?: -b)?|rebase|merge) +([A-Za-z][\w.-]*/[\w./-]*\w|[A-Za-z][\w.-]*[-_][\w.-]*\w)|(?:On branch|Switched to (?:a new )?branch '?|\* \[new branch\] +)([A-Za-z][\w./-]*\w)`)
+	// propGitBranch is a branch a git command names or its output
+	// reports (git status, git switch, git push, git commit's "[x 1a2b3c4]").
+	propGitBranch = regexp.MustCompile(`\bgit (?:checkout(?: -[bB])?|switch(?: -[cC])?|branch(?: -[mM])?|push(?: -u| --set-upstream)?(?: [\w.-]+)?|worktree add(?: -b)?|rebase|merge) +([A-Za-z][\w.-]*/[\w./-]*\w|[A-Za-z][\w.-]*[-_][\w.-]*\w)|(?:On branch|Switched to (?:a new )?branch '?|\* \[new branch\] +)([A-Za-z][\w./-]*\w)|\[([A-Za-z][\w./-]*\w) (?:\(root-commit\) )?[0-9a-f]{7,40}\]`)
 )
 
 // propWorkOf indexes the tool calls of s.
@@ -155,7 +156,7 @@ func (w *propWork) bash(cmd string, c agentlog.ToolCall) {
 		}
 		for _, text := range []string{cmd, c.Result} {
 			for _, m := range propGitBranch.FindAllStringSubmatch(text, -1) {
-				if b := m[1] + m[2]; b != "" && b != "HEAD" && !strings.HasPrefix(b, "origin/HEAD") {
+				if b := m[1] + m[2] + m[3]; b != "" && b != "HEAD" && !strings.HasPrefix(b, "origin/HEAD") {
 					w.branches[strings.ToLower(strings.TrimPrefix(b, "origin/"))] = true
 				}
 			}

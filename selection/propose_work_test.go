@@ -1,0 +1,131 @@
+package selection
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/fixture"
+)
+
+// TestProposeObjectionTable runs every rule of propObjections on its
+// example (it must fire) and its near miss (it must not), as
+// TestProposeRuleTable does for the other tables.
+func TestProposeObjectionTable(t *testing.T) {
+	for _, r := range propObjections {
+		t.Run(r.name, func(t *testing.T) {
+			if r.example == "" || r.nearMiss == "" || r.class != fixture.Constraint {
+				t.Fatal("a rule needs an example, a near miss and the constraint class")
+			}
+			if _, ok := propFires([]propRule{r}, propNormalize(r.example)); !ok {
+				t.Errorf("does not fire on its example %q", r.example)
+			}
+			if _, ok := propFires([]propRule{r}, propNormalize(r.nearMiss)); ok {
+				t.Errorf("fires on its near miss %q", r.nearMiss)
+			}
+		})
+	}
+}
+
+// propCall is a tool call with its input and result.
+func propCall(name string, input map[string]string, result string) agentlog.ToolCall {
+	b, _ := json.Marshal(input)
+	return agentlog.ToolCall{Name: name, Input: b, HasResult: true, Result: result}
+}
+
+// TestProposeWork pins the event model of references: what the agent
+// only read, explained or looked at is working state (below the
+// default confidence); what its tool calls acted on is kept.
+func TestProposeWork(t *testing.T) {
+	s := &agentlog.Session{ID: "w1", Turns: make([]agentlog.Turn, 1)}
+	s.Messages = []agentlog.Message{{Kind: agentlog.Typed, Turn: 0, Step: 0, Text: "Fix the retry bug, then reply on the review."}}
+	s.Steps = []agentlog.Step{
+		{Turn: 0, Text: "Reading `internal/queue/worker.go` and `internal/queue/retry.go`.", Calls: []agentlog.ToolCall{
+			propCall("Read", map[string]string{"file_path": "/repo/internal/queue/worker.go"}, "…"),
+			propCall("Bash", map[string]string{"command": "git log --oneline -3"}, "a1b2c3d fix: retry\n9f8e7d6 feat: queue"),
+			propCall("Bash", map[string]string{"command": "gh pr view 41"}, "title: old"),
+		}},
+		{Turn: 0, Text: "The session id `5e6f7a8b` and the example hash `abc1234` are not commits.", Calls: []agentlog.ToolCall{
+			propCall("Edit", map[string]string{"file_path": "/repo/internal/queue/retry.go", "old_string": "a", "new_string": "b"}, "ok"),
+			propCall("Bash", map[string]string{"command": "git mv docs/old.md docs/queue.md && git commit -m \"move deadbee1\""}, "[fix/retry-cap 77aa88b] move"),
+			propCall("Bash", map[string]string{"command": "gh api repos/o/r/pulls/42/comments/123456789/replies -f body=done"}, "{}"),
+		}},
+		{Turn: 0, Text: "Done: changed internal/queue/retry.go:88 (see `internal/queue/worker.go:12` for the caller), moved docs/queue.md, committed 77aa88b and a1b2c3d on fix/retry-cap, replied on #42 (comment 123456789); PR #41 is unrelated. Section 2 explains it."},
+	}
+	p := Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence})
+	got := map[string]string{}
+	for _, c := range p.Candidates {
+		if c.Class == fixture.Reference {
+			got[c.Literal] = c.Rule
+		}
+	}
+	for _, want := range []string{"internal/queue/retry.go", "docs/queue.md", "77aa88b", "a1b2c3d", "fix/retry-cap", "#42", "123456789"} {
+		found := false
+		for lit := range got {
+			if strings.HasPrefix(lit, want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("missing %q in %v", want, got)
+		}
+	}
+	for _, not := range []string{"internal/queue/worker.go", "internal/queue/worker.go:12", "5e6f7a8b", "abc1234", "PR #41", "Section 2", "deadbee1"} {
+		if r, ok := got[not]; ok {
+			t.Errorf("proposed %q (%s): only read, explained or looked at", not, r)
+		}
+	}
+	// A file and its file:line are one reference: retry.go is proposed
+	// once.
+	n := 0
+	for lit := range got {
+		if strings.Contains(lit, "retry.go") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("retry.go proposed %d times in %v, want once", n, got)
+	}
+}
+
+// TestProposeWorkPersonAndScope pins the person-typed side: a path a
+// person types is kept whatever the agent did with it; a scope
+// deferral, a dislike asked as a question, an objection setting a
+// default and a test-first phrasing are constraints; a decision to keep
+// something is a commitment without "I'll".
+func TestProposeWorkPersonAndScope(t *testing.T) {
+	s := &agentlog.Session{ID: "w2", Turns: make([]agentlog.Turn, 5)}
+	s.Messages = []agentlog.Message{
+		{Kind: agentlog.Typed, Turn: 0, Step: 0, Text: "Look at pkg/limits/config.go, but let's do the rename as a separate PR."},
+		{Kind: agentlog.Typed, Turn: 1, Step: 1, Text: "I don't like the name pending, any other suggestions?"},
+		{Kind: agentlog.Typed, Turn: 2, Step: 2, Text: "Should we skip the upload by default?"},
+		{Kind: agentlog.Typed, Turn: 3, Step: 3, Text: "Create a test that reproduces it and fails before fixing it."},
+	}
+	s.Steps = []agentlog.Step{
+		{Turn: 0, Text: "Noted.", Calls: []agentlog.ToolCall{propCall("Read", map[string]string{"file_path": "/r/pkg/limits/config.go"}, "")}},
+		{Turn: 1, Text: "How about queued?"},
+		{Turn: 2, Text: "Yes."},
+		{Turn: 3, Text: "The old helper is still used by two callers. Leaving it in place is correct."},
+	}
+	p := Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence})
+	want := map[string]string{
+		"pkg/limits/config.go":                                        "reference/path",
+		"let's do the rename as a separate PR":                        "constraint/prohibition/defer",
+		"I don't like the name pending, any other suggestions":        "constraint/prohibition/dislike",
+		"Should we skip the upload by default?":                       "constraint/objection/default",
+		"Create a test that reproduces it and fails before fixing it": "constraint/obligation/test-first",
+		"Leaving it in place is correct":                              "commitment/keep-decision",
+	}
+	for lit, rule := range want {
+		ok := false
+		for _, c := range p.Candidates {
+			if strings.HasSuffix(c.Literal, lit) && c.Rule == rule {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("no %s %q in %+v", rule, lit, p.Candidates)
+		}
+	}
+}
