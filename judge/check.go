@@ -45,6 +45,11 @@ type CheckConfig struct {
 	// a missing file is an input error like the other mismatches between
 	// contexts and fixtures.
 	AllowMissing bool
+	// SkipOrphans leaves unchecked the context folders of conversations
+	// no fixture names (an error otherwise: fixture.OrphanContexts), and
+	// counts them in OrphansSkipped: a check of the fixtures reviewed so
+	// far, from a folder drafted for more (tally fixtures draft).
+	SkipOrphans bool
 	// Deadline bounds the judging (0: none): once it has passed since
 	// Check began, no judge call is made and every item not yet judged
 	// is answered from the cache alone (a *Model judge's), or recorded
@@ -82,6 +87,9 @@ type Progress struct {
 	// context files missing and accepted by CheckConfig.AllowMissing (not
 	// in Contexts): their items are error records.
 	Contexts, ContextsDone, MissingContexts int
+	// OrphansSkipped counts the context folders of conversations no
+	// fixture names, left unchecked under CheckConfig.SkipOrphans.
+	OrphansSkipped int
 	// Checks counts the records written; Verbatim of them by substring.
 	Checks, Verbatim int
 	// Calls and CacheHits count judge backend calls made and replies
@@ -107,6 +115,7 @@ type CheckResult struct {
 // (at most one each).
 type PlanResult struct {
 	Fixtures, Contexts, MissingContexts, Checks, Verbatim int
+	OrphansSkipped                                        int
 	Questions, VerdictsCached                             int
 	AgreementCalls, AgreementUnknown                      int
 }
@@ -143,7 +152,12 @@ func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error
 	b := newBounds(cfg.Judge, cfg.Deadline, cfg.Breaker)
 	defer b.close()
 	_, recorded := cfg.Judge.(*Recorded)
-	err := run(ctx, cfg, !recorded, &res.Fixtures, &res.Progress.Contexts, &res.MissingContexts, func(s *slot) error {
+	var n setCounts
+	counted := func() {
+		res.Fixtures, res.Progress.Contexts, res.MissingContexts, res.OrphansSkipped = n.fixtures, n.contexts, n.missing, n.orphans
+	}
+	err := run(ctx, cfg, !recorded, &n, func(s *slot) error {
+		counted() // known once the set is validated, before the first record
 		for _, r := range s.records {
 			if err := emit(r); err != nil {
 				return err
@@ -166,6 +180,7 @@ func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error
 		}
 		return nil
 	}, b.ask)
+	counted()
 	return res, err
 }
 
@@ -176,7 +191,8 @@ func PlanCheck(ctx context.Context, cfg CheckConfig) (PlanResult, error) {
 	var pr PlanResult
 	model, _ := cfg.Judge.(*Model)
 	var mu sync.Mutex
-	err := run(ctx, cfg, model != nil, &pr.Fixtures, &pr.Contexts, &pr.MissingContexts, func(s *slot) error {
+	var n setCounts
+	err := run(ctx, cfg, model != nil, &n, func(s *slot) error {
 		pr.Checks += len(s.records)
 		pr.Verbatim += s.verbatim
 		return nil
@@ -204,6 +220,7 @@ func PlanCheck(ctx context.Context, cfg CheckConfig) (PlanResult, error) {
 		}
 		return Answer{Verdict: fixture.Error}, nil
 	})
+	pr.Fixtures, pr.Contexts, pr.MissingContexts, pr.OrphansSkipped = n.fixtures, n.contexts, n.missing, n.orphans
 	return pr, err
 }
 
@@ -261,14 +278,18 @@ type task struct {
 // and the contexts are not read again: each is read, decoded and searched
 // once. Otherwise the loaders read each context again, to give its text
 // to the judge, and settle the verbatim items on that reading.
-func run(parent context.Context, cfg CheckConfig, needContext bool, nFixtures, nContexts, nMissing *int, write func(*slot) error,
+// setCounts is what planContexts counted of the fixture set and its
+// contexts.
+type setCounts struct{ fixtures, contexts, missing, orphans int }
+
+func run(parent context.Context, cfg CheckConfig, needContext bool, n *setCounts, write func(*slot) error,
 	ask func(context.Context, Question) (Answer, error)) error {
 	if cfg.System == "" {
 		return errors.New("judge: Check needs a system name")
 	}
 	// Validate the whole fixture set and every context against its
 	// fixture before any record is written.
-	plans, err := planContexts(cfg, !needContext, nFixtures, nContexts, nMissing)
+	plans, err := planContexts(cfg, !needContext, n)
 	if err != nil {
 		return err
 	}

@@ -27,11 +27,13 @@ type contextPlan struct {
 // contexts against it (fixture.CheckContexts), and the contexts folder
 // for folders no fixture owns. It returns each fixture's plan, having
 // counted the fixtures, the contexts present and (when cfg.AllowMissing)
-// the contexts missing, or every problem found, all at once. With search
+// the contexts missing, and (when cfg.SkipOrphans) the folders of
+// conversations no fixture names, left unchecked, or every problem found,
+// all at once. With search
 // set it also searches each context for its fixture's live items as it
 // checks it (fixture.Loader.CheckContextsEach), so that a check whose
 // judge needs no context text reads every context once.
-func planContexts(cfg CheckConfig, search bool, nFixtures, nContexts, nMissing *int) (map[string]contextPlan, error) {
+func planContexts(cfg CheckConfig, search bool, n *setCounts) (map[string]contextPlan, error) {
 	sets := map[string]contextPlan{}
 	var probs fixture.Problems
 	present, missing, others := 0, 0, 0
@@ -85,7 +87,7 @@ func planContexts(cfg CheckConfig, search bool, nFixtures, nContexts, nMissing *
 		sets[r.conv] = r.plan
 		missing += len(r.miss)
 		present += len(r.plan.set.Files) - len(r.plan.set.Missing)
-		*nFixtures++
+		n.fixtures++
 	}
 	if walkErr != nil {
 		// The fixtures themselves are wrong: their problems alone, since
@@ -93,7 +95,7 @@ func planContexts(cfg CheckConfig, search bool, nFixtures, nContexts, nMissing *
 		return nil, walkErr
 	}
 	if present == 0 && others == 0 {
-		return nil, fmt.Errorf("%s: no compacted contexts for any of the %d fixtures (want %s)", cfg.Contexts, *nFixtures,
+		return nil, fmt.Errorf("%s: no compacted contexts for any of the %d fixtures (want %s)", cfg.Contexts, n.fixtures,
 			filepath.Join(cfg.Contexts, "<conversation_id>", "<n>.json"))
 	}
 	orphans, err := fixture.OrphanContexts(cfg.Contexts, cfg.System, func(id string) bool {
@@ -103,13 +105,17 @@ func planContexts(cfg CheckConfig, search bool, nFixtures, nContexts, nMissing *
 	if err != nil {
 		return nil, err
 	}
-	probs = append(probs, orphans...)
+	if cfg.SkipOrphans {
+		n.orphans = len(orphans)
+	} else {
+		probs = append(probs, orphans...)
+	}
 	if len(probs) > 0 {
 		return nil, probs
 	}
-	*nContexts = present
+	n.contexts = present
 	if cfg.AllowMissing {
-		*nMissing = missing
+		n.missing = missing
 	}
 	return sets, nil
 }

@@ -46,11 +46,14 @@ type checkJSON struct {
 	Contexts int    `json:"contexts"`
 	// MissingContexts counts the context files missing and accepted by
 	// --allow-missing (not in Contexts).
-	MissingContexts int        `json:"missing_contexts"`
-	Checks          int        `json:"checks"`
-	Calls           int        `json:"judge_calls"`
-	CacheHits       int        `json:"cache_hits"`
-	Cache           *cacheJSON `json:"cache,omitempty"`
+	MissingContexts int `json:"missing_contexts"`
+	// OrphansSkipped counts the context folders no fixture names, left
+	// unchecked under --skip-orphans.
+	OrphansSkipped int        `json:"orphans_skipped,omitempty"`
+	Checks         int        `json:"checks"`
+	Calls          int        `json:"judge_calls"`
+	CacheHits      int        `json:"cache_hits"`
+	Cache          *cacheJSON `json:"cache,omitempty"`
 	// Errors counts the error verdicts; Complete is false when they are
 	// more than MaxErrors (exit 4).
 	Errors       int            `json:"errors"`
@@ -77,6 +80,7 @@ type dryRunJSON struct {
 	Fixtures         int    `json:"fixtures"`
 	Contexts         int    `json:"contexts"`
 	MissingContexts  int    `json:"missing_contexts"`
+	OrphansSkipped   int    `json:"orphans_skipped,omitempty"`
 	Checks           int    `json:"checks"`
 	Verbatim         int    `json:"verbatim"`
 	Questions        int    `json:"judge_questions"`
@@ -165,7 +169,7 @@ Exit codes:
 				return err
 			}
 			cfg := judge.CheckConfig{Fixtures: fixtures, Contexts: contexts, System: sys, Judge: j, Concurrency: jf.concurrency,
-				AllowMissing: cf.allowMissing, Deadline: cf.deadline, Breaker: cf.breakerSetting(), Limits: lim.Limits}
+				AllowMissing: cf.allowMissing, SkipOrphans: cf.skipOrphans, Deadline: cf.deadline, Breaker: cf.breakerSetting(), Limits: lim.Limits}
 			w := cmd.OutOrStdout()
 			if dryRun {
 				p, err := judge.PlanCheck(cmd.Context(), cfg)
@@ -235,7 +239,7 @@ Exit codes:
 // calls (the recorded judge answers from its file).
 func writeDryRun(w io.Writer, opts *options, sys string, p judge.PlanResult, asks bool) error {
 	out := dryRunJSON{
-		System: sys, Fixtures: p.Fixtures, Contexts: p.Contexts, MissingContexts: p.MissingContexts, Checks: p.Checks, Verbatim: p.Verbatim,
+		System: sys, Fixtures: p.Fixtures, Contexts: p.Contexts, MissingContexts: p.MissingContexts, OrphansSkipped: p.OrphansSkipped, Checks: p.Checks, Verbatim: p.Verbatim,
 		Questions: p.Questions, Cached: p.VerdictsCached, Calls: p.Questions - p.VerdictsCached,
 		AgreementCalls: p.AgreementCalls, AgreementUnknown: p.AgreementUnknown,
 	}
@@ -245,7 +249,7 @@ func writeDryRun(w io.Writer, opts *options, sys string, p judge.PlanResult, ask
 	if opts.format == "json" {
 		return writeJSON(w, out)
 	}
-	fmt.Fprintf(w, "dry run for %s: %s, %s, %s\n", sys, plural(out.Fixtures, "fixture"), contextsText(out.Contexts, out.MissingContexts), plural(out.Checks, "check"))
+	fmt.Fprintf(w, "dry run for %s: %s, %s, %s\n", sys, plural(out.Fixtures, "fixture"), contextsText(out.Contexts, out.MissingContexts, out.OrphansSkipped), plural(out.Checks, "check"))
 	fmt.Fprintf(w, "  %d verbatim (no judge call)\n", out.Verbatim)
 	if !asks {
 		fmt.Fprintf(w, "  %d judge questions, answered from the recorded verdicts: no calls\n", out.Questions)
@@ -312,7 +316,7 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	}
 	if opts.format == "json" {
 		return writeJSON(w, checkJSON{
-			System: sum.sys, Output: sum.output, Fixtures: res.Fixtures, Contexts: res.Contexts, MissingContexts: res.MissingContexts,
+			System: sum.sys, Output: sum.output, Fixtures: res.Fixtures, Contexts: res.Contexts, MissingContexts: res.MissingContexts, OrphansSkipped: res.OrphansSkipped,
 			Checks: res.Checks, Calls: res.Calls, CacheHits: res.CacheHits, Cache: cache,
 			Errors: res.Errors, MaxErrors: sum.maxErrors, Complete: res.Errors <= sum.maxErrors,
 			ErrorReasons: reasonRows(res.ErrorReasons), Classes: rows,
@@ -329,7 +333,7 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	case sum.model:
 		calls = plural(res.Calls, "judge call") + ", no cache"
 	}
-	fmt.Fprintf(w, "%s: %s, %s, %s (%s) → %s\n\n", sum.sys, plural(res.Fixtures, "fixture"), contextsText(res.Contexts, res.MissingContexts),
+	fmt.Fprintf(w, "%s: %s, %s, %s (%s) → %s\n\n", sum.sys, plural(res.Fixtures, "fixture"), contextsText(res.Contexts, res.MissingContexts, res.OrphansSkipped),
 		plural(res.Checks, "check"), calls, sum.output)
 	t := table(w)
 	fmt.Fprintf(t, "class\titems\tverbatim\tsupported\tabsent\tcontradicted\terror\tretained\t%s wilson\n", pct(sum.confidence))
@@ -364,12 +368,16 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	return nil
 }
 
-// contextsText is "6 compacted contexts", and ", 1 missing
-// (--allow-missing)" when some were missing.
-func contextsText(read, missing int) string {
+// contextsText is "6 compacted contexts", with ", 1 missing
+// (--allow-missing)" when some were missing and ", 27 conversations
+// without a fixture not checked (--skip-orphans)" when folders were left.
+func contextsText(read, missing, orphans int) string {
 	s := plural(read, "compacted context")
 	if missing > 0 {
 		s += fmt.Sprintf(", %d missing (--allow-missing)", missing)
+	}
+	if orphans > 0 {
+		s += fmt.Sprintf(", %s without a fixture not checked (--skip-orphans)", plural(orphans, "conversation"))
 	}
 	return s
 }

@@ -276,3 +276,41 @@ func TestCheckErrorNotes(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckSkipOrphans: a folder drafted for more sessions than were
+// reviewed holds contexts no fixture names. They are an error (the
+// orphan case above) unless --skip-orphans, which leaves them unchecked
+// and says how many: the check of the reviewed fixtures is the check
+// without those folders, record for record.
+func TestCheckSkipOrphans(t *testing.T) {
+	fixtures, contexts := copyDataset(t, contextFixtures)
+	plain := filepath.Join(t.TempDir(), "plain.jsonl")
+	args := []string{"check", "--fixtures", fixtures, "--contexts", contexts, "--system", "incumbent",
+		"--judge", "recorded", "--recorded", quarterly + "/judge/recorded.jsonl"}
+	if _, stderr, code := cli(t, append(args, "-o", plain)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, id := range []string{"sess_unreviewed_1", "sess_unreviewed_2"} {
+		copyBytes(t, filepath.Join(contexts, id, "1.json"), []byte(`{"conversation_id":"`+id+`","compaction":1,"turn":2,"messages":[]}`))
+	}
+	out := filepath.Join(t.TempDir(), "v.jsonl")
+	if _, stderr, code := cli(t, append(args, "-o", out)...); code != 1 || strings.Count(stderr, "orphan contexts") != 2 {
+		t.Errorf("without --skip-orphans: exit %d, stderr %q; want 1 and both folders named", code, stderr)
+	}
+	stdout, stderr, code := cli(t, append(args, "-o", out, "--skip-orphans")...)
+	if code != 0 {
+		t.Fatalf("--skip-orphans: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, ", 2 conversations without a fixture not checked (--skip-orphans)") {
+		t.Errorf("the output does not say what was left:\n%s", stdout)
+	}
+	a, _ := os.ReadFile(plain)
+	b, _ := os.ReadFile(out)
+	if string(a) != string(b) || len(a) == 0 {
+		t.Errorf("the records differ from a check without the extra folders")
+	}
+	stdout, _, _ = cli(t, append(args, "-o", out, "--skip-orphans", "--format", "json")...)
+	if !strings.Contains(stdout, `"orphans_skipped": 2`) {
+		t.Errorf("JSON lacks orphans_skipped: %s", stdout)
+	}
+}
