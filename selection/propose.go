@@ -110,9 +110,11 @@ type ProposeOptions struct {
 // at line breaks). A short lead-in is set apart first: a phrase of at most
 // six words ending in a colon ("Ground rule:", "Question for later:"), a
 // connective ("Also,"), or a previous sentence of at most three words
-// ("Thinking ahead."). Each sentence gives at most one item, of the class
-// whose rule is most confident; only when that is a reference may it give
-// several (every reference in it). The rules:
+// ("Thinking ahead."). Each sentence gives the item of the class whose
+// rule is most confident; when that is a reference it gives every
+// reference in it, and a person's rule or the agent's commitment in a
+// sentence with references (one at the default confidence or above,
+// other than "follow X", where X is the item) comes with them. The rules:
 //
 // Constraint (a person's sentences not ending in "?"; a list marker is
 // dropped). A sentence that restates an earlier instruction — it opens
@@ -126,7 +128,17 @@ type ProposeOptions struct {
 // or "avoid", a judgement that something is unwanted ("is not great",
 // "doesn't make sense to", "we don't need"); an opening always, only,
 // keep, leave, use X (not Y), make sure, ensure, pin, limit, target, "I'd
-// keep", must, has to, "the X should …", "X follow(s) Y". 0.9 with a rule
+// keep", must, has to, "the X should …", "X follow(s) Y"; work set aside
+// ("let's skip", "ignore the existing PR", "as a separate PR"), a dislike
+// or preference ("I don't like …", "I'd rather …"), the person reserving
+// work ("I'll do it"), a behaviour's intent ("the idea is that …"), an
+// order of work ("X first, then …"), test-first in other words ("a test
+// that … fails before fixing it"). A sentence ending in "?" that opens
+// without an auxiliary or a wh-word is a statement said with a rising
+// tone and is read for these rules too; a question proper states a
+// constraint when a rule of propObjections fires (a default proposed,
+// "should we … by default?", 0.85; an objection, "… just for that?",
+// "do we really need …"; an order of work; 0.7). 0.9 with a rule
 // lead-in (naming a rule, requirement, constraint, policy, or
 // "important", "before you start", "keep in mind"), 0.8 with another
 // lead-in, 0.7 for a prohibition alone, 0.6 for an obligation alone; a
@@ -152,7 +164,9 @@ type ProposeOptions struct {
 // the person, it is a promise about later work, 0.7. A sentence ending
 // in a colon, "I'll start/first …", "First, I'll …" and "I'll keep it
 // simple" are never commitments, nor, in a step that calls a tool, a
-// sentence ordering the next steps (first, then, now, next).
+// sentence ordering the next steps (first, then, now, next). Without
+// "I'll", a decision to keep something as it is ("leaving it in place is
+// correct") is a commitment, 0.7.
 //
 // Open question (a person's sentences ending in "?"): requests ("Can
 // you…", "Could you…", "Would you…", "Will you…", "Please…") and
