@@ -207,8 +207,9 @@ type ProposeOptions struct {
 // session without tool calls the text decides: an assistant's bare path
 // is 0.6 in a sentence about changing files or in a summary line. A
 // reference is proposed once, where it first appears: a bare path's and
-// a file:line's identity is its file's base name (a file:line after the
-// bare file replaces it), a pull request's its number, a commit's its
+// a file:line's identity is its file's path, and one path that is the
+// tail of another names the same file (a file:line after the bare file
+// replaces it), a pull request's its number, a commit's its
 // first seven digits; a later, surer mention raises the first one's
 // confidence.
 //
@@ -307,6 +308,7 @@ type propProposer struct {
 	seenRefs    map[string]int   // a reference's identity → its index in items
 	seenLits    map[string]bool  // class + literal already proposed
 	work        *propWork        // what the session's tool calls worked on
+	fileIDs     []string         // the file identities in seenRefs, in order
 }
 
 func (p *propProposer) index(utts []propUtterance) {
@@ -392,7 +394,7 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 			for _, r := range refs {
 				// A reference is proposed once, where it first appears; a
 				// later mention that is surer of it raises its confidence.
-				id := propRefIdentity(r)
+				id := p.refIdentity(r)
 				if k, ok := p.seenRefs[id]; ok && r.rule == "reference/file-line" && !propLineTail.MatchString(p.items[k].Literal) {
 					// The file named bare before, now with its line: the
 					// located mention replaces it, one reference to the file.
@@ -425,6 +427,23 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 		}
 		p.add(e, *best)
 	}
+}
+
+// refIdentity is r's identity (propRefIdentity), or, for a file, that
+// of a file already proposed that it names too (propSameFile): "x.go"
+// after "pkg/x.go" is the same reference.
+func (p *propProposer) refIdentity(r propGuess) string {
+	id := propRefIdentity(r)
+	if _, ok := p.seenRefs[id]; ok || !strings.HasPrefix(id, "file:") {
+		return id
+	}
+	for _, k := range p.fileIDs {
+		if propSameFile(id, k) {
+			return k
+		}
+	}
+	p.fileIDs = append(p.fileIDs, id)
+	return id
 }
 
 func (p *propProposer) add(e propUtterance, g propGuess) {

@@ -336,8 +336,9 @@ var propFileExt = regexp.MustCompile(`\.[a-z][a-z0-9]{0,9}$`)
 // propVersion is a version number, not a file.
 var propVersion = regexp.MustCompile(`^v?\d+(\.\d+)+$`)
 
-// propRefIdentity is what makes two references one: a file's base name
-// (a bare path and a file:line in it are one reference), a pull
+// propRefIdentity is what makes two references one: a file's path
+// (propFileIdentity; a bare path and a file:line in it are one
+// reference), a pull
 // request's number (with or without "PR"), a
 // ticket's key, a commit's first seven hex digits, else the literal
 // without a kind word ("commit", "branch", "ticket"), lower-cased.
@@ -365,11 +366,26 @@ func propRefIdentity(g propGuess) string {
 }
 
 // propFileIdentity is the identity of the file a path, a file:line or a
-// document reference names: "file:" and its base name.
+// document reference names: "file:" and its path, lower-cased, without
+// its line and a leading "./", "~/" or "/". Two file identities name
+// one file when one path is the other's tail after a "/"
+// (propSameFile): "retry.go" and "internal/queue/retry.go" are one,
+// "cli/list.go" and "cli/commands/list.go" two.
 func propFileIdentity(lit string) string {
 	lit, _, _ = strings.Cut(strings.ToLower(strings.Trim(lit, "`")), " ")
 	lit = propLineTail.ReplaceAllString(lit, "")
-	return "file:" + lit[strings.LastIndexByte(lit, '/')+1:]
+	lit = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(lit, "~/"), "./"), "/")
+	return "file:" + lit
+}
+
+// propSameFile reports whether file identities a and b name one file:
+// equal, or one path the other's tail after a "/".
+func propSameFile(a, b string) bool {
+	a, b = strings.TrimPrefix(a, "file:"), strings.TrimPrefix(b, "file:")
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || strings.HasSuffix(b, "/"+a)
 }
 
 // propPullURL is a pull request's own page (no comment anchor); a
