@@ -222,7 +222,8 @@ var propDiagnosis = regexp.MustCompile(`(?i)\b(the (real |actual )?(bug|cause|cu
 // cause's place (propDiagnosis); a hex string a git command or its output
 // showed (else a session id, an example value); a pull request or
 // issue it commented on, reviewed, created or edited (else one it only
-// looked at); a review comment it fetched or answered by id; a quoted
+// looked at); a branch a git command named or reported (else a branch
+// explained, an example name, "origin/HEAD"); a review comment it fetched or answered by id; a quoted
 // a/b name that is such a file or branch (else a package path, a key
 // binding). Anything else the agent names is working state, 0.3.
 // Without tool calls in the session (w nil or empty) the text decides,
@@ -272,12 +273,25 @@ func propRefConfidence(p *propRefPattern, lit, s, role string, w *propWork) floa
 		return acted(known && w.prs[n], conf)
 	case "reference/numeric-id":
 		return acted(known && w.ids[lit], conf)
+	case "reference/branch":
+		name := strings.ToLower(lit)
+		if i := strings.LastIndexByte(name, ' '); i >= 0 {
+			name = name[i+1:]
+		}
+		if name == "origin/head" || propNotBranch[name] {
+			return 0.3
+		}
+		return acted(known && w.branches[strings.TrimPrefix(name, "origin/")], conf)
 	case "reference/quoted-name":
 		name := strings.ToLower(strings.Trim(lit, "`"))
 		return acted(known && (w.branches[name] || w.changed(name)), conf)
 	}
 	return conf
 }
+
+// propNotBranch are hyphenated words a "branch …" pattern takes for a
+// name ("keep the branch as-is").
+var propNotBranch = map[string]bool{"as-is": true, "up-to-date": true, "in-place": true, "read-only": true, "built-in": true, "by-default": true, "re-run": true}
 
 // propRefOK filters matches a regular expression cannot: hex ids need a
 // letter and a digit and must stand alone, ticket keys must not name a

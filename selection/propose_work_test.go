@@ -51,7 +51,7 @@ func TestProposeWork(t *testing.T) {
 			propCall("Bash", map[string]string{"command": "git mv docs/old.md docs/queue.md && git commit -m \"move deadbee1\""}, "[fix/retry-cap 77aa88b] move"),
 			propCall("Bash", map[string]string{"command": "gh api repos/o/r/pulls/42/comments/123456789/replies -f body=done"}, "{}"),
 		}},
-		{Turn: 0, Text: "Done: changed internal/queue/retry.go:88 (see `internal/queue/worker.go:12` for the caller), moved docs/queue.md, committed 77aa88b and a1b2c3d on fix/retry-cap, replied on #42 (comment 123456789); PR #41 is unrelated. Section 2 explains it."},
+		{Turn: 0, Text: "Done: changed internal/queue/retry.go:88 (see `internal/queue/worker.go:12` for the caller), moved docs/queue.md, committed 77aa88b and a1b2c3d on fix/retry-cap, replied on #42 (comment 123456789); PR #41 and branch feature/old-idea are unrelated. Section 2 explains it."},
 	}
 	p := Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence})
 	got := map[string]string{}
@@ -71,7 +71,7 @@ func TestProposeWork(t *testing.T) {
 			t.Errorf("missing %q in %v", want, got)
 		}
 	}
-	for _, not := range []string{"internal/queue/worker.go", "internal/queue/worker.go:12", "5e6f7a8b", "abc1234", "PR #41", "Section 2", "deadbee1"} {
+	for _, not := range []string{"internal/queue/worker.go", "internal/queue/worker.go:12", "5e6f7a8b", "abc1234", "PR #41", "feature/old-idea", "branch feature/old-idea", "Section 2", "deadbee1"} {
 		if r, ok := got[not]; ok {
 			t.Errorf("proposed %q (%s): only read, explained or looked at", not, r)
 		}
