@@ -20,9 +20,10 @@ type propWork struct {
 	// calls is how many tool calls the session has: with none (a format
 	// without tool calls) the text alone decides (propReferences).
 	calls int
-	// files are the paths the agent edited, wrote, created or moved
-	// (Edit, Write, MultiEdit, NotebookEdit; Bash mv, cp, touch, mkdir,
-	// git mv, a redirection), slash-separated and cleaned.
+	// files are the paths the agent edited, wrote, created, moved or
+	// removed (Edit, Write, MultiEdit, NotebookEdit; Bash mv, cp, touch,
+	// mkdir, rm, tee, git mv, git rm, sed -i or perl -i, a redirection),
+	// slash-separated and cleaned.
 	files []string
 	// commits are the first seven hex digits of the commits seen in a
 	// git command's arguments or in its output where git prints hashes
@@ -128,11 +129,19 @@ func (w *propWork) bash(cmd string, c agentlog.ToolCall) {
 		for len(f) > 0 && (f[0] == "sudo" || strings.Contains(f[0], "=")) {
 			f = f[1:]
 		}
-		if len(f) > 1 && f[0] == "git" && f[1] == "mv" {
+		if len(f) > 1 && f[0] == "git" && (f[1] == "mv" || f[1] == "rm") {
 			f = f[1:]
 		}
-		if len(f) > 1 && (f[0] == "mv" || f[0] == "cp" || f[0] == "touch" || f[0] == "mkdir") {
+		inPlace := len(f) > 2 && (f[0] == "sed" || f[0] == "perl") && strings.HasPrefix(f[1], "-") && strings.Contains(f[1], "i")
+		if len(f) > 1 && (f[0] == "mv" || f[0] == "cp" || f[0] == "touch" || f[0] == "mkdir" || f[0] == "rm" || f[0] == "tee") {
 			for _, a := range f[1:] {
+				if !strings.HasPrefix(a, "-") {
+					w.addFile(strings.Trim(a, `"'`))
+				}
+			}
+		}
+		if inPlace { // sed -i 's/a/b/' FILE…: the files are the arguments after the script
+			for _, a := range f[3:] {
 				if !strings.HasPrefix(a, "-") {
 					w.addFile(strings.Trim(a, `"'`))
 				}
@@ -204,7 +213,8 @@ func (w *propWork) addFile(p string) {
 // changed reports whether mention, a path or file name from the text
 // (":line" and a leading "./", "~/" or "/" ignored), names a file the
 // agent changed: equal to one, or its tail after a "/" (or "/.", for a
-// dot file named without its dot).
+// dot file named without its dot), or, for a relative path a shell
+// command gave (after a cd), ending in it.
 func (w *propWork) changed(mention string) bool {
 	m := propLineTail.ReplaceAllString(strings.Trim(mention, "`'\""), "")
 	m = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(m, "~/"), "./"), "/")
@@ -212,7 +222,7 @@ func (w *propWork) changed(mention string) bool {
 		return false
 	}
 	for _, f := range w.files {
-		if f == m || strings.HasSuffix(f, "/"+m) || strings.HasSuffix(f, "/."+m) {
+		if f == m || strings.HasSuffix(f, "/"+m) || strings.HasSuffix(f, "/."+m) || (!strings.HasPrefix(f, "/") && strings.HasSuffix(m, "/"+f)) {
 			return true
 		}
 	}

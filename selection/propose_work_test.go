@@ -50,8 +50,9 @@ func TestProposeWork(t *testing.T) {
 			propCall("Edit", map[string]string{"file_path": "/repo/internal/queue/retry.go", "old_string": "a", "new_string": "b"}, "ok"),
 			propCall("Bash", map[string]string{"command": "git mv docs/old.md docs/queue.md && git commit -m \"move deadbee1\""}, "[fix/retry-cap 77aa88b] move"),
 			propCall("Bash", map[string]string{"command": "gh api repos/o/r/pulls/42/comments/123456789/replies -f body=done"}, "{}"),
+			propCall("Bash", map[string]string{"command": "cd internal && sed -i 's/3/5/' queue/limits.go"}, ""),
 		}},
-		{Turn: 0, Text: "Done: changed internal/queue/retry.go:88 (see `internal/queue/worker.go:12` for the caller), moved docs/queue.md, committed 77aa88b and a1b2c3d on fix/retry-cap, replied on #42 (comment 123456789); PR #41 and branch feature/old-idea are unrelated. Section 2 explains it."},
+		{Turn: 0, Text: "Done: changed internal/queue/retry.go:88 (see `internal/queue/worker.go:12` for the caller), moved docs/queue.md, raised the cap in `internal/queue/limits.go`, committed 77aa88b and a1b2c3d on fix/retry-cap, replied on #42 (comment 123456789); PR #41 and branch feature/old-idea are unrelated. Section 2 explains it."},
 	}
 	p := Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence})
 	got := map[string]string{}
@@ -60,7 +61,7 @@ func TestProposeWork(t *testing.T) {
 			got[c.Literal] = c.Rule
 		}
 	}
-	for _, want := range []string{"internal/queue/retry.go", "docs/queue.md", "77aa88b", "a1b2c3d", "fix/retry-cap", "#42", "123456789"} {
+	for _, want := range []string{"internal/queue/retry.go", "docs/queue.md", "internal/queue/limits.go", "77aa88b", "a1b2c3d", "fix/retry-cap", "#42", "123456789"} {
 		found := false
 		for lit := range got {
 			if strings.HasPrefix(lit, want) {
