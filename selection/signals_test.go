@@ -178,18 +178,19 @@ func TestScanClaudeCode(t *testing.T) {
 	if len(fs) != 3 {
 		t.Fatalf("flagged %v", turnsOf(fs))
 	}
-	call := func(id string, turn, step, line int, uuid, result, input string) *CallEvidence {
+	call := func(id string, turn, step, line int, uuid, result, input, text string) *CallEvidence {
 		return &CallEvidence{Tool: map[bool]string{true: "Read", false: "Bash"}[strings.Contains(input, "file_path")], Input: []byte(input),
-			ID: id, Turn: turn, Step: step, Line: line, UUID: uuid, ResultUUID: result}
+			ID: id, Turn: turn, Step: step, Line: line, UUID: uuid, ResultUUID: result, Result: text}
 	}
+	const summary = "This session is being continued from a previous conversation."
 	lost := Signal{Kind: RepeatedToolCall, Turn: 1, Step: 2, EvidenceTurn: 1, CompactionTurn: 1, CompactionLine: 4, CompactionUUID: "r4",
 		TurnsAfter: 0, StepsAfter: 1, RepeatKind: LostResult, Reason: "read again, unchanged since the first read",
-		First: call("tu1", 1, 1, 2, "r2", "r3", `{"file_path":"/repo/parse.go","offset":1,"limit":50}`),
-		Call:  call("tu2", 1, 2, 6, "r6", "r7", `{"file_path":"/repo/./parse.go","offset":20,"limit":10}`)}
+		First: call("tu1", 1, 1, 2, "r2", "r3", `{"file_path":"/repo/parse.go","offset":1,"limit":50}`, "code"),
+		Call:  call("tu2", 1, 2, 6, "r6", "r7", `{"file_path":"/repo/./parse.go","offset":20,"limit":10}`, "code"), Summary: summary}
 	push := Signal{Kind: RepeatedToolCall, Severe: true, Turn: 1, Step: 2, EvidenceTurn: 1, CompactionTurn: 1, CompactionLine: 11, CompactionUUID: "r4",
 		TurnsAfter: 0, StepsAfter: 1, RepeatKind: SideEffect, Reason: "the same external write again with no new commit",
-		First: call("tu1", 1, 1, 9, "r2", "r3", `{"command":"git push origin main"}`),
-		Call:  call("tu2", 1, 2, 13, "r6", "r7", `{"command":"git push origin main"}`)}
+		First: call("tu1", 1, 1, 9, "r2", "r3", `{"command":"git push origin main"}`, "ok"),
+		Call:  call("tu2", 1, 2, 13, "r6", "r7", `{"command":"git push origin main"}`, "ok"), Summary: summary}
 	for i, want := range []struct {
 		id, week string
 		sig      Signal
