@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
@@ -129,4 +130,40 @@ func TestProposeWorkPersonAndScope(t *testing.T) {
 			t.Errorf("no %s %q in %+v", rule, lit, p.Candidates)
 		}
 	}
+}
+
+// FuzzProposeWork feeds arbitrary tool inputs and results to the work
+// index: it must not panic, and a file_path it reads from an input that
+// encoding/json decodes as an object with a string file_path (and no
+// member that folds to it) is the one encoding/json reads, for valid
+// UTF-8.
+func FuzzProposeWork(f *testing.F) {
+	f.Add(`{"file_path":"/r/a.go","old_string":"x"}`, "Edit", "ok")
+	f.Add(`{"command":"git commit -m \"x\" && sed -i 's/a/b/' f.go > out.txt"}`, "Bash", "[main 1a2b3c4] x")
+	f.Add(`{"command":"gh api repos/o/r/pulls/7/comments/123456789/replies -f body=x"}`, "Bash", "")
+	f.Add(`{"command":"git log --oneline"}`, "Bash", "* 0123abc a\n| 4567def b\n9f8e7d6..a1b2c3d main -> main")
+	f.Add(`not json`, "Write", "")
+	f.Fuzz(func(t *testing.T, input, name, result string) {
+		s := &agentlog.Session{Steps: []agentlog.Step{{Calls: []agentlog.ToolCall{{Name: name, Input: []byte(input), HasResult: true, Result: result}}}}}
+		w := propWorkOf(s)
+		_ = w.changed(input)
+		_ = w.commit(result)
+		file, _ := propCallStrings([]byte(input))
+		var m map[string]any
+		if !utf8.ValidString(input) || json.Unmarshal([]byte(input), &m) != nil {
+			return // invalid UTF-8: encoding/json reads U+FFFD, the scanner declines
+		}
+		fp, ok := m["file_path"].(string)
+		if !ok || m["notebook_path"] != nil {
+			return
+		}
+		for k := range m {
+			if k != "file_path" && strings.EqualFold(k, "file_path") {
+				return
+			}
+		}
+		if file != fp {
+			t.Errorf("file_path %q, encoding/json reads %q", file, fp)
+		}
+	})
 }
