@@ -25,10 +25,10 @@ import (
 // nothing else; ParseLLMReply says what a reply must hold.
 const LLMPrompt = `You read a coding-agent session and list the items a summary of it must keep, so that an agent continuing from the summary does not go wrong. Classes:
 
-- constraint: a prohibition or standing obligation the person set ("never commit to main", "always run specs locally before push", "use pnpm, not npm"). Not a one-off request. Leave out one a later message took back.
-- commitment: the assistant binding itself beyond its next step ("I won't touch the vendored code", "I'll keep the flag off until you say", "once tests pass I'll tag the release"). Not narration of the next step ("I'll read the file", "Let me check").
-- open_question: a question of the person's still undecided at the end.
-- reference: an identifier to keep: a path or file:line of the work, a URL, a ticket (ABC-123), a commit hash, a PR or review-comment id, a branch or table name.
+- constraint: a prohibition, a standing obligation or a decision the person set that binds the work after their message: rules ("never commit to main", "always run specs locally before push", "use pnpm, not npm"), decisions of scope and design ("skip 5, 7 and 8 and do the rest", "keep all the color changes we made", "it doesn't make sense to commit in a broken state", "the test should check the content of the version file"), and a requirement said as a judgement or a question ("panics in code are not great either", "should we dry-run by default?"). Not a one-off request done in the next step, not the task itself, not the content of a plan the assistant wrote. Leave out one a later message took back.
+- commitment: the assistant binding itself beyond its next step ("I won't amend commits going forward", "I'll leave it in place", "I'll keep the flag off until you say"). Not narration of the next step ("I'll read the file", "Let me check").
+- open_question: a question of the person's still undecided at the end (not one answered later).
+- reference: an identifier a continuing agent needs: a path or file:line the person typed or the assistant created or changed, the place of a diagnosed cause, a URL, a ticket (ABC-123), a commit made or cited, a PR or review-comment id being worked on, a branch or table name worked on. Not a file only read to look around, a code symbol or an example value.
 
 Each line of the session below is "[turn N] user:" (what the person typed) or "[turn N] assistant:" and the text. Reply with one JSON object and nothing else:
 {"items": [{"class": "constraint", "turn": 3, "literal": "<words copied exactly from one line of that turn>", "probe": "<a question whose answer shows the item survived>", "expect": "<the expected answer>", "confidence": 0.8}]}
