@@ -1,11 +1,13 @@
 package selection
 
 import (
+	"bytes"
 	stdgzip "compress/gzip"
 	"context"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -57,7 +59,8 @@ func signalsBenchLogs(b *testing.B) (logs [][]byte, what string) {
 
 // BenchmarkSignalsRealLogs: `tally signals` (Scan, one worker: one core)
 // over real Claude Code logs joined into one file, as `cat` joins them,
-// plain and gzipped, and the plain file four times over; against reading
+// plain and gzipped, and the plain file four times over (each copy's
+// sessionIds made its own); against reading
 // the same file's bytes raw (io.Copy to io.Discard, through the gzip
 // reader tally uses, klauspost/compress, for the gzipped file; through
 // compress/gzip too, raw-stdgzip-MB/s) and line by line (input.Lines),
@@ -84,8 +87,13 @@ func BenchmarkSignalsRealLogs(b *testing.B) {
 			w = zw
 		}
 		var size int64
-		for range copies {
+		for k := range copies {
 			for _, l := range logs {
+				if k > 0 {
+					// Another copy is other sessions: a log holds each
+					// session's records together.
+					l = bytes.ReplaceAll(l, []byte(`"sessionId":"`), []byte(`"sessionId":"copy`+strconv.Itoa(k)+`-`))
+				}
 				if _, err := w.Write(l); err != nil {
 					b.Fatal(err)
 				}
