@@ -30,7 +30,7 @@ const LLMPrompt = `You read a coding-agent session and list the items a summary 
 - open_question: a question of the person's still undecided at the end (not one answered later).
 - reference: an identifier a continuing agent needs: a path or file:line the person typed or the assistant created or changed, the place of a diagnosed cause, a URL, a ticket (ABC-123), a commit made or cited, a PR or review-comment id being worked on, a branch or table name worked on. Not a file only read to look around, a code symbol or an example value.
 
-Each line of the session below is "[turn N] user:" (what the person typed) or "[turn N] assistant:" and the text. Reply with one JSON object and nothing else:
+Each line of the session below is "[turn N] user:" (what the person typed), "[turn N] assistant:" and the text, or "[turn N] actions:", what the assistant did in that turn by its tools: the files it changed and the git and gh commands it ran (with the first line of their output). Reply with one JSON object and nothing else:
 {"items": [{"class": "constraint", "turn": 3, "literal": "<words copied exactly from one line of that turn>", "probe": "<a question whose answer shows the item survived>", "expect": "<the expected answer>", "confidence": 0.8}]}
 "turn" is the turn the item was said in; "literal" must be copied from that turn's text; "confidence" is between 0 and 1. An empty list is {"items": []}.
 
@@ -50,10 +50,88 @@ type LLMProposer struct {
 
 // Prompt is what p sends for session s: LLMPrompt, then one line per
 // typed message (pasted output left out) and step text, as Propose
-// reads them, each "[turn N] role: text" with its line breaks shown as
-// " / ".
+// reads them, and after each turn's lines an "actions" line (llmLines),
+// each "[turn N] role: text" with its line breaks shown as " / ".
 func (p LLMProposer) Prompt(s *agentlog.Session) string {
-	return LLMPrompt + llmSessionLines(propUtterances(s))
+	return LLMPrompt + llmSessionLines(llmLines(s))
+}
+
+// llmActionsRole is the role of the line that lists a turn's actions.
+const llmActionsRole = "actions"
+
+// llmLines are the lines the LLM proposer quotes: propUtterances, and
+// after each turn's an "actions" line listing what the assistant did by
+// its tools in that turn — the files it edited or wrote, and its git and
+// gh commands with their output's first line — in order, each once;
+// failed calls are left out. The text alone cannot say which files the
+// work changed, and those are the references a summary must keep (the
+// labelling rules, testdata/real/labels/README.md).
+func llmLines(s *agentlog.Session) []propUtterance {
+	acts := map[int][]string{}
+	seen := map[string]bool{}
+	for _, st := range s.Steps {
+		turn := max(1, st.Turn+1)
+		for _, c := range st.Calls {
+			a := llmAction(c)
+			if a == "" || seen[strconv.Itoa(turn)+a] {
+				continue
+			}
+			seen[strconv.Itoa(turn)+a] = true
+			acts[turn] = append(acts[turn], a)
+		}
+	}
+	base := propUtterances(s)
+	out := make([]propUtterance, 0, len(base)+len(acts))
+	i := 0
+	for turn := 1; turn <= max(len(s.Turns), 1); turn++ {
+		for ; i < len(base) && base[i].turn <= turn; i++ {
+			out = append(out, base[i])
+		}
+		if a := acts[turn]; len(a) > 0 {
+			out = append(out, propUtterance{turn: turn, role: llmActionsRole, text: strings.Join(a, "; ")})
+		}
+	}
+	return append(out, base[i:]...)
+}
+
+// llmAction words one tool call for the actions line: "edited F" or
+// "wrote F" for a file tool, "ran `git …` → first output line" for a
+// git or gh command; "" for anything else and for a call that failed.
+func llmAction(c agentlog.ToolCall) string {
+	if c.IsError {
+		return ""
+	}
+	file, command := propCallStrings(c.Input)
+	switch c.Name {
+	case "Edit", "MultiEdit", "NotebookEdit":
+		if file != "" {
+			return "edited " + file
+		}
+	case "Write":
+		if file != "" {
+			return "wrote " + file
+		}
+	case "Bash":
+		cmd := strings.TrimSpace(command)
+		if i := strings.IndexByte(cmd, '\n'); i >= 0 {
+			cmd = cmd[:i] + " …"
+		}
+		if !strings.HasPrefix(cmd, "git ") && !strings.HasPrefix(cmd, "gh ") {
+			return ""
+		}
+		if len(cmd) > 160 {
+			cmd = head(cmd, 160)
+		}
+		a := "ran `" + cmd + "`"
+		if out := strings.TrimSpace(c.Result); out != "" {
+			if i := strings.IndexByte(out, '\n'); i >= 0 {
+				out = out[:i]
+			}
+			a += " → " + head(out, 120)
+		}
+		return a
+	}
+	return ""
 }
 
 // llmSessionLines renders the utterances the prompt quotes.
@@ -76,7 +154,7 @@ func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts Prop
 	if p.Backend == nil {
 		return Proposal{}, errors.New("llm proposer: no backend")
 	}
-	utts := propUtterances(s)
+	utts := llmLines(s)
 	lines := llmSessionLines(utts)
 	id := p.Backend.Name()
 	if i, ok := p.Backend.(judge.Identifier); ok {
@@ -138,7 +216,7 @@ type llmItem struct {
 // are returned in turn order (stable), status pending, Message the line
 // the literal was found in.
 func ParseLLMReply(reply string, s *agentlog.Session) ([]ProposedItem, error) {
-	return parseLLMReply(reply, s, propUtterances(s))
+	return parseLLMReply(reply, s, llmLines(s))
 }
 
 // parseLLMReply is ParseLLMReply with s's lines already made.
@@ -195,7 +273,11 @@ func parseLLMReply(reply string, s *agentlog.Session, utts []propUtterance) ([]P
 		if !ok {
 			return nil, fmt.Errorf("%s: %q is not in the text of turn %d", at("literal"), propPreview(lit), *it.Turn)
 		}
-		items = append(items, ProposedItem{Class: *it.Class, Turn: *it.Turn, Role: u.role, Literal: lit,
+		role := u.role
+		if role == llmActionsRole {
+			role = "assistant"
+		}
+		items = append(items, ProposedItem{Class: *it.Class, Turn: *it.Turn, Role: role, Literal: lit,
 			Probe: strings.TrimSpace(*it.Probe), Expect: strings.TrimSpace(*it.Expect), Confidence: *it.Confidence,
 			Status: ReviewPending, Message: u.text})
 	}
