@@ -30,7 +30,7 @@ func TestBuildPromptSizeTokenizer(t *testing.T) {
 		{"one named, one not: nothing says they were counted alike", "o200k_base", "", "prompt sizes: counted with different tokenizers (none named, o200k_base); token counts of different encodings do not compare", false},
 		{"two tokenizers", "o200k_base", "cl100k_base", "prompt sizes: counted with different tokenizers (cl100k_base, o200k_base); token counts of different encodings do not compare", false},
 		{"empty", `""`, "o200k_base", `DIR/sizes.jsonl:1:97: tokenizer: must name the encoding that counted the tokens (such as o200k_base), or be left out`, true},
-		{"not a string", "7", "o200k_base", `DIR/sizes.jsonl:1:97: tokenizer: want a string, got a number`, true},
+		{"not a string", "7", "o200k_base", `DIR/sizes.jsonl:1:97: tokenizer: want a string, got the number 7`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lineFor := func(sys, conv, tok string) string {

@@ -327,27 +327,13 @@ func parseReplayLine(name string, line []byte, lineNo int) (ReplayPair, []fixtur
 	return ReplayPair{ConversationID: vals[0].str, Reference: vals[1].str, Candidate: vals[2].str, ReferenceKind: vals[3].str}, nil
 }
 
-// jsonKind names the JSON value at the start of b, for a message.
+// jsonKind names the JSON value at the start of b, for a message, in
+// the lexer's words (jsonscan.Scanner.Describe): "an object", "the
+// number 7", ….
 func jsonKind(b []byte) string {
-	b = bytes.TrimLeft(b, " \t\r\n")
-	if len(b) == 0 {
-		return "nothing"
-	}
-	switch c := b[0]; {
-	case c == '{':
-		return "an object"
-	case c == '[':
-		return "an array"
-	case c == '"':
-		return "a string"
-	case c == 't' || c == 'f':
-		return "a boolean"
-	case c == 'n':
-		return "null"
-	case c == '-' || '0' <= c && c <= '9':
-		return "a number"
-	}
-	return fmt.Sprintf("%q", previewText(string(b)))
+	var s jsonscan.Scanner
+	s.Reset(b)
+	return s.Describe()
 }
 
 // AnalyzeReplay computes the paired task-success analysis of pairs:
