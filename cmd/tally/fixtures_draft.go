@@ -18,7 +18,6 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
-	"github.com/tally-eval/tally/judge"
 	"github.com/tally-eval/tally/selection"
 )
 
@@ -112,33 +111,12 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 			if math.IsNaN(minConfidence) || minConfidence < 0 || minConfidence > 1 {
 				return usagef("--min-confidence must be between 0 and 1, got %v", minConfidence)
 			}
-			popts := selection.ProposeOptions{MinConfidence: minConfidence}
-			propose := func(s *agentlog.Session) (selection.Proposal, error) {
-				return selection.Propose(s, popts), nil
-			}
-			switch proposer {
-			case "rules":
-			case "llm":
-				j, err := jf.build(lim.Limits)
-				if err != nil {
-					return err
-				}
-				m, ok := j.(*judge.Model)
-				if !ok {
-					return usagef("--proposer llm asks a model: --judge openai, anthropic or command, not %s", jf.backend)
-				}
-				llm := selection.LLMProposer{Backend: m.Backend, Cache: m.Cache}
-				propose = func(s *agentlog.Session) (selection.Proposal, error) {
-					return llm.Propose(cmd.Context(), s, popts)
-				}
-			default:
-				return usagef("--proposer must be rules or llm, got %q", proposer)
+			propose, err := sessionProposer(cmd.Context(), proposer, &jf, lim.Limits, selection.ProposeOptions{MinConfidence: minConfidence})
+			if err != nil {
+				return err
 			}
 			bad := 0
-			o := agentlog.Options{Format: logFormat, MaxLine: lim.MaxLine, SkipBad: skipBad, Bad: func(err error) {
-				bad++
-				fmt.Fprintf(cmd.ErrOrStderr(), "tally: %s (line skipped)\n", err)
-			}}
+			o := skippedLines(logFormat, lim.Limits, skipBad, cmd.ErrOrStderr(), &bad)
 			res, files, err := draftSessions(args, output, o, lim.Limits, propose)
 			if err != nil {
 				return err

@@ -13,7 +13,6 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
-	"github.com/tally-eval/tally/judge"
 	"github.com/tally-eval/tally/selection"
 )
 
@@ -71,38 +70,18 @@ candidates file itself; text prints them as a table.`,
 			}
 			path := args[0]
 			skipped := 0
-			o := agentlog.Options{Format: logFormat, MaxLine: lim.MaxLine, SkipBad: skipBad, Bad: func(err error) {
-				skipped++
-				fmt.Fprintf(cmd.ErrOrStderr(), "tally: %s (line skipped)\n", err)
-			}}
-			var llm selection.LLMProposer
-			switch proposer {
-			case "rules":
-			case "llm":
-				j, err := jf.build(lim.Limits)
-				if err != nil {
-					return err
-				}
-				m, ok := j.(*judge.Model)
-				if !ok {
-					return usagef("--proposer llm asks a model: --judge openai, anthropic or command, not %s", jf.backend)
-				}
-				llm = selection.LLMProposer{Backend: m.Backend, Cache: m.Cache}
-			default:
-				return usagef("--proposer must be rules or llm, got %q", proposer)
+			o := skippedLines(logFormat, lim.Limits, skipBad, cmd.ErrOrStderr(), &skipped)
+			propose, err := sessionProposer(cmd.Context(), proposer, &jf, lim.Limits, selection.ProposeOptions{MinConfidence: minConfidence})
+			if err != nil {
+				return err
 			}
 			s, err := pickSession(path, session, o, lim.Limits)
 			if err != nil {
 				return err
 			}
-			popts := selection.ProposeOptions{MinConfidence: minConfidence}
-			var p selection.Proposal
-			if proposer == "llm" {
-				if p, err = llm.Propose(cmd.Context(), s, popts); err != nil {
-					return fmt.Errorf("%s: %w", path, err)
-				}
-			} else {
-				p = selection.Propose(s, popts)
+			p, err := propose(s)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
 			}
 			if err := p.Validate(); err != nil {
 				return fmt.Errorf("%s: the proposal is not a valid candidates file: %w", path, err)
