@@ -1,31 +1,16 @@
 package agentlog
 
 import (
-	"io"
 	"os"
 	"strings"
 	"testing"
 )
 
-// readAllSessions reads every session of text with NewReader in format f
-// ("" to sniff).
+// readAllSessions reads every session of text in format f ("" to
+// sniff), as ReadAll does.
 func readAllSessions(t *testing.T, text string, f Format) ([]*Session, error) {
 	t.Helper()
-	rd, err := NewReader(strings.NewReader(text), "x.jsonl", Options{Format: f})
-	if err != nil {
-		return nil, err
-	}
-	var out []*Session
-	for {
-		s, err := rd.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, s)
-	}
+	return ReadAll(strings.NewReader(text), "x.jsonl", f)
 }
 
 // TestLogEdges: what a new user's own files do (the cases a first trial
@@ -59,7 +44,7 @@ func TestLogEdges(t *testing.T) {
 		{"Codex read as Claude Code", string(codex), ClaudeCode, 0, "no record of a Claude Code log in"},
 		{"only summary records (Claude Code writes such files)", `{"type":"summary","summary":"s","leafUuid":"u"}` + "\n", "", 1, ""},
 		{"A then B", a + b, "", 2, ""},
-		{"A, B, then A again", a + b + a, "", 1, `x.jsonl:3: sessionId "A" comes back after another session's records (its first record is at line 1)`},
+		{"A, B, then A again", a + b + a, "", 0, `x.jsonl:3: sessionId "A" comes back after another session's records (its first record is at line 1)`},
 	}
 	for _, c := range cases {
 		ss, err := readAllSessions(t, c.text, c.format)
