@@ -184,7 +184,7 @@ func (cr *ccReader) next() (*Session, error) {
 
 // ccTypes are the record types Claude Code writes (system records by
 // subtype): a log with none of them is not a Claude Code log.
-var ccTypes = []string{"user", "assistant", "system", "summary", "progress", "file-history-snapshot", "queue-operation"}
+var ccTypes = []string{"user", "assistant", "system", "summary", "progress", "file-history-snapshot", "queue-operation", "pr-link"}
 
 // notClaudeCode reports a log read as Claude Code that has lines but no
 // record of a type Claude Code writes: another format, read as this one
