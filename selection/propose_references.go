@@ -69,7 +69,7 @@ var propRefPatterns = []propRefPattern{
 		example: "Replied to comment 2734843645.", ref: "2734843645", nearMiss: "it added 51894 lines"},
 	{re: regexp.MustCompile("`" + `[\w-]+(?:/[\w-]+)+` + "`"), kind: "name", confidence: 0.6, rule: "reference/quoted-name",
 		example: "The metadata lives on `entire/sessions`.", ref: "`entire/sessions`", nearMiss: "Claude/Gemini hooks"},
-	{re: regexp.MustCompile(`(?:[\w.-]+/)+[\w.-]*\w|\b[\w-]+\.(?:md|go|py|ts|tsx|js|jsx|json|jsonl|ya?ml|toml|txt|sql|sh|rs|java|kt|rb|proto|tf|cfg|ini|lock|mod|sum|csv|xml|html|css|tmpl)\b`), kind: "file", confidence: 0.3, rule: "reference/path",
+	{re: regexp.MustCompile(`(?:~?/)?(?:[\w.-]+/)+[\w.-]*\w|\b[\w-]+\.(?:md|go|py|ts|tsx|js|jsx|json|jsonl|ya?ml|toml|txt|sql|sh|rs|java|kt|rb|proto|tf|cfg|ini|lock|mod|sum|csv|xml|html|css|tmpl)\b`), kind: "file", confidence: 0.3, rule: "reference/path",
 		example: "Changed `cmd/entire/cli/resume.go` to log the agent.", ref: "cmd/entire/cli/resume.go", nearMiss: "and/or"},
 }
 
