@@ -111,6 +111,8 @@ type ccReader struct {
 	// to theirs, so that one coming back is an error.
 	first int
 	ended map[string]int
+	// parsed is whether a line of the file parsed as a JSON record.
+	parsed bool
 	// bad, when set, takes a malformed line's error, and the line is
 	// skipped (Options.SkipBad).
 	bad func(error)
@@ -271,9 +273,13 @@ func (cr *ccReader) record(b []byte) error {
 	if !decodeCCRecord(b, &rec) { // encoding/json decides, and words the error
 		rec = ccRecord{}
 		if err := json.Unmarshal(b, &rec); err != nil {
+			if !cr.parsed { // the file's first record: say what a log is
+				return fmt.Errorf("%w (an agent log holds one JSON object a line, and this file's first line is not one: is it a fixture, a report.yaml or another kind of file?)", cr.jsonError(err))
+			}
 			return cr.jsonError(err)
 		}
 	}
+	cr.parsed = true
 	if rec.Type == "" {
 		return cr.errorf(`record has no "type"`)
 	}
