@@ -221,8 +221,13 @@ func writeSignalsText(w io.Writer, r *selection.SignalReport) error {
 			formats = append(formats, fmt.Sprintf("%s %d", f, n))
 		}
 	}
-	fmt.Fprintf(w, "%d files, %d lines (%.1f MB), %d sessions (%s), %d of them compacted; %d flagged (%.1f%% of those compacted).\n\n",
-		r.Files, r.Lines, float64(r.Bytes)/1e6, r.Sessions, strings.Join(formats, ", "), r.Compacted, r.Flagged, 100*float64(r.Flagged)/float64(max(1, r.Compacted)))
+	kinds := ""
+	if len(formats) > 0 {
+		kinds = " (" + strings.Join(formats, ", ") + ")"
+	}
+	fmt.Fprintf(w, "%s, %s (%.1f MB uncompressed), %s%s, %d of them compacted; %d flagged (%.1f%% of those compacted).\n\n",
+		plural(r.Files, "file"), plural(int(r.Lines), "line"), float64(r.Bytes)/1e6, plural(r.Sessions, "session"), kinds,
+		r.Compacted, r.Flagged, 100*float64(r.Flagged)/float64(max(1, r.Compacted)))
 	t := table(w)
 	fmt.Fprintln(t, "signal\tsessions\toccurrences\tsevere")
 	for _, k := range r.Kinds {

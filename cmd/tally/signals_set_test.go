@@ -71,7 +71,7 @@ func TestSignalsGolden(t *testing.T) {
 	golden(t, "signals/summary_window2.json", stdout)
 	// Without -o the flagged sessions are stdout, the summary stderr.
 	stdout, stderr, code = selCLI(t, "signals", log)
-	if code != exitOK || stdout != string(data) || !strings.HasPrefix(stderr, "1 files, 43 lines") {
+	if code != exitOK || stdout != string(data) || !strings.HasPrefix(stderr, "1 file, 43 lines") {
 		t.Errorf("without -o: exit %d, stdout as -o's: %v, stderr %q", code, stdout == string(data), stderr)
 	}
 }
