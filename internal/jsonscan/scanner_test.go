@@ -237,21 +237,27 @@ func TestLinesPos(t *testing.T) {
 }
 
 // TestPlainEnd compares the eight-bytes-at-a-time scan with the table,
-// byte by byte, at every offset of texts that put each kind of byte at
-// each place of a word.
+// byte by byte, at every offset of texts that put each kind of byte, and
+// each pair of kinds (a borrow from one must not hide or fake another),
+// at each place of a word.
 func TestPlainEnd(t *testing.T) {
 	specials := []byte{'"', '\\', 0, 0x1f, 0x20, 0x7f, 0x80, 0xff, '!', '[', 'a', 0x21, 0x5b, 0x5d}
 	for _, c := range specials {
-		for at := range 20 {
-			data := []byte(strings.Repeat("abcdefgh", 3))
-			data[at] = c
-			for i := range data {
-				want := i
-				for want < len(data) && plain[data[want]] {
-					want++
-				}
-				if got := plainEnd(data, i); got != want {
-					t.Fatalf("byte %#x at %d, from %d: plainEnd = %d, want %d", c, at, i, got, want)
+		for _, c2 := range specials {
+			for at := range 20 {
+				for at2 := at; at2 < at+10 && at2 < 24; at2++ {
+					data := []byte(strings.Repeat("abcdefgh", 3))
+					data[at2] = c2
+					data[at] = c
+					for i := range data {
+						want := i
+						for want < len(data) && plain[data[want]] {
+							want++
+						}
+						if got := plainEnd(data, i); got != want {
+							t.Fatalf("byte %#x at %d and %#x at %d, from %d: plainEnd = %d, want %d", c, at, c2, at2, i, got, want)
+						}
+					}
 				}
 			}
 		}
