@@ -10,14 +10,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/tally-eval/tally/internal/benchraw"
 	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
@@ -42,38 +39,6 @@ func envInt(b *testing.B, name string, def int) int {
 		return n
 	}
 	return def
-}
-
-// peakHeap samples the heap until stopped and returns its peaks.
-func peakHeap() (stop func() (heap, live uint64)) {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
-	var peak, peakLive atomic.Uint64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			if v := sample[1].Value.Uint64(); v > peakLive.Load() {
-				peakLive.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	})
-	return func() (uint64, uint64) {
-		close(done)
-		wg.Wait()
-		return peak.Load(), peakLive.Load()
-	}
 }
 
 // genSessions writes n session summaries shaped like the example
@@ -153,7 +118,7 @@ func BenchmarkSelect(b *testing.B) {
 	info, _ := os.Stat(path)
 	b.SetBytes(info.Size())
 	b.ReportAllocs()
-	stop := peakHeap()
+	stop := benchraw.PeakHeap()
 	for b.Loop() {
 		f, err := os.Open(path)
 		if err != nil {
@@ -306,27 +271,8 @@ func BenchmarkSignals(b *testing.B) {
 		b.Fatal(err)
 	}
 	// The raw read: the same files' bytes to io.Discard, best of three.
-	var raw time.Duration
-	for range 3 {
-		start := time.Now()
-		for _, p := range paths {
-			f, err := os.Open(p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := io.Copy(io.Discard, f); err != nil {
-				b.Fatal(err)
-			}
-			f.Close()
-		}
-		if d := time.Since(start); raw == 0 || d < raw {
-			raw = d
-		}
-	}
-	b.SetBytes(size)
-	b.ReportAllocs()
-	stop := peakHeap()
-	cpu0 := cpuTime()
+	raw := benchraw.Read(b, size, false, paths...)
+	stop := raw.Start(b)
 	var flagged, lines int
 	for b.Loop() {
 		flagged = 0
@@ -339,17 +285,9 @@ func BenchmarkSignals(b *testing.B) {
 		}
 		lines = int(rep.Lines)
 	}
-	cpu := cpuTime() - cpu0
-	heap, live := stop()
-	if cpu > 0 {
-		// MB per second of CPU time, all workers together: with one
-		// worker (-cpu 1), what one core reaches on a busy machine.
-		b.ReportMetric(float64(size)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
-	}
-	b.ReportMetric(float64(size)/raw.Seconds()/1e6, "raw-MB/s")
-	b.ReportMetric(float64(raw)/(float64(b.Elapsed())/float64(b.N)), "of-raw")
-	b.ReportMetric(float64(heap)/1e6, "peak-heap-MB")
-	b.ReportMetric(float64(live)/1e6, "peak-live-MB")
+	// cpu-MB/s counts all workers' CPU time together: with one worker
+	// (-cpu 1), what one core reaches on a busy machine.
+	stop()
 	b.ReportMetric(float64(lines), "events")
 	b.ReportMetric(float64(flagged), "flagged")
 }

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/tally-eval/tally/internal/benchraw"
 	"github.com/tally-eval/tally/internal/input"
 )
 
@@ -124,59 +124,8 @@ func BenchmarkSignalsRealLogs(b *testing.B) {
 	logs = nil // so that the peaks measure the scan, not the logs held here
 	for _, c := range cases {
 		path, size := c.path, c.size
-		open := func() io.Reader {
-			f, err := os.Open(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { f.Close() })
-			if !c.gzipped {
-				return f
-			}
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return zr
-		}
-		best := func(read func(io.Reader)) time.Duration {
-			var min time.Duration
-			for range 3 {
-				start := time.Now()
-				read(open())
-				if d := time.Since(start); min == 0 || d < min {
-					min = d
-				}
-			}
-			return min
-		}
-		raw := best(func(r io.Reader) {
-			if _, err := io.Copy(io.Discard, r); err != nil {
-				b.Fatal(err)
-			}
-		})
-		var rawStd time.Duration // through compress/gzip
-		if c.gzipped {
-			for range 3 {
-				f, err := os.Open(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				start := time.Now()
-				zr, err := stdgzip.NewReader(f)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := io.Copy(io.Discard, zr); err != nil {
-					b.Fatal(err)
-				}
-				if d := time.Since(start); rawStd == 0 || d < rawStd {
-					rawStd = d
-				}
-				f.Close()
-			}
-		}
-		lines := best(func(r io.Reader) {
+		raw := benchraw.Read(b, size, c.gzipped, path)
+		lines := benchraw.Best(b, c.gzipped, []string{path}, func(r io.Reader) {
 			l := input.NewLines(r, path, 0)
 			for {
 				if _, err := l.Next(); err != nil {
@@ -190,11 +139,8 @@ func BenchmarkSignalsRealLogs(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := DefaultSignalConfig()
 			cfg.Workers = 1
-			b.SetBytes(size)
-			b.ReportAllocs()
-			stop := peakHeap()
+			stop := raw.Start(b)
 			flagged := 0
-			cpu0 := cpuTime()
 			for b.Loop() {
 				flagged = 0
 				rep, err := ScanFiles(context.Background(), []string{path}, cfg, func(*Flagged) error {
@@ -208,23 +154,9 @@ func BenchmarkSignalsRealLogs(b *testing.B) {
 					b.Fatalf("read %d bytes of %d", rep.Bytes, size)
 				}
 			}
-			cpu := cpuTime() - cpu0
-			heap, live := stop()
-			op := float64(b.Elapsed()) / float64(b.N)
-			if cpu > 0 {
-				// MB per second of CPU time: what one core reaches
-				// whatever else the machine runs (GC included).
-				b.ReportMetric(float64(size)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
-			}
-			b.ReportMetric(float64(size)/raw.Seconds()/1e6, "raw-MB/s")
-			if rawStd > 0 {
-				b.ReportMetric(float64(size)/rawStd.Seconds()/1e6, "raw-stdgzip-MB/s")
-			}
+			stop()
 			b.ReportMetric(float64(size)/lines.Seconds()/1e6, "lines-MB/s")
-			b.ReportMetric(float64(raw)/op, "of-raw")
-			b.ReportMetric(float64(lines)/op, "of-lines")
-			b.ReportMetric(float64(heap)/1e6, "peak-heap-MB")
-			b.ReportMetric(float64(live)/1e6, "peak-live-MB")
+			b.ReportMetric(float64(lines)/(float64(b.Elapsed())/float64(b.N)), "of-lines")
 			b.ReportMetric(float64(flagged), "flagged")
 		})
 	}

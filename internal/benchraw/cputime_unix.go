@@ -1,14 +1,14 @@
 //go:build unix
 
-package selection
+package benchraw
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
+// CPUTime is the process's user and system CPU time so far.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
