@@ -19,7 +19,8 @@ import (
 // signalsBenchLogs returns the Claude Code logs the signals benchmark
 // reads, uncompressed: the dev set's sessions when TALLY_REAL_LOGS names
 // their folder, else this package's small real-format test sessions
-// (testdata/repeats and testdata/restate), each repeated 200 times.
+// (testdata/repeats and testdata/restate), each repeated 200 times,
+// every copy with sessionIds of its own.
 func signalsBenchLogs(b *testing.B) (logs [][]byte, what string) {
 	if dir := os.Getenv("TALLY_REAL_LOGS"); dir != "" {
 		files, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
@@ -45,13 +46,16 @@ func signalsBenchLogs(b *testing.B) (logs [][]byte, what string) {
 		return logs, "the dev set (TALLY_REAL_LOGS)"
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "re*", "*.jsonl"))
-	for range 200 {
-		for _, p := range files {
+	for k := range 200 {
+		for i, p := range files {
 			data, err := os.ReadFile(p)
 			if err != nil {
 				b.Fatal(err)
 			}
-			logs = append(logs, data)
+			// Each file, each time, is another session: a log holds each
+			// session's records together, and two files may use one id.
+			id := []byte(`"sessionId":"t` + strconv.Itoa(k) + "-" + strconv.Itoa(i) + "-")
+			logs = append(logs, bytes.ReplaceAll(data, []byte(`"sessionId":"`), id))
 		}
 	}
 	return logs, "testdata's real-format sessions ×200 (set TALLY_REAL_LOGS for the dev set)"
