@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -236,12 +237,12 @@ func TestLinesPos(t *testing.T) {
 	}
 }
 
-// TestPlainEnd compares the eight-bytes-at-a-time scan with the table,
-// byte by byte, at every offset of texts that put each kind of byte, and
-// each pair of kinds (a borrow from one must not hide or fake another),
-// at each place of a word.
-func TestPlainEnd(t *testing.T) {
-	specials := []byte{'"', '\\', 0, 0x1f, 0x20, 0x7f, 0x80, 0xff, '!', '[', 'a', 0x21, 0x5b, 0x5d}
+// TestStopEnd compares the eight-bytes-at-a-time scan with a byte
+// loop at every offset of texts that put each kind of byte, and each
+// pair of kinds (a borrow from one must not hide or fake another), at
+// each place of a word.
+func TestStopEnd(t *testing.T) {
+	specials := []byte{'"', '\\', 0, 0x1f, 0x20, 0x7f, 0x80, 0xff, '!', '[', 'a', 0x21, 0x5b, 0x5d, 0xa2, 0xdc}
 	for _, c := range specials {
 		for _, c2 := range specials {
 			for at := range 20 {
@@ -250,16 +251,63 @@ func TestPlainEnd(t *testing.T) {
 					data[at2] = c2
 					data[at] = c
 					for i := range data {
-						want := i
-						for want < len(data) && plain[data[want]] {
-							want++
+						want, wantHigh := i, false
+						for ; want < len(data); want++ {
+							if b := data[want]; b == '"' || b == '\\' || b < 0x20 {
+								break
+							}
+							wantHigh = wantHigh || data[want] >= 0x80
 						}
-						if got := plainEnd(data, i); got != want {
-							t.Fatalf("byte %#x at %d and %#x at %d, from %d: plainEnd = %d, want %d", c, at, c2, at2, i, got, want)
+						if got, high := stopEnd(data, i); got != want || high != wantHigh {
+							t.Fatalf("byte %#x at %d and %#x at %d, from %d: stopEnd = %d, %v, want %d, %v", c, at, c2, at2, i, got, high, want, wantHigh)
 						}
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestLongStrings holds String and SkipValue to encoding/json on random
+// strings of up to 40 bytes drawn from the bytes that stop a word's scan
+// or need checking (quotes, escapes, control characters, bytes of valid
+// and broken UTF-8): the scans of eight bytes at a time meet them at
+// every place of a word, which short fuzz inputs seldom reach.
+func TestLongStrings(t *testing.T) {
+	pieces := []string{"a", "bcdefgh", `\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\x`, `\u12`, "\x01", "\"", "é", "😀", "\xff", "\xe2\x82", "\xc3", " "}
+	rng := rand.New(rand.NewPCG(12, 1))
+	for trial := range 100000 {
+		b := []byte{'"'}
+		for len(b) < 40 {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+			if rng.IntN(12) == 0 {
+				break
+			}
+		}
+		if rng.IntN(8) != 0 {
+			b = append(b, '"')
+		}
+		var want string
+		jerr := json.Unmarshal(b, &want)
+		if jerr == nil && !utf8.Valid(b) { // the scanner takes only UTF-8
+			jerr = errors.New("invalid UTF-8")
+		}
+		var s Scanner
+		s.Reset(b)
+		got, err := s.String("")
+		if err == nil {
+			err = s.End()
+		}
+		if (err == nil) != (jerr == nil) || err == nil && string(got) != want {
+			t.Fatalf("trial %d: %q: String = %q, %v; encoding/json %q, %v", trial, b, got, err, want, jerr)
+		}
+		s.Reset(b)
+		serr := s.SkipValue()
+		if serr == nil {
+			serr = s.End()
+		}
+		if (serr == nil) != (jerr == nil) {
+			t.Fatalf("trial %d: %q: SkipValue %v; encoding/json %v", trial, b, serr, jerr)
 		}
 	}
 }

@@ -1,18 +1,13 @@
 package jsonscan
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
 
 // This file holds the lexer's strings: scanning, decoding escapes and
 // checking UTF-8.
-
-// plain marks the bytes a string can hold as they are: printable ASCII
-// other than '"' and '\\'. A string is scanned a table look-up a byte.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
 
 // String reads the string at the next non-space byte for field and
 // returns its decoded bytes: a sub-slice of the text when it has no
@@ -45,12 +40,7 @@ func (s *Scanner) RawString(field string) (raw []byte, escaped bool, err *Error)
 // bytes: a sub-slice of the text when it has no escapes, else s.buf.
 func (s *Scanner) str() ([]byte, *Error) {
 	start := s.pos
-	i := plainEnd(s.data, start+1)
-	if i < len(s.data) && s.data[i] == '"' { // the common string, at once
-		s.pos = i + 1
-		return s.data[start+1 : i], nil
-	}
-	i, ascii, err := s.unescaped(start, i)
+	i, ascii, err := s.unescaped(start, start+1)
 	if err != nil {
 		return nil, err
 	}
@@ -66,28 +56,19 @@ func (s *Scanner) str() ([]byte, *Error) {
 	return raw, nil
 }
 
-// unescaped scans the string opening at start, from from, where its
-// plain ASCII bytes end, up to its closing quote or its first backslash,
-// at i, and says whether the bytes before i are all ASCII (those that
-// are not are not checked yet).
+// unescaped scans the string opening at start, from from, up to its
+// closing quote or its first backslash, at i, and says whether the bytes
+// from from to i are all ASCII (those that are not are not checked yet).
 func (s *Scanner) unescaped(start, from int) (i int, ascii bool, err *Error) {
-	i, ascii = from, true
-	for {
-		i = plainEnd(s.data, i)
-		if i >= len(s.data) {
-			return i, ascii, s.unterminated(start)
-		}
-		c := s.data[i]
-		if c == '"' || c == '\\' {
-			return i, ascii, nil
-		}
-		if c < 0x20 {
-			s.pos = i
-			return i, ascii, s.errChar("in string literal (control characters must be escaped)")
-		}
-		ascii = false
-		i++
+	i, high := stopEnd(s.data, from)
+	if i >= len(s.data) {
+		return i, !high, s.unterminated(start)
 	}
+	if s.data[i] < 0x20 {
+		s.pos = i
+		return i, !high, s.errChar("in string literal (control characters must be escaped)")
+	}
+	return i, !high, nil
 }
 
 // badUTF8 reports the first invalid UTF-8 byte at or after off.
@@ -146,18 +127,15 @@ func (s *Scanner) strEscaped(start int) ([]byte, *Error) {
 			s.pos += 6 + n
 		case c < 0x20:
 			return nil, s.errChar("in string literal (control characters must be escaped)")
-		case c < utf8.RuneSelf:
-			// Copy the run of plain bytes at once.
-			j := plainEnd(s.data, s.pos+1)
+		default:
+			// Copy the run up to the next quote, backslash or control
+			// character at once, checking its UTF-8 when it is not ASCII.
+			j, high := stopEnd(s.data, s.pos)
+			if high && !utf8.Valid(s.data[s.pos:j]) {
+				return nil, s.badUTF8(s.pos)
+			}
 			s.buf = append(s.buf, s.data[s.pos:j]...)
 			s.pos = j
-		default:
-			r, size := utf8.DecodeRune(s.data[s.pos:])
-			if r == utf8.RuneError && size == 1 {
-				return nil, s.Errorf(s.pos, "", "invalid UTF-8 (byte 0x%02x) in string literal", c)
-			}
-			s.buf = append(s.buf, s.data[s.pos:s.pos+size]...)
-			s.pos += size
 		}
 	}
 }
@@ -180,12 +158,7 @@ func (s *Scanner) hex4(off int) (rune, bool) {
 // whether it had escapes. The text is s.data[start+1 : s.pos-1].
 func (s *Scanner) skipString() (escaped bool, err *Error) {
 	start := s.pos
-	i := plainEnd(s.data, start+1)
-	if i < len(s.data) && s.data[i] == '"' { // the common string, at once
-		s.pos = i + 1
-		return false, nil
-	}
-	i, ascii, err := s.unescaped(start, i)
+	i, ascii, err := s.unescaped(start, start+1)
 	if err != nil {
 		return false, err
 	}
@@ -294,16 +267,34 @@ func pairRune(r rune, rest []byte) (rune, int) {
 // before it were all ASCII. It accepts what strEscaped accepts
 // (FuzzScanner compares them).
 func (s *Scanner) skipEscaped(start int, ascii bool) *Error {
-	i := s.pos
+	const highs = 0x8080808080808080
+	i, data := s.pos, s.data
 	from := start + 1 // UTF-8 is checked from here when the string ends
+	var hi uint64     // the bytes passed over, ORed: are they ASCII?
 	for {
-		i = plainEnd(s.data, i)
+		// stopEnd, inline: a string of code or output has an escape
+		// every twenty bytes or so.
+		for i+8 <= len(data) {
+			x := binary.LittleEndian.Uint64(data[i:])
+			if m := stops(x); m != 0 {
+				n := bits.TrailingZeros64(m)
+				hi |= x & (1<<(n-7) - 1)
+				i += n >> 3
+				goto stop
+			}
+			hi |= x
+			i += 8
+		}
+		for ; i < len(data) && data[i] != '"' && data[i] != '\\' && data[i] >= 0x20; i++ {
+			hi |= uint64(data[i])
+		}
+	stop:
 		if i >= len(s.data) {
 			return s.unterminated(start)
 		}
 		switch c := s.data[i]; {
 		case c == '"':
-			if !ascii && !utf8.Valid(s.data[from:i]) {
+			if (!ascii || hi&highs != 0) && !utf8.Valid(s.data[from:i]) {
 				return s.badUTF8(from)
 			}
 			s.pos = i + 1
@@ -325,12 +316,9 @@ func (s *Scanner) skipEscaped(start int, ascii bool) *Error {
 				s.pos = i + 1
 				return s.errChar("in string escape code")
 			}
-		case c < 0x20:
+		default: // a control character
 			s.pos = i
 			return s.errChar("in string literal (control characters must be escaped)")
-		default:
-			ascii = false
-			i++
 		}
 	}
 }
