@@ -280,6 +280,11 @@ func (s *Scanner) skipEscaped(start int, ascii bool) *Error {
 				n := bits.TrailingZeros64(m)
 				hi |= x & (1<<(n-7) - 1)
 				i += n >> 3
+				// The common escape (\n, \", \\) is passed over here.
+				if data[i] == '\\' && i+1 < len(data) && unescape[data[i+1]] != 0 {
+					i += 2
+					continue
+				}
 				goto stop
 			}
 			hi |= x
