@@ -88,54 +88,84 @@ func (s *Scanner) badUTF8(off int) *Error {
 }
 
 // strEscaped decodes the string starting at start into s.buf; s.pos is
-// at its first backslash.
+// at its first backslash. It copies eight bytes at a time into a buffer
+// with room for the rest of the text (a decoded string is no longer than
+// its text) and eight bytes more; the UTF-8 of the text from the first
+// backslash is checked where the string ends or an error is found, so
+// that an invalid byte is reported before any error after it, as a
+// check run by run would.
 func (s *Scanner) strEscaped(start int) ([]byte, *Error) {
-	s.buf = append(s.buf[:0], s.data[start+1:s.pos]...)
-	if !utf8.Valid(s.buf) {
+	const highs = 0x8080808080808080
+	data := s.data
+	if !utf8.Valid(data[start+1 : s.pos]) {
 		return nil, s.badUTF8(start + 1)
 	}
+	if need := len(data) - start + 8; cap(s.buf) < need {
+		s.buf = make([]byte, 0, max(need, 2*cap(s.buf)))
+	}
+	buf := s.buf[:cap(s.buf)]
+	w := copy(buf, data[start+1:s.pos])
+	first, i := s.pos, s.pos
+	var hi uint64 // the bytes copied from first on, ORed: are they ASCII?
 	for {
-		if s.pos >= len(s.data) {
+		for i+8 <= len(data) {
+			x := binary.LittleEndian.Uint64(data[i:])
+			binary.LittleEndian.PutUint64(buf[w:], x)
+			if m := stops(x); m != 0 {
+				n := bits.TrailingZeros64(m)
+				hi |= x & (1<<(n-7) - 1)
+				i += n >> 3
+				w += n >> 3
+				goto stop
+			}
+			hi |= x
+			i += 8
+			w += 8
+		}
+		for ; i < len(data) && data[i] != '"' && data[i] != '\\' && data[i] >= 0x20; i++ {
+			hi |= uint64(data[i])
+			buf[w] = data[i]
+			w++
+		}
+	stop:
+		s.pos = i
+		if i < len(data) && data[i] == '\\' && i+1 < len(data) {
+			if d := unescape[data[i+1]]; d != 0 {
+				buf[w] = d
+				w++
+				i += 2
+				continue
+			}
+		}
+		if hi&highs != 0 && !utf8.Valid(data[first:i]) {
+			return nil, s.badUTF8(first)
+		}
+		if i >= len(data) {
 			return nil, s.unterminated(start)
 		}
-		c := s.data[s.pos]
-		switch {
+		switch c := data[i]; {
 		case c == '"':
 			s.pos++
+			s.buf = buf[:w]
 			return s.buf, nil
 		case c == '\\':
-			if s.pos+1 >= len(s.data) {
+			if i+1 >= len(data) {
 				s.pos++
 				return nil, s.errEOF()
 			}
-			e := s.data[s.pos+1]
-			if d := unescape[e]; d != 0 {
-				s.buf = append(s.buf, d)
-				s.pos += 2
-				continue
-			}
-			if e != 'u' {
+			if data[i+1] != 'u' {
 				s.pos++
 				return nil, s.errChar("in string escape code")
 			}
-			r, ok := s.hex4(s.pos + 2)
+			r, ok := s.hex4(i + 2)
 			if !ok {
 				return nil, s.errChar(`in \u hexadecimal character escape`)
 			}
-			r, n := pairRune(r, s.data[s.pos+6:])
-			s.buf = utf8.AppendRune(s.buf, r)
-			s.pos += 6 + n
-		case c < 0x20:
+			r, n := pairRune(r, data[i+6:])
+			w += utf8.EncodeRune(buf[w:], r)
+			i += 6 + n
+		default: // a control character
 			return nil, s.errChar("in string literal (control characters must be escaped)")
-		default:
-			// Copy the run up to the next quote, backslash or control
-			// character at once, checking its UTF-8 when it is not ASCII.
-			j, high := stopEnd(s.data, s.pos)
-			if high && !utf8.Valid(s.data[s.pos:j]) {
-				return nil, s.badUTF8(s.pos)
-			}
-			s.buf = append(s.buf, s.data[s.pos:j]...)
-			s.pos = j
 		}
 	}
 }
