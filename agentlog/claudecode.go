@@ -116,6 +116,8 @@ type ccReader struct {
 	// bad, when set, takes a malformed line's error, and the line is
 	// skipped (Options.SkipBad).
 	bad func(error)
+	// repeats holds the strings that repeat from record to record.
+	repeats ccRepeats
 }
 
 // newCCReader starts reading a Claude Code log.
@@ -270,7 +272,7 @@ func (cr *ccReader) record(b []byte) error {
 		return nil
 	}
 	var rec ccRecord
-	if !decodeCCRecord(b, &rec) { // encoding/json decides, and words the error
+	if !cr.repeats.decode(b, &rec) { // encoding/json decides, and words the error
 		rec = ccRecord{}
 		if err := json.Unmarshal(b, &rec); err != nil {
 			if !cr.parsed { // the file's first record: say what a log is

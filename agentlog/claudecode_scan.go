@@ -30,6 +30,77 @@ var ccRecordKeys = jsonscan.NewKeySet("type", "subtype", "sessionId", "uuid", "c
 // decodeCCRecord decodes line into rec; ok is false when json.Unmarshal
 // must decide. Raw values (a part's input, the error) alias line.
 func decodeCCRecord(line []byte, rec *ccRecord) (ok bool) {
+	return new(ccRepeats).decode(line, rec)
+}
+
+// ccRepeats holds a reader's strings that repeat from record to record
+// (the sessionId, cwd, model, tool names), so that each is allocated
+// once, not once a record.
+type ccRepeats struct {
+	sessionID, cwd, model string
+	names                 map[string]string
+}
+
+// ccMaxNames bounds ccRepeats.names: tool names are few, and a log that
+// has more still decodes, allocating the others.
+const ccMaxNames = 256
+
+// last returns b as a string, *prev when it holds the same bytes, and
+// keeps it in *prev.
+func last(prev *string, b []byte) string {
+	if string(b) != *prev {
+		*prev = string(b)
+	}
+	return *prev
+}
+
+// name returns b as a string, from names when it is there.
+func (cs *ccRepeats) name(b []byte) string {
+	if n, ok := cs.names[string(b)]; ok {
+		return n
+	}
+	n := string(b)
+	if len(cs.names) < ccMaxNames && len(b) <= 64 {
+		if cs.names == nil {
+			cs.names = map[string]string{}
+		}
+		cs.names[n] = n
+	}
+	return n
+}
+
+// known returns b as a string, without allocating for the record and
+// part types Claude Code writes.
+func known(b []byte) string {
+	switch string(b) {
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "system":
+		return "system"
+	case "progress":
+		return "progress"
+	case "file-history-snapshot":
+		return "file-history-snapshot"
+	case "text":
+		return "text"
+	case "tool_use":
+		return "tool_use"
+	case "tool_result":
+		return "tool_result"
+	case "thinking":
+		return "thinking"
+	case "compact_boundary":
+		return "compact_boundary"
+	case "turn_duration":
+		return "turn_duration"
+	}
+	return string(b)
+}
+
+// decode decodes line into rec, taking repeated strings from cs.
+func (cs *ccRepeats) decode(line []byte, rec *ccRecord) (ok bool) {
 	s := ccLexers.Get().(*jsonscan.Scanner)
 	defer func() {
 		s.Reset(nil)
@@ -38,8 +109,21 @@ func decodeCCRecord(line []byte, rec *ccRecord) (ok bool) {
 	s.Reset(line)
 	_, ok = s.Fields(ccRecordKeys, func(k int) (ok bool) {
 		switch {
+		case k == 0, k == 1: // type, subtype
+			str := [...]*string{&rec.Type, &rec.Subtype}[k]
+			var b []byte
+			b, ok = ccBytes(s)
+			*str = known(b)
+		case k == 2:
+			var b []byte
+			b, ok = ccBytes(s)
+			rec.SessionID = last(&cs.sessionID, b)
+		case k == 4:
+			var b []byte
+			b, ok = ccBytes(s)
+			rec.Cwd = last(&cs.cwd, b)
 		case k < 6:
-			str := [...]*string{&rec.Type, &rec.Subtype, &rec.SessionID, &rec.UUID, &rec.Cwd, &rec.Timestamp}[k]
+			str := [...]*string{nil, nil, nil, &rec.UUID, nil, &rec.Timestamp}[k]
 			*str, ok = ccString(s)
 		case k < 10:
 			b := [...]*bool{&rec.IsSidechain, &rec.IsMeta, &rec.IsCompactSummary, &rec.IsAPIErrorMessage}[k-6]
@@ -49,7 +133,7 @@ func decodeCCRecord(line []byte, rec *ccRecord) (ok bool) {
 				return err == nil
 			}
 			rec.Message = new(ccMessage)
-			ok = decodeCCMessage(s, rec.Message)
+			ok = cs.decodeCCMessage(s, rec.Message)
 		case k == 11, k == 12:
 			ok = decodeCCMetadata(s, rec, k == 12)
 		default: // error
@@ -71,6 +155,16 @@ func ccString(s *jsonscan.Scanner) (string, bool) {
 		return "", true
 	}
 	return string(b), true
+}
+
+// ccBytes reads a string's decoded bytes, valid until the next string
+// is read, or null as none.
+func ccBytes(s *jsonscan.Scanner) ([]byte, bool) {
+	b, _, isNull, err := s.StringOrNull("")
+	if err != nil || isNull {
+		return nil, err == nil
+	}
+	return b, true
 }
 
 // ccBool reads true, false, or null as false.
@@ -97,15 +191,17 @@ func ccInt(s *jsonscan.Scanner) (int64, bool) {
 var ccMessageKeys = jsonscan.NewKeySet("id", "model", "content")
 
 // decodeCCMessage decodes a record's message object.
-func decodeCCMessage(s *jsonscan.Scanner, m *ccMessage) bool {
+func (cs *ccRepeats) decodeCCMessage(s *jsonscan.Scanner, m *ccMessage) bool {
 	_, ok := s.Fields(ccMessageKeys, func(k int) (ok bool) {
 		switch k {
 		case 0:
 			m.ID, ok = ccString(s)
 		case 1:
-			m.Model, ok = ccString(s)
+			var b []byte
+			b, ok = ccBytes(s)
+			m.Model = last(&cs.model, b)
 		default:
-			ok = decodeCCContent(s, &m.Content)
+			ok = cs.decodeCCContent(s, &m.Content)
 		}
 		return ok
 	})
@@ -114,7 +210,7 @@ func decodeCCMessage(s *jsonscan.Scanner, m *ccMessage) bool {
 
 // decodeCCContent decodes a content field: a string, a list of parts or
 // null.
-func decodeCCContent(s *jsonscan.Scanner, c *ccContent) bool {
+func (cs *ccRepeats) decodeCCContent(s *jsonscan.Scanner, c *ccContent) bool {
 	switch s.Peek() {
 	case '"':
 		b, err := s.String("")
@@ -143,7 +239,7 @@ func decodeCCContent(s *jsonscan.Scanner, c *ccContent) bool {
 			return true
 		}
 		var p ccPart
-		if !decodeCCPart(s, &p) {
+		if !cs.decodeCCPart(s, &p) {
 			return false
 		}
 		c.Parts = append(c.Parts, p)
@@ -153,11 +249,13 @@ func decodeCCContent(s *jsonscan.Scanner, c *ccContent) bool {
 var ccPartKeys = jsonscan.NewKeySet("type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error")
 
 // decodeCCPart decodes one part of a content list.
-func decodeCCPart(s *jsonscan.Scanner, p *ccPart) bool {
+func (cs *ccRepeats) decodeCCPart(s *jsonscan.Scanner, p *ccPart) bool {
 	_, ok := s.Fields(ccPartKeys, func(k int) (ok bool) {
 		switch k {
 		case 0:
-			p.Type, ok = ccString(s)
+			var b []byte
+			b, ok = ccBytes(s)
+			p.Type = known(b)
 		case 1:
 			p.Text, ok = ccString(s)
 		case 2:
@@ -165,14 +263,16 @@ func decodeCCPart(s *jsonscan.Scanner, p *ccPart) bool {
 		case 3:
 			p.ID, ok = ccString(s)
 		case 4:
-			p.Name, ok = ccString(s)
+			var b []byte
+			b, ok = ccBytes(s)
+			p.Name = cs.name(b)
 		case 5:
 			raw, _, err := s.RawValue()
 			p.Input, ok = raw, err == nil
 		case 6:
 			p.ToolUseID, ok = ccString(s)
 		case 7:
-			ok = decodeCCContent(s, &p.Content)
+			ok = cs.decodeCCContent(s, &p.Content)
 		default:
 			p.IsError, ok = ccBool(s)
 		}
