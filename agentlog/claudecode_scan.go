@@ -39,6 +39,10 @@ func decodeCCRecord(line []byte, rec *ccRecord) (ok bool) {
 type ccRepeats struct {
 	sessionID, cwd, model string
 	names                 map[string]string
+	// parts is the last message's list of parts, whose array the next
+	// message's list reuses: a record's parts are read (their strings
+	// kept) before the next record is decoded.
+	parts []ccPart
 }
 
 // ccMaxNames bounds ccRepeats.names: tool names are few, and a log that
@@ -201,7 +205,7 @@ func (cs *ccRepeats) decodeCCMessage(s *jsonscan.Scanner, m *ccMessage) bool {
 			b, ok = ccBytes(s)
 			m.Model = last(&cs.model, b)
 		default:
-			ok = cs.decodeCCContent(s, &m.Content)
+			ok = cs.decodeCCContent(s, &m.Content, true)
 		}
 		return ok
 	})
@@ -209,8 +213,8 @@ func (cs *ccRepeats) decodeCCMessage(s *jsonscan.Scanner, m *ccMessage) bool {
 }
 
 // decodeCCContent decodes a content field: a string, a list of parts or
-// null.
-func (cs *ccRepeats) decodeCCContent(s *jsonscan.Scanner, c *ccContent) bool {
+// null; a message's (top) list in cs.parts's array.
+func (cs *ccRepeats) decodeCCContent(s *jsonscan.Scanner, c *ccContent, top bool) bool {
 	switch s.Peek() {
 	case '"':
 		b, err := s.String("")
@@ -230,12 +234,19 @@ func (cs *ccRepeats) decodeCCContent(s *jsonscan.Scanner, c *ccContent) bool {
 		return false
 	}
 	c.Parts = []ccPart{} // as encoding/json leaves an empty list
+	if top && cs.parts != nil {
+		clear(cs.parts) // the last message's strings, not to be kept alive
+		c.Parts, cs.parts = cs.parts[:0], nil
+	}
 	for i := 0; ; i++ {
 		more, err := s.Element(i)
 		if err != nil {
 			return false
 		}
 		if !more {
+			if top {
+				cs.parts = c.Parts
+			}
 			return true
 		}
 		var p ccPart
@@ -272,7 +283,7 @@ func (cs *ccRepeats) decodeCCPart(s *jsonscan.Scanner, p *ccPart) bool {
 		case 6:
 			p.ToolUseID, ok = ccString(s)
 		case 7:
-			ok = cs.decodeCCContent(s, &p.Content)
+			ok = cs.decodeCCContent(s, &p.Content, false)
 		default:
 			p.IsError, ok = ccBool(s)
 		}
