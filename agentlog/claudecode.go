@@ -118,6 +118,8 @@ type ccReader struct {
 	bad func(error)
 	// repeats holds the strings that repeat from record to record.
 	repeats ccRepeats
+	// rec is the record being read, its memory reused for the next.
+	rec ccRecord
 }
 
 // newCCReader starts reading a Claude Code log.
@@ -271,10 +273,11 @@ func (cr *ccReader) record(b []byte) error {
 		cr.skip("(blank line)")
 		return nil
 	}
-	var rec ccRecord
-	if !cr.repeats.decode(b, &rec) { // encoding/json decides, and words the error
-		rec = ccRecord{}
-		if err := json.Unmarshal(b, &rec); err != nil {
+	rec := &cr.rec
+	*rec = ccRecord{}
+	if !cr.repeats.decode(b, rec) { // encoding/json decides, and words the error
+		*rec = ccRecord{}
+		if err := json.Unmarshal(b, rec); err != nil {
 			if !cr.parsed { // the file's first record: say what a log is
 				return fmt.Errorf("%w (an agent log holds one JSON object a line, and this file's first line is not one: is it a fixture, a report.yaml or another kind of file?)", cr.jsonError(err))
 			}
@@ -316,14 +319,14 @@ func (cr *ccReader) record(b []byte) error {
 	}
 	switch kind {
 	case "user":
-		return cr.user(&rec)
+		return cr.user(rec)
 	case "assistant":
 		if rec.IsAPIErrorMessage { // the client's note of a failed request
 			cr.s.APIErrors = append(cr.s.APIErrors, APIError{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line})
 			kind = "assistant/api_error"
 			break
 		}
-		return cr.assistant(&rec)
+		return cr.assistant(rec)
 	case "system/compact_boundary":
 		c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Message: len(cr.s.Messages), Line: cr.line, UUID: rec.UUID}
 		if m := rec.CompactMetadata; m != nil {

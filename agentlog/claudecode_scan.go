@@ -43,6 +43,8 @@ type ccRepeats struct {
 	// message's list reuses: a record's parts are read (their strings
 	// kept) before the next record is decoded.
 	parts []ccPart
+	// msg is the last record's message, its memory reused likewise.
+	msg ccMessage
 }
 
 // ccMaxNames bounds ccRepeats.names: tool names are few, and a log that
@@ -136,7 +138,8 @@ func (cs *ccRepeats) decode(line []byte, rec *ccRecord) (ok bool) {
 			if isNull, err := s.Null(); err != nil || isNull {
 				return err == nil
 			}
-			rec.Message = new(ccMessage)
+			cs.msg = ccMessage{}
+			rec.Message = &cs.msg
 			ok = cs.decodeCCMessage(s, rec.Message)
 		case k == 11, k == 12:
 			ok = decodeCCMetadata(s, rec, k == 12)
@@ -249,11 +252,10 @@ func (cs *ccRepeats) decodeCCContent(s *jsonscan.Scanner, c *ccContent, top bool
 			}
 			return true
 		}
-		var p ccPart
-		if !cs.decodeCCPart(s, &p) {
+		c.Parts = append(c.Parts, ccPart{})
+		if !cs.decodeCCPart(s, &c.Parts[len(c.Parts)-1]) {
 			return false
 		}
-		c.Parts = append(c.Parts, p)
 	}
 }
 
