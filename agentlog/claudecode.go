@@ -275,6 +275,7 @@ func (cr *ccReader) record(b []byte) error {
 	}
 	rec := &cr.rec
 	*rec = ccRecord{}
+	cr.repeats.Lean, cr.repeats.HaveStart, cr.repeats.ID = true, !cr.s.Start.IsZero(), cr.s.ID
 	if !cr.repeats.decode(b, rec) { // encoding/json decides, and words the error
 		*rec = ccRecord{}
 		if err := json.Unmarshal(b, rec); err != nil {

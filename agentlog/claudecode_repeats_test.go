@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestCCRepeats: one reader's decoder, which keeps the sessionId, cwd,
@@ -49,4 +51,30 @@ func TestCCRepeats(t *testing.T) {
 		}
 	}
 	t.Logf("%d records", n)
+}
+
+// TestCCSessionStart: each session of a file of several starts at its
+// first record's timestamp, the reader's decoder leaving out the
+// timestamps of the records after it.
+func TestCCSessionStart(t *testing.T) {
+	log := `{"type":"user","sessionId":"a","timestamp":"2026-01-01T10:00:00Z","message":{"content":"one"}}
+{"type":"progress","sessionId":"a","timestamp":"2026-01-01T10:00:05Z"}
+{"type":"user","sessionId":"b","timestamp":"2026-01-02T11:00:00Z","message":{"content":"two"}}
+{"type":"user","sessionId":"b","timestamp":"2026-01-02T11:00:09Z","message":{"content":"three"}}
+{"type":"user","timestamp":"2026-01-03T12:00:00Z","message":{"content":"no id"}}
+{"type":"progress","sessionId":"c","timestamp":"2026-01-04T13:00:00Z"}
+`
+	sessions, err := ReadClaudeCode(strings.NewReader(log), "cat.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"2026-01-01T10:00:00Z", "2026-01-02T11:00:00Z", "2026-01-04T13:00:00Z"}
+	if len(sessions) != len(want) {
+		t.Fatalf("%d sessions, want %d", len(sessions), len(want))
+	}
+	for i, s := range sessions {
+		if got := s.Start.UTC().Format(time.RFC3339); got != want[i] {
+			t.Errorf("session %d (%s) starts %s, want %s", i, s.ID, got, want[i])
+		}
+	}
 }

@@ -45,6 +45,15 @@ type ccRepeats struct {
 	parts []ccPart
 	// msg is the last record's message, its memory reused likewise.
 	msg ccMessage
+	// uuid and timestamp are the record's, as read.
+	uuid, timestamp []byte
+	// Lean, set by the reader, leaves out the uuid of a record the
+	// reader skips (not a user, assistant or system record, or a
+	// sidechain's) and the timestamp unless the session being read, of
+	// sessionId ID, has no start yet (not HaveStart) or the record starts
+	// another: the reader reads them in no other record.
+	Lean, HaveStart bool
+	ID              string
 }
 
 // ccMaxNames bounds ccRepeats.names: tool names are few, and a log that
@@ -113,6 +122,7 @@ func (cs *ccRepeats) decode(line []byte, rec *ccRecord) (ok bool) {
 		ccLexers.Put(s)
 	}()
 	s.Reset(line)
+	cs.uuid, cs.timestamp = cs.uuid[:0], cs.timestamp[:0]
 	_, ok = s.Fields(ccRecordKeys, func(k int) (ok bool) {
 		switch {
 		case k == 0, k == 1: // type, subtype
@@ -128,9 +138,11 @@ func (cs *ccRepeats) decode(line []byte, rec *ccRecord) (ok bool) {
 			var b []byte
 			b, ok = ccBytes(s)
 			rec.Cwd = last(&cs.cwd, b)
-		case k < 6:
-			str := [...]*string{nil, nil, nil, &rec.UUID, nil, &rec.Timestamp}[k]
-			*str, ok = ccString(s)
+		case k == 3, k == 5: // uuid, timestamp: made strings below if used
+			buf := [...]*[]byte{nil, nil, nil, &cs.uuid, nil, &cs.timestamp}[k]
+			var b []byte
+			b, ok = ccBytes(s)
+			*buf = append((*buf)[:0], b...)
 		case k < 10:
 			b := [...]*bool{&rec.IsSidechain, &rec.IsMeta, &rec.IsCompactSummary, &rec.IsAPIErrorMessage}[k-6]
 			*b, ok = ccBool(s)
@@ -149,7 +161,16 @@ func (cs *ccRepeats) decode(line []byte, rec *ccRecord) (ok bool) {
 		}
 		return ok
 	})
-	return ok && s.End() == nil
+	if !ok || s.End() != nil {
+		return false
+	}
+	if !cs.Lean || !rec.IsSidechain && (rec.Type == "user" || rec.Type == "assistant" || rec.Type == "system") {
+		rec.UUID = string(cs.uuid)
+	}
+	if !cs.Lean || !cs.HaveStart || rec.SessionID != "" && cs.ID != "" && rec.SessionID != cs.ID {
+		rec.Timestamp = string(cs.timestamp)
+	}
+	return true
 }
 
 // ccString reads a string, or null as "".
