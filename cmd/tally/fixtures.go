@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
 )
 
 func newFixturesCmd(opts *options) *cobra.Command {
@@ -24,6 +28,35 @@ type validateJSON struct {
 	Fixtures int            `json:"fixtures"`
 	Items    int            `json:"items"`
 	ByClass  map[string]int `json:"by_class"`
+}
+
+// agentLogFormat reports whether the file at path (a regular file; a
+// folder is not) starts like an agent log rather than a fixture: its
+// first line names no conversation_id and is a record of one of
+// agentlog's formats (a Claude Code record has a sessionId; the others
+// are sniffed).
+func agentLogFormat(path string, lim input.Limits) (agentlog.Format, bool) {
+	f, err := input.Open(path, lim)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	head = bytes.TrimLeft(head[:n], " \t\r\n")
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	if len(head) == 0 || bytes.Contains(head, []byte(`"conversation_id"`)) {
+		return "", false
+	}
+	switch format := agentlog.Sniff(head); {
+	case format != agentlog.ClaudeCode:
+		return format, true
+	case bytes.Contains(head, []byte(`"sessionId"`)):
+		return format, true
+	}
+	return "", false
 }
 
 func newFixturesValidateCmd(opts *options) *cobra.Command {
@@ -52,6 +85,12 @@ at most --max-file (default 4GiB); sizes take KiB, MiB, GiB or TiB.`,
 				return nil
 			}, args...)
 			if err != nil {
+				for _, path := range args {
+					if f, ok := agentLogFormat(path, lim.Limits); ok {
+						// One line, not a problem per record of a log.
+						return fmt.Errorf("%s: looks like an agent log (%s), not fixtures: tally fixtures draft %s -o DIR drafts fixtures from it", path, f, path)
+					}
+				}
 				return err
 			}
 			w := cmd.OutOrStdout()
