@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tally-eval/tally/agentlog"
 )
@@ -271,11 +272,11 @@ func sameCall(a, b *flatCall) bool {
 // segments splits a shell command at &&, ||, ;, | and newlines into
 // simple commands, each without leading env assignments. It does not
 // parse quotes: good enough to name the programs a command runs.
-var segSplit = regexp.MustCompile(`&&|\|\||;|\||\n`)
-
 func segments(cmd string) []string {
 	var out []string
-	for _, s := range segSplit.Split(cmd, -1) {
+	for rest, more := cmd, true; more; {
+		var s string
+		s, rest, more = nextSegment(rest)
 		f := strings.Fields(s)
 		for len(f) > 0 && strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-") {
 			f = f[1:]
@@ -290,8 +291,34 @@ func segments(cmd string) []string {
 	return out
 }
 
+// nextSegment returns the text of cmd before its first separator (&&,
+// ||, ;, | or a line break; a pair before a single bar), the text after
+// that separator, and whether there was one.
+func nextSegment(cmd string) (seg, rest string, more bool) {
+	for i := 0; i < len(cmd); i++ {
+		switch cmd[i] {
+		case '&':
+			if i+1 < len(cmd) && cmd[i+1] == '&' {
+				return cmd[:i], cmd[i+2:], true
+			}
+		case '|':
+			if i+1 < len(cmd) && cmd[i+1] == '|' {
+				return cmd[:i], cmd[i+2:], true
+			}
+			return cmd[:i], cmd[i+1:], true
+		case ';', '\n':
+			return cmd[:i], cmd[i+1:], true
+		}
+	}
+	return cmd, "", false
+}
+
 // ghAPIWrites returns the identities of the `gh api` writes in cmd.
 func ghAPIWrites(cmd string) []string {
+	// A write's segment starts with the words gh and api.
+	if !strings.Contains(cmd, "api") || !strings.Contains(cmd, "gh") {
+		return nil
+	}
 	var out []string
 	for _, seg := range segments(cmd) {
 		if t, ok := ghAPIWrite(seg); ok {
@@ -349,10 +376,8 @@ var (
 	orientGit = set("status", "log", "diff", "show", "branch", "remote", "rev-parse", "describe", "ls-files",
 		"blame", "reflog", "tag", "config", "shortlog", "ls-remote", "worktree", "fetch")
 	// gitTree changes the working tree or history.
-	gitTree   = set("merge", "rebase", "checkout", "switch", "pull", "reset", "stash", "cherry-pick", "am", "revert", "apply", "restore", "rm", "mv")
-	gitCommit = set("commit", "merge", "rebase", "pull", "cherry-pick", "am", "revert")
-	// checkWords name test, build, lint and format runs.
-	checkWords = regexp.MustCompile(`(^|[\s:/._-])(test|tests|spec|specs|build|lint|vet|check|fmt|format|typecheck|tsc|clippy|compile|ci)([\s:/._-]|$)`)
+	gitTree    = set("merge", "rebase", "checkout", "switch", "pull", "reset", "stash", "cherry-pick", "am", "revert", "apply", "restore", "rm", "mv")
+	gitCommit  = set("commit", "merge", "rebase", "pull", "cherry-pick", "am", "revert")
 	checkProgs = set("pytest", "tox", "ruff", "mypy", "eslint", "prettier", "golangci-lint", "staticcheck", "gofmt",
 		"goimports", "rspec", "jest", "vitest", "phpunit", "rubocop", "flake8", "black", "isort", "pylint", "shellcheck")
 	// writeProgs change files in the workspace.
@@ -381,7 +406,7 @@ type bashClass struct {
 func classifyBash(cmd string) bashClass {
 	var c bashClass
 	c.orient = true
-	if strings.Contains(nullRedirect.ReplaceAllString(cmd, ""), ">") {
+	if redirectsToFile(cmd) {
 		c.writes = true // a redirection to a file
 	}
 	for _, seg := range segments(cmd) {
@@ -447,7 +472,7 @@ func classifyBash(cmd string) bashClass {
 		case orientProgs[prog]:
 			segOrient = true
 		}
-		if checkProgs[prog] || checkWords.MatchString(seg) && !segOrient && prog != "git" && prog != "gh" {
+		if checkProgs[prog] || !segOrient && prog != "git" && prog != "gh" && hasCheckWord(seg) {
 			c.check = true
 			if strings.Contains(seg, "fmt") || strings.Contains(seg, "format") || strings.Contains(seg, " --fix") || strings.Contains(seg, " -w") {
 				c.writes = true
@@ -494,14 +519,137 @@ func shipsCommand(prog string, f []string) bool {
 	return strings.Contains(strings.Join(f, " "), "deploy")
 }
 
-// nullRedirect matches redirections that write no file.
-var nullRedirect = regexp.MustCompile(`\d?>>?\s*/dev/null|\d?>&\s*\d`)
+// redirectsToFile reports whether cmd has a '>' outside the redirections
+// that write no file, `\d?>>?\s*/dev/null` and `\d?>&\s*\d`, found left
+// to right as a regexp finds them (\d and \s are ASCII's).
+func redirectsToFile(cmd string) bool {
+	for i := 0; ; {
+		k := strings.IndexByte(cmd[i:], '>')
+		if k < 0 {
+			return false
+		}
+		k += i
+		// A redirection starts at the '>' or at a digit right before it:
+		// nothing between i and k can start one.
+		if k > i && isDigit(cmd[k-1]) {
+			if n := nullRedirectAt(cmd[k-1:]); n > 0 {
+				i = k - 1 + n
+				continue
+			}
+		}
+		n := nullRedirectAt(cmd[k:])
+		if n == 0 {
+			return true
+		}
+		i = k + n
+	}
+}
+
+// nullRedirectAt is the length of the redirection that writes no file at
+// the start of s, 0 if there is none.
+func nullRedirectAt(s string) int {
+	p := 0
+	if p < len(s) && isDigit(s[p]) {
+		p++
+	}
+	if p >= len(s) || s[p] != '>' {
+		return 0
+	}
+	p++
+	if p < len(s) && s[p] == '&' {
+		q := skipSpace(s, p+1)
+		if q < len(s) && isDigit(s[q]) {
+			return q + 1
+		}
+		return 0
+	}
+	if p < len(s) && s[p] == '>' {
+		p++
+	}
+	p = skipSpace(s, p)
+	if strings.HasPrefix(s[p:], "/dev/null") {
+		return p + len("/dev/null")
+	}
+	return 0
+}
+
+// skipSpace returns the index of the first byte of s at or after i that
+// is not ASCII white space as regexp's \s is (tab, newline, form feed,
+// carriage return, space).
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 var curlWrite = regexp.MustCompile(`(?i)(-X\s*(POST|PUT|PATCH|DELETE)|--request\s+(POST|PUT|PATCH|DELETE)|\s(-d|--data\S*|-F|--form)\s)`)
 
 var migrationRe = regexp.MustCompile(`(?i)\b(db:migrate|migrate (up|deploy|apply)|alembic upgrade|flyway migrate|manage\.py migrate|prisma (migrate deploy|db push)|knex migrate:latest|goose .*\bup\b|dbmate up)\b`)
 
-func isMigration(seg string) bool { return migrationRe.MatchString(seg) }
+func isMigration(seg string) bool {
+	// Every migration command names one of these (in any case); the
+	// check is exact for ASCII text, and other text goes to the regexp,
+	// whose case folding reaches beyond ASCII ("ſ" for "s").
+	if asciiOnly(seg) && !containsFoldASCII(seg, "migrate") && !containsFoldASCII(seg, "alembic") &&
+		!containsFoldASCII(seg, "prisma") && !containsFoldASCII(seg, "goose") && !containsFoldASCII(seg, "dbmate") {
+		return false
+	}
+	return migrationRe.MatchString(seg)
+}
+
+// hasCheckWord reports whether a run of seg
+// between its ends and the separators (ASCII white space, ':', '/',
+// '.', '_', '-') is one of the check words.
+func hasCheckWord(seg string) bool {
+	start := 0
+	for i := 0; i <= len(seg); i++ {
+		if i < len(seg) {
+			switch seg[i] {
+			case ' ', '\t', '\n', '\f', '\r', ':', '/', '.', '_', '-':
+			default:
+				continue
+			}
+		}
+		if i-start >= 2 && checkWordSet[seg[start:i]] {
+			return true
+		}
+		start = i + 1
+	}
+	return false
+}
+
+// checkWordSet holds the words that name test, build, lint and format
+// runs.
+var checkWordSet = set("test", "tests", "spec", "specs", "build", "lint", "vet", "check", "fmt", "format",
+	"typecheck", "tsc", "clippy", "compile", "ci")
+
+// asciiOnly reports whether s is all ASCII.
+func asciiOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFoldASCII reports whether s holds sub, a lower-case ASCII
+// word, in any mix of ASCII case.
+func containsFoldASCII(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
+}
 
 // change is what happened to the workspace between two calls.
 type change struct {
