@@ -234,8 +234,11 @@ func prepareTyped(s *agentlog.Session, i int) typedText {
 		text = "" // a shell command, not an instruction
 	}
 	prose, _ := typedProse(text)
-	t := typedText{index: i, prose: prose, norm: strings.Join(textWords(prose), " "), plan: acceptedPlan(text)}
-	var kept []string
+	// The words of the prose are those of its sentences: sentences
+	// splits only at white space or after a stop, and drops only white
+	// space.
+	words := textWords(prose)
+	t := typedText{index: i, prose: prose, norm: strings.Join(words, " "), plan: acceptedPlan(text)}
 	for _, sent := range sentences(prose) {
 		n := normaliseText(sent)
 		if t.cue == "" {
@@ -248,9 +251,8 @@ func prepareTyped(s *agentlog.Session, i int) typedText {
 				t.again = true
 			}
 		}
-		kept = append(kept, sent)
 	}
-	for _, w := range contentWords(strings.Join(kept, "\n")) {
+	for _, w := range contentOf(words) {
 		if !restateCueStop[w] {
 			t.words = append(t.words, w)
 		}

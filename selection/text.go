@@ -60,6 +60,14 @@ var (
 	pasteShellRe = regexp.MustCompile(`^(\$ \S|❯|⎿|[│├└┌┐┘┬┴┼─╭╮╯╰●⏺✓✗✔✘]|(?i:fatal|error|hint|warning|remote|usage|npm ERR!|panic|exit status \d+):\s|--- (FAIL|PASS|SKIP):|=== (RUN|PAUSE|CONT|NAME)\s|(FAIL|PASS)(\s|$)|ok\s+\S+\t|To [a-z]+[:@]|\s*\d+ (passed|failed|files? changed)|[\w./-]+:\d+:\d+: )`)
 )
 
+// The bytes a line that pasteStackRe, pasteLogRe or pasteDiffRe matches
+// can start with.
+const (
+	pasteStackFirst = " \t\n\f\rgpTF"
+	pasteLogFirst   = "[0123456789IWEDTFtl"
+	pasteDiffFirst  = "di@+-"
+)
+
 // pastedLine reports whether one line of a typed message reads as
 // pasted program output rather than prose: a stack frame, a log line,
 // diff text, shell output, or a long line with no sentence in it (more
@@ -69,7 +77,12 @@ func pastedLine(line string) bool {
 	if t == "" {
 		return false
 	}
-	if pasteStackRe.MatchString(t) || pasteLogRe.MatchString(t) || pasteDiffRe.MatchString(t) || pasteShellRe.MatchString(t) {
+	// (Each of the first three patterns can start with only a few bytes:
+	// the others skip it.)
+	c := t[0]
+	if strings.IndexByte(pasteStackFirst, c) >= 0 && pasteStackRe.MatchString(t) ||
+		strings.IndexByte(pasteLogFirst, c) >= 0 && pasteLogRe.MatchString(t) ||
+		strings.IndexByte(pasteDiffFirst, c) >= 0 && pasteDiffRe.MatchString(t) || pasteShellRe.MatchString(t) {
 		return true
 	}
 	if len(t) > 200 && !strings.Contains(t, ". ") && !strings.Contains(t, "? ") && !strings.Contains(t, ", ") {
@@ -321,8 +334,14 @@ func wordStem(w string) string {
 // not stop words and are longer than one letter (a single digit is kept:
 // "item 3" and "item 4" differ).
 func contentWords(s string) []string {
-	var out []string
-	for _, w := range textWords(s) {
+	return contentOf(textWords(s))
+}
+
+// contentOf is contentWords on the words of a text (textWords), which it
+// reuses.
+func contentOf(words []string) []string {
+	out := words[:0]
+	for _, w := range words {
 		if len(w) < 2 && !('0' <= w[0] && w[0] <= '9') || textStopWords[w] {
 			continue
 		}
