@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -36,16 +35,9 @@ type validateJSON struct {
 // agentlog's formats (a Claude Code record has a sessionId; the others
 // are sniffed).
 func agentLogFormat(path string, lim input.Limits) (agentlog.Format, bool) {
-	f, err := input.Open(path, lim)
-	if err != nil {
+	head, gzipped, err := firstLine(path, lim)
+	if err != nil || gzipped {
 		return "", false
-	}
-	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, _ := io.ReadFull(f, head)
-	head = bytes.TrimLeft(head[:n], " \t\r\n")
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
-		head = head[:i]
 	}
 	if len(head) == 0 || bytes.Contains(head, []byte(`"conversation_id"`)) {
 		return "", false

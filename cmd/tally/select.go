@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -141,23 +140,9 @@ func isSummaryFile(name string, lim input.Limits) (bool, error) {
 	if name == "-" {
 		return true, nil
 	}
-	f, err := input.Open(name, lim)
-	if err != nil {
+	head, gzipped, err := firstLine(name, lim)
+	if err != nil || gzipped {
 		return false, err
-	}
-	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return false, fmt.Errorf("%s: %w", name, err)
-	}
-	head = head[:n]
-	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
-		return false, nil
-	}
-	head = bytes.TrimLeft(head, " \t\r\n")
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
-		head = head[:i]
 	}
 	return len(head) == 0 || selection.IsSummaryLine(head), nil
 }
