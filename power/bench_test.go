@@ -1,6 +1,10 @@
 package power
 
-import "testing"
+import (
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
 
 var (
 	sinkFloat  float64
@@ -85,5 +89,33 @@ func BenchmarkPlan(b *testing.B) {
 			b.Fatal(err)
 		}
 		sinkFloat = p.StandardError
+	}
+}
+
+// BenchmarkOneSidedP times the gate's one-sided p-value against a
+// baseline in the same run, gonum's Binomial.CDF at the same point (one
+// incomplete beta): OneSidedP adds the point mass and, near the centre,
+// sums the middle of the distribution from point masses.
+func BenchmarkOneSidedP(b *testing.B) {
+	for _, c := range []struct {
+		name         string
+		lost, gained int
+	}{{"D=22", 16, 6}, {"D=1000", 520, 480}, {"D=10000", 5200, 4800}, {"D=10000/far", 5400, 4600}} {
+		b.Run(c.name+"/baseline-gonum-cdf", func(b *testing.B) {
+			bin := distuv.Binomial{N: float64(c.lost + c.gained), P: 0.5}
+			for b.Loop() {
+				sinkFloat = bin.CDF(float64(c.gained))
+			}
+		})
+		b.Run(c.name+"/exact", func(b *testing.B) {
+			for b.Loop() {
+				sinkFloat = OneSidedP(c.lost, c.gained, false)
+			}
+		})
+		b.Run(c.name+"/mid-p", func(b *testing.B) {
+			for b.Loop() {
+				sinkFloat = OneSidedP(c.lost, c.gained, true)
+			}
+		})
 	}
 }

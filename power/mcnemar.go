@@ -22,10 +22,20 @@ const (
 	// p = min(1, 2·P(X ≤ min(B,C))) (McNemar 1947; R's
 	// binom.test(B, B+C)).
 	TestExact TestMethod = "exact"
-	// TestMidP is the mid-p version of TestExact,
-	// min(1, 2·P(X < m) + P(X = m)) with m = min(B,C), which is 1 when
-	// B = C (Fagerland, Lydersen & Laake 2013, BMC Med Res Methodol
-	// 13:91; they give 1 − P(X = m)/2 at B = C, we keep the formula).
+	// TestMidP is the mid-p version of TestExact as Fagerland, Lydersen
+	// & Laake define it (2013, BMC Med Res Methodol 13:91, and its
+	// supplement "How to calculate the McNemar mid-p test"): with
+	// m = min(B,C) and X ~ Bin(B+C, ½),
+	//
+	//	mid-p = 2·P(X < m) + P(X = m)   when B ≠ C,
+	//	mid-p = 1 − ½·P(X = B)          when B = C.
+	//
+	// Both are the mid-p of the two-sided test whose statistic is
+	// |X − (B+C)/2|: the outcomes further from the centre than B count
+	// whole and those exactly as far count half. At B ≠ C two outcomes
+	// tie (B and C); at B = C only one, which is why the formula written
+	// for B ≠ C, which gives 1 there, is not used (tally gave 1 before
+	// issue 13). Example: 10,3,3,10 gives 1 − ½·20/64 = 0.84375.
 	TestMidP TestMethod = "mid-p"
 	// TestAsymptotic is McNemar's statistic (B−C)²/(B+C) against χ²(1)
 	// (R's mcnemar.test(correct = FALSE)).
@@ -123,9 +133,10 @@ func mcnemarTests(b, c int) []Test {
 		tests[1].HasStatistic = true
 		return tests
 	case b == c:
-		// B = C: both exact p-values are 1 by their formulas (the
-		// exact one is capped, mid-p is P(X<m)+P(X=m)+P(X>m)); the
-		// statistics are 0 (R applies no correction at B = C).
+		// B = C: the exact p is 1 (capped), the mid-p 1 − ½·P(X = B)
+		// (TestMidP); the statistics are 0 (R applies no correction at
+		// B = C).
+		tests[1].PValue = 1 - halfBinomialProb(d, b)/2
 		return tests
 	}
 	m := min(b, c)

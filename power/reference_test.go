@@ -25,8 +25,9 @@ package power
 //
 //   - B+C = 0: R's mcnemar.test returns NaN and binom.test refuses
 //     n = 0; tally defines p = 1 and statistic 0 (the DESIGN contract).
-//   - mid-p at B = C: Fagerland et al. give 1 − P(X = m)/2; tally's
-//     formula 2·P(X < m) + P(X = m) gives 1 (R computes the latter here).
+//   - mid-p at B = C: tally follows Fagerland et al. (2013), 1 − ½·P(X = B);
+//     R's 2*pbinom(m-1) + dbinom(m) gives 1 there, so those rows use
+//     1 - 0.5*dbinom(B, 2B, .5) (TestMidP).
 //   - statsmodels' corrected statistic subtracts 1 even at B = C; R and
 //     tally do not, so reference.py lists no table with B = C.
 //   - exact power counts rejections in either direction; exact2x2's
@@ -56,12 +57,12 @@ type refTestCase struct {
 }
 
 // refTests: R mcnemar.test(correct = FALSE | TRUE), binom.test(B, B+C),
-// and mid-p computed in R as 2*pbinom(m-1, B+C, .5) + dbinom(m, B+C, .5)
-// (1 at B = C).
+// and mid-p computed in R as 2*pbinom(m-1, B+C, .5) + dbinom(m, B+C, .5),
+// at B = C as 1 - 0.5*dbinom(B, 2*B, .5) (Fagerland et al. 2013).
 var refTests = []refTestCase{
 	{t: Table{1, 1, 7, 12}, exact: 0.070312500000000028, midp: 0.039062500000000014, chi: 4.5, chiP: 0.033894853524689267, cc: 3.125, ccP: 0.077099871743541964, src: "R mcnemar.test(matrix(c(1,7,1,12),2), correct=FALSE|TRUE), binom.test(1, 8), mid-p 2*pbinom(m-1)+dbinom(m)"},
 	{t: Table{0, 0, 0, 10}, exact: 1, midp: 1, chi: 0, chiP: 1, cc: 0, ccP: 1, src: "B+C = 0: R's mcnemar.test gives NaN and binom.test refuses n = 0; p = 1, statistic 0 by definition"},
-	{t: Table{5, 3, 3, 9}, exact: 1, midp: 1, chi: 0, chiP: 1, cc: 0, ccP: 1, src: "R mcnemar.test(matrix(c(5,3,3,9),2), correct=FALSE|TRUE), binom.test(3, 6), mid-p 2*pbinom(m-1)+dbinom(m)"},
+	{t: Table{5, 3, 3, 9}, exact: 1, midp: 0.84375, chi: 0, chiP: 1, cc: 0, ccP: 1, src: "R mcnemar.test(matrix(c(5,3,3,9),2), correct=FALSE|TRUE), binom.test(3, 6), mid-p 1-0.5*dbinom(3,6,.5)"},
 	{t: Table{10, 0, 6, 4}, exact: 0.031250000000000007, midp: 0.015625000000000007, chi: 6, chiP: 0.014305878435429647, cc: 4.166666666666667, ccP: 0.041226833337163572, src: "R mcnemar.test(matrix(c(10,6,0,4),2), correct=FALSE|TRUE), binom.test(0, 6), mid-p 2*pbinom(m-1)+dbinom(m)"},
 	{t: Table{10, 6, 0, 4}, exact: 0.031250000000000007, midp: 0.015625000000000007, chi: 6, chiP: 0.014305878435429647, cc: 4.166666666666667, ccP: 0.041226833337163572, src: "R mcnemar.test(matrix(c(10,0,6,4),2), correct=FALSE|TRUE), binom.test(6, 6), mid-p 2*pbinom(m-1)+dbinom(m)"},
 	{t: Table{23, 15, 19, 31}, exact: 0.60759136127307989, midp: 0.49955983320251079, chi: 0.47058823529411764, chiP: 0.49271667722708773, cc: 0.26470588235294118, ccP: 0.60690542721795082, src: "R mcnemar.test(matrix(c(23,19,15,31),2), correct=FALSE|TRUE), binom.test(15, 34), mid-p 2*pbinom(m-1)+dbinom(m)"},
@@ -76,7 +77,7 @@ var refTests = []refTestCase{
 	{t: Table{166, 3, 0, 31}, exact: 0.25000000000000006, midp: 0.12500000000000003, chi: 3, chiP: 0.083264516663550558, cc: 1.3333333333333333, ccP: 0.24821307898992362, src: "R mcnemar.test(matrix(c(166,0,3,31),2), correct=FALSE|TRUE), binom.test(3, 3), mid-p 2*pbinom(m-1)+dbinom(m)"},
 	{t: Table{5, 10, 9, 6}, exact: 1, midp: 0.82380294799804721, chi: 0.052631578947368418, chiP: 0.81854580838204338, cc: 0, ccP: 1, src: "R mcnemar.test(matrix(c(5,9,10,6),2), correct=FALSE|TRUE), binom.test(10, 19), mid-p 2*pbinom(m-1)+dbinom(m)"},
 	{t: Table{5, 9, 10, 6}, exact: 1, midp: 0.82380294799804721, chi: 0.052631578947368418, chiP: 0.81854580838204338, cc: 0, ccP: 1, src: "R mcnemar.test(matrix(c(5,10,9,6),2), correct=FALSE|TRUE), binom.test(9, 19), mid-p 2*pbinom(m-1)+dbinom(m)"},
-	{t: Table{2, 10, 10, 3}, exact: 1, midp: 1, chi: 0, chiP: 1, cc: 0, ccP: 1, src: "R mcnemar.test(matrix(c(2,10,10,3),2), correct=FALSE|TRUE), binom.test(10, 20), mid-p 2*pbinom(m-1)+dbinom(m)"},
+	{t: Table{2, 10, 10, 3}, exact: 1, midp: 0.91190147399902344, chi: 0, chiP: 1, cc: 0, ccP: 1, src: "R mcnemar.test(matrix(c(2,10,10,3),2), correct=FALSE|TRUE), binom.test(10, 20), mid-p 1-0.5*dbinom(10,20,.5)"},
 	{t: Table{0, 501, 500, 0}, exact: 1, midp: 0.97480015649047991, chi: 0.000999000999000999, chiP: 0.97478547928031967, cc: 0, ccP: 1, src: "R mcnemar.test(matrix(c(0,500,501,0),2), correct=FALSE|TRUE), binom.test(501, 1001), mid-p 2*pbinom(m-1)+dbinom(m)"},
 }
 

@@ -58,7 +58,11 @@ lost (reference succeeded, candidate failed) and C those gained. Only the
 B + C discordant pairs carry information about the change.
 
 Tests: exact (conditional binomial), mid-p, asymptotic and asymptotic-cc
-(R's mcnemar.test). Intervals for the difference candidate − reference:
+(R's mcnemar.test). The mid-p is Fagerland, Lydersen & Laake's (2013,
+BMC Med Res Methodol 13:91): with X ~ Bin(B+C, ½) and m = min(B, C),
+2·P(X < m) + P(X = m) when B ≠ C, and 1 − ½·P(X = B) when B = C
+(0.84375 for 10,3,3,10), where the exact p is 1.
+Intervals for the difference candidate − reference:
 wald, newcombe (Newcombe 1998 paired method 10) and tango (Tango 1998).`,
 		Example: "  tally mcnemar --table 157,9,11,23",
 		Args:    cobra.NoArgs,
