@@ -115,27 +115,7 @@ func newcombePhi(t Table) float64 {
 // bound is 1.
 func tangoInterval(t Table, z float64) (lo, hi float64) {
 	n, b, c := float64(t.Pairs()), float64(t.B), float64(t.C)
-	score := func(d0 float64) float64 {
-		num := c - b - n*d0
-		if num == 0 {
-			return 0
-		}
-		qa := 2 * n
-		qb := -c - b + (2*n-c+b)*d0
-		qc := -b * d0 * (1 - d0)
-		disc := math.Sqrt(math.Max(0, qb*qb-4*qa*qc))
-		var p float64
-		if qb > 0 {
-			p = -2 * qc / (qb + disc) // the same root without cancellation
-		} else {
-			p = (disc - qb) / (2 * qa)
-		}
-		v := n * (2*p + d0*(1-d0))
-		if v <= 0 {
-			return math.Copysign(math.Inf(1), num)
-		}
-		return num / math.Sqrt(v)
-	}
+	score := func(d0 float64) float64 { return tangoScore(n, b, c, d0) }
 	lo, hi = -1, 1
 	if t.B != t.Pairs() {
 		lo = bisect(-1, 1, 1e-15, func(d0 float64) bool { return score(d0) <= z })
@@ -144,4 +124,30 @@ func tangoInterval(t Table, z float64) (lo, hi float64) {
 		hi = bisect(-1, 1, 1e-15, func(d0 float64) bool { return score(d0) < -z })
 	}
 	return lo, hi
+}
+
+// tangoScore is Tango's statistic T(d0) for n pairs, b lost and c
+// gained (tangoInterval). It is 0 where the numerator is 0 (at d0 = 0
+// with b = c, whatever the variance) and ±∞, by the numerator's sign,
+// where the restricted variance is not positive (only at d0 = ±1).
+func tangoScore(n, b, c, d0 float64) float64 {
+	num := c - b - n*d0
+	if num == 0 {
+		return 0
+	}
+	qa := 2 * n
+	qb := -c - b + (2*n-c+b)*d0
+	qc := -b * d0 * (1 - d0)
+	disc := math.Sqrt(math.Max(0, qb*qb-4*qa*qc))
+	var p float64
+	if qb > 0 {
+		p = -2 * qc / (qb + disc) // the same root without cancellation
+	} else {
+		p = (disc - qb) / (2 * qa)
+	}
+	v := n * (2*p + d0*(1-d0))
+	if v <= 0 {
+		return math.Copysign(math.Inf(1), num)
+	}
+	return num / math.Sqrt(v)
 }

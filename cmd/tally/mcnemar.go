@@ -27,7 +27,38 @@ type mcnemarJSON struct {
 	Difference    float64          `json:"difference"`
 	Tests         []testJSON       `json:"tests"`
 	Intervals     []stats.Interval `json:"intervals"`
-	Warnings      []string         `json:"warnings,omitempty"`
+	// NonInferiority is the --margin test; absent without --margin.
+	NonInferiority *niJSON  `json:"noninferiority,omitempty"`
+	Warnings       []string `json:"warnings,omitempty"`
+}
+
+// niJSON is a non-inferiority test in JSON output: H0 difference ≤
+// −margin, one-sided.
+type niJSON struct {
+	Method string  `json:"method"`
+	Margin float64 `json:"margin"`
+	Z      float64 `json:"z"`
+	PValue float64 `json:"p_value"`
+}
+
+func newNIJSON(t *power.NITest) *niJSON {
+	if t == nil {
+		return nil
+	}
+	return &niJSON{Method: t.Method, Margin: t.Margin, Z: t.Z, PValue: t.PValue}
+}
+
+// mcnemarModel is what `tally mcnemar` computed, for the renderers.
+type mcnemarModel struct {
+	power.Result
+	NI *power.NITest // nil without --margin
+}
+
+// newMcNemarModelJSON is newMcNemarJSON with the --margin test.
+func newMcNemarModelJSON(m mcnemarModel) mcnemarJSON {
+	out := newMcNemarJSON(m.Result)
+	out.NonInferiority = newNIJSON(m.NI)
+	return out
 }
 
 func newMcNemarJSON(r power.Result) mcnemarJSON {
@@ -47,9 +78,10 @@ func newMcNemarCmd(opts *options) *cobra.Command {
 	var (
 		tableStr   string
 		confidence float64
+		margin     float64
 	)
 	cmd := &cobra.Command{
-		Use:   "mcnemar --table A,B,C,D [--confidence 0.95]",
+		Use:   "mcnemar --table A,B,C,D [--confidence 0.95] [--margin D]",
 		Short: "Paired outcomes: McNemar tests and paired-difference intervals",
 		Long: `mcnemar analyses paired outcomes: each conversation run by the reference and
 by the candidate. The table's rows are reference success, reference failure;
@@ -63,8 +95,14 @@ BMC Med Res Methodol 13:91): with X ~ Bin(B+C, ½) and m = min(B, C),
 2·P(X < m) + P(X = m) when B ≠ C, and 1 − ½·P(X = B) when B = C
 (0.84375 for 10,3,3,10), where the exact p is 1.
 Intervals for the difference candidate − reference:
-wald, newcombe (Newcombe 1998 paired method 10) and tango (Tango 1998).`,
-		Example: "  tally mcnemar --table 157,9,11,23",
+wald, newcombe (Newcombe 1998 paired method 10) and tango (Tango 1998).
+
+--margin D adds the non-inferiority test of H0: candidate − reference ≤ −D
+against H1: it is above −D (the candidate is at most D worse), one-sided,
+by Tango's score statistic (Tango 1998, Stat Med 17:891): Z and
+p = 1 − Φ(Z). D is a difference of rates in [0, 1), e.g. 0.05 for
+5 points; at 0 it is McNemar's signed statistic.`,
+		Example: "  tally mcnemar --table 157,9,11,23\n  tally mcnemar --table 157,9,11,23 --margin 0.05",
 		Args:    cobra.NoArgs,
 		RunE: work(func(cmd *cobra.Command, _ []string) error {
 			t, err := power.ParseTable(tableStr)
@@ -75,19 +113,35 @@ wald, newcombe (Newcombe 1998 paired method 10) and tango (Tango 1998).`,
 			if err != nil {
 				return fmt.Errorf("--table %s --confidence %v: %w", tableStr, confidence, err)
 			}
-			if opts.format == "json" {
-				return writeJSON(cmd.OutOrStdout(), newMcNemarJSON(r))
+			m := mcnemarModel{Result: r}
+			if cmd.Flags().Changed("margin") {
+				ni, err := power.NonInferiority(t, margin)
+				if err != nil {
+					return fmt.Errorf("--margin %v: %w", margin, err)
+				}
+				m.NI = &ni
 			}
-			return writeMcNemarText(cmd, r)
+			if opts.format == "json" {
+				return writeJSON(cmd.OutOrStdout(), newMcNemarModelJSON(m))
+			}
+			return writeMcNemarModel(cmd, m)
 		}),
 	}
 	cmd.Flags().StringVar(&tableStr, "table", "", "the paired 2×2 table A,B,C,D (B lost, C gained)")
 	cmd.Flags().Float64Var(&confidence, "confidence", 0.95, "confidence level of the intervals, strictly between 0 and 1")
+	cmd.Flags().Float64Var(&margin, "margin", 0, "non-inferiority margin D in [0, 1): test H0 candidate − reference ≤ −D (Tango's score test, one-sided)")
 	_ = cmd.MarkFlagRequired("table")
 	return cmd
 }
 
+// writeMcNemarText writes a McNemar result as text (also replay's).
 func writeMcNemarText(cmd *cobra.Command, r power.Result) error {
+	return writeMcNemarModel(cmd, mcnemarModel{Result: r})
+}
+
+// writeMcNemarModel writes `tally mcnemar`'s text output.
+func writeMcNemarModel(cmd *cobra.Command, m mcnemarModel) error {
+	r := m.Result
 	w := cmd.OutOrStdout()
 	fmt.Fprintf(w, "%d pairs: reference %s, candidate %s, difference %+.4f (%+.1f points)\n",
 		r.Pairs, prob(r.ReferenceRate), prob(r.CandidateRate), r.Difference, 100*r.Difference)
@@ -113,6 +167,10 @@ func writeMcNemarText(cmd *cobra.Command, r power.Result) error {
 	}
 	if err := t.Flush(); err != nil {
 		return err
+	}
+	if ni := m.NI; ni != nil {
+		fmt.Fprintf(w, "\nnon-inferiority at margin %.4g (%s score test, H0: candidate − reference ≤ %.4g): Z = %.4f, one-sided p = %.4f\n",
+			ni.Margin, ni.Method, -ni.Margin, ni.Z, ni.PValue)
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintln(w)

@@ -17,6 +17,10 @@ func TestPowerGolden(t *testing.T) {
 		{"mcnemar_replay.txt", []string{"mcnemar", "--table", "157,9,11,23"}},
 		{"mcnemar_bentur.json", []string{"mcnemar", "--table", "1,1,7,12", "--format", "json"}},
 		{"mcnemar_empty.txt", []string{"mcnemar", "--table", "5,0,0,5"}},
+		// Tango's (1998) example, a,b,c,d = 43,0,1,0 in his orientation
+		// (b gained): Z(0.1) = 1.709 (issue 13).
+		{"mcnemar_tango_margin.txt", []string{"mcnemar", "--table", "43,1,0,0", "--margin", "0.1"}},
+		{"mcnemar_tango_margin.json", []string{"mcnemar", "--table", "43,1,0,0", "--margin", "0.1", "--format", "json"}},
 		{"power_paired_connor.txt", []string{"power", "paired", "--p-lost", "0.45", "--p-gained", "0.05", "--power", "0.8"}},
 		{"power_paired_exact.txt", []string{"power", "paired", "--p-lost", "0.02", "--p-gained", "0.06", "--power", "0.8", "--method", "exact"}},
 		{"power_independent_n.json", []string{"power", "independent", "--p1", "0.83", "--p2", "0.815", "--n", "200", "--format", "json"}},
@@ -93,6 +97,10 @@ func TestPowerErrors(t *testing.T) {
 		{[]string{"mcnemar", "--table", "0,0,0,0"}, 1, "tally: --table: "},
 		{[]string{"mcnemar", "--table", "a,b,c,d"}, 1, "tally: --table: "},
 		{[]string{"mcnemar"}, 2, "tally: required flag(s) \"table\" not set"},
+		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "1"}, 1, "tally: --margin 1: "},
+		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "-0.1"}, 1, "tally: --margin -0.1: "},
+		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "NaN"}, 1, "tally: --margin NaN: "},
+		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "x"}, 2, "tally: invalid argument \"x\" for \"--margin\""},
 		{[]string{"power", "paired", "--p-lost", "0.6", "--p-gained", "0.6", "--n", "10"}, 1, "tally: "},
 		{[]string{"power", "paired", "--p-lost", "NaN", "--p-gained", "0.1", "--n", "10"}, 1, "tally: "},
 		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "0"}, 1, "tally: --n 0: "},
@@ -119,5 +127,30 @@ func TestPowerErrors(t *testing.T) {
 				t.Errorf("stdout %q on error", out)
 			}
 		})
+	}
+}
+
+// TestMcNemarMargin: --margin prints Tango's non-inferiority statistic,
+// Z(0.1) = 1.709 on Tango's (1998) example (issue 13), and the JSON
+// carries it; without --margin the JSON has no such field.
+func TestMcNemarMargin(t *testing.T) {
+	out, errOut, code := cli(t, "mcnemar", "--table", "43,1,0,0", "--margin", "0.1")
+	if code != 0 || !strings.Contains(out, "Z = 1.7086, one-sided p = 0.0438") {
+		t.Errorf("exit %d (%s); output lacks Tango's Z(0.1) = 1.709:\n%s", code, errOut, out)
+	}
+	out, _, _ = cli(t, "mcnemar", "--table", "43,1,0,0", "--margin", "0.1", "--format", "json")
+	var j struct {
+		NI *struct {
+			Method string
+			Margin float64
+			Z      float64
+		} `json:"noninferiority"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil || j.NI == nil || j.NI.Method != "tango" || j.NI.Margin != 0.1 || math.Abs(j.NI.Z-1.708564) > 5e-7 {
+		t.Errorf("JSON noninferiority %+v (%v), want tango, margin 0.1, Z 1.708564", j.NI, err)
+	}
+	out, _, _ = cli(t, "mcnemar", "--table", "43,1,0,0", "--format", "json")
+	if strings.Contains(out, "noninferiority") {
+		t.Errorf("JSON without --margin has a noninferiority field:\n%s", out)
 	}
 }
