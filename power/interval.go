@@ -2,6 +2,7 @@ package power
 
 import (
 	"math"
+	"slices"
 
 	"github.com/tally-eval/tally/stats"
 )
@@ -22,25 +23,62 @@ const (
 	// Wilson intervals combined by stats.NewcombeHybrid with the
 	// correlation correction φ.
 	IntervalNewcombe IntervalMethod = "newcombe"
+	// IntervalNewcombeUncorrected is IntervalNewcombe with the plain
+	// correlation φ̂ = (AD − BC)/sqrt(r1·r2·c1·c2) (0 when a margin is
+	// 0) instead of method 10's continuity-corrected φ: Newcombe's
+	// square-and-add interval "without the correlation correction". The
+	// ratesci package (method_RD = "MOVER", corc = FALSE) labels it
+	// "Newcombe's method 8"; that numbering is ratesci's, not checked
+	// against the paper. It is narrower than method 10 when AD − BC > 0.
+	IntervalNewcombeUncorrected IntervalMethod = "newcombe-uncorrected"
 	// IntervalTango is Tango's asymptotic score interval (Tango 1998,
 	// Stat Med 17:891), the set of δ0 at which the score statistic with
 	// the cell probabilities restricted to δ0 is within ±z.
 	IntervalTango IntervalMethod = "tango"
 )
 
-// IntervalMethods lists the interval methods in the order reports show
-// them.
+// IntervalMethods lists the interval methods McNemar computes, in the
+// order reports show them.
 var IntervalMethods = []IntervalMethod{IntervalWald, IntervalNewcombe, IntervalTango}
 
-// pairedIntervals computes every interval in IntervalMethods for t.
-func pairedIntervals(t Table, confidence float64) []stats.Interval {
-	z := stats.Z(confidence)
-	lo, hi := waldPaired(t, z)
-	ivs := []stats.Interval{{Method: string(IntervalWald), Lower: lo, Upper: hi}}
-	lo, hi = newcombePaired(t, confidence, newcombePhi(t))
-	ivs = append(ivs, stats.Interval{Method: string(IntervalNewcombe), Lower: lo, Upper: hi})
-	lo, hi = tangoInterval(t, z)
-	return append(ivs, stats.Interval{Method: string(IntervalTango), Lower: lo, Upper: hi})
+// AllIntervalMethods lists every method PairedInterval computes, in the
+// order `tally mcnemar` shows them: IntervalMethods with
+// IntervalNewcombeUncorrected beside IntervalNewcombe. (McNemar's Result
+// leaves it out so that the reports built on it keep their columns.)
+var AllIntervalMethods = []IntervalMethod{IntervalWald, IntervalNewcombe, IntervalNewcombeUncorrected, IntervalTango}
+
+// PairedInterval is the interval for the paired difference (C−B)/n of t
+// by method m at the given confidence level. An invalid table or level,
+// or an unknown method, is an error matching ErrInput.
+func PairedInterval(t Table, m IntervalMethod, confidence float64) (stats.Interval, error) {
+	if err := t.Validate(); err != nil {
+		return stats.Interval{}, err
+	}
+	if err := stats.ValidateConfidence(confidence); err != nil {
+		return stats.Interval{}, err
+	}
+	if !slices.Contains(AllIntervalMethods, m) {
+		return stats.Interval{}, inputErrorf("unknown paired interval %q (want %s)", m, joinNames(AllIntervalMethods))
+	}
+	return pairedInterval(t, m, confidence), nil
+}
+
+// pairedInterval is PairedInterval for a valid table, level and method.
+func pairedInterval(t Table, m IntervalMethod, confidence float64) stats.Interval {
+	var lo, hi float64
+	switch m {
+	case IntervalWald:
+		lo, hi = waldPaired(t, stats.Z(confidence))
+	case IntervalNewcombe:
+		lo, hi = newcombePaired(t, confidence, newcombePhi(t))
+	case IntervalNewcombeUncorrected:
+		lo, hi = newcombePaired(t, confidence, plainPhi(t))
+	case IntervalTango:
+		lo, hi = tangoInterval(t, stats.Z(confidence))
+	default:
+		panic("power: unknown paired interval " + string(m))
+	}
+	return stats.Interval{Method: string(m), Lower: lo, Upper: hi}
 }
 
 func clipDiff(x float64) float64 { return math.Max(-1, math.Min(1, x)) }
@@ -94,6 +132,18 @@ func newcombePhi(t Table) float64 {
 	}
 	// sqrt of each pair keeps the product far from overflow.
 	return num / (math.Sqrt(r1*r2) * math.Sqrt(c1*c2))
+}
+
+// plainPhi is the sample correlation of the two runs' outcomes,
+// (AD − BC)/sqrt(r1·r2·c1·c2), with no continuity correction, and 0 when
+// a margin is 0 (newcombePhi).
+func plainPhi(t Table) float64 {
+	a, b, c, d := float64(t.A), float64(t.B), float64(t.C), float64(t.D)
+	r1, r2, c1, c2 := a+b, c+d, a+c, b+d
+	if r1 == 0 || r2 == 0 || c1 == 0 || c2 == 0 {
+		return 0
+	}
+	return (a*d - b*c) / (math.Sqrt(r1*r2) * math.Sqrt(c1*c2))
 }
 
 // tangoInterval inverts Tango's score test. For a hypothesised difference

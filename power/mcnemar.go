@@ -3,6 +3,7 @@ package power
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -85,11 +86,26 @@ type Result struct {
 // McNemar runs every test in TestMethods and computes every interval in
 // IntervalMethods at the given confidence level for the paired table t.
 func McNemar(t Table, confidence float64) (Result, error) {
+	return McNemarWith(t, confidence, IntervalMethods)
+}
+
+// McNemarWith is McNemar with the intervals of methods, in that order
+// (`tally mcnemar` passes AllIntervalMethods).
+func McNemarWith(t Table, confidence float64, methods []IntervalMethod) (Result, error) {
 	if err := t.Validate(); err != nil {
 		return Result{}, err
 	}
 	if err := stats.ValidateConfidence(confidence); err != nil {
 		return Result{}, err
+	}
+	for _, m := range methods {
+		if !slices.Contains(AllIntervalMethods, m) {
+			return Result{}, inputErrorf("unknown paired interval %q (want %s)", m, joinNames(AllIntervalMethods))
+		}
+	}
+	ivs := make([]stats.Interval, len(methods))
+	for i, m := range methods {
+		ivs[i] = pairedInterval(t, m, confidence)
 	}
 	n := float64(t.Pairs())
 	r := Result{
@@ -101,14 +117,27 @@ func McNemar(t Table, confidence float64) (Result, error) {
 		CandidateRate: float64(t.A+t.C) / n,
 		Difference:    float64(t.C-t.B) / n,
 		Tests:         mcnemarTests(t.B, t.C),
-		Intervals:     pairedIntervals(t, confidence),
+		Intervals:     ivs,
 	}
 	switch d := t.Discordant(); {
 	case d == 0:
-		tango, _ := r.Interval(IntervalTango)
 		r.Warnings = append(r.Warnings,
-			"no discordant pairs: every test has p = 1; the runs agree on every conversation, so the data say nothing about a difference",
-			fmt.Sprintf("wald: zero width with no discordant pairs; tango's ±%.4f reflects only the number of pairs, %d", tango.Upper, t.Pairs()))
+			"no discordant pairs: every test has p = 1; the runs agree on every conversation, so the data say nothing about a difference")
+		if _, ok := r.Interval(IntervalWald); ok {
+			w := "wald: zero width with no discordant pairs"
+			if tango, ok := r.Interval(IntervalTango); ok {
+				w += fmt.Sprintf("; tango's ±%.4f reflects only the number of pairs, %d", tango.Upper, t.Pairs())
+			}
+			r.Warnings = append(r.Warnings, w)
+		}
+		if iv, ok := r.Interval(IntervalNewcombeUncorrected); ok && t.A > 0 && t.D > 0 {
+			width := "zero width"
+			if w := iv.Upper - iv.Lower; w >= 5e-5 {
+				width = fmt.Sprintf("only %.4f wide", w)
+			}
+			r.Warnings = append(r.Warnings, fmt.Sprintf(
+				"newcombe-uncorrected: %s with no discordant pairs, because the plain correlation of the two runs is 1; method 10's continuity correction (newcombe) avoids this", width))
+		}
 	case d < 25:
 		r.Warnings = append(r.Warnings, fmt.Sprintf(
 			"asymptotic: only %d discordant pairs; below about 25 the χ² approximation is rough, prefer mid-p or exact", d))

@@ -95,7 +95,10 @@ BMC Med Res Methodol 13:91): with X ~ Bin(B+C, ½) and m = min(B, C),
 2·P(X < m) + P(X = m) when B ≠ C, and 1 − ½·P(X = B) when B = C
 (0.84375 for 10,3,3,10), where the exact p is 1.
 Intervals for the difference candidate − reference:
-wald, newcombe (Newcombe 1998 paired method 10) and tango (Tango 1998).
+wald; newcombe (Newcombe 1998's square-and-add, method 10, whose correlation
+of the two runs has a continuity correction); newcombe-uncorrected (the same
+with the plain correlation, "method 8" in the ratesci package's numbering);
+and tango (Tango 1998's score interval).
 
 --margin D adds the non-inferiority test of H0: candidate − reference ≤ −D
 against H1: it is above −D (the candidate is at most D worse), one-sided,
@@ -109,7 +112,7 @@ p = 1 − Φ(Z). D is a difference of rates in [0, 1), e.g. 0.05 for
 			if err != nil {
 				return fmt.Errorf("--table: %w", err)
 			}
-			r, err := power.McNemar(t, confidence)
+			r, err := power.McNemarWith(t, confidence, power.AllIntervalMethods)
 			if err != nil {
 				return fmt.Errorf("--table %s --confidence %v: %w", tableStr, confidence, err)
 			}
