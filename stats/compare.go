@@ -22,8 +22,9 @@ const (
 	DiffAgrestiCaffo DiffMethod = "agresti-caffo"
 )
 
-// DiffMethods lists the difference methods in the order reports show them.
-var DiffMethods = []DiffMethod{DiffNewcombe, DiffWald, DiffAgrestiCaffo}
+// DiffMethods lists the difference methods in the order reports show them;
+// the score intervals DiffMiettinenNurminen and DiffMee are in score.go.
+var DiffMethods = []DiffMethod{DiffNewcombe, DiffWald, DiffAgrestiCaffo, DiffMiettinenNurminen, DiffMee}
 
 // Comparison compares two independent rates A and B (two runs, two
 // systems): what `tally compare` reports.
@@ -86,6 +87,10 @@ func Compare(a, b Proportion, confidence float64) (Comparison, error) {
 	c.Intervals = append(c.Intervals, Interval{Method: string(DiffWald), Lower: clipDiff(c.Difference - h), Upper: clipDiff(c.Difference + h)})
 	lo, hi = agrestiCaffo(a, b, z)
 	c.Intervals = append(c.Intervals, Interval{Method: string(DiffAgrestiCaffo), Lower: lo, Upper: hi})
+	lo, hi = scoreInterval(a, b, z, true)
+	c.Intervals = append(c.Intervals, Interval{Method: string(DiffMiettinenNurminen), Lower: lo, Upper: hi})
+	lo, hi = scoreInterval(a, b, z, false)
+	c.Intervals = append(c.Intervals, Interval{Method: string(DiffMee), Lower: lo, Upper: hi})
 
 	if !c.ZDefined {
 		c.Warnings = append(c.Warnings, "z-test undefined: the pooled rate is 0 or 1, so the rates are identical at the boundary")

@@ -47,9 +47,20 @@ func newCompareCmd(opts *options) *cobra.Command {
 		Use:   "compare --a K/N --b K/N [--confidence 0.95]",
 		Short: "Compare two independent rates: difference, intervals, z-test, noise",
 		Long: `compare reports the difference a−b of two independent rates (two runs, two
-systems) with its unpooled standard error, the newcombe (hybrid score), wald
-and agresti-caffo intervals, the pooled two-sided z-test, and whether the
-difference can be told apart from run-to-run noise at this sample size.`,
+systems) with its unpooled standard error, five intervals, the pooled
+two-sided z-test, and whether the difference can be told apart from
+run-to-run noise at this sample size.
+
+Intervals for a−b:
+  newcombe            Newcombe's hybrid score interval (1998, method 10),
+                      from the two Wilson intervals
+  wald                a−b ± z·SE, unpooled; worst near 0 and 1
+  agresti-caffo       Wald after adding one success and one failure to each
+  miettinen-nurminen  the score interval of Miettinen & Nurminen (1985):
+                      the δ the score test of a−b = δ does not reject, with
+                      the variance at the restricted maximum likelihood
+                      estimates times N/(N−1)
+  mee                 Mee's (1984) score interval: the same without N/(N−1)`,
 		Example: "  tally compare --a 168/200 --b 166/200",
 		Args:    cobra.NoArgs,
 		RunE: work(func(cmd *cobra.Command, _ []string) error {
