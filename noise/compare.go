@@ -12,7 +12,7 @@ import (
 )
 
 // noPairs is the ICC's Undefined of a class with errors and no pair.
-const noPairs = "no pairs: every item-compaction of the class has an error verdict"
+const noPairs = "no pairs: every item-compaction has an error verdict"
 
 // maxProblems is the most problems Compare lists for one file; the rest
 // are counted in a last line.
@@ -212,11 +212,13 @@ func (p *pairing) measure(m *Measure) error {
 	for i, c := range fixture.Classes {
 		classIndex[c] = i
 	}
-	classes := make([]Class, nc)
-	shared := make([]bool, nc) // the class has an item-compaction in both files
-	// clusters[g][c] is conversation g's pairs of class c; [g][nc] all
-	// of its pairs. Conversations in the order run A first names them.
-	var clusters [][]stats.Cluster
+	// rows[c] is class c's row, rows[nc] every class pooled; shared[c]
+	// says whether class c has an item-compaction in both files.
+	rows := make([]Class, nc+1)
+	shared := make([]bool, nc+1)
+	// clusters[g][c] is conversation g's pairs of class c, [g][nc] all
+	// of its pairs; conversations in the order run A first names them.
+	var clusters [][]Cluster
 	convIndex := map[string]int{}
 	m.Labels = []string{string(fixture.Verbatim), string(fixture.Supported), string(fixture.Absent), string(fixture.Contradicted)}
 	m.Table = make([][]int, len(m.Labels))
@@ -230,88 +232,119 @@ func (p *pairing) measure(m *Measure) error {
 			continue
 		}
 		ci := classIndex[e.class]
-		c := &classes[ci]
-		shared[ci] = true
-		if e.a == fixture.Error || e.b == fixture.Error {
-			c.Errors++
-			continue
-		}
-		c.Pairs++
+		shared[ci], shared[nc] = true, true
+		bad := e.a == fixture.Error || e.b == fixture.Error
 		ra, rb := e.a.Retained(), e.b.Retained()
-		switch {
-		case ra && rb:
-			c.BothRetained++
-		case ra:
-			c.Lost++
-		case rb:
-			c.Gained++
-		default:
-			c.NeitherRetained++
+		flip := (e.a == fixture.Contradicted) != (e.b == fixture.Contradicted)
+		for _, j := range [2]int{ci, nc} {
+			c := &rows[j]
+			if bad {
+				c.Errors++
+				continue
+			}
+			c.Pairs++
+			switch {
+			case ra && rb:
+				c.BothRetained++
+			case ra:
+				c.Lost++
+			case rb:
+				c.Gained++
+			default:
+				c.NeitherRetained++
+			}
+			if flip {
+				c.ContradictionFlips++
+			}
 		}
-		if (e.a == fixture.Contradicted) != (e.b == fixture.Contradicted) {
-			c.ContradictionFlips++
+		if bad {
+			continue
 		}
 		m.Table[verdictIndex[e.a]][verdictIndex[e.b]]++
 		g, ok := convIndex[e.conv]
 		if !ok {
 			g = len(clusters)
 			convIndex[e.conv] = g
-			clusters = append(clusters, make([]stats.Cluster, nc+1))
+			cs := make([]Cluster, nc+1)
+			for j := range cs {
+				cs[j].ConversationID = e.conv
+			}
+			clusters = append(clusters, cs)
 		}
 		for _, j := range [2]int{ci, nc} {
-			clusters[g][j].N++
-			if ra != rb {
-				clusters[g][j].K++
+			cl := &clusters[g][j]
+			cl.N++
+			switch {
+			case ra && !rb:
+				cl.Lost++
+			case rb && !ra:
+				cl.Gained++
 			}
 		}
 	}
 	m.Unpaired.OnlyB = len(p.onlyB)
-	for ci := range classes {
-		if !shared[ci] {
+	for j := range rows {
+		if !shared[j] {
 			continue
 		}
-		c := classes[ci]
-		c.Class = fixture.Classes[ci]
-		m.Pairs += c.Pairs
-		m.Errors += c.Errors
-		m.ContradictionFlips += c.ContradictionFlips
-		nan := math.NaN()
-		c.DiscordanceInterval = stats.Interval{Method: string(stats.Wilson), Lower: nan, Upper: nan}
-		c.ICC = stats.ICC{Rho: nan, DesignEffect: nan, Undefined: noPairs}
-		if c.Pairs > 0 {
-			iv, err := stats.Proportion{K: c.Discordant(), N: c.Pairs}.Interval(stats.Wilson, m.Confidence)
-			if err != nil {
-				return fmt.Errorf("noise: %s discordance: %w", c.Class, err)
-			}
-			c.DiscordanceInterval = iv
-			cl := column(clusters, ci)
-			c.Conversations = len(cl)
-			icc, err := stats.ClusterICC(cl)
-			if err != nil {
-				return fmt.Errorf("noise: %s within-conversation correlation: %w", c.Class, err)
-			}
-			c.ICC = icc
+		if j < nc {
+			rows[j].Class = fixture.Classes[j]
 		}
-		m.Classes = append(m.Classes, c)
+		if err := finish(&rows[j], column(clusters, j), m.Confidence); err != nil {
+			return err
+		}
+		if j < nc {
+			m.Classes = append(m.Classes, rows[j])
+		}
 	}
-	if m.Pairs == 0 {
+	m.All = rows[nc]
+	if m.All.Pairs == 0 {
 		return p.nothingToCompare(m)
 	}
-	m.ContradictionFlipRate = float64(m.ContradictionFlips) / float64(m.Pairs)
+	m.ContradictionFlips = m.All.ContradictionFlips
+	m.ContradictionFlipRate = float64(m.ContradictionFlips) / float64(m.All.Pairs)
+	m.ICC = m.All.ICC
 	var err error
 	if m.Agreement, err = stats.CohenKappa(m.Table, m.Confidence); err != nil {
 		return fmt.Errorf("noise: verdict agreement: %w", err)
-	}
-	if m.ICC, err = stats.ClusterICC(column(clusters, nc)); err != nil {
-		return fmt.Errorf("noise: within-conversation correlation: %w", err)
 	}
 	m.Warnings = warnings(m)
 	return nil
 }
 
+// finish computes c's interval and ICC from its counts and its
+// conversations' clusters, which it keeps.
+func finish(c *Class, clusters []Cluster, confidence float64) error {
+	nan := math.NaN()
+	c.DiscordanceInterval = stats.Interval{Method: string(stats.Wilson), Lower: nan, Upper: nan}
+	c.ICC = stats.ICC{Rho: nan, DesignEffect: nan, Undefined: noPairs}
+	if c.Pairs == 0 {
+		return nil
+	}
+	name := "every class"
+	if c.Class != "" {
+		name = string(c.Class)
+	}
+	iv, err := stats.Proportion{K: c.Discordant(), N: c.Pairs}.Interval(stats.Wilson, confidence)
+	if err != nil {
+		return fmt.Errorf("noise: discordance of %s: %w", name, err)
+	}
+	c.DiscordanceInterval = iv
+	c.Conversations = len(clusters)
+	c.Clusters = clusters
+	discordant := make([]stats.Cluster, len(clusters))
+	for i, x := range clusters {
+		discordant[i] = stats.Cluster{K: x.Lost + x.Gained, N: x.N}
+	}
+	if c.ICC, err = stats.ClusterICC(discordant); err != nil {
+		return fmt.Errorf("noise: within-conversation correlation of %s: %w", name, err)
+	}
+	return nil
+}
+
 // column is the clusters of column j with at least one pair.
-func column(clusters [][]stats.Cluster, j int) []stats.Cluster {
-	var out []stats.Cluster
+func column(clusters [][]Cluster, j int) []Cluster {
+	var out []Cluster
 	for _, g := range clusters {
 		if g[j].N > 0 {
 			out = append(out, g[j])
@@ -322,12 +355,12 @@ func column(clusters [][]stats.Cluster, j int) []stats.Cluster {
 
 // nothingToCompare is the error of two runs without a single pair.
 func (p *pairing) nothingToCompare(m *Measure) error {
-	if m.Errors == 0 {
+	if m.All.Errors == 0 {
 		return fmt.Errorf("%s and %s have no item-compaction (conversation_id, compaction, item_id) in common (%d only in the first, %d only in the second): they are not two check runs over the same fixtures",
 			m.A.File, m.B.File, m.Unpaired.OnlyA, m.Unpaired.OnlyB)
 	}
 	return fmt.Errorf("%s and %s: each of the %d item-compactions they share has an error verdict in one run or both, so no outcome is known: re-run tally check (it settles judge failures from its cache)",
-		m.A.File, m.B.File, m.Errors)
+		m.A.File, m.B.File, m.All.Errors)
 }
 
 // warnings are what a reader of m must know to use its figures.
@@ -341,9 +374,9 @@ func warnings(m *Measure) []string {
 		w = append(w, fmt.Sprintf("%s only in %s and %s only in %s are unpaired and in no figure: both runs should check the same fixtures and contexts",
 			count(u.OnlyA, "item-compaction"), m.A.File, count(u.OnlyB, "item-compaction"), m.B.File))
 	}
-	if m.Errors > 0 {
+	if n := m.All.Errors; n > 0 {
 		w = append(w, fmt.Sprintf("%s of both files %s an error verdict in one run or both: the outcome is unknown, so they are left out of every figure (a re-run of tally check settles judge failures)",
-			count(m.Errors, "item-compaction"), plural(m.Errors, "has", "have")))
+			count(n, "item-compaction"), plural(n, "has", "have")))
 	}
 	return w
 }

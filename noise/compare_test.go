@@ -89,11 +89,28 @@ func TestCountsByHand(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("classes\n got %+v\nwant %+v", got, want)
 	}
+	// By conversation (pairs, lost, gained), from the list above.
+	wantClusters := [][]Cluster{
+		{{"sess_a", 5, 2, 0}, {"sess_b", 4, 0, 1}, {"sess_c", 3, 0, 1}, {"sess_d", 2, 0, 0}},
+		{{"sess_a", 2, 1, 0}, {"sess_b", 2, 0, 0}, {"sess_d", 1, 1, 0}},
+		nil,
+	}
+	for i, c := range m.Classes {
+		if !slices.Equal(c.Clusters, wantClusters[i]) {
+			t.Errorf("%s clusters %v, want %v", c.Class, c.Clusters, wantClusters[i])
+		}
+	}
 	if m.Unpaired != (Unpaired{OnlyA: 1, OnlyB: 2}) {
 		t.Errorf("unpaired %+v, want 1 only in A, 2 only in B", m.Unpaired)
 	}
-	if m.Pairs != 19 || m.Errors != 3 || m.ContradictionFlips != 2 || m.Discordant() != 6 {
-		t.Errorf("pairs %d errors %d flips %d discordant %d, want 19, 3, 2, 6", m.Pairs, m.Errors, m.ContradictionFlips, m.Discordant())
+	// All classes pooled: constraint + commitment (open_question has
+	// only its error), 4 conversations (sess_a to sess_d).
+	a := m.All
+	if all := (counts{a.Class, a.Pairs, a.BothRetained, a.Lost, a.Gained, a.NeitherRetained, a.Conversations, a.ContradictionFlips, a.Errors}); all != (counts{"", 19, 9, 4, 2, 4, 4, 2, 3}) {
+		t.Errorf("all %+v, want 19 pairs, 9 both, 4 lost, 2 gained, 4 neither, 4 conversations, 2 flips, 3 errors", all)
+	}
+	if m.ContradictionFlips != 2 || a.Discordant() != 6 {
+		t.Errorf("flips %d discordant %d, want 2, 6", m.ContradictionFlips, a.Discordant())
 	}
 	if d := m.Classes[0].Discordance(); d != 4.0/14 {
 		t.Errorf("constraint discordance %v, want 4/14", d)

@@ -47,14 +47,22 @@ func FuzzCompare(f *testing.F) {
 			if c.Pairs > 0 && (c.Conversations < 1 || c.Conversations > c.Pairs) {
 				t.Fatalf("%s: %d conversations for %d pairs", c.Class, c.Conversations, c.Pairs)
 			}
+			var n, lost, gained int
+			for _, x := range c.Clusters {
+				n, lost, gained = n+x.N, lost+x.Lost, gained+x.Gained
+			}
+			if n != c.Pairs || lost != c.Lost || gained != c.Gained || len(c.Clusters) != c.Conversations {
+				t.Fatalf("%s: clusters %v do not add up to the class's counts", c.Class, c.Clusters)
+			}
 			pairs += c.Pairs
 			errs += c.Errors
 		}
-		if pairs != m.Pairs || errs != m.Errors || table != m.Pairs || m.Pairs == 0 {
-			t.Fatalf("pairs %d/%d, table %d, errors %d/%d", pairs, m.Pairs, table, errs, m.Errors)
+		all := m.All
+		if pairs != all.Pairs || errs != all.Errors || table != all.Pairs || all.Pairs == 0 {
+			t.Fatalf("pairs %d/%d, table %d, errors %d/%d", pairs, all.Pairs, table, errs, all.Errors)
 		}
-		if m.A.Records != m.Pairs+m.Errors+m.Unpaired.OnlyA || m.B.Records != m.Pairs+m.Errors+m.Unpaired.OnlyB {
-			t.Fatalf("records %d, %d do not split into %d pairs, %d errors and %+v", m.A.Records, m.B.Records, m.Pairs, m.Errors, m.Unpaired)
+		if m.A.Records != all.Pairs+all.Errors+m.Unpaired.OnlyA || m.B.Records != all.Pairs+all.Errors+m.Unpaired.OnlyB {
+			t.Fatalf("records %d, %d do not split into %d pairs, %d errors and %+v", m.A.Records, m.B.Records, all.Pairs, all.Errors, m.Unpaired)
 		}
 	})
 }

@@ -49,8 +49,20 @@ type Class struct {
 	// ICC is the within-conversation correlation of discordance: the
 	// intraclass correlation of the per-pair binary outcome "discordant"
 	// (lost or gained), with the class's conversations as clusters —
-	// stats.Cluster{K: discordant pairs, N: pairs} per conversation.
+	// stats.Cluster{K: Lost + Gained, N: N} of each of Clusters.
 	ICC stats.ICC
+	// Clusters are the class's pairs by conversation, one for each of
+	// the Conversations, in the order run A first names them: what a
+	// model of the gate resamples or tests conversation by conversation.
+	Clusters []Cluster
+}
+
+// Cluster is one conversation's pairs of a class.
+type Cluster struct {
+	ConversationID string
+	// N is the conversation's pairs; Lost and Gained those of them A
+	// retained and B did not, and the other way round.
+	N, Lost, Gained int
 }
 
 // Discordant is Lost + Gained: the pairs on which the runs disagree.
@@ -85,8 +97,10 @@ type Measure struct {
 	Classes []Class
 	// Unpaired counts the item-compactions in one file only.
 	Unpaired Unpaired
-	// Pairs and Errors are the classes' Pairs and Errors added up.
-	Pairs, Errors int
+	// All is every class pooled, as one row: its Class is empty, each
+	// conversation is one cluster of all its pairs, and its
+	// ContradictionFlips and ICC are Measure's.
+	All Class
 	// Agreement is Cohen's κ on Table: the verdict-level agreement of the
 	// two runs, over every pair of every class.
 	Agreement stats.Kappa
@@ -107,23 +121,4 @@ type Measure struct {
 	// different system names, item-compactions in one file only, error
 	// verdicts left out.
 	Warnings []string
-}
-
-// Discordant is the number of pairs, over all classes, on which the runs
-// disagree about retention.
-func (m *Measure) Discordant() int {
-	n := 0
-	for _, c := range m.Classes {
-		n += c.Discordant()
-	}
-	return n
-}
-
-// Discordance is Discordant over Pairs, every class pooled; NaN with no
-// pairs.
-func (m *Measure) Discordance() float64 {
-	if m.Pairs == 0 {
-		return math.NaN()
-	}
-	return float64(m.Discordant()) / float64(m.Pairs)
 }

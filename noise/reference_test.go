@@ -19,6 +19,8 @@ import (
 //	[1] 0.117213786446 0.546490843299
 //	> prop.test(2, 5, correct=FALSE)$conf.int    # commitment: 2 of 5
 //	[1] 0.117620774233 0.769275718724
+//	> prop.test(6, 19, correct=FALSE)$conf.int   # all classes: 6 of 19
+//	[1] 0.153643790878 0.539895923247
 //
 // The ICC is the one-way ANOVA estimator of /work/i13refs/final/icc.R
 // (Saha, Miller & Wang 2016), on the hand-counted clusters (discordant,
@@ -56,6 +58,8 @@ func TestReferenceValues(t *testing.T) {
 		{"constraint design effect", con.ICC.DesignEffect, 1},
 		{"commitment icc", com.ICC.Rho, 0.2},
 		{"commitment design effect", com.ICC.DesignEffect, 1.16},
+		{"all wilson lower", m.All.DiscordanceInterval.Lower, 0.153643790878},
+		{"all wilson upper", m.All.DiscordanceInterval.Upper, 0.539895923247},
 		{"pooled icc", m.ICC.Rho, -0.1863574814},
 		{"pooled design effect", m.ICC.DesignEffect, 1},
 	}
