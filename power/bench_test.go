@@ -119,3 +119,48 @@ func BenchmarkOneSidedP(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkClustered times the clustered tests on 21 clusters (the
+// thyroid data) and on 1,000 clusters of 10 items, against a baseline in
+// the same run: one pass summing the clusters' counts, the least any
+// clustered statistic must do.
+func BenchmarkClustered(b *testing.B) {
+	big := make([]ClusterCounts, 1000)
+	for i := range big {
+		big[i] = ClusterCounts{N: 10, Lost: i % 3, Gained: (i / 3) % 2}
+	}
+	for _, c := range []struct {
+		name string
+		cs   []ClusterCounts
+	}{{"K=21", thyroid()}, {"K=1000", big}} {
+		b.Run(c.name+"/baseline-sum", func(b *testing.B) {
+			for b.Loop() {
+				var n, l, g int
+				for _, k := range c.cs {
+					n, l, g = n+k.N, l+k.Lost, g+k.Gained
+				}
+				sinkFloat = float64(n + l + g)
+			}
+		})
+		for _, m := range ClusterMethods {
+			b.Run(c.name+"/"+string(m), func(b *testing.B) {
+				for b.Loop() {
+					r, err := ClusteredMcNemar(c.cs, m)
+					if err != nil {
+						b.Fatal(err)
+					}
+					sinkFloat = r.P
+				}
+			})
+		}
+		b.Run(c.name+"/ni", func(b *testing.B) {
+			for b.Loop() {
+				z, _, err := ClusteredNI(c.cs, 0.05)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sinkFloat = z
+			}
+		})
+	}
+}

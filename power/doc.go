@@ -1,6 +1,10 @@
 // Package power holds the statistics of paired designs and of planning an
-// evaluation before it runs: McNemar's tests on a paired 2×2 table,
-// intervals for the paired difference of two rates, power and sample size
+// evaluation before it runs: McNemar's tests on a paired 2×2 table (and
+// the one-sided p-value a gate uses, OneSidedP), Tango's non-inferiority
+// test (TangoNI), the clustered paired tests for items that share
+// conversations (ClusteredMcNemar, ClusteredNI, read from a clusters file
+// by LoadClusters), intervals for the paired difference of two rates,
+// power and sample size
 // for paired and for independent designs, minimum detectable effects, and
 // the resolution check behind `tally plan` ("can the aggregate even see K
 // failures?").

@@ -21,6 +21,10 @@ func TestPowerGolden(t *testing.T) {
 		// (b gained): Z(0.1) = 1.709 (issue 13).
 		{"mcnemar_tango_margin.txt", []string{"mcnemar", "--table", "43,1,0,0", "--margin", "0.1"}},
 		{"mcnemar_tango_margin.json", []string{"mcnemar", "--table", "43,1,0,0", "--margin", "0.1", "--format", "json"}},
+		// Obuchowski's thyroid data as clust.bin.pair prints it, PET the
+		// candidate (TestMcNemarClusters).
+		{"mcnemar_clusters_thyroid.txt", []string{"mcnemar", "--table", "39,7,1,4", "--clusters", "testdata/clusters_thyroid.csv", "--margin", "0.1"}},
+		{"mcnemar_clusters_thyroid.json", []string{"mcnemar", "--table", "39,7,1,4", "--clusters", "testdata/clusters_thyroid.csv", "--format", "json"}},
 		{"power_paired_connor.txt", []string{"power", "paired", "--p-lost", "0.45", "--p-gained", "0.05", "--power", "0.8"}},
 		{"power_paired_exact.txt", []string{"power", "paired", "--p-lost", "0.02", "--p-gained", "0.06", "--power", "0.8", "--method", "exact"}},
 		{"power_independent_n.json", []string{"power", "independent", "--p1", "0.83", "--p2", "0.815", "--n", "200", "--format", "json"}},
