@@ -28,7 +28,8 @@ type lineTap struct {
 	cur   []byte // that line's bytes so far, up to keepLine
 	over  bool   // cur was cut at keepLine
 	data  []byte // the kept lines' bytes
-	lines []kept // the kept lines, in order
+	lines []kept // the kept lines, in order; those before head released
+	head  int
 }
 
 // kept is one completed line held by a lineTap: its number, its bytes in
@@ -80,22 +81,21 @@ func (t *lineTap) endLine() {
 
 // release forgets the lines before line n.
 func (t *lineTap) release(n int) {
-	i := 0
-	for i < len(t.lines) && t.lines[i].n < n {
-		i++
+	for t.head < len(t.lines) && t.lines[t.head].n < n {
+		t.head++
 	}
-	if i == 0 {
+	if t.head == len(t.lines) {
+		t.lines, t.data, t.head = t.lines[:0], t.data[:0], 0
 		return
 	}
-	t.lines = append(t.lines[:0], t.lines[i:]...)
-	if len(t.lines) == 0 {
-		t.data = t.data[:0]
-		return
-	}
-	// Move the rest to the front only when more than half of data is
-	// dead, so that each byte is moved a bounded number of times.
-	if s := t.lines[0].start; s > len(t.data)/2 {
+	// Move the rest to the front only when more than half of the lines
+	// are dead, so that each line and byte is moved a bounded number of
+	// times.
+	if t.head > len(t.lines)/2 {
+		s := t.lines[t.head].start
 		t.data = append(t.data[:0], t.data[s:]...)
+		t.lines = append(t.lines[:0], t.lines[t.head:]...)
+		t.head = 0
 		for j := range t.lines {
 			t.lines[j].start -= s
 			t.lines[j].end -= s
@@ -106,7 +106,7 @@ func (t *lineTap) release(n int) {
 // text returns line n's bytes, and false when they are not at hand: the
 // line was released, is still to come, or is longer than keepLine.
 func (t *lineTap) text(n int) ([]byte, bool) {
-	for _, l := range t.lines {
+	for _, l := range t.lines[t.head:] {
 		if l.n == n {
 			return t.data[l.start:l.end], !l.over
 		}

@@ -35,7 +35,7 @@ func checkTap(t *testing.T, text string, r io.Reader) {
 				t.Fatalf("line %d: tap has %q (%v), the reader read %q", n, kept, ok, got)
 			}
 		}
-		if held := len(tap.data); held > 2*(len(got)+64<<10)+keepLine {
+		if held := len(tap.data); held > 2*(len(got)+64<<10+keepLine) {
 			t.Fatalf("line %d: the tap holds %d bytes", n, held)
 		}
 	}
