@@ -142,3 +142,43 @@ func TestScoreErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRestrictedMLE pins the restricted maximum likelihood estimates to
+// values derived by hand: at δ = 0 both are the pooled rate; with both
+// rates at 0 (or 1) the likelihood falls (or rises) along the line and
+// the maximum sits at its end; at δ = ±1 only one point is allowed.
+func TestRestrictedMLE(t *testing.T) {
+	for _, c := range []struct {
+		a, b           Proportion
+		delta          float64
+		p1, q1, p2, q2 float64
+		why            string
+	}{
+		{Proportion{56, 70}, Proportion{48, 80}, 0, 104.0 / 150, 46.0 / 150, 104.0 / 150, 46.0 / 150, "δ = 0: the pooled rate"},
+		{Proportion{0, 10}, Proportion{0, 20}, 0.1, 0.1, 0.9, 0, 1, "both 0, δ > 0: p_B = 0"},
+		{Proportion{0, 10}, Proportion{0, 20}, -0.25, 0, 1, 0.25, 0.75, "both 0, δ < 0: p_A = 0"},
+		{Proportion{10, 10}, Proportion{20, 20}, 0.1, 1, 0, 0.9, 0.1, "both 1, δ > 0: p_A = 1"},
+		{Proportion{10, 10}, Proportion{20, 20}, -0.25, 0.75, 0.25, 1, 0, "both 1, δ < 0: p_B = 1"},
+		{Proportion{3, 10}, Proportion{7, 20}, 1, 1, 0, 0, 1, "δ = 1: p_A = 1, p_B = 0"},
+		{Proportion{3, 10}, Proportion{7, 20}, -1, 0, 1, 1, 0, "δ = −1: p_A = 0, p_B = 1"},
+	} {
+		p1, q1, p2, q2 := restrictedMLE(c.a, c.b, c.delta)
+		got := [4]float64{p1, q1, p2, q2}
+		want := [4]float64{c.p1, c.q1, c.p2, c.q2}
+		for i := range got {
+			// A bound the estimate sits on is hit exactly.
+			if math.Abs(got[i]-want[i]) > 1e-15 || (want[i] == 0 || want[i] == 1) && got[i] != want[i] {
+				t.Errorf("%v vs %v at δ %v (%s): p̃, q̃ = %v, want %v", c.a, c.b, c.delta, c.why, got, want)
+				break
+			}
+		}
+	}
+	// Away from the ends the Newton iteration keeps the closed form's root.
+	for _, d := range []float64{-0.3, -0.05, 0.1, 0.4} {
+		a, b := Proportion{56, 70}, Proportion{48, 80}
+		p1, _, p2, _ := restrictedMLE(a, b, d)
+		if c := cubicMLE(a, b, d); math.Abs(p1-c) > 1e-12 || math.Abs(p1-p2-d) > 1e-15 {
+			t.Errorf("56/70 vs 48/80 at δ %v: p̃ %v, %v; closed form %v", d, p1, p2, c)
+		}
+	}
+}
