@@ -38,7 +38,7 @@ const (
 // of a binary outcome, K events among the N items of each cluster (Saha,
 // Miller & Wang 2016, "Interval estimation of the intraclass correlation
 // coefficient for binary data", Int J Biostat 12:1–18, the ANOVA
-// estimator; the same as R's ratesci::clusterpci). With x_k events of n_k
+// estimator, as R's ratesci::clusterpci computes it). With x_k events of n_k
 // items in cluster k, X = Σx_k, N = Σn_k over K clusters:
 //
 //	BMS = (Σ x_k²/n_k − X²/N) / (K − 1)

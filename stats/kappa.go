@@ -18,8 +18,8 @@ const KappaMethod = "fleiss-cohen-everitt"
 //	           − (κ − p_e(1 − κ))²] / (N (1 − p_e)²)
 //	Var0(κ) = [p_e + p_e² − Σ_i r_i c_i (r_i + c_i)] / (N (1 − p_e)²)   (under κ = 0)
 //
-// the values of R's psych::cohen.kappa and vcd::Kappa and of statsmodels'
-// cohens_kappa.
+// These are the values of R's psych::cohen.kappa and vcd::Kappa and of
+// statsmodels' cohens_kappa.
 //
 // Degenerate tables never panic:
 //   - p_e = 1 (both raters put every item in the same one category): κ is
@@ -31,6 +31,7 @@ const KappaMethod = "fleiss-cohen-everitt"
 //     vary). Z and P are NaN (0/0: no test of agreement is possible) and
 //     the interval is [0, 0].
 type Kappa struct {
+	// N is the number of items both raters rated.
 	N int
 	// Observed and Expected are p_o, the share of items on the diagonal,
 	// and p_e, the share two independent raters with these margins would
