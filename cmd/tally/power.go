@@ -25,10 +25,15 @@ type powerJSON struct {
 	FirstN      *int     `json:"first_n,omitempty"`
 	ActualSize  *float64 `json:"actual_size,omitempty"`
 	TargetPower *float64 `json:"target_power,omitempty"`
-	Warnings    []string `json:"warnings,omitempty"`
+	// SolvedFor is "alpha" when --n and --power were both given: Alpha
+	// is then the smallest two-sided level at which N reaches
+	// TargetPower, and Power the power at it.
+	SolvedFor string   `json:"solved_for,omitempty"`
+	Warnings  []string `json:"warnings,omitempty"`
 }
 
-// sizeFlags are --n and --power: exactly one is given.
+// sizeFlags are --n, --power and --alpha: given --n, the power; given
+// --power, the n; given both, the smallest α.
 type sizeFlags struct {
 	n     int
 	power float64
@@ -37,15 +42,47 @@ type sizeFlags struct {
 
 func (s *sizeFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&s.n, "n", 0, "sample size (pairs, or conversations per group): report the power")
-	cmd.Flags().Float64Var(&s.power, "power", 0, "target power: report the smallest n reaching it")
-	cmd.Flags().Float64Var(&s.alpha, "alpha", 0.05, "two-sided significance level")
-	cmd.MarkFlagsMutuallyExclusive("n", "power")
+	cmd.Flags().Float64Var(&s.power, "power", 0, "target power: report the smallest n reaching it (with --n: the smallest α)")
+	cmd.Flags().Float64Var(&s.alpha, "alpha", 0.05, "two-sided significance level (solved for when --n and --power are both given)")
 	cmd.MarkFlagsOneRequired("n", "power")
 }
 
-// solve fills out.N and out.Power from the design's Power or SampleSize.
+// solvesAlpha reports whether --n and --power are both given, so that α
+// is solved for; --alpha then is a usage error.
+func (s *sizeFlags) solvesAlpha(cmd *cobra.Command) (bool, error) {
+	f := cmd.Flags()
+	if !f.Changed("n") || !f.Changed("power") {
+		return false, nil
+	}
+	if f.Changed("alpha") {
+		return false, usagef("--n, --power and --alpha: give two of them, and the third is computed")
+	}
+	return true, nil
+}
+
+// solve fills out.N and out.Power from the design's Power or SampleSize,
+// or out.Alpha from solveAlpha when --n and --power are both given
+// (powerAtAlpha is then the power of n at a level).
 func (s *sizeFlags) solve(cmd *cobra.Command, out *powerJSON,
-	powerAt func(int) (float64, error), sampleSize func(float64) (power.SampleSize, error)) error {
+	powerAt func(int) (float64, error), sampleSize func(float64) (power.SampleSize, error),
+	solveAlpha func(int, float64) (float64, error), powerAtAlpha func(int, float64) (float64, error)) error {
+	both, err := s.solvesAlpha(cmd)
+	if err != nil {
+		return err
+	}
+	if both {
+		a, err := solveAlpha(s.n, s.power)
+		if err != nil {
+			return fmt.Errorf("--n %d --power %v: %w", s.n, s.power, err)
+		}
+		p, err := powerAtAlpha(s.n, a)
+		if err != nil {
+			return fmt.Errorf("--n %d at α %v: %w", s.n, a, err)
+		}
+		target := s.power
+		out.N, out.Alpha, out.Power, out.TargetPower, out.SolvedFor = s.n, a, p, &target, "alpha"
+		return nil
+	}
 	if cmd.Flags().Changed("n") {
 		p, err := powerAt(s.n)
 		if err != nil {
@@ -102,7 +139,12 @@ succeeds, candidate fails) and gained. Methods: connor (Connor 1987),
 miettinen (Miettinen 1968) and exact — the exact conditional test's power
 summed over the number of discordant pairs. Exact power is saw-toothed in n,
 so its sample size is the smallest n from which every n up to 1.1× also
-reaches the power.`,
+reaches the power.
+
+Given both --n and --power, paired reports the smallest two-sided α at which
+N pairs reach that power (closed form for connor and miettinen; for exact,
+whose power steps up with α, by bisection on ln α). --alpha is then what is
+computed and may not be given; levels below 1e-8 are not reported.`,
 		Example: "  tally power paired --p-lost 0.45 --p-gained 0.05 --power 0.8\n  tally power paired --p-lost 0.02 --p-gained 0.06 --n 400 --method exact",
 		Args:    cobra.NoArgs,
 		RunE: work(func(cmd *cobra.Command, _ []string) error {
@@ -115,7 +157,8 @@ reaches the power.`,
 				return err
 			}
 			out := powerJSON{Design: "paired", Method: string(m), Alpha: s.alpha, PLost: &pLost, PGained: &pGained}
-			if err := s.solve(cmd, &out, d.Power, d.SampleSize); err != nil {
+			powerAtAlpha := func(n int, a float64) (float64, error) { d := d; d.Alpha = a; return d.Power(n) }
+			if err := s.solve(cmd, &out, d.Power, d.SampleSize, d.SolveAlpha, powerAtAlpha); err != nil {
 				return err
 			}
 			return writePower(cmd.OutOrStdout(), opts, out)
@@ -140,7 +183,10 @@ func newPowerIndependentCmd(opts *options) *cobra.Command {
 		Short: "Power and n per group for two independent rates (R's power.prop.test)",
 		Long: `independent computes the power of comparing two independent rates with n
 conversations per group, or the n per group for a target power, two-sided,
-exactly as R's power.prop.test (strict = FALSE).`,
+exactly as R's power.prop.test (strict = FALSE). Given both --n and --power,
+it reports the smallest two-sided α at which n per group reach that power
+(R's power.prop.test(n, p1, p2, power, sig.level = NULL), in closed form);
+--alpha may not be given then, and levels below 1e-8 are not reported.`,
 		Example: "  tally power independent --p1 0.83 --p2 0.815 --power 0.8",
 		Args:    cobra.NoArgs,
 		RunE: work(func(cmd *cobra.Command, _ []string) error {
@@ -149,7 +195,8 @@ exactly as R's power.prop.test (strict = FALSE).`,
 				return err
 			}
 			out := powerJSON{Design: "independent", Method: "power.prop.test", Alpha: s.alpha, P1: &p1, P2: &p2}
-			if err := s.solve(cmd, &out, d.Power, d.SampleSize); err != nil {
+			powerAtAlpha := func(n int, a float64) (float64, error) { d := d; d.Alpha = a; return d.Power(n) }
+			if err := s.solve(cmd, &out, d.Power, d.SampleSize, d.SolveAlpha, powerAtAlpha); err != nil {
 				return err
 			}
 			return writePower(cmd.OutOrStdout(), opts, out)
@@ -167,11 +214,15 @@ func writePower(w io.Writer, opts *options, out powerJSON) error {
 	if opts.format == "json" {
 		return writeJSON(w, out)
 	}
+	level := fmt.Sprintf(", two-sided α %.4g", out.Alpha)
+	if out.SolvedFor == "alpha" {
+		level = ""
+	}
 	switch out.Design {
 	case "paired":
-		fmt.Fprintf(w, "paired design (%s), p_lost %.4g, p_gained %.4g, two-sided α %.4g\n", out.Method, *out.PLost, *out.PGained, out.Alpha)
+		fmt.Fprintf(w, "paired design (%s), p_lost %.4g, p_gained %.4g%s\n", out.Method, *out.PLost, *out.PGained, level)
 	case "independent":
-		fmt.Fprintf(w, "two independent groups (power.prop.test), p1 %.4g, p2 %.4g, two-sided α %.4g\n", *out.P1, *out.P2, out.Alpha)
+		fmt.Fprintf(w, "two independent groups (power.prop.test), p1 %.4g, p2 %.4g%s\n", *out.P1, *out.P2, level)
 	default:
 		return errors.New("unknown design " + out.Design)
 	}
@@ -179,9 +230,13 @@ func writePower(w io.Writer, opts *options, out powerJSON) error {
 	if out.Design == "independent" {
 		unit = "per group"
 	}
-	if out.TargetPower == nil {
+	switch {
+	case out.SolvedFor == "alpha":
+		fmt.Fprintf(w, "n = %d %s reach power %.4g at a two-sided α of %.4g or more (the smallest such α; power at it %.4f)\n",
+			out.N, unit, *out.TargetPower, out.Alpha, out.Power)
+	case out.TargetPower == nil:
 		fmt.Fprintf(w, "n = %d %s: power %.4f\n", out.N, unit, out.Power)
-	} else {
+	default:
 		fmt.Fprintf(w, "power %.4g needs n = %d %s (power at n: %.4f)", *out.TargetPower, out.N, unit, out.Power)
 		if out.UnroundedN != nil && out.Method != string(power.Exact) {
 			fmt.Fprintf(w, "; unrounded n = %.4f", *out.UnroundedN)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -28,6 +29,9 @@ func TestPowerGolden(t *testing.T) {
 		{"power_paired_connor.txt", []string{"power", "paired", "--p-lost", "0.45", "--p-gained", "0.05", "--power", "0.8"}},
 		{"power_paired_exact.txt", []string{"power", "paired", "--p-lost", "0.02", "--p-gained", "0.06", "--power", "0.8", "--method", "exact"}},
 		{"power_independent_n.json", []string{"power", "independent", "--p1", "0.83", "--p2", "0.815", "--n", "200", "--format", "json"}},
+		{"power_paired_alpha.txt", []string{"power", "paired", "--p-lost", "0.45", "--p-gained", "0.05", "--n", "23", "--power", "0.8"}},
+		{"power_paired_exact_alpha.txt", []string{"power", "paired", "--p-lost", "0.02", "--p-gained", "0.06", "--n", "421", "--power", "0.8", "--method", "exact"}},
+		{"power_independent_alpha.json", []string{"power", "independent", "--p1", "0.83", "--p2", "0.72", "--n", "200", "--power", "0.8", "--format", "json"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,7 +112,9 @@ func TestPowerErrors(t *testing.T) {
 		{[]string{"power", "paired", "--p-lost", "0.6", "--p-gained", "0.6", "--n", "10"}, 1, "tally: "},
 		{[]string{"power", "paired", "--p-lost", "NaN", "--p-gained", "0.1", "--n", "10"}, 1, "tally: "},
 		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "0"}, 1, "tally: --n 0: "},
-		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "10", "--power", "0.8"}, 2, "tally: if any flags in the group"},
+		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "2", "--power", "0.99"}, 1, "tally: --n 2 --power 0.99: n = 2 cannot reach power 0.99 at any significance level below 1"},
+		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "10", "--power", "0.8", "--alpha", "0.05"}, 2, "tally: --n, --power and --alpha: give two of them"},
+		{[]string{"power", "independent", "--p1", "0.5", "--p2", "0.5", "--n", "10", "--power", "0.8"}, 1, "tally: --n 10 --power 0.8: p1 = p2 = 0.5"},
 		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01"}, 2, "tally: at least one of the flags"},
 		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "10", "--method", "magic"}, 2, "tally: --method: "},
 		{[]string{"power", "independent", "--p1", "0.5", "--p2", "0.4", "--power", "1.2"}, 1, "tally: --power 1.2: "},
@@ -156,5 +162,60 @@ func TestMcNemarMargin(t *testing.T) {
 	out, _, _ = cli(t, "mcnemar", "--table", "43,1,0,0", "--format", "json")
 	if strings.Contains(out, "noninferiority") {
 		t.Errorf("JSON without --margin has a noninferiority field:\n%s", out)
+	}
+}
+
+// TestPowerSolveAlpha: given --n and --power, power reports the smallest
+// two-sided α, which handed back as --alpha with --power gives that n
+// again (the round trip through the existing solve-for-n). R 4.2:
+//
+//	> power.prop.test(n=200, p1=.83, p2=.72, power=.8, sig.level=NULL)
+//	              n = 200
+//	             p1 = 0.83
+//	             p2 = 0.72
+//	      sig.level = 0.07188164
+//	          power = 0.8
+//
+// (uniroot, tolerance about 1.2e-4; the closed form is 0.071872973614274).
+func TestPowerSolveAlpha(t *testing.T) {
+	out, errOut, code := cli(t, "power", "independent", "--p1", "0.83", "--p2", "0.72", "--n", "200", "--power", "0.8", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var j struct {
+		Alpha     float64
+		SolvedFor string `json:"solved_for"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil || j.SolvedFor != "alpha" || math.Abs(j.Alpha-0.07188164) > 1.2e-4 {
+		t.Fatalf("alpha %v solved_for %q (%v); R's power.prop.test gives 0.07188164", j.Alpha, j.SolvedFor, err)
+	}
+	for _, c := range []struct {
+		design []string
+		n      string
+	}{
+		{[]string{"independent", "--p1", "0.83", "--p2", "0.72"}, "200"},
+		{[]string{"paired", "--p-lost", "0.45", "--p-gained", "0.05"}, "23"},
+		{[]string{"paired", "--p-lost", "0.07", "--p-gained", "0.04", "--method", "miettinen"}, "957"},
+	} {
+		args := append(append([]string{"power"}, c.design...), "--n", c.n, "--power", "0.8", "--format", "json")
+		out, errOut, code := cli(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatal(err)
+		}
+		args = append(append([]string{"power"}, c.design...), "--power", "0.8", "--alpha", strconv.FormatFloat(j.Alpha, 'g', -1, 64), "--format", "json")
+		out, _, _ = cli(t, args...)
+		var back struct {
+			N          int
+			UnroundedN float64 `json:"unrounded_n"`
+		}
+		if err := json.Unmarshal([]byte(out), &back); err != nil {
+			t.Fatal(err)
+		}
+		if strconv.Itoa(back.N) != c.n || math.Abs(back.UnroundedN-float64(back.N)) > 1e-6*float64(back.N) {
+			t.Errorf("%v at α %v: n %d (unrounded %v), want %s", c.design, j.Alpha, back.N, back.UnroundedN, c.n)
+		}
 	}
 }
