@@ -132,14 +132,26 @@ func TestSolveAlphaErrors(t *testing.T) {
 		{"independent n 0", func() error { _, err := (Independent{P1: 0.8, P2: 0.5}).SolveAlpha(0, 0.8); return err }},
 		{"independent power 1", func() error { _, err := (Independent{P1: 0.8, P2: 0.5}).SolveAlpha(10, 1); return err }},
 		{"independent everywhere", func() error { _, err := (Independent{P1: 0, P2: 1}).SolveAlpha(100000, 0.5); return err }},
-		{"paired equal", func() error { _, err := (Paired{PLost: 0.1, PGained: 0.1, Method: Connor}).SolveAlpha(100, 0.8); return err }},
-		{"paired unreachable", func() error { _, err := (Paired{PLost: 0.02, PGained: 0.03, Method: Connor}).SolveAlpha(50, 0.9); return err }},
-		{"exact unreachable", func() error { _, err := (Paired{PLost: 0.02, PGained: 0.03, Method: Exact}).SolveAlpha(50, 0.9); return err }},
+		{"paired equal", func() error {
+			_, err := (Paired{PLost: 0.1, PGained: 0.1, Method: Connor}).SolveAlpha(100, 0.8)
+			return err
+		}},
+		{"paired unreachable", func() error {
+			_, err := (Paired{PLost: 0.02, PGained: 0.03, Method: Connor}).SolveAlpha(50, 0.9)
+			return err
+		}},
+		{"exact unreachable", func() error {
+			_, err := (Paired{PLost: 0.02, PGained: 0.03, Method: Exact}).SolveAlpha(50, 0.9)
+			return err
+		}},
 		{"exact too many pairs", func() error {
 			_, err := (Paired{PLost: 0.02, PGained: 0.03, Method: Exact}).SolveAlpha(MaxExactPairs+1, 0.9)
 			return err
 		}},
-		{"paired bad method", func() error { _, err := (Paired{PLost: 0.2, PGained: 0.1, Method: "magic"}).SolveAlpha(10, 0.8); return err }},
+		{"paired bad method", func() error {
+			_, err := (Paired{PLost: 0.2, PGained: 0.1, Method: "magic"}).SolveAlpha(10, 0.8)
+			return err
+		}},
 	} {
 		if err := c.err(); !errors.Is(err, ErrInput) {
 			t.Errorf("%s: %v, want ErrInput", c.name, err)
