@@ -14,7 +14,7 @@ func benchClasses(b *testing.B, rho float64) []Class {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cs = append(cs, Class{Name: name, Sizes: s, Baseline: 0.9, Discordance: disc[i], Correlation: rho})
+		cs = append(cs, Class{Name: name, Sizes: s, Baseline: 0.8, Discordance: disc[i], Correlation: rho})
 	}
 	return cs
 }

@@ -15,13 +15,15 @@ import (
 // The model (Model) of one class's paired verdicts, candidate against
 // incumbent: conversation k has Sizes[k] item-compactions (an item
 // checked at one compaction). Each conversation draws a propensity to
-// lose an item, u_k, and one to gain an item, v_k, independently from
-// beta distributions with means p_lost and p_gained and intraclass
-// correlation Correlation (a beta with mean p and ICC ρ has a + b =
-// (1 − ρ)/ρ); each of its item-compactions is then lost with probability
-// u_k, gained with probability v_k, and otherwise the same, independently.
-// With Correlation 0 every item is independent and u_k = p_lost,
-// v_k = p_gained. A change no better and no worse than the incumbent has
+// lose an item, u_k, and one to gain an item it did not lose, v_k,
+// independently from beta distributions with means p_lost and
+// p_gained/(1 − p_lost) and intraclass correlation Correlation (a beta
+// with mean p and ICC ρ has a + b = (1 − ρ)/ρ); each of its
+// item-compactions is then lost with probability u_k, else gained with
+// probability v_k, independently. So a conversation's losses are
+// beta-binomial, and so are its gains among the items it did not lose;
+// each item is lost with probability p_lost and gained with probability
+// p_gained. With Correlation 0 the items are independent trinomials. A change no better and no worse than the incumbent has
 // p_lost = p_gained = Discordance/2; a drop of δ points adds δ to p_lost.
 // Classes are independent of each other.
 type Class struct {

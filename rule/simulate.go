@@ -1,7 +1,6 @@
 package rule
 
 import (
-	"math"
 	"math/rand/v2"
 
 	"github.com/tally-eval/tally/power"
@@ -44,14 +43,56 @@ type simClass struct {
 	pairs          int
 	pLost, pGained float64
 	rho            float64
-	lostB, gainedB distuv.Beta // propensity draws; Src nil for a constant
-	clusters       []power.ClusterCounts
-	blocks         int // replicates in which the class blocked
+	// tables hold, for each conversation size up to maxTableSize, the
+	// distribution of (lost, gained) in one conversation, to draw from.
+	tables   map[int]*convTable
+	lostB    distuv.Beta // propensity draws for larger conversations
+	gainedB  distuv.Beta
+	clusters []power.ClusterCounts
+	blocks   int // replicates in which the class blocked
+}
+
+// maxTableSize is the largest conversation whose outcome is drawn from a
+// table of its (lost, gained) distribution: (m+1)(m+2)/2 entries. A
+// larger one is drawn item by item.
+const maxTableSize = 300
+
+// convTable is the distribution of one conversation's (lost, gained).
+type convTable struct {
+	alias        aliasTable
+	lost, gained []int32
+}
+
+// newConvTable tabulates P(L = l, G = g) for a conversation of m items
+// under the model of Class: L ~ BetaBinomial(m; pLost, rho) and, given
+// L, G ~ BetaBinomial(m − L; pGained/(1 − pLost), rho).
+func newConvTable(m int, pLost, pGained, rho float64) *convTable {
+	t := &convTable{}
+	var w []float64
+	q := 0.0
+	if pLost < 1 {
+		q = pGained / (1 - pLost)
+	}
+	for l, pl := range betaBinomial(m, pLost, rho) {
+		if pl == 0 {
+			continue
+		}
+		for g, pg := range betaBinomial(m-l, q, rho) {
+			if pg == 0 {
+				continue
+			}
+			w = append(w, pl*pg)
+			t.lost = append(t.lost, int32(l))
+			t.gained = append(t.gained, int32(g))
+		}
+	}
+	t.alias = newAliasTable(w)
+	return t
 }
 
 // newBeta returns the beta distribution with mean p and intraclass
 // correlation rho (a + b = (1 − rho)/rho), or ok false when p is 0 or 1
-// and the propensity is a constant.
+// or rho is 0 and the propensity is a constant.
 func newBeta(p, rho float64, src rand.Source) (distuv.Beta, bool) {
 	if p <= 0 || p >= 1 || rho <= 0 {
 		return distuv.Beta{}, false
@@ -60,21 +101,35 @@ func newBeta(p, rho float64, src rand.Source) (distuv.Beta, bool) {
 	return distuv.Beta{Alpha: p * s, Beta: (1 - p) * s, Src: src}, true
 }
 
+// prepare builds c's tables and draws, once per simulation.
+func (c *simClass) prepare(rng *rand.Rand) {
+	c.blocks = 0
+	c.clusters = make([]power.ClusterCounts, len(c.sizes))
+	c.tables = map[int]*convTable{}
+	for _, m := range c.sizes {
+		if _, ok := c.tables[m]; !ok && m <= maxTableSize {
+			c.tables[m] = newConvTable(m, c.pLost, c.pGained, c.rho)
+		}
+	}
+	q := 0.0
+	if c.pLost < 1 {
+		q = c.pGained / (1 - c.pLost)
+	}
+	c.lostB, _ = newBeta(c.pLost, c.rho, rng)
+	c.gainedB, _ = newBeta(q, c.rho, rng)
+}
+
 // simulate estimates the probability that each class blocks, and that
 // any does, by drawing opts.Replicates fixture sets from the model of
 // Class and applying the rule to each, at the first step's level for k
-// tested classes. It returns the overall count of blocking replicates.
+// tested classes. It returns the number of replicates that blocked.
 func (r Rule) simulate(classes []simClass, k int, opts SimOptions) (int, error) {
 	rng := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
 	for i := range classes {
-		c := &classes[i]
-		c.blocks = 0
-		c.clusters = make([]power.ClusterCounts, len(c.sizes))
-		c.lostB, _ = newBeta(c.pLost, c.rho, rng)
-		c.gainedB, _ = newBeta(c.pGained, c.rho, rng)
+		classes[i].prepare(rng)
 	}
 	level := r.firstLevel(k)
-	any := 0
+	blockedReps := 0
 	for rep := 0; rep < opts.Replicates; rep++ {
 		blocked := false
 		for i := range classes {
@@ -90,39 +145,51 @@ func (r Rule) simulate(classes []simClass, k int, opts SimOptions) (int, error) 
 			}
 		}
 		if blocked {
-			any++
+			blockedReps++
 		}
 	}
-	return any, nil
+	return blockedReps, nil
 }
 
 // draw simulates one fixture set of the class into c.clusters and
 // returns its totals.
 func (c *simClass) draw(rng *rand.Rand) (lost, gained int) {
 	for k, m := range c.sizes {
-		u, v := c.pLost, c.pGained
-		if c.rho > 0 {
-			if c.lostB.Src != nil {
-				u = c.lostB.Rand()
-			}
-			if c.gainedB.Src != nil {
-				v = c.gainedB.Rand()
-			}
-			v = math.Min(v, 1-u)
-		}
-		l, g := 0, 0
-		for range m {
-			x := rng.Float64()
-			switch {
-			case x < u:
-				l++
-			case x < u+v:
-				g++
-			}
+		var l, g int
+		if t := c.tables[m]; t != nil {
+			i := t.alias.draw(rng)
+			l, g = int(t.lost[i]), int(t.gained[i])
+		} else {
+			l, g = c.drawItems(m, rng)
 		}
 		c.clusters[k] = power.ClusterCounts{N: m, Lost: l, Gained: g}
 		lost += l
 		gained += g
 	}
 	return lost, gained
+}
+
+// drawItems draws a conversation of m items item by item: its
+// propensities, then each item lost with probability u, else gained with
+// probability v.
+func (c *simClass) drawItems(m int, rng *rand.Rand) (l, g int) {
+	u, v := c.pLost, 0.0
+	if c.pLost < 1 {
+		v = c.pGained / (1 - c.pLost)
+	}
+	if c.lostB.Src != nil {
+		u = c.lostB.Rand()
+	}
+	if c.gainedB.Src != nil {
+		v = c.gainedB.Rand()
+	}
+	for range m {
+		switch {
+		case rng.Float64() < u:
+			l++
+		case rng.Float64() < v:
+			g++
+		}
+	}
+	return l, g
 }

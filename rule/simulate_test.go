@@ -24,22 +24,23 @@ func bruteForce(t *testing.T, r Rule, classes []Class, s Scenario, reps int, see
 			pg := c.Discordance / 2
 			cs := make([]power.ClusterCounts, len(c.Sizes))
 			for k, m := range c.Sizes {
-				u, v := pl, pg
+				// The model of Class: u the loss propensity, v the
+				// propensity to gain an item not lost.
+				u, v := pl, pg/(1-pl)
 				if c.Correlation > 0 {
 					sum := (1 - c.Correlation) / c.Correlation
-					if pl > 0 {
-						u = distuv.Beta{Alpha: pl * sum, Beta: (1 - pl) * sum, Src: rng}.Rand()
+					if u > 0 {
+						u = distuv.Beta{Alpha: u * sum, Beta: (1 - u) * sum, Src: rng}.Rand()
 					}
-					if pg > 0 {
-						v = math.Min(distuv.Beta{Alpha: pg * sum, Beta: (1 - pg) * sum, Src: rng}.Rand(), 1-u)
+					if v > 0 {
+						v = distuv.Beta{Alpha: v * sum, Beta: (1 - v) * sum, Src: rng}.Rand()
 					}
 				}
 				cl := power.ClusterCounts{N: m}
 				for j := 0; j < m; j++ {
-					x := rng.Float64()
-					if x < u {
+					if rng.Float64() < u {
 						cl.Lost++
-					} else if x < u+v {
+					} else if rng.Float64() < v {
 						cl.Gained++
 					}
 				}
@@ -85,7 +86,7 @@ func TestCharacteristicsAgainstBruteForce(t *testing.T) {
 			{Name: "reference", Sizes: sizes(t, 61, 30), Baseline: 0.9, Discordance: 7.0 / 61, Correlation: rho},
 		}
 	}
-	const reps = 4000
+	const reps = 10000
 	for _, c := range []struct {
 		name    string
 		rule    Rule
@@ -140,9 +141,7 @@ func TestEstimateCorrelation(t *testing.T) {
 	for _, rho := range []float64{0, 0.1, 0.3} {
 		rng := rand.New(rand.NewPCG(5, 5))
 		c := simClass{sizes: sizes(t, 40000, 5000), pLost: 0.1, pGained: 0.1, rho: rho}
-		c.clusters = make([]power.ClusterCounts, len(c.sizes))
-		c.lostB, _ = newBeta(c.pLost, rho, rng)
-		c.gainedB, _ = newBeta(c.pGained, rho, rng)
+		c.prepare(rng)
 		c.draw(rng)
 		est, _, err := EstimateCorrelation(c.clusters)
 		if err != nil {
