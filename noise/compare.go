@@ -370,6 +370,9 @@ func warnings(m *Measure) []string {
 		w = append(w, fmt.Sprintf("the two files name different systems (%s and %s): an A/A measure compares two runs of one system; between two systems the disagreement is their difference plus the noise, not the noise alone",
 			quote(m.A.System), quote(m.B.System)))
 	}
+	if diagonal(m.Table) {
+		w = append(w, "the two runs gave every pair the same verdict: a second run answered from the judge cache (tally check --cache) or by the recorded judge measures no noise; judge the second run afresh (--cache \"\" or a folder of its own) or check a second set of compacted contexts")
+	}
 	if u := m.Unpaired; u.OnlyA+u.OnlyB > 0 {
 		w = append(w, fmt.Sprintf("%s only in %s and %s only in %s are unpaired and in no figure: both runs should check the same fixtures and contexts",
 			count(u.OnlyA, "item-compaction"), m.A.File, count(u.OnlyB, "item-compaction"), m.B.File))
@@ -379,6 +382,18 @@ func warnings(m *Measure) []string {
 			count(n, "item-compaction"), plural(n, "has", "have")))
 	}
 	return w
+}
+
+// diagonal reports whether every count of table is on its diagonal.
+func diagonal(table [][]int) bool {
+	for i, row := range table {
+		for j, x := range row {
+			if i != j && x != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // quote quotes an untrusted string for a message, cut at 40 characters.

@@ -4,9 +4,11 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/stats"
 )
 
 // compareFiles runs Compare on two files of testdata.
@@ -130,5 +132,19 @@ func TestCountsByHand(t *testing.T) {
 	}
 	if len(m.Warnings) != 2 {
 		t.Errorf("warnings %q, want the unpaired and the errors", m.Warnings)
+	}
+}
+
+// TestIdenticalRuns: two runs that agree on every verdict have no
+// discordance, an undefined ICC, κ 1 — and a warning that such a pair
+// usually measures the judge cache, not the noise.
+func TestIdenticalRuns(t *testing.T) {
+	m := compareFiles(t, "aa_a.jsonl", "aa_a.jsonl")
+	if m.All.Discordant() != 0 || m.Agreement.Kappa != 1 || m.ICC.Undefined != stats.ICCNoVariance {
+		t.Errorf("discordant %d, κ %v, ICC %+v", m.All.Discordant(), m.Agreement.Kappa, m.ICC)
+	}
+	// aa_a.jsonl has two error verdicts (items 21 and 22): said too.
+	if len(m.Warnings) != 2 || !strings.Contains(m.Warnings[0], "judge cache") || !strings.HasPrefix(m.Warnings[1], "2 item-compactions") {
+		t.Errorf("warnings %q, want the one about identical runs and the errors", m.Warnings)
 	}
 }
