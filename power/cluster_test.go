@@ -218,3 +218,35 @@ func TestClusteredAllocs(t *testing.T) {
 		t.Errorf("ClusteredNI allocates %v times", a)
 	}
 }
+
+// TestClusteredSingletons: with one item per cluster the clusters are
+// independent pairs, and the statistics reduce to McNemar's
+// (L−G)²/(L+G): Durkalski's exactly, Obuchowski's times (K−1)/K. The
+// clustered NI Wald statistic's SE² becomes K/(K−1)·(ψ̂ − Δ̂²)/N, the
+// unclustered Wald variance with the (K−1) correction.
+func TestClusteredSingletons(t *testing.T) {
+	for _, c := range []struct{ lost, gained, same int }{{7, 1, 43}, {9, 11, 180}, {3, 0, 2}} {
+		var cs []ClusterCounts
+		for range c.lost {
+			cs = append(cs, ClusterCounts{N: 1, Lost: 1})
+		}
+		for range c.gained {
+			cs = append(cs, ClusterCounts{N: 1, Gained: 1})
+		}
+		for range c.same {
+			cs = append(cs, ClusterCounts{N: 1})
+		}
+		k := float64(len(cs))
+		d := float64(c.lost - c.gained)
+		mcnemar := d * d / float64(c.lost+c.gained)
+		o, _ := ClusteredMcNemar(cs, ClusterObuchowski)
+		du, _ := ClusteredMcNemar(cs, ClusterDurkalski)
+		check(t, "durkalski singletons", du.ChiSquare, mcnemar, 1e-12, "reduces to McNemar")
+		check(t, "obuchowski singletons", o.ChiSquare, mcnemar*(k-1)/k, 1e-12, "reduces to McNemar·(K−1)/K")
+		z, _, _ := ClusteredNI(cs, 0.1)
+		delta := -d / k
+		psi := float64(c.lost+c.gained) / k
+		se := math.Sqrt(k / (k - 1) * (psi - delta*delta) / k)
+		check(t, "NI singletons", z, (delta+0.1)/se, 1e-12, "Wald with the (K−1) correction")
+	}
+}

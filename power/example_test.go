@@ -67,3 +67,45 @@ func ExamplePaired_SampleSize() {
 	fmt.Printf("%d pairs, power %.3f, actual size %.4f\n", ss.N, ss.Power, ss.ActualSize)
 	// Output: 421 pairs, power 0.800, actual size 0.0322
 }
+
+// The gate's one-sided McNemar test: 16 items lost and 6 gained (the
+// Cavo et al. table's discordant pairs). The mid-p is half the two-sided
+// mid-p of Fagerland, Lydersen & Laake's worked example, 0.034690.
+func ExampleOneSidedP() {
+	fmt.Printf("exact %.6f, mid-p %.6f\n", power.OneSidedP(16, 6, false), power.OneSidedP(16, 6, true))
+	// Output:
+	// exact 0.026239, mid-p 0.017345
+}
+
+// Tango's (1998) example: 44 pairs, one lost and none gained. Is the
+// candidate at most 10 points worse?
+func ExampleTangoNI() {
+	z, p, err := power.TangoNI(power.Table{A: 43, B: 1, C: 0, D: 0}, 0.1)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("Z = %.4f, one-sided p = %.4f\n", z, p)
+	// Output:
+	// Z = 1.7086, one-sided p = 0.0438
+}
+
+// Four conversations' items, where losses come in clumps: the clustered
+// tests weigh the evidence by conversation, not by item. (Checked in R
+// with the formulas of power/testdata/refgen/clustered.R and
+// binom.test(5, 6, alternative = "greater").)
+func ExampleClusteredMcNemar() {
+	cs := []power.ClusterCounts{{N: 10, Lost: 4, Gained: 0}, {N: 12, Lost: 0, Gained: 1}, {N: 8, Lost: 1, Gained: 0}, {N: 9, Lost: 0, Gained: 0}}
+	for _, m := range power.ClusterMethods {
+		t, err := power.ClusteredMcNemar(cs, m)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%-10s χ² = %.4f  p = %.4f  one-sided p = %.4f\n", t.Method, t.ChiSquare, t.P, t.OneSidedP)
+	}
+	fmt.Printf("unclustered one-sided exact p = %.4f\n", power.OneSidedP(5, 1, false))
+	// Output:
+	// obuchowski χ² = 0.6667  p = 0.4142  one-sided p = 0.2071
+	// durkalski  χ² = 1.0685  p = 0.3013  one-sided p = 0.1506
+	// yang       χ² = 0.7338  p = 0.3917  one-sided p = 0.1958
+	// unclustered one-sided exact p = 0.1094
+}

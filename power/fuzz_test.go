@@ -141,3 +141,85 @@ func FuzzPower(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOneSidedNI: OneSidedP is a p-value (in [0,1], mid-p ≤ exact, not
+// larger with one more loss), and TangoNI either refuses the table or
+// margin with an input error or gives a finite z and p = 1 − Φ(z).
+func FuzzOneSidedNI(f *testing.F) {
+	f.Add(16, 6, 59, 0.1)
+	f.Add(0, 0, 10, 0.0)
+	f.Add(1, 0, 43, 0.1)
+	f.Add(5_000_000, 4_999_999, 1, 0.999)
+	f.Add(3, 9, 0, -0.5)
+	f.Fuzz(func(t *testing.T, lost, gained, concordant int, margin float64) {
+		if lost >= 0 && gained >= 0 && lost <= MaxPairs && gained <= MaxPairs-lost {
+			ex, mid := OneSidedP(lost, gained, false), OneSidedP(lost, gained, true)
+			if !(ex >= 0 && ex <= 1 && mid >= 0 && mid <= ex+1e-15) {
+				t.Fatalf("lost %d gained %d: exact %v mid-p %v", lost, gained, ex, mid)
+			}
+			if lost < MaxPairs-gained {
+				if more := OneSidedP(lost+1, gained, false); more > ex+1e-12 {
+					t.Fatalf("lost %d gained %d: one more loss raises p from %v to %v", lost, gained, ex, more)
+				}
+			}
+		}
+		tb := Table{A: concordant, B: lost, C: gained}
+		z, p, err := TangoNI(tb, margin)
+		if err != nil {
+			if !errorsIsInput(err) {
+				t.Fatalf("%v margin %v: %v does not match ErrInput", tb, margin, err)
+			}
+			return
+		}
+		if math.IsNaN(z) || math.IsInf(z, 0) || !(p >= 0 && p <= 1) {
+			t.Fatalf("%v margin %v: z %v p %v", tb, margin, z, p)
+		}
+	})
+}
+
+// FuzzClustered: clusters built from fuzzed bytes (three a cluster) give
+// an input error or, for every method, χ² = Z², P in [0,1] and
+// OneSidedP = 1 − Φ(Z) (1 with nothing discordant), and a finite
+// non-inferiority z; never NaN.
+func FuzzClustered(f *testing.F) {
+	f.Add([]byte{3, 2, 0, 3, 1, 0, 3, 0, 0}, 0.1)
+	f.Add([]byte{10, 0, 0}, 0.0)
+	f.Add([]byte{4, 1, 1, 8, 3, 3}, 0.5)
+	f.Add([]byte{0, 0, 0, 5, 1, 1}, 0.2)
+	f.Fuzz(func(t *testing.T, b []byte, margin float64) {
+		var cs []ClusterCounts
+		for i := 0; i+2 < len(b); i += 3 {
+			cs = append(cs, ClusterCounts{N: int(b[i]), Lost: int(b[i+1]), Gained: int(b[i+2])})
+		}
+		discordant := false
+		for _, c := range cs {
+			discordant = discordant || c.Lost+c.Gained > 0
+		}
+		for _, m := range ClusterMethods {
+			r, err := ClusteredMcNemar(cs, m)
+			if err != nil {
+				if !errorsIsInput(err) {
+					t.Fatalf("%v: %v does not match ErrInput", cs, err)
+				}
+				return
+			}
+			want := 1.0
+			if discordant {
+				want = unitNormal.Survival(r.Z)
+			}
+			if math.IsNaN(r.Z) || math.Abs(r.ChiSquare-r.Z*r.Z) > 1e-9*(1+r.ChiSquare) || !(r.P >= 0 && r.P <= 1) || math.Abs(r.OneSidedP-want) > 1e-15 {
+				t.Fatalf("%v %s: %+v", cs, m, r)
+			}
+		}
+		z, p, err := ClusteredNI(cs, margin)
+		if err != nil {
+			if !errorsIsInput(err) {
+				t.Fatalf("%v margin %v: %v does not match ErrInput", cs, margin, err)
+			}
+			return
+		}
+		if math.IsNaN(z) || math.IsInf(z, 0) || !(p >= 0 && p <= 1) {
+			t.Fatalf("%v margin %v: z %v p %v", cs, margin, z, p)
+		}
+	})
+}
