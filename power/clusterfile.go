@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
-	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
 )
 
@@ -20,6 +20,35 @@ const ClusterFileHeader = "conversation_id,pairs,lost,gained"
 const MaxClusterLine = 64 << 10
 
 var clusterFields = [4]string{"conversation_id", "pairs", "lost", "gained"}
+
+// FileError is a problem in an input file this package reads (a clusters
+// file), at a 1-based line and column counted in characters. Its text is
+// "FILE:LINE:COL: FIELD: MSG", the form of fixture.Problem, leaving out
+// ":LINE:COL" when Line is 0 and "FIELD: " when Field is empty. It
+// matches ErrInput.
+type FileError struct {
+	File      string
+	Line, Col int
+	Field     string
+	Msg       string
+}
+
+func (e FileError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrInput) true.
+func (e FileError) Is(target error) bool { return target == ErrInput }
 
 // LoadClusters reads the clusters file at path (ReadClusters) under lim
 // (zero fields: package input's defaults): a path that is no regular
@@ -49,7 +78,7 @@ func LoadClusters(path string, lim input.Limits) ([]ClusterCounts, error) {
 // MaxClusterLine bytes; the clusters are kept (3 ints each) and the ids
 // only as a set, to find repeats.
 //
-// The first problem ends the reading, as a fixture.Problem naming the
+// The first problem ends the reading, as a FileError naming the
 // file (name), line, column (in characters) and field. A file with a
 // header but no conversation is an error too.
 func ReadClusters(r io.Reader, name string) ([]ClusterCounts, error) {
@@ -73,10 +102,10 @@ func readClusters(r io.Reader, name string, maxLine int64) ([]ClusterCounts, err
 		switch {
 		case err == io.EOF:
 			if !header {
-				return nil, fixture.Problem{File: name, Msg: "empty file: want the header " + ClusterFileHeader + " and one line per conversation"}
+				return nil, FileError{File: name, Msg: "empty file: want the header " + ClusterFileHeader + " and one line per conversation"}
 			}
 			if len(cs) == 0 {
-				return nil, fixture.Problem{File: name, Msg: "no conversations after the header (want lines conversation_id,pairs,lost,gained)"}
+				return nil, FileError{File: name, Msg: "no conversations after the header (want lines conversation_id,pairs,lost,gained)"}
 			}
 			return cs, nil
 		case err != nil:
@@ -100,7 +129,7 @@ func readClusters(r io.Reader, name string, maxLine int64) ([]ClusterCounts, err
 		if !header {
 			for i, f := range fields {
 				if string(bytes.TrimSpace(f.text)) != clusterFields[i] {
-					return nil, fixture.Problem{File: name, Line: ln, Col: col(line, f.at), Field: "header",
+					return nil, FileError{File: name, Line: ln, Col: col(line, f.at), Field: "header",
 						Msg: fmt.Sprintf("column %d is %q; the header must be %s", i+1, preview(f.text), ClusterFileHeader)}
 				}
 			}
@@ -114,11 +143,11 @@ func readClusters(r io.Reader, name string, maxLine int64) ([]ClusterCounts, err
 		}
 		id := string(fields[0].text)
 		if at, dup := seen[id]; dup {
-			return nil, fixture.Problem{File: name, Line: ln, Col: col(line, fields[0].at), Field: "conversation_id",
+			return nil, FileError{File: name, Line: ln, Col: col(line, fields[0].at), Field: "conversation_id",
 				Msg: fmt.Sprintf("conversation_id %q repeats line %d; give each conversation one line", preview(fields[0].text), at)}
 		}
 		if total += c.N; total > MaxPairs {
-			return nil, fixture.Problem{File: name, Line: ln, Col: col(line, fields[1].at), Field: "pairs",
+			return nil, FileError{File: name, Line: ln, Col: col(line, fields[1].at), Field: "pairs",
 				Msg: fmt.Sprintf("the conversations hold more than %d pairs in all", MaxPairs)}
 		}
 		seen[id] = ln
@@ -136,17 +165,17 @@ type field struct {
 // splitCSV splits line into exactly len(out) fields, unquoting quoted
 // ones. It returns a problem (without file and line) for a
 // wrong field count or a malformed quote.
-func splitCSV(line []byte, out []field) *fixture.Problem {
+func splitCSV(line []byte, out []field) *FileError {
 	n, i := 0, 0
 	for {
 		if n == len(out) {
-			return &fixture.Problem{Col: col(line, i-1), Msg: fmt.Sprintf("more than %d comma-separated fields; want %s (quote an id that holds a comma)", len(out), ClusterFileHeader)}
+			return &FileError{Col: col(line, i-1), Msg: fmt.Sprintf("more than %d comma-separated fields; want %s (quote an id that holds a comma)", len(out), ClusterFileHeader)}
 		}
 		start := i
 		if i < len(line) && line[i] == '"' {
 			text, next, ok := unquote(line, i)
 			if !ok {
-				return &fixture.Problem{Col: col(line, start), Field: clusterFields[n], Msg: "unterminated or malformed quoted field (a quote inside is written \"\", and the field ends at its closing quote)"}
+				return &FileError{Col: col(line, start), Field: clusterFields[n], Msg: "unterminated or malformed quoted field (a quote inside is written \"\", and the field ends at its closing quote)"}
 			}
 			out[n] = field{text: text, at: start}
 			i = next
@@ -157,7 +186,7 @@ func splitCSV(line []byte, out []field) *fixture.Problem {
 				end = i + j
 			}
 			if q := bytes.IndexByte(line[i:end], '"'); q >= 0 {
-				return &fixture.Problem{Col: col(line, i+q), Field: clusterFields[n], Msg: "a quote inside an unquoted field; quote the whole field"}
+				return &FileError{Col: col(line, i+q), Field: clusterFields[n], Msg: "a quote inside an unquoted field; quote the whole field"}
 			}
 			out[n] = field{text: line[i:end], at: start}
 			i = end
@@ -169,7 +198,7 @@ func splitCSV(line []byte, out []field) *fixture.Problem {
 		i++ // the comma
 	}
 	if n < len(out) {
-		return &fixture.Problem{Col: col(line, len(line)), Field: clusterFields[n], Msg: fmt.Sprintf("only %d of the %d fields %s", n, len(out), ClusterFileHeader)}
+		return &FileError{Col: col(line, len(line)), Field: clusterFields[n], Msg: fmt.Sprintf("only %d of the %d fields %s", n, len(out), ClusterFileHeader)}
 	}
 	return nil
 }
@@ -204,9 +233,9 @@ func unquote(line []byte, i int) (text []byte, next int, ok bool) {
 }
 
 // parseCluster reads the three counts of a split line.
-func parseCluster(line []byte, f [4]field) (ClusterCounts, *fixture.Problem) {
+func parseCluster(line []byte, f [4]field) (ClusterCounts, *FileError) {
 	if len(f[0].text) == 0 {
-		return ClusterCounts{}, &fixture.Problem{Col: col(line, f[0].at), Field: "conversation_id", Msg: "empty conversation_id"}
+		return ClusterCounts{}, &FileError{Col: col(line, f[0].at), Field: "conversation_id", Msg: "empty conversation_id"}
 	}
 	var v [3]int
 	for i := 1; i < 4; i++ {
@@ -214,20 +243,20 @@ func parseCluster(line []byte, f [4]field) (ClusterCounts, *fixture.Problem) {
 		n, err := strconv.Atoi(s)
 		switch {
 		case errors.Is(err, strconv.ErrRange) || (err == nil && n > MaxPairs):
-			return ClusterCounts{}, &fixture.Problem{Col: col(line, f[i].at), Field: clusterFields[i], Msg: fmt.Sprintf("%q is more than %d", preview(f[i].text), MaxPairs)}
+			return ClusterCounts{}, &FileError{Col: col(line, f[i].at), Field: clusterFields[i], Msg: fmt.Sprintf("%q is more than %d", preview(f[i].text), MaxPairs)}
 		case err != nil:
-			return ClusterCounts{}, &fixture.Problem{Col: col(line, f[i].at), Field: clusterFields[i], Msg: fmt.Sprintf("%q is not a whole number", preview(f[i].text))}
+			return ClusterCounts{}, &FileError{Col: col(line, f[i].at), Field: clusterFields[i], Msg: fmt.Sprintf("%q is not a whole number", preview(f[i].text))}
 		case n < 0:
-			return ClusterCounts{}, &fixture.Problem{Col: col(line, f[i].at), Field: clusterFields[i], Msg: fmt.Sprintf("%d is negative", n)}
+			return ClusterCounts{}, &FileError{Col: col(line, f[i].at), Field: clusterFields[i], Msg: fmt.Sprintf("%d is negative", n)}
 		}
 		v[i-1] = n
 	}
 	c := ClusterCounts{N: v[0], Lost: v[1], Gained: v[2]}
 	switch {
 	case c.N < 1:
-		return c, &fixture.Problem{Col: col(line, f[1].at), Field: "pairs", Msg: "a conversation must have at least 1 item pair"}
+		return c, &FileError{Col: col(line, f[1].at), Field: "pairs", Msg: "a conversation must have at least 1 item pair"}
 	case c.Lost+c.Gained > c.N:
-		return c, &fixture.Problem{Col: col(line, f[2].at), Field: "lost", Msg: fmt.Sprintf("lost %d + gained %d exceed the %d pairs", c.Lost, c.Gained, c.N)}
+		return c, &FileError{Col: col(line, f[2].at), Field: "lost", Msg: fmt.Sprintf("lost %d + gained %d exceed the %d pairs", c.Lost, c.Gained, c.N)}
 	}
 	return c, nil
 }

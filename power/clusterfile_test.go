@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
 )
 
@@ -63,8 +62,8 @@ func TestReadClustersErrors(t *testing.T) {
 		{h + "a,10000000,0,0\nb,1,0,0\n", "c.csv:3:3: pairs: the conversations hold more than 10000000 pairs in all"},
 	} {
 		_, err := ReadClusters(strings.NewReader(c.in), "c.csv")
-		var p fixture.Problem
-		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || !errors.As(err, &p) {
+		var p FileError
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || !errors.As(err, &p) || !errors.Is(err, ErrInput) {
 			t.Errorf("%q: error %v, want one line starting %q", c.in, err, c.want)
 		}
 	}
