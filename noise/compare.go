@@ -367,7 +367,7 @@ func (p *pairing) nothingToCompare(m *Measure) error {
 func warnings(m *Measure) []string {
 	var w []string
 	if m.A.System != m.B.System {
-		w = append(w, fmt.Sprintf("the two files name different systems (%s and %s): an A/A measure compares two runs of one system; between two systems the disagreement is their difference plus the noise, not the noise alone",
+		w = append(w, fmt.Sprintf("A names its system %s and B %s: these figures are the noise only if A and B are two runs of one system (tally check --system may name the runs apart); between two systems they are the difference plus the noise",
 			quote(m.A.System), quote(m.B.System)))
 	}
 	if diagonal(m.Table) {

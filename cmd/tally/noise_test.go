@@ -72,7 +72,7 @@ func TestNoiseExample(t *testing.T) {
 	if len(got.Classes) != 4 || got.All.Conversations != 40 {
 		t.Errorf("%d classes, %d conversations; want 4 and the example's 40", len(got.Classes), got.All.Conversations)
 	}
-	if len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], `different systems ("incumbent" and "candidate")`) ||
+	if len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], `A names its system "incumbent" and B "candidate"`) ||
 		!strings.HasPrefix(got.Sentence, "If A and B are two runs of one system, ") {
 		t.Errorf("two systems not said: %q, %q", got.Warnings, got.Sentence)
 	}
