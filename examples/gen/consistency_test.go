@@ -388,8 +388,8 @@ func TestReplay(t *testing.T) {
 	}
 }
 
-// TestContextsAndPromptSizes: one context per compaction per system at
-// the compaction's turn, both content forms in use, and prompt sizes that
+// TestContextsAndPromptSizes: one context per compaction per system (the
+// incumbent's rerun too) at the compaction's turn, both content forms in use, and prompt sizes that
 // are the documented estimate, the incumbent within budget and the
 // candidate about 30% smaller.
 func TestContextsAndPromptSizes(t *testing.T) {
@@ -408,7 +408,7 @@ func TestContextsAndPromptSizes(t *testing.T) {
 	forms := make(map[string]bool)
 	total := make(map[string]int)
 	count := make(map[string]int)
-	for _, system := range []string{SystemIncumbent, SystemCandidate} {
+	for _, system := range Systems {
 		dirs, err := os.ReadDir(filepath.Join(committed, "contexts", system))
 		if err != nil {
 			t.Fatal(err)

@@ -39,6 +39,18 @@ type summariser struct {
 	MaxResultLines int
 	Para           int // which paraphrase of an item it writes
 	Targets        map[fixture.Class]classOutcome
+	// Like names the system whose note it writes and whose transcript
+	// (the kept recent turns' tool results) it draws from the same
+	// streams; "" for its own.
+	Like string
+}
+
+// like is the system whose note and transcript streams sm uses.
+func (sm summariser) like() string {
+	if sm.Like != "" {
+		return sm.Like
+	}
+	return sm.Name
 }
 
 // The incumbent reproduces the source text's table: 71/80, 44/51, 96/103,
@@ -267,7 +279,7 @@ func buildContexts(seed uint64, sm summariser, convs []*conv, chains []*chain) (
 					bc.Verdicts[ii] = ch.verdict(j + 1)
 				}
 			}
-			r := stream(seed, fmt.Sprintf("context/%s/%s/%d", sm.Name, cv.s.ID, j+1))
+			r := stream(seed, fmt.Sprintf("context/%s/%s/%d", sm.like(), cv.s.ID, j+1))
 			var err error
 			for attempt := 0; attempt < 20; attempt++ {
 				bc.JSON = assemble(r, sm, cv, j+1, bc.Verdicts)
@@ -306,7 +318,7 @@ func (bc *builtContext) check() error {
 }
 
 func paraIndex(system string) int {
-	for _, sm := range summarisers {
+	for _, sm := range append(summarisers, rerunSummariser()) {
 		if sm.Name == system {
 			return sm.Para
 		}
@@ -344,7 +356,7 @@ func assemble(r *rand.Rand, sm summariser, cv *conv, j int, verdicts []fixture.V
 	}
 	prog := progress(cv.log, from-1)
 	ctx := ctxJSON{ConversationID: cv.s.ID, Compaction: j, Turn: c}
-	if sm.Name == SystemIncumbent {
+	if sm.like() == SystemIncumbent {
 		ctx.System = incumbentSystem(cv.log.th.Repo)
 		ledger := fmt.Sprintf("<compaction_state compaction=\"%d\" turn=\"%d\">\nPinned ledger — quoted exactly as stated; binding:\n", j, c)
 		if len(pinned) == 0 {
@@ -519,9 +531,14 @@ func records(built []*builtContext) []fixture.Record {
 	return out
 }
 
+// systemOrder orders the recorded judge's lines: the incumbent's, the
+// candidate's, then the rerun's.
 func systemOrder(s string) int {
-	if s == SystemIncumbent {
+	switch s {
+	case SystemIncumbent:
 		return 0
+	case SystemCandidate:
+		return 1
 	}
-	return 1
+	return 2
 }

@@ -27,6 +27,7 @@ type Quarter struct {
 	Fixtures   []*conv // sorted by conversation id
 	Logs       []*sessionLog
 	Built      map[string][]*builtContext // by system
+	Rerun      rerunFit                   // what the rerun's calibration solved (rerun.go)
 	Replay     []replayLine
 	Incidents  int
 	Tied       string // an incident tied with the weakest fixture, left out by the tie-break ("" if none)
@@ -154,13 +155,21 @@ func generate(seed uint64, cc bool) (*Quarter, error) {
 	}
 	slices.SortFunc(q.Fixtures, func(a, b *conv) int { return cmp.Compare(a.s.ID, b.s.ID) })
 
-	// Compacted contexts.
+	// Compacted contexts: the two systems', then the incumbent's rerun,
+	// drawn from the incumbent's outcomes (rerun.go).
+	chains := make(map[string][]*chain)
 	for _, sm := range summarisers {
-		chains, err := assignOutcomes(seed, sm, q.Fixtures)
+		chains[sm.Name], err = assignOutcomes(seed, sm, q.Fixtures)
 		if err != nil {
 			return nil, err
 		}
-		built, err := buildContexts(seed, sm, q.Fixtures, chains)
+	}
+	chains[SystemRerun], q.Rerun, err = assignRerun(seed, chains[SystemIncumbent])
+	if err != nil {
+		return nil, err
+	}
+	for _, sm := range append(summarisers, rerunSummariser()) {
+		built, err := buildContexts(seed, sm, q.Fixtures, chains[sm.Name])
 		if err != nil {
 			return nil, err
 		}
@@ -266,19 +275,19 @@ func (q *Quarter) files() error {
 		}
 	}
 	var sizes []promptSize
-	for _, sm := range summarisers {
-		for _, bc := range q.Built[sm.Name] {
+	for _, sys := range Systems {
+		for _, bc := range q.Built[sys] {
 			data, err := contextJSON(bc.JSON)
-			if err := add(path.Join("contexts", sm.Name, bc.Conv.s.ID, fmt.Sprintf("%d.json", bc.J)), data, err); err != nil {
+			if err := add(path.Join("contexts", sys, bc.Conv.s.ID, fmt.Sprintf("%d.json", bc.J)), data, err); err != nil {
 				return err
 			}
-			sizes = append(sizes, promptSize{sm.Name, bc.Conv.s.ID, bc.J, EstimateTokens(bc.Rendered)})
+			sizes = append(sizes, promptSize{sys, bc.Conv.s.ID, bc.J, EstimateTokens(bc.Rendered)})
 		}
 	}
 	var recs bytes.Buffer
 	w := fixture.NewRecordWriter(&recs)
-	for _, sm := range summarisers {
-		for _, rec := range records(q.Built[sm.Name]) {
+	for _, sys := range Systems {
+		for _, rec := range records(q.Built[sys]) {
 			if err := w.Write(rec); err != nil {
 				return err
 			}

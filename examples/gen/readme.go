@@ -145,7 +145,8 @@ the source text describes them, with everything tally's commands need:
 session summaries for `+"`select`"+`, event logs with injected failure
 signals and their truth for `+"`signals`"+` and `+"`propose`"+`, 40
 fixtures with the compacted contexts of an incumbent and a candidate
-summariser and a recorded judge for `+"`check`"+`, and paired replay
+summariser (and of the incumbent run a second time, the A/A pair for
+`+"`noise`"+`) and a recorded judge for `+"`check`"+`, and paired replay
 outcomes for `+"`replay`"+`.
 
 ## Files
@@ -156,8 +157,8 @@ outcomes for `+"`replay`"+`.
 %s
 | `+"`events/truth.jsonl`"+` | where the failure signals were injected, and the look-alikes that must not be flagged |
 | `+"`fixtures/<conversation_id>.json`"+` | the %d fixture conversations, in the source text's format |
-| `+"`contexts/incumbent/<conversation_id>/<n>.json`"+`, `+"`contexts/candidate/…`"+` | the compacted context at compaction n of each fixture, as each summariser assembled it |
-| `+"`judge/recorded.jsonl`"+` | the recorded judge's verdicts for every live item not carried verbatim, both systems (`+"`fixture.Record`"+` lines, judge `+"`%s`"+`) |
+| `+"`contexts/incumbent/<conversation_id>/<n>.json`"+`, `+"`contexts/candidate/…`"+`, `+"`contexts/incumbent-rerun/…`"+` | the compacted context at compaction n of each fixture, as each summariser assembled it (the last: the incumbent run again) |
+| `+"`judge/recorded.jsonl`"+` | the recorded judge's verdicts for every live item not carried verbatim, all three systems (`+"`fixture.Record`"+` lines, judge `+"`%s`"+`) |
 | `+"`replay.jsonl`"+` | paired task outcomes for %d replayed conversations |
 | `+"`prompt_sizes.jsonl`"+` | the estimated prompt size of every context |
 
@@ -389,6 +390,8 @@ A context, `+"`contexts/<system>/<conversation_id>/<n>.json`"+`, is
 `+"`{\"conversation_id\",\"compaction\",\"turn\",\"system\",\"messages\":[{\"role\",\"content\"}]}`"+`
 (content a string or a list of `+"`{\"type\":\"text\",\"text\"}`"+` parts; both
 occur). `+"`turn`"+` is the compaction's turn. %d contexts per system.
+The third system, `+"`incumbent-rerun`"+`, is the incumbent run a second time
+(below, after the two systems' results).
 
 - **incumbent**: a long system prompt; a `+"`<compaction_state>`"+` note of two
   parts, a pinned ledger quoting items verbatim and a sectioned summary
@@ -423,6 +426,7 @@ The results (over every fixture, compaction and live item):
 	inc.markdown(&b)
 	b.WriteString("\n**candidate**\n\n")
 	cand.markdown(&b)
+	q.rerunSection(&b)
 
 	// Replay.
 	var cells [4]int
@@ -482,11 +486,12 @@ bytes a token for English and code).
 |---|--:|--:|--:|
 | incumbent | %d | %.0f | %d |
 | candidate | %d | %.0f | %d |
+| incumbent-rerun | %d | %.0f | %d |
 
 The budget on the incumbent's mean is **%d** tokens. The candidate's mean
 is %.1f%% smaller than the incumbent's.
 `, nSys[SystemIncumbent], mean[SystemIncumbent], maxTok[SystemIncumbent], nSys[SystemCandidate], mean[SystemCandidate], maxTok[SystemCandidate],
-		PromptBudget, 100*(1-mean[SystemCandidate]/mean[SystemIncumbent]))
+		nSys[SystemRerun], mean[SystemRerun], maxTok[SystemRerun], PromptBudget, 100*(1-mean[SystemCandidate]/mean[SystemIncumbent]))
 
 	if strings.Contains(b.String(), "%!") {
 		return nil, fmt.Errorf("README: a formatting verb went wrong")

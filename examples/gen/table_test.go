@@ -40,6 +40,21 @@ func (t checkTable) total(v fixture.Verdict) int {
 // item that is verbatim or not live, or a record used twice.
 func checkCommitted(t *testing.T) map[string]checkTable {
 	t.Helper()
+	tables, _ := checkCommittedPairs(t)
+	return tables
+}
+
+// pairKey names one item at one compaction of one fixture.
+type pairKey struct {
+	conv       string
+	compaction int
+	item       string
+}
+
+// checkCommittedPairs is checkCommitted, with each system's verdict for
+// every live item-compaction besides.
+func checkCommittedPairs(t *testing.T) (map[string]checkTable, map[string]map[pairKey]fixture.Verdict) {
+	t.Helper()
 	fixtures, err := fixture.Load(filepath.Join(committed, "fixtures"))
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +92,9 @@ func checkCommitted(t *testing.T) map[string]checkTable {
 		recs[k] = rec
 	}
 	tables := make(map[string]checkTable)
-	for _, system := range []string{SystemIncumbent, SystemCandidate} {
+	verdicts := make(map[string]map[pairKey]fixture.Verdict)
+	for _, system := range Systems {
+		verdicts[system] = make(map[pairKey]fixture.Verdict)
 		tab := make(checkTable)
 		for _, c := range fixture.Classes {
 			tab[c] = make(map[fixture.Verdict]int)
@@ -128,6 +145,7 @@ func checkCommitted(t *testing.T) map[string]checkTable {
 						}
 					}
 					tab[it.Class][v]++
+					verdicts[system][pairKey{fx.ConversationID, ctx.Compaction, it.ID}] = v
 				}
 			}
 		}
@@ -136,7 +154,7 @@ func checkCommitted(t *testing.T) map[string]checkTable {
 	for k := range recs {
 		t.Errorf("a record matches no live item of any context: %+v", k)
 	}
-	return tables
+	return tables, verdicts
 }
 
 // TestIncumbentTable: the incumbent's per-class results reproduce the
