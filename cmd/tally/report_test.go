@@ -54,10 +54,11 @@ func repCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 const exampleConfig = quarterly + "/report.yaml"
 
 // TestCheckReproducesExampleVerdicts: the committed verdict files are
-// exactly what `tally check` writes with the recorded judge.
+// exactly what `tally check` writes with the recorded judge, the
+// incumbent's rerun (the example's A/A pair for `tally noise`) too.
 func TestCheckReproducesExampleVerdicts(t *testing.T) {
 	dir := t.TempDir()
-	for _, sys := range []string{"incumbent", "candidate"} {
+	for _, sys := range []string{"incumbent", "candidate", "incumbent-rerun"} {
 		out := filepath.Join(dir, sys+".jsonl")
 		_, errOut, code := cli(t, recordedArgs(sys, "--cache", "", "-o", out)...)
 		if code != 0 {
