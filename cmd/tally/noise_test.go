@@ -9,12 +9,16 @@ import (
 )
 
 // The hand-made A/A pair of package noise (counted by hand in
-// noise.TestCountsByHand) and the bundled example's two systems.
+// noise.TestCountsByHand), the bundled example's two systems and its A/A
+// pair.
 const (
 	aaA        = "../../noise/testdata/aa_a.jsonl"
 	aaB        = "../../noise/testdata/aa_b.jsonl"
 	exampleInc = "../../examples/quarterly/verdicts/incumbent.jsonl"
 	exampleCan = "../../examples/quarterly/verdicts/candidate.jsonl"
+	// exampleRerun is the incumbent run a second time: the example's A/A
+	// pair with exampleInc (figures pinned in noise.TestExampleRerun).
+	exampleRerun = "../../examples/quarterly/verdicts/incumbent-rerun.jsonl"
 )
 
 func TestNoiseGolden(t *testing.T) {
@@ -26,6 +30,8 @@ func TestNoiseGolden(t *testing.T) {
 		{"noise/aa.json", []string{"noise", aaA, aaB, "--format", "json"}},
 		{"noise/example.txt", []string{"noise", exampleInc, exampleCan}},
 		{"noise/example.json", []string{"noise", exampleInc, exampleCan, "--format", "json"}},
+		{"noise/rerun.txt", []string{"noise", exampleInc, exampleRerun}},
+		{"noise/rerun.json", []string{"noise", exampleInc, exampleRerun, "--format", "json"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
