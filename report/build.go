@@ -113,6 +113,9 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 	if err := b.compute(); err != nil {
 		return nil, err
 	}
+	if err := b.errorRates(); err != nil {
+		return nil, err
+	}
 	if cfg.Replay != "" {
 		if err := b.replay(); err != nil {
 			return nil, err
@@ -321,8 +324,22 @@ func (b *builder) compute() error {
 		errPairs = make([]pairedErrors, nc)
 		totals   [2]fixture.Counts
 		contr    contradictionPairs
+		// The rule's paired counts by conversation: as checked, and in
+		// the candidate's favour (every error pair that could be a gain
+		// and every unpaired item-compaction counted as a gain).
+		pairCur, favCur = make([]power.ClusterCounts, nc), make([]power.ClusterCounts, nc)
+		pairs, favs     = make([][]power.ClusterCounts, nc), make([][]power.ClusterCounts, nc)
 	)
 	flush := func() {
+		for ci := range pairCur {
+			if pairCur[ci].N > 0 {
+				pairs[ci] = append(pairs[ci], pairCur[ci])
+			}
+			if favCur[ci].N > 0 {
+				favs[ci] = append(favs[ci], favCur[ci])
+			}
+			pairCur[ci], favCur[ci] = power.ClusterCounts{}, power.ClusterCounts{}
+		}
 		for ci := range cur {
 			for s := range 2 {
 				if cur[ci][s].N > 0 {
@@ -357,23 +374,38 @@ func (b *builder) compute() error {
 		switch {
 		case iv == "":
 			only[ci][1] = append(only[ci][1], row.ItemKey)
+			favCur[ci].N++
+			favCur[ci].Gained++
 		case cv == "":
 			only[ci][0] = append(only[ci][0], row.ItemKey)
+			favCur[ci].N++
+			favCur[ci].Gained++
 		case iv == fixture.Error || cv == fixture.Error:
 			// Unknown outcome: left out of the item-level pairs, and
 			// counted for the rule's best case for the candidate.
+			gains := errPairs[ci].gains
 			errPairs[ci].add(iv, cv)
 			contr.addError(iv, cv)
+			favCur[ci].N++
+			if errPairs[ci].gains > gains {
+				favCur[ci].Gained++
+			}
 		default:
 			t := &tables[ci]
+			pairCur[ci].N++
+			favCur[ci].N++
 			switch ir, cr := iv.Retained(), cv.Retained(); {
 			case ir && cr:
 				t.A++
 			case ir:
 				t.B++
+				pairCur[ci].Lost++
+				favCur[ci].Lost++
 				lost[ci] = append(lost[ci], row.ItemKey)
 			case cr:
 				t.C++
+				pairCur[ci].Gained++
+				favCur[ci].Gained++
 				gained[ci] = append(gained[ci], row.ItemKey)
 			default:
 				t.D++
@@ -385,7 +417,11 @@ func (b *builder) compute() error {
 	}
 	flush()
 
-	tol := cfg.Regression
+	reg := cfg.Regression
+	changes, outcomes, err := decideClasses(reg.Rule, pairs, favs, errPairs, only)
+	if err != nil {
+		return err
+	}
 	for ci, cl := range fixture.Classes {
 		min, gated := cfg.Gates.Retained[cl]
 		row := ClassRow{Class: cl, MinShare: min, Lost: lost[ci], Gained: gained[ci], Pairs: tables[ci],
@@ -398,7 +434,7 @@ func (b *builder) compute() error {
 			}
 			sc.Gate = ShareGate(c, min, gated)
 		}
-		row.Change = retainedChange(tables[ci], errPairs[ci], len(only[ci][0])+len(only[ci][1]), tol.RetainedTolerance)
+		row.Change, row.Rule, row.Clusters = changes[ci], outcomes[ci], pairs[ci]
 		row.McNemar = power.Test{Method: string(power.TestExact), PValue: 1}
 		if tables[ci].Pairs() > 0 {
 			res, err := power.McNemar(tables[ci], cfg.Confidence)
@@ -428,7 +464,7 @@ func (b *builder) compute() error {
 		Max:       max,
 		Incumbent: totals[0].Contradicted, Candidate: totals[1].Contradicted,
 		IncumbentGate: contradictionGate(totals[0], max), CandidateGate: contradictionGate(totals[1], max),
-		Change:        contradictionChange(contr, onlyInc+onlyCand, tol.ContradictionTolerance),
+		Change:        contradictionChange(contr, onlyInc+onlyCand, reg.Rule),
 		New:           contr.new,
 		Resolved:      contr.resolved,
 		OnlyIncumbent: onlyInc, OnlyCandidate: onlyCand,
@@ -441,7 +477,7 @@ func (b *builder) compute() error {
 	r.Prompt.Change = promptChange(r.Prompt.Incumbent, r.Prompt.Candidate)
 	b.prompts = [2][]int{}
 
-	r.Decision = decide(r, tol)
+	r.Decision = decide(r, reg)
 
 	for s, name := range []string{r.Incumbent, r.Candidate} {
 		if e := totals[s].Errors; e > 0 {

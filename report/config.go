@@ -14,6 +14,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/rule"
 )
 
 // Config is a report configuration, report.yaml: what the report is
@@ -46,6 +47,9 @@ type Config struct {
 
 	Gates      Gates
 	Regression Regression
+	// Noise is optional; without it the report says the rule's error
+	// rates are unknown and how to measure them.
+	Noise NoiseConfig
 }
 
 // SystemConfig names one summariser and its inputs.
@@ -72,16 +76,26 @@ type Gates struct {
 }
 
 // Regression is the rule deciding whether a row got worse under the
-// candidate.
+// candidate, and what the report says of its error rates.
 type Regression struct {
-	// RetainedTolerance is the net number of items of a class the
-	// candidate may retain fewer than the incumbent before the row is
-	// worse (default 0: one fewer is worse).
-	RetainedTolerance int
-	// ContradictionTolerance is the number of contradictions the
-	// candidate may have more than the incumbent before the row is worse
-	// (default 0: one more is worse).
-	ContradictionTolerance int
+	// Rule is the regression rule (rule.Default when the configuration
+	// names none).
+	Rule rule.Rule
+	// Drops are the drops in a class's retention (shares: 0.03 is 3
+	// points) whose probability of blocking the report gives beside the
+	// false-block rate; DefaultDrops when the configuration gives none.
+	Drops []float64
+}
+
+// DefaultDrops are the drops the report gives the rule's power for: 3
+// and 10 points of a class's retention.
+var DefaultDrops = []float64{0.03, 0.10}
+
+// NoiseConfig names two check runs of one system (the same summariser
+// run twice, or the same contexts judged twice), from which the report
+// measures the noise its rule's error rates are computed under.
+type NoiseConfig struct {
+	First, Second string
 }
 
 // DefaultConfidence is the confidence level of the report's intervals
@@ -181,6 +195,7 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	cfg.Incumbent.Name = "incumbent"
 	cfg.Candidate.Name = "candidate"
 	cfg.Gates.Retained = map[fixture.Class]float64{}
+	cfg.Regression = Regression{Rule: rule.Default.Normalized(), Drops: DefaultDrops}
 	p.root(doc, cfg)
 	if len(p.probs) > 0 {
 		return nil, p.probs
@@ -405,11 +420,17 @@ func (p *configParser) root(doc *yaml.Node, cfg *Config) {
 		{"selection", p.path(&cfg.Selection, false)},
 		{"notebook", p.path(&cfg.Notebook, false)},
 		{"gates", func(n *yaml.Node, field string) { p.gates(n, field, &cfg.Gates) }},
-		{"regression", func(n *yaml.Node, field string) {
-			p.mapping(n, field, []cfgKey{
-				{"retained_tolerance", p.count(&cfg.Regression.RetainedTolerance, "items of a class the candidate may retain fewer than the incumbent")},
-				{"contradiction_tolerance", p.count(&cfg.Regression.ContradictionTolerance, "contradictions the candidate may have more than the incumbent")},
+		{"regression", func(n *yaml.Node, field string) { p.regression(n, field, &cfg.Regression) }},
+		{"noise", func(n *yaml.Node, field string) {
+			seen := p.mapping(n, field, []cfgKey{
+				{"first", p.path(&cfg.Noise.First, true)},
+				{"second", p.path(&cfg.Noise.Second, true)},
 			})
+			for _, k := range []string{"first", "second"} {
+				if !seen[k] {
+					p.add(deref(n), cfgJoin(field, k), "missing: noise names two check runs of one system, first and second (tally noise FIRST SECOND)")
+				}
+			}
 		}},
 	})
 	if cfg.Confidence <= 0 || cfg.Confidence >= 1 {

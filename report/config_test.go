@@ -4,10 +4,12 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/rule"
 )
 
 func TestLoadConfigQuarterly(t *testing.T) {
@@ -42,7 +44,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 	if cfg.Confidence != DefaultConfidence || cfg.Incumbent.Name != "incumbent" || cfg.Candidate.Name != "candidate" ||
 		cfg.Gates.MaxContradictions != 0 || cfg.Gates.MaxMeanPromptTokens != 0 || len(cfg.Gates.Retained) != 0 ||
-		cfg.Regression != (Regression{}) || cfg.Replay != "" || cfg.Selection != "" || cfg.Notebook != "" {
+		!reflect.DeepEqual(cfg.Regression, Regression{Rule: rule.Default.Normalized(), Drops: DefaultDrops}) || cfg.Noise != (NoiseConfig{}) || cfg.Replay != "" || cfg.Selection != "" || cfg.Notebook != "" {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	if cfg.Resolve(cfg.Incumbent.Verdicts) != filepath.Join("dir", "a.jsonl") {
@@ -62,7 +64,7 @@ func TestParseConfigProblems(t *testing.T) {
 		want       []string // each a problem line, exactly
 	}{
 		{"unknown top-level key", baseConfig + "titel: x\n",
-			[]string{`r.yaml:5:1: titel: unknown key "titel" (want title, period, confidence, fixtures, systems, replay, replay_drop, selection, notebook, gates, regression)`}},
+			[]string{`r.yaml:5:1: titel: unknown key "titel" (want title, period, confidence, fixtures, systems, replay, replay_drop, selection, notebook, gates, regression, noise)`}},
 		{"unknown nested key", baseConfig + "gates:\n  retained:\n    constraints: 0.9\n",
 			[]string{`r.yaml:7:5: gates.retained.constraints: unknown key "constraints" (want constraint, commitment, open_question, reference)`}},
 		{"unknown system key", "fixtures: f\nsystems:\n  incumbent: {verdicts: a, prompt: p}\n  candidate: {verdicts: b}\n",
@@ -79,8 +81,8 @@ func TestParseConfigProblems(t *testing.T) {
 			[]string{`r.yaml:5:13: confidence: want a finite number (a level strictly between 0 and 1, such as 0.95), got ".nan"`}},
 		{"negative max", baseConfig + "gates: {max_contradictions: -1}\n",
 			[]string{`r.yaml:5:29: gates.max_contradictions: want a whole number from 0 to 2147483647 (contradicted items allowed), got -1`}},
-		{"fractional tolerance", baseConfig + "regression: {retained_tolerance: 0.5}\n",
-			[]string{`r.yaml:5:34: regression.retained_tolerance: want a whole number (items of a class the candidate may retain fewer than the incumbent), got "0.5"`}},
+		{"fractional tolerance", baseConfig + "regression: {rule: count, retained_tolerance: 0.5}\n",
+			[]string{`r.yaml:5:47: regression.retained_tolerance: want a whole number (items of a class the candidate may lose net), got "0.5"`}},
 		{"missing fixtures and systems", "title: x\n",
 			[]string{`r.yaml:1:1: fixtures: missing: the fixtures (a folder of .json fixtures, a .json or a .jsonl file)`,
 				`r.yaml:1:1: systems: missing: systems.incumbent and systems.candidate, each with its verdicts`}},
@@ -179,7 +181,7 @@ func TestParseConfigAliases(t *testing.T) {
 
 func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(baseConfig))
-	f.Add([]byte(baseConfig + "gates:\n  retained: {constraint: 0.95}\n  max_contradictions: 0\nregression: {retained_tolerance: 1}\n"))
+	f.Add([]byte(baseConfig + "gates:\n  retained: {constraint: 0.95}\n  max_contradictions: 0\nregression: {rule: count, retained_tolerance: 1}\n"))
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Add([]byte("{{{"))
 	f.Add([]byte("confidence: 0x10\nfixtures: !!binary aGk=\n"))
@@ -202,7 +204,7 @@ func FuzzParseConfig(f *testing.F) {
 				t.Errorf("accepted gate %s = %v", cl, v)
 			}
 		}
-		if cfg.Gates.MaxContradictions < 0 || cfg.Regression.RetainedTolerance < 0 || cfg.Regression.ContradictionTolerance < 0 {
+		if cfg.Gates.MaxContradictions < 0 || cfg.Regression.Rule.Validate() != nil {
 			t.Errorf("accepted a negative count: %+v %+v", cfg.Gates, cfg.Regression)
 		}
 	})

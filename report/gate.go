@@ -6,7 +6,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/power"
-	"github.com/tally-eval/tally/report/internal/format"
+	"github.com/tally-eval/tally/rule"
 )
 
 // Gate names used in Decision's lists besides the class names.
@@ -82,27 +82,52 @@ func (e *pairedErrors) add(inc, cand fixture.Verdict) {
 	}
 }
 
-// retainedChange decides a class row on the item-compactions both
-// systems checked (the paired table t: B lost, C gained). It is Worse
-// when the candidate lost more than tol items net even counting, in its
-// favour, every error pair that could be a gain and every unpaired
-// item-compaction (checked by one system only) as a gain; otherwise
-// Undecided with error pairs or unpaired item-compactions; otherwise
-// Worse or Better by more than tol net, else Same.
-func retainedChange(t power.Table, e pairedErrors, unpaired, tol int) Change {
-	switch {
-	case t.B-t.C-e.gains-unpaired > tol:
-		return Worse
-	case e.n > 0 || unpaired > 0:
-		return Undecided
+// decideClasses decides the class rows by the rule: pairs holds each
+// class's paired item-compactions by conversation as checked, favs the
+// same with every error pair that could be a gain and every unpaired
+// item-compaction counted as a gain (the candidate's best case). A row is
+// Worse when the rule blocks it even in the candidate's best case;
+// otherwise Undecided with error pairs or unpaired item-compactions;
+// otherwise Worse when the rule blocks it as checked, Better when the
+// candidate gains significantly (the count rule: more than its tolerance
+// net; the others: the one-sided exact McNemar test of "the candidate
+// gains more than it loses" at the rule's level), else Same. Holm's
+// procedure runs over the classes in each case.
+func decideClasses(r rule.Rule, pairs, favs [][]power.ClusterCounts, errs []pairedErrors, only [][2][]ItemKey) ([]Change, []rule.Outcome, error) {
+	data := func(cs [][]power.ClusterCounts) []rule.ClassData {
+		out := make([]rule.ClassData, len(fixture.Classes))
+		for ci, cl := range fixture.Classes {
+			out[ci] = rule.ClassData{Name: string(cl), Clusters: cs[ci]}
+		}
+		return out
 	}
-	switch d := t.C - t.B; {
-	case d < -tol:
-		return Worse
-	case d > tol:
-		return Better
+	plain, err := r.Decide(data(pairs))
+	if err != nil {
+		return nil, nil, fmt.Errorf("regression rule: %w", err)
 	}
-	return Same
+	fav, err := r.Decide(data(favs))
+	if err != nil {
+		return nil, nil, fmt.Errorf("regression rule: %w", err)
+	}
+	changes := make([]Change, len(fixture.Classes))
+	for ci := range changes {
+		o := plain[ci]
+		switch {
+		case fav[ci].Blocks:
+			changes[ci] = Worse
+		case errs[ci].n > 0 || len(only[ci][0])+len(only[ci][1]) > 0:
+			changes[ci] = Undecided
+		case o.Blocks:
+			changes[ci] = Worse
+		case r.Kind == rule.Count && o.Gained-o.Lost > r.Tolerance:
+			changes[ci] = Better
+		case r.Kind != rule.Count && o.Gained > o.Lost && power.OneSidedP(o.Gained, o.Lost, false) <= r.Alpha:
+			changes[ci] = Better
+		default:
+			changes[ci] = Same
+		}
+	}
+	return changes, plain, nil
 }
 
 // contradictionPairs collects the contradiction row over the
@@ -133,14 +158,31 @@ func (c *contradictionPairs) addError(inc, cand fixture.Verdict) {
 }
 
 // contradictionChange decides the contradiction row on the paired
-// item-compactions: the net new contradictions are those the candidate
-// newly contradicts less those it stops contradicting. Worse when the
-// net is more than tol even counting every error pair that could be a
-// resolved one, and every unpaired item-compaction, as resolved;
-// otherwise Undecided with error pairs or unpaired item-compactions;
-// otherwise Worse when the net is more than tol, Better when less than
-// −tol, else Same.
-func contradictionChange(c contradictionPairs, unpaired, tol int) Change {
+// item-compactions. Under the count rule the net new contradictions are
+// those the candidate newly contradicts less those it stops
+// contradicting: Worse when the net is more than the tolerance even
+// counting every error pair that could be a resolved one, and every
+// unpaired item-compaction, as resolved; otherwise Undecided with error
+// pairs or unpaired item-compactions; otherwise Worse when the net is
+// more than the tolerance, Better when less than −tolerance, else Same.
+// Under the other rules contradictions are never traded against
+// anything: one item the candidate newly contradicts makes the row
+// Worse; otherwise error pairs or unpaired item-compactions make it
+// Undecided; otherwise it is Better when the candidate stopped
+// contradicting some item, else Same.
+func contradictionChange(c contradictionPairs, unpaired int, r rule.Rule) Change {
+	if r.Kind != rule.Count {
+		switch {
+		case len(c.new) > 0:
+			return Worse
+		case c.errors > 0 || unpaired > 0:
+			return Undecided
+		case c.resolved > 0:
+			return Better
+		}
+		return Same
+	}
+	tol := r.ContradictionTolerance
 	net := len(c.new) - c.resolved
 	switch {
 	case net-c.mayResolve-unpaired > tol:
@@ -194,21 +236,13 @@ func decide(r *Report, reg Regression) Decision {
 	return d
 }
 
-// RuleText states the regression rule with its tolerances, in the words
+// RuleText states the regression rule with its parameters, in the words
 // every renderer prints and `tally gate` applies.
 func RuleText(reg Regression) string {
-	fewer := "loses more items of a class than it gains"
-	if t := reg.RetainedTolerance; t > 0 {
-		fewer = fmt.Sprintf("loses more than %d %s of a class net (lost less gained)", t, format.Plural(t, "item", "items"))
-	}
-	more := "newly contradicts more items than it stops contradicting"
-	if t := reg.ContradictionTolerance; t > 0 {
-		more = fmt.Sprintf("newly contradicts more than %d %s net (new less resolved)", t, format.Plural(t, "item", "items"))
-	}
 	var b strings.Builder
-	b.WriteString("The change blocks when any row got worse. Each row is decided item by item, on the item-compactions both systems checked: ")
-	fmt.Fprintf(&b, "a class row is worse when the candidate %s, and the contradiction row when the candidate %s. ", fewer, more)
-	b.WriteString("A row with an item-compaction checked by one system only, or with an error verdict in either system, is undecided unless it is worse even with every such one in the candidate's favour; an undecided row blocks too, until both systems have checked every item. ")
+	b.WriteString("The change blocks when any row got worse. Each row is decided item by item, on the item-compactions both systems checked. Rule: ")
+	b.WriteString(reg.Rule.Text())
+	b.WriteString(". A row with an item-compaction checked by one system only, or with an error verdict in either system, is undecided unless it is worse even with every such one in the candidate's favour; an undecided row blocks too, until both systems have checked every item. ")
 	b.WriteString("Otherwise the change passes, and the gates unmet by both systems are backlog: a standard not yet met, not a merge decision. ")
 	b.WriteString("Mean prompt size is gated by its maximum alone; task success is reported, not gated.")
 	return b.String()

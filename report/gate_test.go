@@ -1,15 +1,17 @@
 package report
 
 import (
-	"github.com/tally-eval/tally/report/internal/casefile"
 	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tally-eval/tally/report/internal/casefile"
+
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/rule"
 )
 
 func classRow(t testing.TB, r *Report, cl fixture.Class) ClassRow {
@@ -71,7 +73,52 @@ func TestRetainedChange(t *testing.T) {
 		{"2 lost, one unpaired, tolerance 1: could be 1 net, undecided", power.Table{A: 4, B: 2}, pairedErrors{}, 1, 1, Undecided},
 	}
 	for _, tt := range tests {
-		if got := retainedChange(tt.t, tt.errs, tt.unpaired, tt.tol); got != tt.want {
+		if got := oneClassChange(t, rule.Rule{Kind: rule.Count, Tolerance: tt.tol}, tt.t, tt.errs, tt.unpaired); got != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.reason, got, tt.want)
+		}
+	}
+}
+
+// oneClassChange decides the first class's row by r, the other classes
+// having no pairs.
+func oneClassChange(t *testing.T, r rule.Rule, tab power.Table, errs pairedErrors, unpaired int) Change {
+	t.Helper()
+	nc := len(fixture.Classes)
+	pairs, favs := make([][]power.ClusterCounts, nc), make([][]power.ClusterCounts, nc)
+	pairs[0] = []power.ClusterCounts{{N: tab.Pairs(), Lost: tab.B, Gained: tab.C}}
+	favs[0] = []power.ClusterCounts{{N: tab.Pairs() + errs.n + unpaired, Lost: tab.B, Gained: tab.C + errs.gains + unpaired}}
+	es, only := make([]pairedErrors, nc), make([][2][]ItemKey, nc)
+	es[0], only[0][0] = errs, make([]ItemKey, unpaired)
+	changes, _, err := decideClasses(r, pairs, favs, es, only)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return changes[0]
+}
+
+// TestMcNemarChange decides rows by the one-sided exact McNemar rule at
+// α = 0.05, one class tested (Holm's k = 1), on p-values from R:
+// pbinom(5, 6, .5, lower.tail=FALSE) = 0.015625 (6 lost, 0 gained),
+// pbinom(9, 13, .5, lower.tail=FALSE) = 0.04614258 (10 lost, 3 gained),
+// pbinom(4, 6, .5, lower.tail=FALSE) = 0.109375 (5 lost, 1 gained).
+func TestMcNemarChange(t *testing.T) {
+	r := rule.Rule{Kind: rule.McNemar, Alpha: 0.05}
+	for _, tt := range []struct {
+		reason   string
+		t        power.Table
+		errs     pairedErrors
+		unpaired int
+		want     Change
+	}{
+		{"6 lost, 0 gained: p 0.0156 ≤ 0.05", power.Table{A: 20, B: 6}, pairedErrors{}, 0, Worse},
+		{"10 lost, 3 gained: p 0.0461 ≤ 0.05", power.Table{A: 20, B: 10, C: 3}, pairedErrors{}, 0, Worse},
+		{"5 lost, 1 gained: p 0.109, not evidence", power.Table{A: 20, B: 5, C: 1}, pairedErrors{}, 0, Same},
+		{"one lost, none gained is not worse: noise does that", power.Table{A: 7, B: 1, D: 2}, pairedErrors{}, 0, Same},
+		{"6 lost with 6 unpaired that could be gains: undecided", power.Table{B: 6}, pairedErrors{}, 6, Undecided},
+		{"6 lost and 1 error pair that could be a gain: P(X ≥ 6 | 7) = 0.0625, undecided", power.Table{A: 3, B: 6}, pairedErrors{n: 1, gains: 1}, 0, Undecided},
+		{"0 lost, 6 gained: better, p 0.0156", power.Table{A: 20, C: 6}, pairedErrors{}, 0, Better},
+	} {
+		if got := oneClassChange(t, r, tt.t, tt.errs, tt.unpaired); got != tt.want {
 			t.Errorf("%s: got %s, want %s", tt.reason, got, tt.want)
 		}
 	}
@@ -96,8 +143,25 @@ func TestContradictionChange(t *testing.T) {
 		{"ten new and one unpaired: worse even were it resolved, not hidden as undecided", contradictionPairs{new: news(10)}, 1, 0, Worse},
 	}
 	for _, tt := range tests {
-		if got := contradictionChange(tt.c, tt.unpaired, tt.tol); got != tt.want {
+		if got := contradictionChange(tt.c, tt.unpaired, rule.Rule{Kind: rule.Count, ContradictionTolerance: tt.tol}); got != tt.want {
 			t.Errorf("%s: got %s, want %s", tt.reason, got, tt.want)
+		}
+	}
+	// Under the other rules one new contradiction blocks whatever was
+	// resolved: inversions are not traded.
+	for _, tt := range []struct {
+		reason   string
+		c        contradictionPairs
+		unpaired int
+		want     Change
+	}{
+		{"one new, one resolved is still worse", contradictionPairs{new: news(1), resolved: 1}, 0, Worse},
+		{"one new with an error pair is worse, not undecided", contradictionPairs{new: news(1), errors: 1, mayResolve: 1}, 0, Worse},
+		{"none new, an unpaired one: undecided", contradictionPairs{}, 1, Undecided},
+		{"none new, one resolved: better", contradictionPairs{resolved: 1}, 0, Better},
+	} {
+		if got := contradictionChange(tt.c, tt.unpaired, rule.Default); got != tt.want {
+			t.Errorf("mcnemar: %s: got %s, want %s", tt.reason, got, tt.want)
 		}
 	}
 }
@@ -145,9 +209,10 @@ func TestGateTolerance(t *testing.T) {
 		worse      []string
 		blocks     bool
 	}{
-		{"default: one fewer constraint and one more contradiction are worse", "", []string{"constraint", "open_question", "contradictions"}, true},
-		{"retained tolerance 1: one fewer item of a class is not worse", "regression: {retained_tolerance: 1}\n", []string{"contradictions"}, true},
-		{"both tolerances 1: nothing is worse", "regression: {retained_tolerance: 1, contradiction_tolerance: 1}\n", nil, false},
+		{"default (mcnemar): one fewer item is within noise; one more contradiction is worse", "", []string{"contradictions"}, true},
+		{"count rule, no tolerance: one fewer constraint and one more contradiction are worse", "regression: {rule: count}\n", []string{"constraint", "open_question", "contradictions"}, true},
+		{"retained tolerance 1: one fewer item of a class is not worse", "regression: {rule: count, retained_tolerance: 1}\n", []string{"contradictions"}, true},
+		{"both tolerances 1: nothing is worse", "regression: {rule: count, retained_tolerance: 1, contradiction_tolerance: 1}\n", nil, false},
 	}
 	for _, tt := range tests {
 		r := buildCase(t, casefile.Write(t, inc, cand, tt.regression))
@@ -158,8 +223,8 @@ func TestGateTolerance(t *testing.T) {
 			t.Errorf("rule %q", r.Decision.Rule)
 		}
 	}
-	r := buildCase(t, casefile.Write(t, inc, cand, "regression: {retained_tolerance: 2}\n"))
-	if !strings.Contains(r.Decision.Rule, "loses more than 2 items of a class net") {
+	r := buildCase(t, casefile.Write(t, inc, cand, "regression: {rule: count, retained_tolerance: 2}\n"))
+	if !strings.Contains(r.Decision.Rule, "loses more than 2 items of it net") {
 		t.Errorf("the rule must state the tolerance: %q", r.Decision.Rule)
 	}
 	row := classRow(t, r, fixture.Constraint)

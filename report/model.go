@@ -5,6 +5,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/rule"
 	"github.com/tally-eval/tally/stats"
 )
 
@@ -29,6 +30,9 @@ type Report struct {
 	Prompt PromptRow
 	// Decision is the change's verdict and the rule that produced it.
 	Decision Decision
+	// ErrorRates is what the rule's error rates are under the measured
+	// noise, or why they are unknown.
+	ErrorRates *ErrorRates
 
 	// Items has one row per item and compaction checked in either
 	// system, in fixture order.
@@ -129,6 +133,14 @@ type ClassRow struct {
 	// decided on the paired item-compactions only; any unpaired one
 	// makes it Undecided.
 	OnlyIncumbent, OnlyCandidate []ItemKey
+	// Rule is the regression rule's test on the row's paired
+	// item-compactions, conversation by conversation: its p-value and
+	// the level it was held to (for the count rule, the net alone).
+	Rule rule.Outcome
+	// Clusters are the row's paired item-compactions by conversation
+	// (lost and gained in each): the sizes behind the rule's error
+	// rates.
+	Clusters []power.ClusterCounts
 }
 
 // ContradictionRow counts contradicted items in each system.

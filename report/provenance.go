@@ -22,6 +22,7 @@ const (
 	RoleReplay      = "replay"
 	RoleSelection   = "selection"
 	RoleNotebook    = "notebook"
+	RoleNoise       = "noise" // "noise (first)", "noise (second)"
 )
 
 // hashReader counts and hashes what is read through it, so that an input

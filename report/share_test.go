@@ -107,7 +107,7 @@ func errorQuarter(t *testing.T, n int) *Report {
 		t.Fatal(err)
 	}
 	cfgText := fmt.Sprintf("fixtures: %s\nsystems:\n  incumbent: {verdicts: %s}\n  candidate: {verdicts: candidate.jsonl}\n"+
-		"gates: {retained: {constraint: 0.95, commitment: 0.90, open_question: 0.95, reference: 0.98}}\nregression: {retained_tolerance: 1}\n",
+		"gates: {retained: {constraint: 0.95, commitment: 0.90, open_question: 0.95, reference: 0.98}}\nregression: {rule: count, retained_tolerance: 1}\n",
 		filepath.Join(src, "fixtures"), filepath.Join(src, "verdicts", "incumbent.jsonl"))
 	cfg, err := ParseConfig(filepath.Join(dir, "report.yaml"), []byte(cfgText))
 	if err != nil {

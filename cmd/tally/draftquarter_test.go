@@ -167,6 +167,10 @@ systems:
     verdicts: verdicts/%s.jsonl
 gates:
   max_contradictions: 0
+# One drafted session is one conversation: no test can see a drop in it,
+# so the count rule decides (every lost item is worse).
+regression:
+  rule: count
 `, draftIncumbent, draftIncumbent, draftCandidate, draftCandidate)
 	if err := os.WriteFile(config, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)

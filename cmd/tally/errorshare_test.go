@@ -141,7 +141,7 @@ func TestHeadlineEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	headline := r.Decision.Headline()
-	if headline != "blocks — rows that got worse under the candidate: open_question, contradictions" {
+	if headline != "blocks — rows that got worse under the candidate: contradictions" {
 		t.Fatalf("Headline() = %q", headline)
 	}
 	outDir := filepath.Join(t.TempDir(), "out")

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,6 +38,10 @@ type gateRowJSON struct {
 	New       *int         `json:"new,omitempty"`
 	Resolved  *int         `json:"resolved,omitempty"` // contradicted by the incumbent, not the candidate
 	PValue    *float64     `json:"mcnemar_exact_p,omitempty"`
+	// RuleP and RuleLevel are the rule's p-value for the row and the
+	// level it was held to (mcnemar, noninferiority; absent for count).
+	RuleP     *float64 `json:"rule_p,omitempty"`
+	RuleLevel *float64 `json:"rule_level,omitempty"`
 	// OnlyIncumbent and OnlyCandidate are the item-compactions one
 	// system checked and the other did not; any makes the row undecided.
 	OnlyIncumbent *gateUnpairedJSON `json:"only_incumbent,omitempty"`
@@ -89,6 +94,7 @@ type gateJSON struct {
 	Backlog        []string      `json:"backlog"`
 	CandidateUnmet []string      `json:"candidate_unmet"`
 	Rule           string        `json:"rule"`
+	ErrorRates     *ratesJSON    `json:"error_rates"`
 	Rows           []gateRowJSON `json:"rows"`
 	Warnings       []string      `json:"warnings,omitempty"`
 }
@@ -99,7 +105,7 @@ func newGateJSON(r *report.Report, strict bool) gateJSON {
 	d := r.Decision
 	out := gateJSON{Verdict: d.Verdict(), Blocks: d.Blocks, Strict: strict, Fails: gateFails(d, strict),
 		Worse: nonNil(d.Worse), Undecided: nonNil(d.Undecided), Backlog: nonNil(d.Backlog),
-		CandidateUnmet: nonNil(d.CandidateUnmet), Rule: d.Rule, Warnings: r.Warnings}
+		CandidateUnmet: nonNil(d.CandidateUnmet), Rule: d.Rule, ErrorRates: newRatesJSON(r.ErrorRates), Warnings: r.Warnings}
 	side := func(s report.SystemClass) gateSideJSON {
 		c := s.Counts
 		g := gateSideJSON{Retained: ptr(c.Retained()), Items: ptr(c.Items), Errors: ptr(c.Errors), Contradicted: ptr(c.Contradicted), Status: string(s.Gate)}
@@ -118,6 +124,9 @@ func newGateJSON(r *report.Report, strict bool) gateJSON {
 			OnlyIncumbent: unpairedJSON(c.OnlyIncumbent), OnlyCandidate: unpairedJSON(c.OnlyCandidate)}
 		if c.Pairs.Pairs() > 0 {
 			row.PValue = ptr(c.McNemar.PValue)
+		}
+		if o := c.Rule; o.Tested && !math.IsNaN(o.P) {
+			row.RuleP, row.RuleLevel = ptr(o.P), ptr(o.Level)
 		}
 		out.Rows = append(out.Rows, row)
 	}
@@ -258,8 +267,8 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 			gate = "≥ " + pctShare(c.MinShare)
 		}
 		change := fmt.Sprintf("%s (%d lost, %d gained", c.Change, len(c.Lost), len(c.Gained))
-		if c.Pairs.Discordant() > 0 {
-			change += fmt.Sprintf(", exact McNemar p = %.3f", c.McNemar.PValue)
+		if t := r.RowTest(c); t != "" {
+			change += ", " + t
 		}
 		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s)\n", c.Class, gate, shareCell(c.Incumbent), c.Incumbent.Gate, shareCell(c.Candidate), c.Candidate.Gate, change)
 	}
@@ -287,6 +296,9 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "rule: %s\n", d.Rule)
+	if er := r.ErrorRates; er != nil {
+		fmt.Fprintln(w, printable(er.Sentence))
+	}
 	writeWarnings(w, r.Warnings)
 	return nil
 }

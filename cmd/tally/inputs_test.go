@@ -79,7 +79,7 @@ func absoluteExampleConfig(t *testing.T) string {
 		t.Fatal(err)
 	}
 	text := string(cfg)
-	for _, key := range []string{"fixtures: ", "verdicts: ", "prompt_sizes: ", "replay: ", "selection: "} {
+	for _, key := range []string{"fixtures: ", "verdicts: ", "prompt_sizes: ", "replay: ", "selection: ", "first: ", "second: "} {
 		text = strings.ReplaceAll(text, key, key+abs+"/")
 	}
 	return text

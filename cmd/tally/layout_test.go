@@ -52,6 +52,22 @@ var layoutRules = []struct {
 		reason:  "power is the paired and planning statistics on top of stats; it knows no fixture, judge or report",
 	},
 	{
+		name:    "rule imports only power, stats and internal/",
+		applies: func(pkg string) bool { return pkg == "rule" },
+		allowed: func(_, imp string) bool {
+			return imp == "power" || imp == "stats" || strings.HasPrefix(imp, "internal/")
+		},
+		reason: "rule is the regression rules and their error rates, computed from counts; it reads no file, so the report, the gate and plan fixtures share one decision and one model of noise",
+	},
+	{
+		name:    "noise imports only fixture, stats, power and internal/",
+		applies: func(pkg string) bool { return pkg == "noise" },
+		allowed: func(_, imp string) bool {
+			return imp == "fixture" || imp == "stats" || imp == "power" || strings.HasPrefix(imp, "internal/")
+		},
+		reason: "noise reads two verdict files with fixture's record reader and computes on stats; the report reads noise, never the other way",
+	},
+	{
 		name:    "fixture imports only internal/",
 		applies: func(pkg string) bool { return pkg == "fixture" },
 		allowed: func(_, imp string) bool { return strings.HasPrefix(imp, "internal/") },
@@ -147,6 +163,9 @@ func TestLayoutCatchesViolations(t *testing.T) {
 		{pkg("stats", tally("power")), "stats imports only internal/"},
 		{pkg("power", tally("stats"), tally("internal/input")), ""},
 		{pkg("power", tally("fixture")), "power imports only stats and internal/"},
+		{pkg("rule", tally("power"), tally("stats")), ""},
+		{pkg("rule", tally("fixture")), "rule imports only power, stats and internal/"},
+		{pkg("noise", tally("report")), "noise imports only fixture, stats, power and internal/"},
 		{pkg("fixture", tally("stats")), "fixture imports only internal/"},
 		{pkg("report/html", tally("report"), tally("report/internal/svg"), tally("stats")), ""},
 		{pkg("report/html", tally("report/xlsx")), "no renderer imports another renderer"},

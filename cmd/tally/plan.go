@@ -188,6 +188,7 @@ verdicts.`,
 	_ = cmd.MarkFlagRequired("rate")
 	_ = cmd.MarkFlagRequired("conversations")
 	cmd.MarkFlagsMutuallyExclusive("p-gained", "discordance")
+	cmd.AddCommand(newPlanFixturesCmd(opts))
 	return cmd
 }
 

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/spf13/cobra"
 )
 
 // issue13Plan is the case issue 13 names: 9 of 300 conversations failing
@@ -179,31 +176,14 @@ func TestPlanHelpNamesAssumptions(t *testing.T) {
 // not stand in its way, and a bare word that is no subcommand is still a
 // usage error.
 func TestPlanTakesSubcommand(t *testing.T) {
-	opts := &options{format: "text"}
-	plan := newPlanCmd(opts)
-	var ran []string
-	sub := &cobra.Command{Use: "fixtures", RunE: func(_ *cobra.Command, args []string) error {
-		ran = append(ran, "fixtures")
-		return nil
-	}}
-	var items int
-	sub.Flags().IntVar(&items, "items", 0, "")
-	plan.AddCommand(sub)
-	root := &cobra.Command{Use: "tally", SilenceErrors: true, SilenceUsage: true}
-	root.AddCommand(plan)
-	var buf bytes.Buffer
-	root.SetOut(&buf)
-	root.SetErr(&buf)
-	root.SetArgs([]string{"plan", "fixtures", "--items", "80"})
-	if err := root.Execute(); err != nil || len(ran) != 1 || items != 80 {
-		t.Fatalf("plan fixtures: %v, ran %v, items %d", err, ran, items)
+	out, errOut, code := repCLI(t, "plan", "fixtures", "--items", "constraint=80", "--conversations", "40", "--baseline", "0.9", "--discordance", "0.1")
+	if code != 0 || errOut != "" || !strings.Contains(out, "a harmless change") {
+		t.Fatalf("plan fixtures: exit %d, stderr %q, output %q", code, errOut, out)
 	}
-	root.SetArgs([]string{"plan", "--rate", "0.8", "--conversations", "300"})
-	if err := root.Execute(); err != nil || len(ran) != 1 {
-		t.Fatalf("plan with a subcommand beside it: %v, ran %v", err, ran)
+	if _, _, code := repCLI(t, "plan", "--rate", "0.8", "--conversations", "300"); code != 0 {
+		t.Fatalf("plan with a subcommand beside it: exit %d", code)
 	}
-	root.SetArgs([]string{"plan", "fixturez"})
-	if err := root.Execute(); err == nil {
-		t.Error("plan fixturez: no error")
+	if _, _, code := repCLI(t, "plan", "fixturez"); code != exitUsage {
+		t.Errorf("plan fixturez: exit %d, want %d", code, exitUsage)
 	}
 }

@@ -91,7 +91,7 @@ func TestWriteQuarterlyExample(t *testing.T) {
 		{"open question at least 95% retained fail 96/103 · 93.2%", "the incumbent's open questions"},
 		{"reference at least 98% retained fail 58/61 · 95.1%", "the incumbent's references"},
 		{"contradictions at most 0 fail 2 fail 7 worse", "the incumbent's 2 contradictions against the candidate's 7"},
-		{"Verdict: blocks — rows that got worse under the candidate: open_question, contradictions.", "the verdict, in report.Decision.Headline's words"},
+		{"Verdict: blocks — rows that got worse under the candidate: contradictions.", "the verdict, in report.Decision.Headline's words"},
 		{"Backlog, not a merge decision: 5 gates unmet by the incumbent as well", "the backlog"},
 		// The on-paper cells, computed from the example's own replay: it
 		// is the source text's 166 of 200 at 0.83.

@@ -15,6 +15,7 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/report"
 	"github.com/tally-eval/tally/report/internal/format"
+	"github.com/tally-eval/tally/rule"
 )
 
 // MaxItems is the most items Write names under one row
@@ -112,8 +113,8 @@ func (m *writer) gates(r *report.Report) {
 			gate = "≥ " + pct(c.MinShare)
 		}
 		change := changeWord(c.Change) + fmt.Sprintf(": %d lost, %d gained", len(c.Lost), len(c.Gained))
-		if c.Pairs.Discordant() > 0 {
-			change += ", exact McNemar p = " + format.P(c.McNemar.PValue)
+		if t := r.RowTest(c); t != "" {
+			change += ", " + t
 		}
 		if n := len(c.OnlyIncumbent) + len(c.OnlyCandidate); n > 0 {
 			change += fmt.Sprintf("; %d checked by one system only", n)
@@ -145,6 +146,9 @@ func (m *writer) gates(r *report.Report) {
 	m.printf("| mean prompt tokens | %s | %s | %s | %s | %s | %s |\n\n", gate,
 		prompt(p.Incumbent), gateWord(p.IncumbentGate), prompt(p.Candidate), gateWord(p.CandidateGate), changeWord(p.Change))
 	m.printf("Retained = verbatim + supported, with the Wilson interval; absent and contradicted are counted apart, and an error verdict is never a pass. %s\n\n", escape(r.Decision.Rule))
+	if er := r.ErrorRates; er != nil && er.Sentence != "" {
+		m.printf("%s\n\n", escape(er.Sentence))
+	}
 }
 
 func (m *writer) worse(r *report.Report) {
@@ -159,7 +163,11 @@ func (m *writer) worse(r *report.Report) {
 		}
 		m.printf("### %s: %s retained by the incumbent, %s by the candidate\n\n", escape(string(c.Class)),
 			c.Incumbent.Retained.Count(), c.Candidate.Retained.Count())
-		m.printf("%d lost, %d gained; exact McNemar p = %s on the item-level pairs (context, not the rule).", len(c.Lost), len(c.Gained), format.P(c.McNemar.PValue))
+		if t := r.RowTest(c); r.ErrorRates != nil && r.ErrorRates.Rule.Kind != rule.Count {
+			m.printf("%d lost, %d gained; %s: the rule's test.", len(c.Lost), len(c.Gained), escape(t))
+		} else {
+			m.printf("%d lost, %d gained; exact McNemar p = %s on the item-level pairs (context, not the rule).", len(c.Lost), len(c.Gained), format.P(c.McNemar.PValue))
+		}
 		if len(c.Lost) > 0 {
 			m.printf(" Lost:\n\n")
 			m.items(r, idx, c.Lost, false)

@@ -34,16 +34,17 @@ func TestWriteQuarterly(t *testing.T) {
 	text := string(got)
 	for _, want := range []string{
 		"| row | gate | incumbent | incumbent vs gate | candidate | candidate vs gate | change |\n|---|---|---|---|---|---|---|\n",
-		"**Verdict:** blocks — rows that got worse under the candidate: open\\_question, contradictions; backlog (unmet by both systems): 5 gates, not a merge decision.",
+		"**Verdict:** blocks — rows that got worse under the candidate: contradictions; backlog (unmet by both systems): 5 gates, not a merge decision.",
 		"| constraint | ≥ 95.0% | 71/80 = 88.8% (80.0–94.0%) | **fail** |",
 		"| commitment | ≥ 90.0% | 44/51 = 86.3% (74.3–93.2%); 1 contradicted | **fail** |",
 		"| open\\_question | ≥ 95.0% | 96/103 = 93.2% (86.6–96.7%); 1 contradicted | **fail** |",
 		"| reference | ≥ 98.0% | 58/61 = 95.1% (86.5–98.3%) | **fail** |",
 		"| contradictions | ≤ 0 | 2 | **fail** | 7 | **fail** | **worse**: 7 new, 2 no longer contradicted |",
 		"| mean prompt tokens | ≤ 12000 | 6322 | pass | 4331 | pass | better |",
-		"### open\\_question: 96/103 retained by the incumbent, 88/103 by the candidate",
+		"| open\\_question | ≥ 95.0% | 96/103 = 93.2% (86.6–96.7%); 1 contradicted | **fail** | 88/103 = 85.4% (77.4–91.0%); 4 contradicted | **fail** | same: 15 lost, 7 gained, one-sided clustered McNemar p = 0.054, Holm level 0.0125 |",
+		"Error rates of this rule (simulated, 2000 fixture sets, seed 20261201): it blocks a harmless change",
+		"### contradictions: 2 by the incumbent, 7 by the candidate",
 		"## Backlog: gates unmet by both systems",
-		"- sess\\_2026\\_01\\_06\\_8013 compaction 2, item c2: “Does ingest own the users table, or does billing?” — candidate **absent**, answering “not stated — the context does not mention ownership of users”; incumbent supported\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report.md lacks %q", want)
@@ -98,7 +99,7 @@ func hostileCase(t testing.TB) *report.Report {
 	replay := `{"conversation_id":"=cmd|' /C calc'!A0","reference":"success","candidate":"failure","reference_kind":"uncompacted"}` + "\n"
 	cfg := "title: \"Title | with `code` <b>bold</b> & *stars*\"\nperiod: \"2026 | Q1\\n# injected\"\n" +
 		"fixtures: fixtures.jsonl\nreplay: replay.jsonl\nsystems:\n  incumbent: {name: \"old|sys\", verdicts: inc.jsonl}\n  candidate: {name: \"new`sys`\", verdicts: cand.jsonl}\n" +
-		"gates: {retained: {constraint: 0.9, commitment: 0.9, open_question: 0.9, reference: 0.9}}\n"
+		"gates: {retained: {constraint: 0.9, commitment: 0.9, open_question: 0.9, reference: 0.9}}\nregression: {rule: count}\n"
 	for name, data := range map[string][]byte{"fixtures.jsonl": fx.Bytes(), "inc.jsonl": inc.Bytes(), "cand.jsonl": cand.Bytes(),
 		"replay.jsonl": []byte(replay), "report.yaml": []byte(cfg)} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {

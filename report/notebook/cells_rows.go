@@ -87,6 +87,11 @@ func cellDecision(cx *cellCtx) error {
 		h.Text(d.Rule, 2000)
 		h.Raw("</p>\n")
 	}
+	if er := cx.r.ErrorRates; er != nil && er.Sentence != "" {
+		h.Raw(`<p class="sub rates">`)
+		h.Text(er.Sentence, 4000)
+		h.Raw("</p>\n")
+	}
 	h.Raw("</section>\n")
 	return nil
 }

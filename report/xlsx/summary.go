@@ -245,6 +245,7 @@ func (b *book) summaryVerdict(g *grid) error {
 		{"Backlog: gates unmet by both", list(d.Backlog), st.wrap},
 		{"Gates the candidate does not meet", list(d.CandidateUnmet), st.wrap},
 		{"Rule", d.Rule, st.wrap},
+		{"Error rates", rates(r), st.wrap},
 	} {
 		if err := g.put((&cellRow{}).str(kv.k, st.label).str(kv.v, kv.style)); err != nil {
 			return err
@@ -566,4 +567,12 @@ func (b *book) summaryDetail(g *grid) error {
 		}
 	}
 	return nil
+}
+
+// rates is the report's error-rates sentence, "" without one.
+func rates(r *report.Report) string {
+	if r.ErrorRates == nil {
+		return ""
+	}
+	return r.ErrorRates.Sentence
 }

@@ -182,7 +182,7 @@ func TestSheets(t *testing.T) {
 		"Lost and Contradicted": "'Lost and Contradicted'!$A$1:$P$23",
 		"Replay":                "'Replay'!$A$11:$H$31",
 		"Selection":             "'Selection'!$A$18:$G$58",
-		"Provenance":            "'Provenance'!$A$1:$E$34",
+		"Provenance":            "'Provenance'!$A$1:$E$35",
 	} {
 		if filters[sheet] != ref {
 			t.Errorf("%s: filter %q, want %q", sheet, filters[sheet], ref)

@@ -476,6 +476,7 @@ gates:
   max_contradictions: 0
   max_mean_prompt_tokens: 12000
 regression:
+  rule: count
   retained_tolerance: 2
 `,
 		Inputs: []report.Input{

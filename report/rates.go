@@ -1,0 +1,280 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/noise"
+	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/report/internal/format"
+	"github.com/tally-eval/tally/rule"
+)
+
+// ErrorRates is what the report says of its regression rule's error
+// rates: the probability that it blocks a change exactly as good as the
+// incumbent (false block) and a drop of each of Regression.Drops in one
+// class (power), under the noise measured by two runs of one system.
+type ErrorRates struct {
+	Rule rule.Rule
+	// Known is false when the report names no noise measurement (or the
+	// rates could not be computed); Why then says why and how to measure.
+	Known bool
+	Why   string
+	// Noise is the A/A measurement (nil without one); First and Second
+	// name its files as the configuration gives them.
+	Noise         *noise.Measure
+	First, Second string
+	// Classes are the model's inputs, one per class the rule tests: this
+	// report's paired item-compactions by conversation, the incumbent's
+	// retention, and the noise's discordance and correlation.
+	Classes []rule.Class
+	// FalseBlock is the probability of blocking a harmless change;
+	// Power[i][j] that of blocking a drop of Drops[j] in Classes[i].
+	FalseBlock rule.Characteristics
+	Drops      []float64
+	Power      [][]rule.Characteristics
+	// Contradictions is what noise alone does to the contradiction row.
+	Contradictions rule.Contradictions
+	// Sentence states all of it in words, the same in every output.
+	Sentence string
+}
+
+// errorRates computes the report's ErrorRates. A noise measurement that
+// cannot be read is an error (the configuration names it); a model that
+// cannot be computed on this report's data makes the rates unknown, with
+// the reason.
+func (b *builder) errorRates() error {
+	cfg, r := b.cfg, b.r
+	reg := cfg.Regression
+	er := &ErrorRates{Rule: reg.Rule, Drops: reg.Drops, First: cfg.Noise.First, Second: cfg.Noise.Second}
+	r.ErrorRates = er
+	if cfg.Noise.First == "" {
+		er.Why = "the configuration names no noise measurement"
+		er.Sentence = "Error rates of this rule: unknown, because " + er.Why + ". To measure them, run the same summariser twice on the fixtures (or judge the same contexts twice), `tally check` each run, look at the two with `tally noise FIRST SECOND`, and name them in report.yaml as noise: {first: FIRST, second: SECOND}."
+		return nil
+	}
+	m, err := b.readNoise()
+	if err != nil {
+		return err
+	}
+	er.Noise = m
+	byClass := map[fixture.Class]noise.Class{}
+	for _, c := range m.Classes {
+		byClass[c.Class] = c
+	}
+	for _, row := range r.Classes {
+		if len(row.Clusters) == 0 {
+			continue
+		}
+		nc, ok := byClass[row.Class]
+		if !ok || nc.Pairs == 0 {
+			er.Why = fmt.Sprintf("the noise measurement has no %s pair", row.Class)
+			er.Sentence = "Error rates of this rule: unknown, because " + er.Why + ". Measure the noise on the same fixtures as the report."
+			return nil
+		}
+		sizes := make([]int, len(row.Clusters))
+		for i, c := range row.Clusters {
+			sizes[i] = c.N
+		}
+		rho, _, err := rule.EstimateCorrelation(noiseClusters(nc))
+		if err != nil {
+			return fmt.Errorf("noise: %s: %w", row.Class, err)
+		}
+		c := row.Incumbent.Counts
+		er.Classes = append(er.Classes, rule.Class{Name: string(row.Class), Sizes: sizes,
+			Baseline: float64(c.Retained()) / float64(max(c.Items-c.Errors, 1)), Discordance: nc.Discordance(), Correlation: rho})
+	}
+	if len(er.Classes) == 0 {
+		er.Why = "no class has an item-compaction both systems checked"
+		er.Sentence = "Error rates of this rule: unknown, because " + er.Why + "."
+		return nil
+	}
+	unknown := func(err error) error {
+		er.Why = fmt.Sprintf("the model of noise does not fit this data (%v)", err)
+		er.Sentence = "Error rates of this rule: unknown, because " + er.Why + "."
+		return nil
+	}
+	if er.FalseBlock, err = reg.Rule.Characteristics(er.Classes, rule.Scenario{}, rule.SimOptions{}); err != nil {
+		return unknown(err)
+	}
+	er.Power = make([][]rule.Characteristics, len(er.Classes))
+	for i, c := range er.Classes {
+		for _, d := range reg.Drops {
+			ch, err := reg.Rule.Characteristics(er.Classes, rule.Scenario{Drop: map[string]float64{c.Name: d}}, rule.SimOptions{})
+			if err != nil {
+				return unknown(err)
+			}
+			er.Power[i] = append(er.Power[i], ch)
+		}
+	}
+	items := 0
+	for _, c := range er.Classes {
+		items += c.Items()
+	}
+	if er.Contradictions, err = reg.Rule.NoiseContradictions(m.ContradictionFlipRate, items); err != nil {
+		return unknown(err)
+	}
+	er.Known = true
+	er.Sentence = er.sentence()
+	return nil
+}
+
+// readNoise measures the noise between the configuration's two runs.
+func (b *builder) readNoise() (*noise.Measure, error) {
+	paths := [2]string{b.cfg.Resolve(b.cfg.Noise.First), b.cfg.Resolve(b.cfg.Noise.Second)}
+	first, err := input.Open(paths[0], b.lim)
+	if err != nil {
+		return nil, fmt.Errorf("noise (noise.first): %w", err)
+	}
+	defer first.Close()
+	second, err := input.Open(paths[1], b.lim)
+	if err != nil {
+		return nil, fmt.Errorf("noise (noise.second): %w", err)
+	}
+	defer second.Close()
+	ha, hb := newHashReader(first), newHashReader(second)
+	m, err := noise.CompareSize(ha, hb, paths[0], paths[1], b.cfg.Confidence, b.lim.MaxLine)
+	if err != nil {
+		return nil, fmt.Errorf("noise: %w", err)
+	}
+	for i, h := range []*hashReader{ha, hb} {
+		in, err := h.input(RoleNoise+" ("+[]string{"first", "second"}[i]+")", []string{b.cfg.Noise.First, b.cfg.Noise.Second}[i])
+		if err != nil {
+			return nil, fmt.Errorf("noise: %w", err)
+		}
+		b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, in)
+	}
+	return m, nil
+}
+
+// pct formats a probability as a percentage with one decimal, or "<0.1%".
+func pct(p float64) string {
+	switch {
+	case p > 0 && p < 0.0005:
+		return "<0.1%"
+	case p < 1 && p > 0.9995:
+		return ">99.9%"
+	}
+	return fmt.Sprintf("%.1f%%", 100*p)
+}
+
+// sentence states the known rates in words.
+func (er *ErrorRates) sentence() string {
+	var b strings.Builder
+	fb := er.FalseBlock
+	fmt.Fprintf(&b, "Error rates of this rule (%s): it blocks a harmless change — one exactly as good as the incumbent, differing by noise alone — with probability %s%s",
+		er.method(), pct(fb.Block), er.mcse(fb))
+	for j, d := range er.Drops {
+		fmt.Fprintf(&b, "; a %s-point drop in one class's retention with probability ", strconvNum(100*d))
+		parts := make([]string, len(er.Classes))
+		for i, c := range er.Classes {
+			parts[i] = fmt.Sprintf("%s (%s)", pct(er.Power[i][j].Block), c.Name)
+		}
+		b.WriteString(strings.Join(parts, ", "))
+	}
+	b.WriteString(". Given noise measured by ")
+	fmt.Fprintf(&b, "%s against %s: ", er.First, er.Second)
+	parts := make([]string, len(er.Classes))
+	for i, c := range er.Classes {
+		parts[i] = fmt.Sprintf("%s %s of %d pairs discordant", c.Name, pct(c.Discordance), er.noisePairs(c.Name))
+	}
+	b.WriteString(strings.Join(parts, ", "))
+	b.WriteString("; within-conversation correlation of losses and gains ")
+	for i, c := range er.Classes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%.2f", c.Correlation)
+	}
+	b.WriteString(". ")
+	ct := er.Contradictions
+	if er.Rule.Kind == rule.Count {
+		fmt.Fprintf(&b, "Those rates count the class rows; the contradiction row, by noise alone, blocks a harmless change with probability %s more (%.1f new contradictions expected).",
+			pct(ct.CountBlock), ct.ExpectedNew)
+	} else {
+		fmt.Fprintf(&b, "Contradictions are outside those rates: noise alone makes a harmless candidate newly contradict %.1f items on average (at least one with probability %s), and each blocks until a reviewer marks it a judge error.",
+			ct.ExpectedNew, pct(ct.AtLeastOne))
+	}
+	return b.String()
+}
+
+func (er *ErrorRates) method() string {
+	if er.FalseBlock.Method == rule.MethodExact {
+		return "exact, items independent"
+	}
+	return fmt.Sprintf("simulated, %d fixture sets, seed %d", er.FalseBlock.Replicates, er.FalseBlock.Seed)
+}
+
+func (er *ErrorRates) mcse(c rule.Characteristics) string {
+	if c.Method != rule.MethodSimulation {
+		return ""
+	}
+	return fmt.Sprintf(" (Monte-Carlo standard error %.1f points)", 100*math.Max(c.StandardError, 1/float64(c.Replicates)))
+}
+
+// noisePairs is the noise measurement's pairs of the named class.
+func (er *ErrorRates) noisePairs(name string) int {
+	for _, c := range er.Noise.Classes {
+		if string(c.Class) == name {
+			return c.Pairs
+		}
+	}
+	return 0
+}
+
+// strconvNum formats x with no trailing zeros ("3", "2.5").
+func strconvNum(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// noiseClusters is a noise class's pairs by conversation.
+func noiseClusters(c noise.Class) []power.ClusterCounts {
+	out := make([]power.ClusterCounts, len(c.Clusters))
+	for i, cl := range c.Clusters {
+		out[i] = power.ClusterCounts{N: cl.N, Lost: cl.Lost, Gained: cl.Gained}
+	}
+	return out
+}
+
+// RowTest states a class row's test under the report's rule, for the
+// row's change cell: "exact McNemar p = 0.134" under the count rule (the
+// two-sided exact test on the pairs, context: the count decides), and the
+// rule's own p-value with the level it was held to under the others,
+// "rule p = 0.067 (one-sided exact McNemar; Holm level 0.0125)". "" for a
+// row with no discordant pair under the count rule.
+func (r *Report) RowTest(c ClassRow) string {
+	ru := rule.Default
+	if r.ErrorRates != nil {
+		ru = r.ErrorRates.Rule
+	}
+	if ru.Kind == rule.Count {
+		if c.Pairs.Discordant() == 0 {
+			return ""
+		}
+		return "exact McNemar p = " + format.P(c.McNemar.PValue)
+	}
+	o := c.Rule
+	if !o.Tested || math.IsNaN(o.P) {
+		return ""
+	}
+	var test string
+	switch {
+	case ru.Kind == rule.McNemar && ru.Clustered:
+		test = "one-sided clustered McNemar"
+	case ru.Kind == rule.McNemar && ru.MidP:
+		test = "one-sided mid-p McNemar"
+	case ru.Kind == rule.McNemar:
+		test = "one-sided exact McNemar"
+	case ru.Clustered:
+		test = fmt.Sprintf("clustered non-inferiority (%s points)", strconvNum(100*ru.Margin))
+	default:
+		test = fmt.Sprintf("Tango non-inferiority (%s points)", strconvNum(100*ru.Margin))
+	}
+	level := "level"
+	if ru.Kind == rule.McNemar {
+		level = "Holm level"
+	}
+	return fmt.Sprintf("%s p = %s, %s %s", test, format.P(o.P), level, strconv.FormatFloat(o.Level, 'g', 3, 64))
+}

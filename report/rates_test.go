@@ -1,0 +1,82 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/rule"
+)
+
+// TestErrorRatesQuarterly checks the example's error rates: the default
+// rule (clustered McNemar at family-wise 0.05) blocks a harmless change
+// with probability at most 0.05 under the example's measured noise, its
+// power grows with the drop, and the sentence states the noise pair; the
+// count rule with a tolerance of 1 (the example's rule before the rules
+// stated their error rates) blocks a harmless change most of the time.
+func TestErrorRatesQuarterly(t *testing.T) {
+	r := quarterlyReport(t)
+	er := r.ErrorRates
+	if er == nil || !er.Known {
+		t.Fatalf("error rates %+v: want known, from the example's noise pair", er)
+	}
+	if er.FalseBlock.Block > 0.05 || er.FalseBlock.Method != rule.MethodSimulation {
+		t.Errorf("false block %.4f (%s), want at most 0.05, simulated", er.FalseBlock.Block, er.FalseBlock.Method)
+	}
+	for i, c := range er.Classes {
+		if p3, p10 := er.Power[i][0].Block, er.Power[i][1].Block; !(p10 > p3 && p3 >= er.FalseBlock.Block-3*er.FalseBlock.StandardError) {
+			t.Errorf("%s: power %.3f at 3 points, %.3f at 10", c.Name, p3, p10)
+		}
+	}
+	for _, want := range []string{"verdicts/incumbent.jsonl against verdicts/incumbent-rerun.jsonl", "a 3-point drop", "a 10-point drop", "each blocks until a reviewer marks it a judge error"} {
+		if !strings.Contains(er.Sentence, want) {
+			t.Errorf("sentence lacks %q: %s", want, er.Sentence)
+		}
+	}
+
+	// The same quarter under the count rule with a tolerance of 1.
+	data, err := os.ReadFile(quarterlyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	text = text[:strings.Index(text, "regression:")] + "regression: {rule: count, retained_tolerance: 1}\nnoise: {first: verdicts/incumbent.jsonl, second: verdicts/incumbent-rerun.jsonl}\n"
+	cfg, err := ParseConfig(filepath.Join(filepath.Dir(quarterlyConfig), "count.yaml"), []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := Build(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb := cr.ErrorRates.FalseBlock
+	if fb.Block < 0.5 {
+		t.Errorf("count rule, tolerance 1: false block %.3f; the example's noise makes it block a harmless change most of the time", fb.Block)
+	}
+	if !strings.Contains(cr.ErrorRates.Sentence, "the contradiction row, by noise alone, blocks a harmless change") {
+		t.Errorf("count rule sentence: %s", cr.ErrorRates.Sentence)
+	}
+}
+
+// TestErrorRatesUnknown: without a noise pair the rates are unknown and
+// the sentence says how to measure them.
+func TestErrorRatesUnknown(t *testing.T) {
+	data, err := os.ReadFile(quarterlyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	text = text[:strings.Index(text, "noise:")]
+	cfg, err := ParseConfig(filepath.Join(filepath.Dir(quarterlyConfig), "nonoise.yaml"), []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if er := r.ErrorRates; er.Known || !strings.Contains(er.Sentence, "tally noise FIRST SECOND") {
+		t.Errorf("without noise: %+v", er)
+	}
+}
