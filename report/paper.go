@@ -42,7 +42,20 @@ func NewPaper(r *Report, confidence float64) (*Paper, error) {
 			cat, successes))
 		cat = 0
 	}
-	plan, err := power.Plan(p.Rate.Estimate, res.Pairs, cat, 1-confidence, PaperPower)
+	// The paired figures assume the runs disagree as often as this
+	// replay's did (noise and real change together): the discordance a
+	// second paired run would meet. Where that is less than the drop
+	// itself (or the replay has no discordant pair), they assume no
+	// noise, and the cell says which.
+	in := power.PlanInput{Rate: p.Rate.Estimate, Conversations: res.Pairs, Catastrophic: cat, Alpha: 1 - confidence, Power: PaperPower}
+	if d := float64(t.B+t.C) / float64(res.Pairs); d > 0 && d >= float64(cat)/float64(res.Pairs) {
+		in.Paired = power.PairedAssumption{Basis: power.StatedDiscordance, Discordance: d}
+	}
+	plan, err := power.PlanFor(in)
+	if err != nil && in.Paired.Basis != power.NoNoise {
+		in.Paired = power.PairedAssumption{}
+		plan, err = power.PlanFor(in)
+	}
 	if err != nil {
 		p.Notes = append(p.Notes, fmt.Sprintf("no plan for a success rate of %.4g over %d conversations: %v", p.Rate.Estimate, res.Pairs, err))
 		return p, nil

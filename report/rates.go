@@ -37,6 +37,12 @@ type ErrorRates struct {
 	FalseBlock rule.Characteristics
 	Drops      []float64
 	Power      [][]rule.Characteristics
+	// Needed[i][j] is the size Classes[i] needs to catch Drops[j] with
+	// power TargetPower while a harmless change is blocked at most
+	// MaxFalseBlock of the time (ClassBudget per class): `tally plan
+	// fixtures` on this report.
+	Needed                                  [][]rule.Need
+	TargetPower, MaxFalseBlock, ClassBudget float64
 	// Contradictions is what noise alone does to the contradiction row.
 	Contradictions rule.Contradictions
 	// Sentence states all of it in words, the same in every output.
@@ -98,19 +104,12 @@ func (b *builder) errorRates() error {
 		er.Sentence = "Error rates of this rule: unknown, because " + er.Why + "."
 		return nil
 	}
-	if er.FalseBlock, err = reg.Rule.Characteristics(er.Classes, rule.Scenario{}, rule.SimOptions{}); err != nil {
+	plan, err := rule.Plan(rule.PlanInput{Rule: reg.Rule, Classes: er.Classes, Drops: reg.Drops})
+	if err != nil {
 		return unknown(err)
 	}
-	er.Power = make([][]rule.Characteristics, len(er.Classes))
-	for i, c := range er.Classes {
-		for _, d := range reg.Drops {
-			ch, err := reg.Rule.Characteristics(er.Classes, rule.Scenario{Drop: map[string]float64{c.Name: d}}, rule.SimOptions{})
-			if err != nil {
-				return unknown(err)
-			}
-			er.Power[i] = append(er.Power[i], ch)
-		}
-	}
+	er.FalseBlock, er.Power, er.Needed, er.ClassBudget = plan.FalseBlock, plan.Power, plan.Needed, plan.ClassBudget
+	er.TargetPower, er.MaxFalseBlock = plan.Input.TargetPower, plan.Input.MaxFalseBlock
 	items := 0
 	for _, c := range er.Classes {
 		items += c.Items()

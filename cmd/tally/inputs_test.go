@@ -269,7 +269,7 @@ func TestLimitFlagsEverywhere(t *testing.T) {
 	root := newRoot(nil, nil)
 	var help string
 	for _, path := range [][]string{{"check"}, {"fixtures", "validate"}, {"prompt-sizes"}, {"select"}, {"signals"}, {"propose"},
-		{"review"}, {"replay"}, {"report"}, {"gate"}} {
+		{"review"}, {"replay"}, {"report"}, {"gate"}, {"noise"}, {"mcnemar"}, {"plan", "fixtures"}} {
 		cmd, _, err := root.Find(path)
 		if err != nil {
 			t.Fatal(err)

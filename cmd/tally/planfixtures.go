@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/fixture"
-	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/rule"
 	"github.com/tally-eval/tally/stats"
 )
@@ -31,6 +30,7 @@ type planFixturesFlags struct {
 	confidence                   float64
 	replicates                   int
 	seed                         uint64
+	lim                          limitFlags
 }
 
 func newPlanFixturesCmd(opts *options) *cobra.Command {
@@ -116,6 +116,7 @@ not clustered, else simulated (seeded; the Monte-Carlo error is printed).`,
 	f.Float64Var(&fl.confidence, "confidence", 0.95, "confidence of the --width interval")
 	f.IntVar(&fl.replicates, "replicates", rule.DefaultReplicates, "fixture sets simulated where the figures are not exact")
 	f.Uint64Var(&fl.seed, "seed", rule.DefaultSeed, "seed of the simulation")
+	fl.lim.register(cmd)
 	cmd.MarkFlagsMutuallyExclusive("config", "items")
 	return cmd
 }
@@ -138,7 +139,7 @@ func (fl *planFixturesFlags) input(cmd *cobra.Command, opts *options) (rule.Plan
 	in.Drops = []float64{0.03, 0.10}
 	var classes []rule.Class
 	if fl.config != "" {
-		r, cfg, _, err := buildReport(fl.config, "", input.Limits{})
+		r, cfg, _, err := buildReport(fl.config, "", fl.lim.Limits)
 		if err != nil {
 			return in, src, err
 		}

@@ -52,6 +52,7 @@ var cellKinds = []cellKind{
 	{name: "selection", args: "[--limit N]", doc: "the fixture selection against random samples, and the selected sessions", setup: limited(100, cellSelection)},
 	{name: "plan", args: "[--from replay] | --rate P --conversations N [--catastrophic K] [--alpha 0.05] [--power 0.8]",
 		doc: "the on-paper argument, as `tally plan`. With no argument, or --from replay, from the report's own replay: its conversations and the reference's success rate, α = 1 − confidence, power 0.8, and as the catastrophic count the fixture conversations in which the candidate lost a constraint item or newly contradicted an item (left out when there are none); without a replay, a one-line note saying to configure replay: in report.yaml. With --rate and --conversations, the numbers given", setup: setupPlan},
+	{name: "plan fixtures", doc: "the regression rule's error rates on this report's fixture set, as `tally plan fixtures --config`: its false-block rate and power under the noise named in report.yaml (noise:), per class and drop, and the items and conversations each class needs to catch each drop with power 0.8; without a noise measurement, a sentence saying the rates are unknown and how to measure them", setup: fixed(cellPlanFixtures)},
 	{name: "interval", args: "[--from replay] [--method all|NAME] | -k K -n N [--confidence 0.95] [--method all|NAME]",
 		doc: "a rate's standard error and intervals, as `tally interval`. With no -k and -n, or --from replay, the reference's successes over the report's replayed conversations at the report's confidence (without a replay, a one-line note); with -k and -n, the numbers given", setup: setupInterval},
 	{name: "plot retention", doc: "chart: retained share by class, both systems, Wilson intervals, gates", setup: chartCell("retention", chart.Retention)},
@@ -88,6 +89,9 @@ func cellNames() string {
 func parseCell(cmd string) (cell, error) {
 	fields := strings.Fields(cmd)
 	name, args := fields[0], fields[1:]
+	if name == "plan" && len(args) > 0 && args[0] == "fixtures" {
+		name, args = "plan fixtures", args[1:]
+	}
 	if name == "plot" {
 		if len(args) == 0 {
 			return cell{}, errors.New("plot needs a chart: plot retention, plot verdicts or plot prompt-size")

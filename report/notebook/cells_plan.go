@@ -140,8 +140,8 @@ func planTable(cx *cellCtx, p power.PlanResult) {
 		}
 		return markup.Points(m.Effect, false)
 	}
-	h.Rawf("<p>The smallest drop detectable (two-sided α %s, power %s): %s comparing two independent runs, %s with a paired run.</p>\n",
-		markup.Num(p.Alpha, 4), markup.Num(p.Power, 4), mde(p.MinimumDetectable.Independent), mde(p.MinimumDetectable.Paired))
+	h.Rawf("<p>The smallest drop detectable (two-sided α %s, power %s): %s comparing two independent runs, %s with a paired run, %s.</p>\n",
+		markup.Num(p.Alpha, 4), markup.Num(p.Power, 4), mde(p.MinimumDetectable.Independent), mde(p.MinimumDetectable.Paired), pairedAssumption(p))
 	if c := p.Catastrophic; c != nil {
 		se := "an undefined number of"
 		if c.InStandardErrorsDefined {
@@ -150,12 +150,17 @@ func planTable(cx *cellCtx, p power.PlanResult) {
 		h.Rawf("<p><strong>%s conversation%s failing outright</strong> (lost, none gained) is a drop of %d/%s = %s: %s standard errors, where one standard error is %s. ",
 			markup.Int(c.Count), plural(c.Count), c.Count, markup.Int(p.Conversations), markup.Points(c.Drop, false), se, markup.Points(p.StandardError, false))
 		if c.Resolvable {
-			h.Rawf("The aggregate can resolve it: two independent runs of %s detect it with power %s.", markup.Int(p.Conversations), strconv.FormatFloat(c.Power, 'f', 2, 64))
+			h.Rawf("The aggregate of two independent runs can resolve it: runs of %s detect it with power %s.", markup.Int(p.Conversations), strconv.FormatFloat(c.Power, 'f', 2, 64))
 		} else {
-			h.Rawf("<strong>The aggregate cannot resolve it:</strong> two independent runs of %s detect it with power %s (target %s). No care in running the eval changes that; count items instead of conversations.",
+			h.Rawf("<strong>The aggregate of two independent runs cannot resolve it:</strong> runs of %s detect it with power %s (target %s), and no care in running them changes that.",
 				markup.Int(p.Conversations), strconv.FormatFloat(c.Power, 'f', 2, 64), markup.Num(p.Power, 4))
 		}
-		h.Rawf(" To detect it would take %s conversations per run comparing two independent runs, or %s in a paired design.</p>\n",
+		verb := "cannot resolve it"
+		if c.Paired.Resolvable {
+			verb = "resolves it"
+		}
+		h.Rawf(" A paired run of the same %s detects it with power %s, %s: it %s.", markup.Int(p.Conversations), strconv.FormatFloat(c.Paired.Power, 'f', 2, 64), pairedAssumption(p), verb)
+		h.Rawf(" To detect it would take %s conversations per run comparing two independent runs, or %s pairs in a paired design under that assumption; counting items instead of conversations sees it directly.</p>\n",
 			markup.Int(c.ConversationsNeeded.Independent), markup.Int(c.ConversationsNeeded.Paired))
 	}
 	h.Raw("</div>\n")
@@ -254,4 +259,16 @@ func intervalTable(cx *cellCtx, s stats.RateSummary) {
 	}
 	h.Raw("</tbody>\n</table></div>\n")
 	cx.warnings = append(cx.warnings, s.Warnings...)
+}
+
+// pairedAssumption says what a plan's paired figures assume.
+func pairedAssumption(p power.PlanResult) string {
+	a := p.PairedAssumption
+	switch a.Basis {
+	case power.StatedDiscordance:
+		return fmt.Sprintf("assuming the runs disagree on %s of the conversations, as the replay's did", markup.GatePct(a.Discordance))
+	case power.StatedGained:
+		return fmt.Sprintf("assuming the candidate gains %s of the conversations besides", markup.GatePct(a.PGained))
+	}
+	return "assuming the runs disagree on no conversation but those the change loses (no noise, no gained pairs: pairing's best case)"
 }
