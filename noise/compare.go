@@ -14,10 +14,6 @@ import (
 // noPairs is the ICC's Undefined of a class with errors and no pair.
 const noPairs = "no pairs: every item-compaction has an error verdict"
 
-// maxProblems is the most problems Compare lists for one file; the rest
-// are counted in a last line.
-const maxProblems = 100
-
 // Compare pairs the verdict records of two check runs of one system, a
 // and b (JSONL as tally check writes it, read with fixture.RecordReader;
 // nameA and nameB name them in problems, normally their paths), and
@@ -99,7 +95,7 @@ func (p *pairing) read(r io.Reader, run *Run, maxLine int64, add func(*fixture.R
 	tap := newLineTap(r)
 	rr := fixture.NewRecordReaderSize(tap, run.File, maxLine)
 	var (
-		probs      problemList
+		probs      fixture.ProblemList
 		systemLine int
 	)
 	for {
@@ -112,7 +108,7 @@ func (p *pairing) read(r io.Reader, run *Run, maxLine int64, add func(*fixture.R
 		if err != nil {
 			var ps fixture.Problems
 			if errors.As(err, &ps) {
-				probs.add(ps...)
+				probs.Add(ps...)
 				continue
 			}
 			return err
@@ -130,13 +126,13 @@ func (p *pairing) read(r io.Reader, run *Run, maxLine int64, add func(*fixture.R
 			f = add(&rec, n)
 		}
 		if f != nil {
-			probs.add(fixture.Problem{File: run.File, Line: n, Col: tap.column(n, f.field), Field: f.field, Msg: f.msg})
+			probs.Add(fixture.Problem{File: run.File, Line: n, Col: tap.column(n, f.field), Field: f.field, Msg: f.msg})
 		}
 	}
-	if run.Records == 0 && len(probs.probs) == 0 {
+	if run.Records == 0 && probs.Len() == 0 {
 		return fixture.Problems{{File: run.File, Msg: "no verdict records: want the JSONL that tally check -o writes"}}
 	}
-	return probs.err()
+	return probs.Err()
 }
 
 // addA records a record of run A.
@@ -411,31 +407,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// problemList collects one file's problems, up to maxProblems.
-type problemList struct {
-	probs fixture.Problems
-	more  int
-}
-
-func (l *problemList) add(ps ...fixture.Problem) {
-	for _, p := range ps {
-		if len(l.probs) < maxProblems {
-			l.probs = append(l.probs, p)
-		} else {
-			l.more++
-		}
-	}
-}
-
-func (l *problemList) err() error {
-	if len(l.probs) == 0 {
-		return nil
-	}
-	if l.more > 0 {
-		last := l.probs[len(l.probs)-1]
-		return append(l.probs, fixture.Problem{File: last.File, Msg: fmt.Sprintf("… and %d more problems", l.more)})
-	}
-	return l.probs
 }

@@ -161,16 +161,16 @@ func TestCompareReadError(t *testing.T) {
 	}
 }
 
-// TestTooManyProblems: a file's problems are listed up to maxProblems,
+// TestTooManyProblems: a file's problems are listed up to fixture.MaxListed,
 // the rest counted.
 func TestTooManyProblems(t *testing.T) {
 	var a strings.Builder
-	for range maxProblems + 5 {
+	for range fixture.MaxListed + 5 {
 		a.WriteString("[]\n") // one problem each
 	}
 	_, err := Compare(strings.NewReader(a.String()), strings.NewReader(""), "a.jsonl", "b.jsonl", 0.95)
 	ps := fixture.AsProblems(err)
-	if len(ps) < maxProblems+1 || ps[maxProblems].Msg != "… and 5 more problems" {
+	if len(ps) < fixture.MaxListed+1 || ps[fixture.MaxListed].Msg != "… and 5 more problems" {
 		t.Fatalf("%d problems, last %v", len(ps), ps[len(ps)-1])
 	}
 }

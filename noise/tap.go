@@ -124,29 +124,5 @@ func (t *lineTap) column(n int, key string) int {
 	if !ok {
 		return 1
 	}
-	return valueCol(line, key)
-}
-
-// valueCol is the column (in runes, from 1) of the value of the
-// top-level member key of the JSON object on line, or 1 when there is no
-// such member or the line is not an object.
-func valueCol(line []byte, key string) int {
-	var s jsonscan.Scanner
-	s.Reset(line)
-	if s.BeginObject("", "") != nil {
-		return 1
-	}
-	for i := 0; ; i++ {
-		k, _, more, err := s.Member(i)
-		if err != nil || !more {
-			return 1
-		}
-		if string(k) == key {
-			s.SkipSpace()
-			return jsonscan.Column(line, s.Pos())
-		}
-		if s.SkipValue() != nil {
-			return 1
-		}
-	}
+	return jsonscan.ValueColumn(line, key)
 }

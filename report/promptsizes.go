@@ -67,12 +67,12 @@ func (b *builder) promptFile(shown, role string, want []bool) error {
 		comp int64
 	}
 	first := map[ctxKey]int{}
-	var probs problemList
+	var probs fixture.ProblemList
 	found := [2]int{}
 	err = eachJSONLine(hr, path, b.lim.Line(), "prompt sizes", "a prompt size is one short JSON object", &probs, func(line []byte, n int) {
 		vals, lp := parseObjectLine(path, line, n, promptFields)
 		if len(lp) > 0 {
-			probs.add(lp...)
+			probs.Add(lp...)
 			return
 		}
 		s := slices.Index(names, vals[0].str)
@@ -80,7 +80,7 @@ func (b *builder) promptFile(shown, role string, want []bool) error {
 			return
 		}
 		bad := func(i int, format string, args ...any) {
-			probs.add(fixture.Problem{File: path, Line: n, Col: jsonscan.Column(line, vals[i].off), Field: promptFields[i].name, Msg: fmt.Sprintf(format, args...)})
+			probs.Add(fixture.Problem{File: path, Line: n, Col: jsonscan.Column(line, vals[i].off), Field: promptFields[i].name, Msg: fmt.Sprintf(format, args...)})
 		}
 		fi, ok := b.conv[vals[1].str]
 		switch {
@@ -120,7 +120,7 @@ func (b *builder) promptFile(shown, role string, want []bool) error {
 	if err != nil {
 		return err
 	}
-	if err := probs.err(); err != nil {
+	if err := probs.Err(); err != nil {
 		return err
 	}
 	for s, w := range want {

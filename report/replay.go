@@ -34,10 +34,6 @@ var ReferenceKinds = []string{Uncompacted, AcceptedTrace}
 // fields.
 const MaxReplayLine = 64 << 10
 
-// maxProblems is the most problems reported for one input file; the
-// rest are counted in a last line.
-const maxProblems = 100
-
 var replayFields = []string{"conversation_id", "reference", "candidate", "reference_kind"}
 
 // LoadReplay reads the replay pairs in the JSONL file at path, under lim
@@ -72,17 +68,17 @@ func ReadReplay(r io.Reader, name string) ([]ReplayPair, error) {
 func readReplay(r io.Reader, name string, maxLine int64) ([]ReplayPair, error) {
 	var (
 		pairs []ReplayPair
-		probs problemList
+		probs fixture.ProblemList
 		first = map[string]int{}
 	)
 	err := eachJSONLine(r, name, maxLine, "replay pairs", "a replay pair is one short JSON object", &probs, func(line []byte, lineNo int) {
 		p, lp := parseReplayLine(name, line, lineNo)
 		if len(lp) > 0 {
-			probs.add(lp...)
+			probs.Add(lp...)
 			return
 		}
 		if at, dup := first[p.ConversationID]; dup {
-			probs.add(fixture.Problem{File: name, Line: lineNo, Col: valueCol(line, "conversation_id"), Field: "conversation_id",
+			probs.Add(fixture.Problem{File: name, Line: lineNo, Col: jsonscan.ValueColumn(line, "conversation_id"), Field: "conversation_id",
 				Msg: fmt.Sprintf("duplicate conversation_id %q (first at line %d); each conversation is replayed once", previewText(p.ConversationID), at)})
 			return
 		}
@@ -92,7 +88,7 @@ func readReplay(r io.Reader, name string, maxLine int64) ([]ReplayPair, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := probs.err(); err != nil {
+	if err := probs.Err(); err != nil {
 		return nil, err
 	}
 	if len(pairs) == 0 {
@@ -101,40 +97,13 @@ func readReplay(r io.Reader, name string, maxLine int64) ([]ReplayPair, error) {
 	return pairs, nil
 }
 
-// problemList collects up to maxProblems problems and counts the rest.
-type problemList struct {
-	probs fixture.Problems
-	more  int
-}
-
-func (l *problemList) add(ps ...fixture.Problem) {
-	for _, p := range ps {
-		if len(l.probs) < maxProblems {
-			l.probs = append(l.probs, p)
-		} else {
-			l.more++
-		}
-	}
-}
-
-func (l *problemList) err() error {
-	if len(l.probs) == 0 {
-		return nil
-	}
-	if l.more > 0 {
-		last := l.probs[len(l.probs)-1]
-		return append(l.probs, fixture.Problem{File: last.File, Msg: fmt.Sprintf("… and %d more problems", l.more)})
-	}
-	return l.probs
-}
-
 // eachJSONLine calls do with each line of r that is not blank, without
 // its line end, and the line's number (from 1). A line longer than
 // MaxReplayLine is skipped and added to probs, with hint saying what a
 // line should be, as is one longer than maxLine (the --max-line limit,
 // when it is lower); a read error ends it, wrapped with what is read (the
 // file's kind), name and the line.
-func eachJSONLine(r io.Reader, name string, maxLine int64, what, hint string, probs *problemList, do func(line []byte, lineNo int)) error {
+func eachJSONLine(r io.Reader, name string, maxLine int64, what, hint string, probs *fixture.ProblemList, do func(line []byte, lineNo int)) error {
 	if maxLine <= 0 {
 		maxLine = MaxReplayLine
 	}
@@ -151,7 +120,7 @@ func eachJSONLine(r io.Reader, name string, maxLine int64, what, hint string, pr
 			if maxLine < MaxReplayLine {
 				p.Col, p.Msg = 0, (&input.LineError{Limit: maxLine}).Error()
 			}
-			probs.add(p)
+			probs.Add(p)
 			continue
 		}
 		if err != nil {
@@ -161,28 +130,6 @@ func eachJSONLine(r io.Reader, name string, maxLine int64, what, hint string, pr
 			continue
 		}
 		do(line, lineNo)
-	}
-}
-
-// valueCol is the column of the value of the top-level key in a JSON
-// object line; 1 when the line does not parse or has no such key.
-func valueCol(line []byte, key string) int {
-	var s jsonscan.Scanner
-	s.Reset(line)
-	if s.BeginObject("", "") != nil {
-		return 1
-	}
-	for i := 0; ; i++ {
-		k, _, more, err := s.Member(i)
-		if err != nil || !more {
-			return 1
-		}
-		if string(k) == key {
-			return jsonscan.Column(line, s.Pos())
-		}
-		if s.SkipValue() != nil {
-			return 1
-		}
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/jsonscan"
 	"github.com/tally-eval/tally/power"
 	"github.com/tally-eval/tally/stats"
 )
@@ -193,7 +195,7 @@ func TestReadReplayManyProblems(t *testing.T) {
 	}
 	_, err := ReadReplay(strings.NewReader(b.String()), "p.jsonl")
 	lines := strings.Split(err.Error(), "\n")
-	if len(lines) != maxProblems+1 || lines[maxProblems] != "p.jsonl: … and 500 more problems" {
+	if len(lines) != fixture.MaxListed+1 || lines[fixture.MaxListed] != "p.jsonl: … and 500 more problems" {
 		t.Errorf("%d lines, last %q", len(lines), lines[len(lines)-1])
 	}
 }
@@ -301,8 +303,8 @@ func TestValueCol(t *testing.T) {
 		{`{"a":`, "b", 1},
 	}
 	for _, tt := range tests {
-		if got := valueCol([]byte(tt.line), tt.key); got != tt.want {
-			t.Errorf("valueCol(%s, %q) = %d, want %d", tt.line, tt.key, got, tt.want)
+		if got := jsonscan.ValueColumn([]byte(tt.line), tt.key); got != tt.want {
+			t.Errorf("ValueColumn(%s, %q) = %d, want %d", tt.line, tt.key, got, tt.want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // This file reads each system's verdicts into the item rows, for Build.
@@ -31,15 +32,15 @@ func (b *builder) readVerdicts(s int, sc SystemConfig) error {
 	hr := newHashReader(f)
 	rr := fixture.NewRecordReaderSize(hr, path, b.lim.MaxLine)
 	var (
-		probs problemList
+		probs fixture.ProblemList
 		later []pending
 		count int
 	)
 	consistency := func(line int, field, format string, args ...any) {
-		if len(probs.probs) < maxProblems {
-			later = append(later, pending{idx: len(probs.probs), line: line, field: field})
+		if !probs.Full() {
+			later = append(later, pending{idx: probs.Len(), line: line, field: field})
 		}
-		probs.add(fixture.Problem{File: path, Line: line, Col: 1, Field: field, Msg: fmt.Sprintf(format, args...)})
+		probs.Add(fixture.Problem{File: path, Line: line, Col: 1, Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 	for {
 		rec, err := rr.Next()
@@ -49,7 +50,7 @@ func (b *builder) readVerdicts(s int, sc SystemConfig) error {
 		if err != nil {
 			var ps fixture.Problems
 			if errors.As(err, &ps) {
-				probs.add(ps...)
+				probs.Add(ps...)
 				continue
 			}
 			return err
@@ -112,9 +113,9 @@ func (b *builder) readVerdicts(s int, sc SystemConfig) error {
 		count++
 	}
 	if len(later) > 0 {
-		locate(path, b.lim, probs.probs, later)
+		locate(path, b.lim, probs.Kept(), later)
 	}
-	if err := probs.err(); err != nil {
+	if err := probs.Err(); err != nil {
 		return err
 	}
 	if count == 0 {
@@ -174,7 +175,7 @@ func locate(path string, lim input.Limits, probs fixture.Problems, later []pendi
 		}
 		n := lr.Line()
 		for next < len(later) && later[next].line == n {
-			probs[later[next].idx].Col = valueCol(line, later[next].field)
+			probs[later[next].idx].Col = jsonscan.ValueColumn(line, later[next].field)
 			next++
 		}
 	}

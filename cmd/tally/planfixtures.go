@@ -384,43 +384,19 @@ func writePlanFixturesText(w io.Writer, res rule.PlanResult, widths []planWidth,
 		}
 	}
 	fmt.Fprintf(w, "\nprobability that the change is blocked when one class drops:\n")
-	t = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(t, "class")
-	for _, d := range in.Drops {
-		fmt.Fprintf(t, "\t%s points", strconv.FormatFloat(100*d, 'f', -1, 64))
-	}
-	fmt.Fprintln(t)
-	for i, c := range in.Classes {
-		fmt.Fprint(t, c.Name)
-		for j := range in.Drops {
-			fmt.Fprintf(t, "\t%s", pctShare(res.Power[i][j].Block))
-		}
-		fmt.Fprintln(t)
-	}
-	if err := t.Flush(); err != nil {
+	if err := classByDrop(w, in, func(i, j int) string { return pctShare(res.Power[i][j].Block) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nsize each class needs to catch a drop with power %.4g, a harmless change blocked at most %s of the time (%s per class):\n",
 		in.TargetPower, pctShare(in.MaxFalseBlock), pctShare(res.ClassBudget))
-	t = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(t, "class")
-	for _, d := range in.Drops {
-		fmt.Fprintf(t, "\t%s points", strconv.FormatFloat(100*d, 'f', -1, 64))
-	}
-	fmt.Fprintln(t)
-	for i, c := range in.Classes {
-		fmt.Fprint(t, c.Name)
-		for j := range in.Drops {
-			n := res.Needed[i][j]
-			if !n.Reachable {
-				fmt.Fprintf(t, "\tnot reachable (%s, at %d items)", n.Limit, n.Items)
-				continue
-			}
-			fmt.Fprintf(t, "\t%d items in %d conversations", n.Items, n.Conversations)
+	need := func(i, j int) string {
+		n := res.Needed[i][j]
+		if !n.Reachable {
+			return fmt.Sprintf("not reachable (%s, at %d items)", n.Limit, n.Items)
 		}
-		fmt.Fprintln(t)
+		return fmt.Sprintf("%d items in %d conversations", n.Items, n.Conversations)
 	}
-	if err := t.Flush(); err != nil {
+	if err := classByDrop(w, in, need); err != nil {
 		return err
 	}
 	if len(widths) > 0 {
@@ -522,4 +498,22 @@ func newPlanFixturesJSON(res rule.PlanResult, widths []planWidth, ct *rule.Contr
 		out.Classes = append(out.Classes, pc)
 	}
 	return out
+}
+
+// classByDrop writes a table of one cell per class and drop.
+func classByDrop(w io.Writer, in rule.PlanInput, cell func(class, drop int) string) error {
+	t := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(t, "class")
+	for _, d := range in.Drops {
+		fmt.Fprintf(t, "\t%s points", strconv.FormatFloat(100*d, 'f', -1, 64))
+	}
+	fmt.Fprintln(t)
+	for i, c := range in.Classes {
+		fmt.Fprint(t, c.Name)
+		for j := range in.Drops {
+			fmt.Fprintf(t, "\t%s", cell(i, j))
+		}
+		fmt.Fprintln(t)
+	}
+	return t.Flush()
 }

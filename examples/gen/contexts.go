@@ -188,20 +188,7 @@ func assignOutcomes(seed uint64, sm summariser, convs []*conv) ([]*chain, error)
 		for _, ch := range of {
 			v += ch.v
 		}
-		for ; v < t.Verbatim; v++ {
-			var can []*chain
-			for _, ch := range of {
-				if ch.s > 0 {
-					can = append(can, ch)
-				}
-			}
-			if len(can) == 0 {
-				break
-			}
-			ch := pick(r, can)
-			ch.v++
-			ch.s--
-		}
+		pinVerbatim(r, of, v, t.Verbatim)
 	}
 	return chains, nil
 }
@@ -541,4 +528,24 @@ func systemOrder(s string) int {
 		return 1
 	}
 	return 2
+}
+
+// pinVerbatim pins chains of of verbatim, one retained slot at a time and
+// each time a random chain with a slot left, until v (the verbatim slots
+// already pinned) reaches want or no chain has a slot left.
+func pinVerbatim(r *rand.Rand, of []*chain, v, want int) {
+	for ; v < want; v++ {
+		var can []*chain
+		for _, ch := range of {
+			if ch.s > 0 {
+				can = append(can, ch)
+			}
+		}
+		if len(can) == 0 {
+			return
+		}
+		ch := pick(r, can)
+		ch.v++
+		ch.s--
+	}
 }

@@ -291,20 +291,7 @@ func drawRerun(r *rand.Rand, inc []*chain, fit rerunFit) []*chain {
 				of = append(of, ch)
 			}
 		}
-		for ; v < want; v++ {
-			var can []*chain
-			for _, ch := range of {
-				if ch.s > 0 {
-					can = append(can, ch)
-				}
-			}
-			if len(can) == 0 {
-				break
-			}
-			ch := pick(r, can)
-			ch.v++
-			ch.s--
-		}
+		pinVerbatim(r, of, v, want)
 	}
 	return out
 }

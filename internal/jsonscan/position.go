@@ -97,3 +97,28 @@ func (l *Lines) Pos(off int) (line, col int) {
 	// A line starts after '\n', which is ASCII: counts add up there too.
 	return l.first + i, l.runesTo(off) - l.runesTo(start) + 1
 }
+
+// ValueColumn is the column (in runes, from 1) of the value of the
+// top-level member key of the JSON object on line; 1 when the line is
+// not an object or has no such member. It places an error found after a
+// record parsed on the field it is about.
+func ValueColumn(line []byte, key string) int {
+	var s Scanner
+	s.Reset(line)
+	if s.BeginObject("", "") != nil {
+		return 1
+	}
+	for i := 0; ; i++ {
+		k, _, more, err := s.Member(i)
+		if err != nil || !more {
+			return 1
+		}
+		if string(k) == key {
+			s.SkipSpace()
+			return Column(line, s.Pos())
+		}
+		if s.SkipValue() != nil {
+			return 1
+		}
+	}
+}
