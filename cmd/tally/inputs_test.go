@@ -101,7 +101,13 @@ func TestInputsRefuseNamedPipes(t *testing.T) {
 	}
 	q := quarterly
 	// Each case its own output, since the cases run in parallel and a
-	// failed write removes the folders it made.
+	// failed write removes the folders it made. Their parent exists
+	// before any case runs: were it made by one case, that case's failure
+	// would remove it under another one writing beside it (seen in CI:
+	// "mkdir …/out/2: no such file or directory").
+	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	n := 0
 	outDir := func() string {
 		n++
