@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -36,7 +37,9 @@ type ErrorRates struct {
 	// Power[i][j] that of blocking a drop of Drops[j] in Classes[i].
 	FalseBlock rule.Characteristics
 	Drops      []float64
-	Power      [][]rule.Characteristics
+	// Skipped says which of Regression.Drops got no power, and why.
+	Skipped []string
+	Power   [][]rule.Characteristics
 	// Needed[i][j] is the size Classes[i] needs to catch Drops[j] with
 	// power TargetPower while a harmless change is blocked at most
 	// MaxFalseBlock of the time (ClassBudget per class): `tally plan
@@ -63,11 +66,23 @@ func (b *builder) errorRates() error {
 		er.Sentence = "Error rates of this rule: unknown, because " + er.Why + ". To measure them, run the same summariser twice on the fixtures (or judge the same contexts twice), `tally check` each run, look at the two with `tally noise FIRST SECOND`, and name them in report.yaml as noise: {first: FIRST, second: SECOND}."
 		return nil
 	}
+	if filepath.Clean(cfg.Resolve(cfg.Noise.First)) == filepath.Clean(cfg.Resolve(cfg.Noise.Second)) {
+		er.Why = "noise.first and noise.second name one file, and a run compared with itself measures no noise"
+		er.Sentence = "Error rates of this rule: unknown, because " + er.Why + ". Name two check runs of one system."
+		return nil
+	}
 	m, err := b.readNoise()
 	if err != nil {
 		return err
 	}
 	er.Noise = m
+	for _, w := range m.Warnings {
+		r.Warnings = append(r.Warnings, "noise: "+w)
+	}
+	if m.A.System != cfg.Incumbent.Name && m.B.System != cfg.Incumbent.Name {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("noise: the noise pair's runs are of %q and %q, not of the incumbent %q: the rule's error rates are computed as if the incumbent's noise were theirs",
+			m.A.System, m.B.System, cfg.Incumbent.Name))
+	}
 	byClass := map[fixture.Class]noise.Class{}
 	for _, c := range m.Classes {
 		byClass[c.Class] = c
@@ -104,7 +119,24 @@ func (b *builder) errorRates() error {
 		er.Sentence = "Error rates of this rule: unknown, because " + er.Why + "."
 		return nil
 	}
-	plan, err := rule.Plan(rule.PlanInput{Rule: reg.Rule, Classes: er.Classes, Drops: reg.Drops})
+	// A drop the incumbent's retention cannot pay for in some class (its
+	// losses would exceed the items it retains) gets no power; the
+	// sentence says which.
+	er.Drops = nil
+	for _, d := range reg.Drops {
+		fits := true
+		for _, c := range er.Classes {
+			if c.Discordance/2+d > c.Baseline {
+				fits = false
+				er.Skipped = append(er.Skipped, fmt.Sprintf("no power is given for a drop of %s points: %s retains %s at baseline", strconvNum(100*d), c.Name, pct(c.Baseline)))
+				break
+			}
+		}
+		if fits {
+			er.Drops = append(er.Drops, d)
+		}
+	}
+	plan, err := rule.Plan(rule.PlanInput{Rule: reg.Rule, Classes: er.Classes, Drops: er.Drops})
 	if err != nil {
 		return unknown(err)
 	}
@@ -168,12 +200,15 @@ func (er *ErrorRates) sentence() string {
 	fmt.Fprintf(&b, "Error rates of this rule (%s): it blocks a harmless change — one exactly as good as the incumbent, differing by noise alone — with probability %s%s",
 		er.method(), pct(fb.Block), er.mcse(fb))
 	for j, d := range er.Drops {
-		fmt.Fprintf(&b, "; a %s-point drop in one class's retention with probability ", strconvNum(100*d))
+		fmt.Fprintf(&b, "; %s %s-point drop in one class's retention with probability ", article(100*d), strconvNum(100*d))
 		parts := make([]string, len(er.Classes))
 		for i, c := range er.Classes {
 			parts[i] = fmt.Sprintf("%s (%s)", pct(er.Power[i][j].Block), c.Name)
 		}
 		b.WriteString(strings.Join(parts, ", "))
+	}
+	for _, sk := range er.Skipped {
+		b.WriteString("; " + sk)
 	}
 	b.WriteString(". Given noise measured by ")
 	fmt.Fprintf(&b, "%s against %s: ", er.First, er.Second)
@@ -192,8 +227,8 @@ func (er *ErrorRates) sentence() string {
 	b.WriteString(". ")
 	ct := er.Contradictions
 	if er.Rule.Kind == rule.Count {
-		fmt.Fprintf(&b, "Those rates count the class rows; the contradiction row, by noise alone, blocks a harmless change with probability %s more (%.1f new contradictions expected).",
-			pct(ct.CountBlock), ct.ExpectedNew)
+		fmt.Fprintf(&b, "Those rates count the class rows; the contradiction row alone, by noise alone, blocks a harmless change with probability %s (%.1f new contradictions expected), so the rule as a whole blocks one with probability %s.",
+			pct(ct.CountBlock), ct.ExpectedNew, pct(1-(1-er.FalseBlock.Block)*(1-ct.CountBlock)))
 	} else {
 		fmt.Fprintf(&b, "Contradictions are outside those rates: noise alone makes a harmless candidate newly contradict %.1f items on average (at least one with probability %s), and each blocks until a reviewer marks it a judge error.",
 			ct.ExpectedNew, pct(ct.AtLeastOne))
@@ -276,4 +311,14 @@ func (r *Report) RowTest(c ClassRow) string {
 		level = "Holm level"
 	}
 	return fmt.Sprintf("%s p = %s, %s %s", test, format.P(o.P), level, strconv.FormatFloat(o.Level, 'g', 3, 64))
+}
+
+// article is "an" before a number said with a vowel sound (8, 11, 18,
+// 80…), else "a".
+func article(x float64) string {
+	n := strconvNum(x)
+	if strings.HasPrefix(n, "8") || n == "11" || n == "18" || strings.HasPrefix(n, "11.") || strings.HasPrefix(n, "18.") {
+		return "an"
+	}
+	return "a"
 }

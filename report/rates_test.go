@@ -54,7 +54,7 @@ func TestErrorRatesQuarterly(t *testing.T) {
 	if fb.Block < 0.5 {
 		t.Errorf("count rule, tolerance 1: false block %.3f; the example's noise makes it block a harmless change most of the time", fb.Block)
 	}
-	if !strings.Contains(cr.ErrorRates.Sentence, "the contradiction row, by noise alone, blocks a harmless change") {
+	if !strings.Contains(cr.ErrorRates.Sentence, "the contradiction row alone, by noise alone, blocks a harmless change") {
 		t.Errorf("count rule sentence: %s", cr.ErrorRates.Sentence)
 	}
 }
@@ -78,5 +78,45 @@ func TestErrorRatesUnknown(t *testing.T) {
 	}
 	if er := r.ErrorRates; er.Known || !strings.Contains(er.Sentence, "tally noise FIRST SECOND") {
 		t.Errorf("without noise: %+v", er)
+	}
+}
+
+// TestErrorRatesNoiseChecks: a noise pair that is one file is no
+// measurement; a drop the baseline cannot pay for is left out with a
+// reason while the other rates stand; a pair of another system is said.
+func TestErrorRatesNoiseChecks(t *testing.T) {
+	data, err := os.ReadFile(quarterlyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := string(data)
+	base = base[:strings.Index(base, "regression:")]
+	build := func(tail string) *Report {
+		t.Helper()
+		cfg, err := ParseConfig(filepath.Join(filepath.Dir(quarterlyConfig), "checks.yaml"), []byte(base+tail))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Build(cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	same := build("noise: {first: verdicts/incumbent.jsonl, second: ./verdicts/incumbent.jsonl}\n")
+	if same.ErrorRates.Known || !strings.Contains(same.ErrorRates.Why, "name one file") {
+		t.Errorf("one file twice: %+v", same.ErrorRates)
+	}
+	big := build("regression: {drops: [0.03, 0.9]}\nnoise: {first: verdicts/incumbent.jsonl, second: verdicts/incumbent-rerun.jsonl}\n")
+	if er := big.ErrorRates; !er.Known || len(er.Drops) != 1 || !strings.Contains(er.Sentence, "no power is given for a drop of 90 points: constraint retains 88.8% at baseline") {
+		t.Errorf("a 90-point drop: known %v, drops %v, sentence %s", er.Known, er.Drops, er.Sentence)
+	}
+	cand := build("noise: {first: verdicts/candidate.jsonl, second: verdicts/incumbent-rerun.jsonl}\n")
+	found := false
+	for _, w := range cand.Warnings {
+		found = found || strings.Contains(w, "noise: A names its system")
+	}
+	if !found {
+		t.Errorf("a pair of two systems: no warning in %q", cand.Warnings)
 	}
 }

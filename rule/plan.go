@@ -15,8 +15,9 @@ type PlanInput struct {
 	// Drops are the drops in one class's retention to give the power
 	// for (shares: 0.03 is 3 points).
 	Drops []float64
-	// TargetPower and MaxFalseBlock are the sizing targets (0.8 and 0.05
-	// when zero).
+	// TargetPower and MaxFalseBlock are the sizing targets (0.8, and
+	// when zero the rule's alpha for McNemar, whose family-wise level is
+	// its false-block rate by design, else 0.05).
 	TargetPower, MaxFalseBlock float64
 	Sim                        SimOptions
 }
@@ -44,8 +45,11 @@ type PlanResult struct {
 // budget.
 type Need struct {
 	// Reachable is false when no size up to MaxPlanItems reaches the
-	// power (Limit "power"), or the size that does blocks a harmless
-	// change too often (Limit "false block").
+	// power (Limit "power"), or none that does blocks a harmless change
+	// rarely enough (Limit "false block"), or, under non-inferiority, the
+	// drop is within the margin, which the rule lets pass by design
+	// (Limit "within margin"). A simulated false-block rate counts as
+	// within its budget up to 3 Monte-Carlo standard errors over it.
 	Reachable            bool
 	Conversations, Items int
 	// Power and FalseBlock are the class's at that size.
@@ -71,6 +75,9 @@ func Plan(in PlanInput) (PlanResult, error) {
 	}
 	if in.MaxFalseBlock == 0 {
 		in.MaxFalseBlock = 0.05
+		if r := in.Rule.Normalized(); r.Kind == McNemar {
+			in.MaxFalseBlock = r.Alpha
+		}
 	}
 	if !(in.TargetPower > 0 && in.TargetPower < 1) || !(in.MaxFalseBlock > 0 && in.MaxFalseBlock < 1) {
 		return PlanResult{}, inputErrorf("target power %g and false-block budget %g must be in (0, 1)", in.TargetPower, in.MaxFalseBlock)
@@ -139,72 +146,92 @@ const searchReplicates = 500
 
 // need searches the size class c needs to catch drop d: the fewest
 // conversations at which the class alone blocks the drop with
-// probability at least target, then its false-block rate there, which
-// must be within budget (within 3 Monte-Carlo standard errors when
-// simulated) for the size to count as reachable.
+// probability at least target and a harmless change with at most budget
+// (within 3 Monte-Carlo standard errors when simulated). Under
+// non-inferiority a drop within the margin is what the rule lets pass,
+// so no size catches it (Limit "within margin"); under the count rule
+// the false-block rate only grows with size, so once the power is
+// reached with too many false blocks no larger size helps.
 func (r Rule) need(c Class, k int, d, target, budget float64, sim SimOptions) (Need, error) {
 	if err := c.validate(); err != nil {
 		return Need{}, err
 	}
+	r = r.Normalized()
+	if r.Kind == NonInferiority && d <= r.Margin {
+		return Need{Limit: "within margin"}, nil
+	}
 	sim = sim.normalized()
 	search := sim
 	search.Replicates = min(sim.Replicates, searchReplicates)
+	simulated := r.Clustered || c.Correlation > 0
+	slack := func(o SimOptions) float64 {
+		if !simulated {
+			return 0
+		}
+		return 3 * math.Sqrt(budget*(1-budget)/float64(o.Replicates))
+	}
 	per := float64(c.Items()) / float64(len(c.Sizes))
 	maxConv := max(1, int(MaxPlanItems/per))
-	powerAt := func(n int, o SimOptions) (float64, error) { return r.classAlone(resized(c, n), k, d, o) }
+	eval := func(n int, o SimOptions) (Need, bool, error) {
+		rc := resized(c, n)
+		p, err := r.classAlone(rc, k, d, o)
+		if err != nil {
+			return Need{}, false, err
+		}
+		fb, err := r.classAlone(rc, k, 0, o)
+		if err != nil {
+			return Need{}, false, err
+		}
+		nd := Need{Conversations: n, Items: rc.Items(), Power: p, FalseBlock: fb}
+		return nd, p >= target && fb <= budget+slack(o), nil
+	}
+	short := func(nd Need) Need {
+		nd.Limit = "power"
+		if nd.Power >= target {
+			nd.Limit = "false block"
+		}
+		return nd
+	}
 	lo, hi := 0, len(c.Sizes) // sizes ≤ lo fall short (0: none tried)
 	for {
-		p, err := powerAt(hi, search)
+		nd, ok, err := eval(hi, search)
 		if err != nil {
 			return Need{}, err
 		}
-		if p >= target {
+		if ok {
 			break
 		}
-		if hi >= maxConv {
-			return Need{Conversations: hi, Items: resized(c, hi).Items(), Power: p, Limit: "power"}, nil
+		if hi >= maxConv || r.Kind == Count && nd.Power >= target {
+			return short(nd), nil
 		}
 		lo, hi = hi, min(2*hi, maxConv)
 	}
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		p, err := powerAt(mid, search)
+		_, ok, err := eval(mid, search)
 		if err != nil {
 			return Need{}, err
 		}
-		if p >= target {
+		if ok {
 			hi = mid
 		} else {
 			lo = mid
 		}
 	}
 	// The size found, with the full replicates; where those put it a
-	// little short of the target, the size grows by 2% steps until they
+	// little short, the size grows by 2% steps (at most 20) until they
 	// do not.
-	rc := resized(c, hi)
-	p, err := r.classAlone(rc, k, d, sim)
-	if err != nil {
-		return Need{}, err
-	}
-	for p < target && hi < maxConv {
+	nd, ok, err := eval(hi, sim)
+	for step := 0; !ok && err == nil && step < 20 && hi < maxConv; step++ {
 		hi = min(maxConv, hi+max(1, hi/50))
-		rc = resized(c, hi)
-		if p, err = r.classAlone(rc, k, d, sim); err != nil {
-			return Need{}, err
-		}
+		nd, ok, err = eval(hi, sim)
 	}
-	fb, err := r.classAlone(rc, k, 0, sim)
 	if err != nil {
 		return Need{}, err
 	}
-	nd := Need{Conversations: hi, Items: rc.Items(), Power: p, FalseBlock: fb}
-	slack := 0.0
-	if r.Clustered || c.Correlation > 0 {
-		slack = 3 * math.Sqrt(budget*(1-budget)/float64(sim.Replicates))
+	if !ok {
+		return short(nd), nil
 	}
-	nd.Reachable = fb <= budget+slack
-	if !nd.Reachable {
-		nd.Limit = "false block"
-	}
+	nd.Reachable = true
 	return nd, nil
 }

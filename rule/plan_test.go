@@ -42,3 +42,32 @@ func TestPlanNeedMinimal(t *testing.T) {
 		t.Errorf("count rule: %+v; want unreachable for its false-block rate", nd)
 	}
 }
+
+// TestPlanNonInferiority: a drop beyond the margin is caught once the
+// class is large enough to show a harmless change non-inferior (the
+// false-block rate falls with size); a drop within the margin is what
+// the rule lets pass, whatever the size.
+func TestPlanNonInferiority(t *testing.T) {
+	c := Class{Name: "constraint", Sizes: sizes(t, 200, 100), Baseline: 0.89, Discordance: 0.11}
+	res, err := Plan(PlanInput{Rule: Rule{Kind: NonInferiority, Margin: 0.10}, Classes: []Class{c}, Drops: []float64{0.15, 0.08}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	beyond, within := res.Needed[0][0], res.Needed[0][1]
+	if !beyond.Reachable || beyond.FalseBlock > 0.05 || beyond.Power < 0.8 {
+		t.Errorf("15-point drop, margin 10: %+v; want reachable", beyond)
+	}
+	if within.Reachable || within.Limit != "within margin" {
+		t.Errorf("8-point drop, margin 10: %+v; want unreachable, within the margin", within)
+	}
+	// One conversation fewer shows a harmless change non-inferior too
+	// rarely: the size is the fewest.
+	r := Rule{Kind: NonInferiority, Margin: 0.10}.Normalized()
+	fb, err := r.classAlone(resized(c, beyond.Conversations-1), 1, 0, SimOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fb <= 0.05 {
+		t.Errorf("%d conversations already block a harmless change only %.4f of the time; the search gave %d", beyond.Conversations-1, fb, beyond.Conversations)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/rule"
 )
 
 // ratesJSON is the JSON of a report's error rates (report.ErrorRates).
@@ -20,14 +21,24 @@ type ratesJSON struct {
 	Seed          uint64         `json:"seed,omitempty"`
 	Power         []ratePowerRow `json:"power,omitempty"`
 	// ContradictionsExpected is the number of items a harmless candidate
-	// newly contradicts on average, by noise alone.
-	ContradictionsExpected *float64 `json:"contradictions_expected,omitempty"`
-	Noise                  []string `json:"noise,omitempty"`
+	// newly contradicts on average, by noise alone, and
+	// ContradictionsAtLeastOne the probability of at least one;
+	// CountContradictionBlock the count rule's contradiction row's
+	// false-block rate (count rule only).
+	ContradictionsExpected   *float64 `json:"contradictions_expected,omitempty"`
+	ContradictionsAtLeastOne *float64 `json:"contradictions_at_least_one,omitempty"`
+	CountContradictionBlock  *float64 `json:"count_contradiction_block,omitempty"`
+	// Skipped says which configured drops got no power, and why.
+	Skipped []string `json:"skipped,omitempty"`
+	Noise   []string `json:"noise,omitempty"`
 }
 
 // ratePowerRow is the probability of blocking a drop in one class.
 type ratePowerRow struct {
-	Class       string    `json:"class"`
+	Class string `json:"class"`
+	// FalseBlock is the probability that this class blocks a harmless
+	// change (for mcnemar at Holm's first step, α/k).
+	FalseBlock  float64   `json:"false_block"`
 	Items       int       `json:"items"`
 	Discordance float64   `json:"discordance"`
 	Correlation float64   `json:"correlation"`
@@ -45,10 +56,14 @@ func newRatesJSON(er *report.ErrorRates) *ratesJSON {
 	}
 	fb := er.FalseBlock
 	out.FalseBlock, out.StandardError, out.Method, out.Replicates, out.Seed = ptr(fb.Block), ptr(fb.StandardError), fb.Method, fb.Replicates, fb.Seed
-	out.ContradictionsExpected = ptr(er.Contradictions.ExpectedNew)
+	out.ContradictionsExpected, out.ContradictionsAtLeastOne = ptr(er.Contradictions.ExpectedNew), ptr(er.Contradictions.AtLeastOne)
+	if er.Rule.Kind == rule.Count {
+		out.CountContradictionBlock = ptr(er.Contradictions.CountBlock)
+	}
+	out.Skipped = er.Skipped
 	out.Noise = []string{er.First, er.Second}
 	for i, c := range er.Classes {
-		row := ratePowerRow{Class: c.Name, Items: c.Items(), Discordance: c.Discordance, Correlation: c.Correlation, Drops: er.Drops}
+		row := ratePowerRow{Class: c.Name, FalseBlock: fb.Classes[i].Block, Items: c.Items(), Discordance: c.Discordance, Correlation: c.Correlation, Drops: er.Drops}
 		for _, p := range er.Power[i] {
 			row.Block = append(row.Block, p.Block)
 		}

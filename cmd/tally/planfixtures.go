@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/power"
 	"github.com/tally-eval/tally/rule"
 	"github.com/tally-eval/tally/stats"
 )
@@ -100,7 +101,7 @@ not clustered, else simulated (seeded; the Monte-Carlo error is printed).`,
 	f.IntVar(&fl.conversations, "conversations", 0, "conversations (fixtures) the items fall into, spread evenly (with --items)")
 	f.StringVar(&fl.baseline, "baseline", "", "the incumbent's retention per class, or one share for all")
 	f.StringVar(&fl.discordance, "discordance", "", "the noise: share of item-compactions two runs of one system disagree on, per class or one share for all (tally noise measures it)")
-	f.Float64Var(&fl.correlation, "correlation", -1, "within-conversation correlation of losses and gains, in [0,1) (default: the configuration's noise pair's, else 0)")
+	f.Float64Var(&fl.correlation, "correlation", -1, "within-conversation correlation of losses and gains, in [0,1): the figure report and plan fixtures print by that name, estimated from a noise pair by the method of moments — not tally noise's ICC of discordance (default: the configuration's noise pair's, else 0)")
 	f.Float64Var(&fl.flipRate, "flip-rate", -1, "share of item-compactions contradicted in one run of two and not the other (default: the noise pair's)")
 	f.StringVar(&fl.ruleName, "rule", "", "mcnemar, noninferiority or count (default: the configuration's, else mcnemar)")
 	f.Float64Var(&fl.alpha, "alpha", 0, "one-sided level of mcnemar (family-wise, Holm) and noninferiority (per class); default 0.05")
@@ -111,7 +112,7 @@ not clustered, else simulated (seeded; the Monte-Carlo error is printed).`,
 	f.BoolVar(&fl.clustered, "clustered", true, "mcnemar, noninferiority: the clustered test (conversations are the clusters)")
 	f.Float64SliceVar(&fl.drops, "drop", nil, "drops in one class's retention to give the power for (default: the configuration's, else 0.03,0.10)")
 	f.Float64Var(&fl.power, "power", 0.8, "target power for the sizes needed")
-	f.Float64Var(&fl.falseBlock, "false-block", 0.05, "the most a harmless change may be blocked, for the sizes needed")
+	f.Float64Var(&fl.falseBlock, "false-block", 0.05, "the most a harmless change may be blocked, for the sizes needed (default: the rule's alpha for mcnemar, else 0.05)")
 	f.Float64Var(&fl.width, "width", 0, "also give the items each class needs for a retention interval of this half-width (Wilson)")
 	f.Float64Var(&fl.confidence, "confidence", 0.95, "confidence of the --width interval")
 	f.IntVar(&fl.replicates, "replicates", rule.DefaultReplicates, "fixture sets simulated where the figures are not exact")
@@ -120,6 +121,10 @@ not clustered, else simulated (seeded; the Monte-Carlo error is printed).`,
 	cmd.MarkFlagsMutuallyExclusive("config", "items")
 	return cmd
 }
+
+// maxPlanReplicates bounds --replicates: a million fixture sets give a
+// Monte-Carlo standard error of 0.0005 at most.
+const maxPlanReplicates = 1_000_000
 
 // planSource says where the inputs came from, for the output.
 type planSource struct {
@@ -155,23 +160,48 @@ func (fl *planFixturesFlags) input(cmd *cobra.Command, opts *options) (rule.Plan
 		if er != nil && er.Known {
 			classes = append(classes, er.Classes...)
 		} else {
+			// The report could not compute its rates (no noise pair, or
+			// one lacking a class): each class takes what the noise
+			// pair has of it, and flags give the rest.
+			measured := map[fixture.Class]rule.Class{}
+			if er != nil && er.Noise != nil {
+				for _, nc := range er.Noise.Classes {
+					if nc.Pairs == 0 {
+						continue
+					}
+					cs := make([]power.ClusterCounts, len(nc.Clusters))
+					for i, cl := range nc.Clusters {
+						cs[i] = power.ClusterCounts{N: cl.N, Lost: cl.Lost, Gained: cl.Gained}
+					}
+					rho, _, err := rule.EstimateCorrelation(cs)
+					if err != nil {
+						return in, src, err
+					}
+					measured[nc.Class] = rule.Class{Discordance: nc.Discordance(), Correlation: rho}
+				}
+			}
 			for _, row := range r.Classes {
 				if len(row.Clusters) == 0 {
 					continue
 				}
-				c := rule.Class{Name: string(row.Class)}
+				c := rule.Class{Name: string(row.Class), Discordance: math.NaN()}
+				if m, ok := measured[row.Class]; ok {
+					c.Discordance, c.Correlation = m.Discordance, m.Correlation
+				}
 				for _, cl := range row.Clusters {
 					c.Sizes = append(c.Sizes, cl.N)
 				}
 				n := row.Incumbent.Counts
 				c.Baseline = float64(n.Retained()) / float64(max(n.Items-n.Errors, 1))
-				c.Discordance = math.NaN()
 				classes = append(classes, c)
 			}
 		}
 	} else {
-		if fl.items == "" || fl.conversations <= 0 {
+		switch {
+		case fl.items == "":
 			return in, src, usagef("plan fixtures: give --config, or --items with --conversations")
+		case fl.conversations <= 0:
+			return in, src, usagef("--conversations: want the number of conversations (fixtures) the items fall into, at least 1, got %d", fl.conversations)
 		}
 		items, err := classValues("--items", fl.items, false)
 		if err != nil {
@@ -214,6 +244,9 @@ func (fl *planFixturesFlags) input(cmd *cobra.Command, opts *options) (rule.Plan
 	if err := set("--discordance", fl.discordance, func(c *rule.Class) *float64 { return &c.Discordance }); err != nil {
 		return in, src, err
 	}
+	if changed("correlation") && !(fl.correlation >= 0 && fl.correlation < 1) {
+		return in, src, usagef("--correlation: %v is not in [0, 1)", fl.correlation)
+	}
 	for i := range classes {
 		if changed("correlation") {
 			classes[i].Correlation = fl.correlation
@@ -244,6 +277,9 @@ func (fl *planFixturesFlags) input(cmd *cobra.Command, opts *options) (rule.Plan
 		r.Alpha = fl.alpha
 	}
 	if changed("margin") {
+		if r.Kind != rule.NonInferiority {
+			return in, src, usagef("--margin belongs to --rule noninferiority; the rule here is %s", r.Kind)
+		}
 		r.Margin = fl.margin
 	}
 	if changed("tolerance") {
@@ -266,7 +302,30 @@ func (fl *planFixturesFlags) input(cmd *cobra.Command, opts *options) (rule.Plan
 	}
 	*r = r.Normalized()
 	if changed("drop") {
+		for _, d := range fl.drops {
+			if !(d > 0 && d < 1) {
+				return in, src, usagef("--drop: %v is not a drop strictly between 0 and 1 (0.03 is 3 points)", d)
+			}
+		}
 		in.Drops = fl.drops
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"power", fl.power}, {"false-block", fl.falseBlock}} {
+		if !(f.v > 0 && f.v < 1) {
+			return in, src, usagef("--%s: %v is not a probability strictly between 0 and 1", f.name, f.v)
+		}
+	}
+	if fl.width != 0 && !(fl.width > 0 && fl.width <= 0.5) {
+		return in, src, usagef("--width: %v is not a half-width in (0, 0.5]", fl.width)
+	}
+	if fl.replicates < 100 || fl.replicates > maxPlanReplicates {
+		return in, src, usagef("--replicates: %d is not from 100 to %d", fl.replicates, maxPlanReplicates)
+	}
+	if !changed("false-block") && in.Rule.Kind == rule.McNemar {
+		// The family-wise level of McNemar is its false-block budget.
+		fl.falseBlock = in.Rule.Alpha
 	}
 	in.TargetPower, in.MaxFalseBlock = fl.power, fl.falseBlock
 	in.Sim = rule.SimOptions{Replicates: fl.replicates, Seed: fl.seed}
@@ -391,10 +450,13 @@ func writePlanFixturesText(w io.Writer, res rule.PlanResult, widths []planWidth,
 		in.TargetPower, pctShare(in.MaxFalseBlock), pctShare(res.ClassBudget))
 	need := func(i, j int) string {
 		n := res.Needed[i][j]
-		if !n.Reachable {
+		switch {
+		case n.Limit == "within margin":
+			return "never: within the margin, which the rule lets pass"
+		case !n.Reachable:
 			return fmt.Sprintf("not reachable (%s, at %d items)", n.Limit, n.Items)
 		}
-		return fmt.Sprintf("%d items in %d conversations", n.Items, n.Conversations)
+		return fmt.Sprintf("%d items in %s", n.Items, plural(n.Conversations, "conversation"))
 	}
 	if err := classByDrop(w, in, need); err != nil {
 		return err

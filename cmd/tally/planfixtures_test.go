@@ -73,6 +73,20 @@ func TestPlanFixturesErrors(t *testing.T) {
 		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--rule", "count", "--alpha", "0.1"},
 			"count rule: alpha, margin, mid-p and clustered belong to the mcnemar and noninferiority rules"},
 		{[]string{"--conversations", "10"}, "plan fixtures: give --config, or --items with --conversations"},
+		{[]string{"--items", "constraint=80", "--conversations", "0", "--baseline", "0.9", "--discordance", "0.1"},
+			"--conversations: want the number of conversations (fixtures) the items fall into, at least 1, got 0"},
+		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--margin", "0.1"},
+			"--margin belongs to --rule noninferiority; the rule here is mcnemar"},
+		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--drop", "0"},
+			"--drop: 0 is not a drop strictly between 0 and 1 (0.03 is 3 points)"},
+		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--false-block", "0"},
+			"--false-block: 0 is not a probability strictly between 0 and 1"},
+		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--width", "0.6"},
+			"--width: 0.6 is not a half-width in (0, 0.5]"},
+		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--replicates", "10"},
+			"--replicates: 10 is not from 100 to 1000000"},
+		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--correlation", "1"},
+			"--correlation: 1 is not in [0, 1)"},
 	} {
 		_, errOut, code := repCLI(t, append([]string{"plan", "fixtures"}, c.args...)...)
 		if code != exitUsage || errOut != "tally: "+c.want+" (see tally --help)\n" {

@@ -32,19 +32,22 @@ func cellPlanFixtures(cx *cellCtx) error {
 	for i, c := range er.Classes {
 		writeClassRow(h, fixture.Class(c.Name))
 		h.Rawf("<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>",
-			markup.Int(c.Items()), markup.Int(len(c.Sizes)), markup.GatePct(c.Discordance), strconv.FormatFloat(c.Correlation, 'f', 2, 64))
+			markup.Int(c.Items()), markup.Int(len(c.Sizes)), markup.Pct(c.Discordance), strconv.FormatFloat(c.Correlation, 'f', 2, 64))
 		for j := range er.Drops {
 			n := er.Needed[i][j]
-			need := "unreachable"
+			need := "unreachable (" + n.Limit + ")"
+			if n.Limit == "within margin" {
+				need = "never (within the margin)"
+			}
 			if n.Reachable {
 				need = markup.Int(n.Items) + " / " + markup.Int(n.Conversations)
 			}
-			h.Rawf("<td class=\"num\">%s</td><td class=\"num\">%s</td>", markup.GatePct(er.Power[i][j].Block), need)
+			h.Rawf("<td class=\"num\">%s</td><td class=\"num\">%s</td>", markup.Pct(er.Power[i][j].Block), need)
 		}
 		h.Raw("</tr>\n")
 	}
 	h.Raw("</tbody>\n</table></div>\n")
-	h.Rawf("<p class=\"sub\">Items are item-compactions; noise is the share two runs of the incumbent disagree on, ρ their within-conversation correlation; “needs” is items / conversations. Each size is the fewest conversations, at the class's items per conversation, at which the class alone blocks the drop with probability %s, at the level the rule holds one of the classes to; reachable when a harmless change is then blocked at most %s of the time (%s per class). As <code>tally plan fixtures --config</code>, which also takes other rules, drops and noise.</p>\n",
-		markup.Num(er.TargetPower, 4), markup.GatePct(er.MaxFalseBlock), markup.GatePct(er.ClassBudget))
+	h.Rawf("<p class=\"sub\">Items are item-compactions; noise is the share two runs of the incumbent disagree on, ρ their within-conversation correlation; “needs” is items / conversations. Each size is the fewest conversations, at the class's items per conversation, at which the class alone blocks the drop with probability %s, at the level the rule holds one of the classes to; reachable when a harmless change is then blocked at most %s of the time (%s per class). As <code>tally plan fixtures --config report.yaml</code>, which also takes other rules, drops and noise.</p>\n",
+		markup.Num(er.TargetPower, 4), markup.Pct(er.MaxFalseBlock), markup.Pct(er.ClassBudget))
 	return nil
 }

@@ -266,9 +266,9 @@ func pairedAssumption(p power.PlanResult) string {
 	a := p.PairedAssumption
 	switch a.Basis {
 	case power.StatedDiscordance:
-		return fmt.Sprintf("assuming the runs disagree on %s of the conversations, as the replay's did", markup.GatePct(a.Discordance))
+		return fmt.Sprintf("assuming the runs disagree on %s of the conversations, as the replay's did", markup.Pct(a.Discordance))
 	case power.StatedGained:
-		return fmt.Sprintf("assuming the candidate gains %s of the conversations besides", markup.GatePct(a.PGained))
+		return fmt.Sprintf("assuming the candidate gains %s of the conversations besides", markup.Pct(a.PGained))
 	}
 	return "assuming the runs disagree on no conversation but those the change loses (no noise, no gained pairs: pairing's best case)"
 }
