@@ -48,6 +48,10 @@ func TestPPIMeanReference(t *testing.T) {
 		{"all labelled agree, n=30 of 300", 20, 0, 0, 10, 180, 270, 0.95, true, 0.66666666666666663, 0.61332053648957452, 0.72001279684375874, 0.89700000000000013},
 		{"uninformative judge, n=60 of 260", 15, 15, 15, 15, 90, 200, 0.95, false, 0.45000000000000001, 0.25825547692378098, 0.6417445230762191, 1},
 		{"uninformative judge, n=60 of 260", 15, 15, 15, 15, 90, 200, 0.95, true, 0.5, 0.37348486881183401, 0.62651513118816604, 0},
+		{"anti-correlated judge, lambda clipped to 0", 5, 15, 15, 5, 100, 200, 0.95, false, 0.5, 0.22281923513006446, 0.77718076486993559, 1},
+		{"anti-correlated judge, lambda clipped to 0", 5, 15, 15, 5, 100, 200, 0.95, true, 0.5, 0.34505124192385961, 0.65494875807614039, 0},
+		{"labelled judge split evenly, lambda clipped to 1", 10, 0, 0, 10, 190, 200, 0.95, false, 0.94999999999999996, 0.91979492642096605, 0.98020507357903386, 1},
+		{"labelled judge split evenly, lambda clipped to 1", 10, 0, 0, 10, 190, 200, 0.95, true, 0.94999999999999996, 0.91979492642096605, 0.98020507357903386, 1},
 	}
 	const tol = 1e-12
 	for _, c := range cases {

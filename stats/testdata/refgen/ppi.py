@@ -61,6 +61,8 @@ CASES = [
     ("90% interval, n=20 of 120", 10, 2, 2, 6, 55, 100, 0.10),
     ("all labelled agree, n=30 of 300", 20, 0, 0, 10, 180, 270, 0.05),
     ("uninformative judge, n=60 of 260", 15, 15, 15, 15, 90, 200, 0.05),
+    ("anti-correlated judge, lambda clipped to 0", 5, 15, 15, 5, 100, 200, 0.05),
+    ("labelled judge split evenly, lambda clipped to 1", 10, 0, 0, 10, 190, 200, 0.05),
 ]
 
 if __name__ == "__main__":
