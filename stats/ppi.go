@@ -87,19 +87,19 @@ type PPIResult struct {
 }
 
 // ErrTooFewLabelled matches, under errors.Is, the error for a labelled set
-// (or a stratum's) of fewer than two items: one reviewed item says nothing
+// (or a stratum's) of exactly one item: one reviewed item says nothing
 // about how much the human and the judge disagree, so the rectifier's
 // variance is undefined. ppi_py would give it variance 0 and an interval
 // of the judge's width only; here it is an error. Such errors also match
 // ErrInput.
-var ErrTooFewLabelled = &inputError{msg: "fewer than two labelled items"}
+var ErrTooFewLabelled error = &inputError{msg: "fewer than two labelled items"}
 
 // tooFewError matches both ErrTooFewLabelled and ErrInput.
 type tooFewError struct{ msg string }
 
 func (e *tooFewError) Error() string { return e.msg }
 func (e *tooFewError) Is(target error) bool {
-	return target == ErrInput || target == error(ErrTooFewLabelled)
+	return target == ErrInput || target == ErrTooFewLabelled
 }
 
 // ppiCounts is the labelled sample as a 2×2 table and the judge's counts.
@@ -261,8 +261,11 @@ func finishPPI(theta, se, lambda, rect float64, judgeRetained, judged, n int, co
 // when the strata are the judge's verdicts (Cochran 1977, Sampling
 // Techniques, section 12.2, double sampling for stratification, with an
 // infinite population); it is conservative where the strata sizes are
-// fixed by design. Without it the interval covered a true retention of 0.8
-// in 93.1% of 10000 simulated reviews (75 items per verdict). Each stratum
+// fixed by design. In 10000 simulated reviews (true retention 0.8, judge
+// sensitivity 0.9 and false-positive rate 0.3, N = 2000, 75 reviews per
+// verdict) the interval covered 0.8 in 93.1% without it and 93.6% with
+// it; the rest of the shortfall is the normal approximation in a stratum
+// with few disagreements, which the result warns of. Each stratum
 // needs at least two labelled items. When a stratum is the judge's verdict
 // the judge is constant inside it, λ plays no part, and θ̂_h is the
 // reviewers' share in the stratum: the classical stratified estimator.

