@@ -435,6 +435,13 @@ func (b *builder) compute() error {
 			sc.Gate = ShareGate(c, min, gated)
 		}
 		row.Change, row.Rule, row.Clusters = changes[ci], outcomes[ci], pairs[ci]
+		if reg.Rule.Clustered && row.Rule.Tested {
+			if d := discordantConversations(pairs[ci]); d > 0 && d < fewDiscordantClusters {
+				r.Warnings = append(r.Warnings, fmt.Sprintf(
+					"%s: the clustered test rests on %d %s with a lost or gained item; below about %d its large-sample approximation is rough and its actual level may differ from α (the error rates below, and tally plan fixtures, give the false-block rate at this size)",
+					cl, d, format.Plural(d, "conversation", "conversations"), fewDiscordantClusters))
+			}
+		}
 		row.McNemar = power.Test{Method: string(power.TestExact), PValue: 1}
 		if tables[ci].Pairs() > 0 {
 			res, err := power.McNemar(tables[ci], cfg.Confidence)
@@ -598,6 +605,24 @@ func (b *builder) checkedConversations() int {
 	for _, g := range b.rowItem {
 		if fi := b.itemFix[g]; !seen[fi] {
 			seen[fi] = true
+			n++
+		}
+	}
+	return n
+}
+
+// fewDiscordantClusters is the number of conversations with a discordant
+// item below which the report warns that a clustered test is rough: the
+// cluster variance rests on those conversations alone (the rule of thumb
+// of `tally mcnemar --clusters`).
+const fewDiscordantClusters = 10
+
+// discordantConversations counts the conversations with a lost or gained
+// item.
+func discordantConversations(cs []power.ClusterCounts) int {
+	n := 0
+	for _, c := range cs {
+		if c.Lost+c.Gained > 0 {
 			n++
 		}
 	}
