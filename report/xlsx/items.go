@@ -9,14 +9,40 @@ import (
 
 // --- Items --------------------------------------------------------------
 
+// The Items sheet's name, and the headers (row 2) of the columns a
+// reader of a filled-in workbook (tally calibrate) matches on: the key
+// columns, each system's judge verdict, and the reviewer's columns.
+const (
+	ItemsSheet            = sheetItems
+	ItemsConversation     = "Conversation"
+	ItemsCompaction       = "Compaction"
+	ItemsItem             = "Item"
+	ItemsClass            = "Class"
+	ItemsIncumbentVerdict = "Incumbent verdict"
+	ItemsCandidateVerdict = "Candidate verdict"
+	ItemsIncumbentReview  = "Incumbent: reviewer's verdict"
+	ItemsCandidateReview  = "Candidate: reviewer's verdict"
+	ItemsReviewer         = "Reviewer"
+	ItemsNote             = "Note"
+	ProvenanceSheet       = sheetProvenance
+	ItemsHeaderRow        = 2 // the row of the column headers
+	ItemsFirstRow         = 3 // the first item row
+)
+
+// ReviewVerdicts is the drop-down of each reviewer's-verdict column:
+// whether the compacted context carries the item, in the reviewer's
+// judgement (verbatim is the judge's own substring check and needs no
+// review), or unsure.
+var ReviewVerdicts = []string{"supported", "absent", "contradicted", "unsure"}
+
 func (b *book) items() error {
 	r, st := b.r, b.st
 	s, err := b.stream(sheetItems)
 	if err != nil {
 		return err
 	}
-	const cols = 19 // A..S
-	if err := s.widths(24, 8, 8, 14, 40, 40, 24, 12, 30, 24, 16, 12, 30, 24, 16, 9, 15, 14, 30); err != nil {
+	const cols = 20 // A..T
+	if err := s.widths(24, 8, 8, 14, 40, 40, 24, 12, 30, 24, 16, 12, 30, 24, 16, 9, 16, 16, 14, 30); err != nil {
 		return err
 	}
 	if err := s.sw.SetPanes(freeze(3, 2)); err != nil {
@@ -33,18 +59,18 @@ func (b *book) items() error {
 		cand += ": " + r.Candidate
 	}
 	if err := s.put((&cellRow{}).str("Item", st.group).skip(6).str(inc, st.group).skip(3).
-		str(cand, st.group).skip(3).str("", 0).str("Review", st.group).skip(2)); err != nil {
+		str(cand, st.group).skip(3).str("", 0).str("Review", st.group).skip(3)); err != nil {
 		return err
 	}
-	for _, m := range [][2]string{{"A1", "G1"}, {"H1", "K1"}, {"L1", "O1"}, {"Q1", "S1"}} {
+	for _, m := range [][2]string{{"A1", "G1"}, {"H1", "K1"}, {"L1", "O1"}, {"Q1", "T1"}} {
 		if err := s.sw.MergeCell(m[0], m[1]); err != nil {
 			return err
 		}
 	}
-	if err := s.headers("Conversation", "Compaction", "Item", "Class", "Literal", "Probe", "Expect",
-		"Incumbent verdict", "Incumbent answer", "Incumbent reason", "Incumbent judge",
-		"Candidate verdict", "Candidate answer", "Candidate reason", "Candidate judge",
-		"Changed", "Review", "Reviewer", "Note"); err != nil {
+	if err := s.headers(ItemsConversation, ItemsCompaction, ItemsItem, ItemsClass, "Literal", "Probe", "Expect",
+		ItemsIncumbentVerdict, "Incumbent answer", "Incumbent reason", "Incumbent judge",
+		ItemsCandidateVerdict, "Candidate answer", "Candidate reason", "Candidate judge",
+		"Changed", ItemsIncumbentReview, ItemsCandidateReview, ItemsReviewer, ItemsNote); err != nil {
 		return err
 	}
 	row := &cellRow{cells: make([]any, 0, cols)}
@@ -71,7 +97,7 @@ func (b *book) items() error {
 	if err := b.f.AutoFilter(sheetItems, cellRange(1, 2, cols, last), nil); err != nil {
 		return err
 	}
-	if err := b.dropDown(sheetItems, cellRange(17, 3, 17, last), itemReview); err != nil {
+	if err := b.dropDown(sheetItems, cellRange(17, 3, 18, last), ReviewVerdicts); err != nil {
 		return err
 	}
 	for _, col := range []int{8, 12} {

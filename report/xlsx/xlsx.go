@@ -35,7 +35,8 @@ const (
 
 var sheetNames = []string{sheetSummary, sheetItems, sheetLost, sheetReplay, sheetSelection, sheetProvenance}
 
-// The reviewer drop-downs: what a person can say about an item's verdict,
+// The other reviewer drop-downs: what a person can say about a lost or
+// contradicted item's verdict (the Lost and Contradicted sheet),
 // and about a conversation the two replay runs disagree on.
 var (
 	itemReview   = []string{"judge right", "judge wrong", "fixture wrong", "unsure"}
@@ -50,8 +51,9 @@ const maxCutWarnings = 10
 // gates table of both systems with conditional formatting, a chart of
 // the retained share by class, the verdict, the warnings, and task
 // success on the last row), Items (one row per item and compaction, both
-// systems side by side, a changed flag and reviewer columns with a
-// drop-down), Lost and Contradicted, Replay (the review queue),
+// systems side by side, a changed flag, and for a reviewer each
+// system's verdict in the reviewer's judgement — a drop-down of
+// ReviewVerdicts — a Reviewer and a Note column), Lost and Contradicted, Replay (the review queue),
 // Selection and Provenance.
 //
 // Every string from the report is written as a string cell: none becomes

@@ -178,7 +178,7 @@ func TestSheets(t *testing.T) {
 	}
 	r := sample.Report()
 	for sheet, ref := range map[string]string{
-		"Items":                 fmt.Sprintf("'Items'!$A$2:$S$%d", len(r.Items)+2),
+		"Items":                 fmt.Sprintf("'Items'!$A$2:$T$%d", len(r.Items)+2),
 		"Lost and Contradicted": "'Lost and Contradicted'!$A$1:$P$23",
 		"Replay":                "'Replay'!$A$11:$H$31",
 		"Selection":             "'Selection'!$A$18:$G$58",
@@ -189,17 +189,19 @@ func TestSheets(t *testing.T) {
 		}
 	}
 	// Reviewer drop-downs.
-	for sheet, sqref := range map[string]string{
-		"Items":                 fmt.Sprintf("Q3:Q%d", len(r.Items)+2),
-		"Lost and Contradicted": "N2:N23",
-		"Replay":                "F12:F31",
+	// The Items sheet asks for each system's verdict in the reviewer's
+	// judgement: both columns Q and R, one list.
+	for sheet, want := range map[string]struct{ sqref, list string }{
+		"Items":                 {fmt.Sprintf("Q3:R%d", len(r.Items)+2), `"supported,absent,contradicted,unsure"`},
+		"Lost and Contradicted": {"N2:N23", `"judge right,judge wrong,fixture wrong,unsure"`},
+		"Replay":                {"F12:F31", `"caused by compaction,not compaction,reference wrong,unsure"`},
 	} {
 		dvs, err := f.GetDataValidations(sheet)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(dvs) != 1 || dvs[0].Sqref != sqref || dvs[0].Type != "list" || !strings.Contains(dvs[0].Formula1, "judge wrong") && !strings.Contains(dvs[0].Formula1, "caused by compaction") {
-			t.Errorf("%s: data validations %+v, want one list on %s", sheet, dvs, sqref)
+		if len(dvs) != 1 || dvs[0].Sqref != want.sqref || dvs[0].Type != "list" || dvs[0].Formula1 != want.list {
+			t.Errorf("%s: data validations %+v, want one list %s on %s", sheet, dvs, want.list, want.sqref)
 		}
 	}
 	// Widths are set.
@@ -396,7 +398,7 @@ func TestItems(t *testing.T) {
 	head := []string{"Conversation", "Compaction", "Item", "Class", "Literal", "Probe", "Expect",
 		"Incumbent verdict", "Incumbent answer", "Incumbent reason", "Incumbent judge",
 		"Candidate verdict", "Candidate answer", "Candidate reason", "Candidate judge",
-		"Changed", "Review", "Reviewer", "Note"}
+		"Changed", "Incumbent: reviewer's verdict", "Candidate: reviewer's verdict", "Reviewer", "Note"}
 	for i, c := range rows[1] {
 		if c.Value != head[i] {
 			t.Errorf("header %s = %q, want %q", c.Ref, c.Value, head[i])
