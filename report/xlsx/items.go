@@ -5,35 +5,10 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/reviews"
 )
 
 // --- Items --------------------------------------------------------------
-
-// The Items sheet's name, and the headers (row 2) of the columns a
-// reader of a filled-in workbook (tally calibrate) matches on: the key
-// columns, each system's judge verdict, and the reviewer's columns.
-const (
-	ItemsSheet            = sheetItems
-	ItemsConversation     = "Conversation"
-	ItemsCompaction       = "Compaction"
-	ItemsItem             = "Item"
-	ItemsClass            = "Class"
-	ItemsIncumbentVerdict = "Incumbent verdict"
-	ItemsCandidateVerdict = "Candidate verdict"
-	ItemsIncumbentReview  = "Incumbent: reviewer's verdict"
-	ItemsCandidateReview  = "Candidate: reviewer's verdict"
-	ItemsReviewer         = "Reviewer"
-	ItemsNote             = "Note"
-	ProvenanceSheet       = sheetProvenance
-	ItemsHeaderRow        = 2 // the row of the column headers
-	ItemsFirstRow         = 3 // the first item row
-)
-
-// ReviewVerdicts is the drop-down of each reviewer's-verdict column:
-// whether the compacted context carries the item, in the reviewer's
-// judgement (verbatim is the judge's own substring check and needs no
-// review), or unsure.
-var ReviewVerdicts = []string{"supported", "absent", "contradicted", "unsure"}
 
 func (b *book) items() error {
 	r, st := b.r, b.st
@@ -67,10 +42,10 @@ func (b *book) items() error {
 			return err
 		}
 	}
-	if err := s.headers(ItemsConversation, ItemsCompaction, ItemsItem, ItemsClass, "Literal", "Probe", "Expect",
-		ItemsIncumbentVerdict, "Incumbent answer", "Incumbent reason", "Incumbent judge",
-		ItemsCandidateVerdict, "Candidate answer", "Candidate reason", "Candidate judge",
-		"Changed", ItemsIncumbentReview, ItemsCandidateReview, ItemsReviewer, ItemsNote); err != nil {
+	if err := s.headers(reviews.HeaderConversation, reviews.HeaderCompaction, reviews.HeaderItem, reviews.HeaderClass, "Literal", "Probe", "Expect",
+		reviews.HeaderIncumbentVerdict, "Incumbent answer", "Incumbent reason", "Incumbent judge",
+		reviews.HeaderCandidateVerdict, "Candidate answer", "Candidate reason", "Candidate judge",
+		"Changed", reviews.HeaderIncumbentReview, reviews.HeaderCandidateReview, reviews.HeaderReviewer, reviews.HeaderNote); err != nil {
 		return err
 	}
 	row := &cellRow{cells: make([]any, 0, cols)}
@@ -97,7 +72,7 @@ func (b *book) items() error {
 	if err := b.f.AutoFilter(sheetItems, cellRange(1, 2, cols, last), nil); err != nil {
 		return err
 	}
-	if err := b.dropDown(sheetItems, cellRange(17, 3, 18, last), ReviewVerdicts); err != nil {
+	if err := b.dropDown(sheetItems, cellRange(17, 3, 18, last), reviews.Words); err != nil {
 		return err
 	}
 	for _, col := range []int{8, 12} {

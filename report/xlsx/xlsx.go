@@ -21,16 +21,17 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/zipfile"
 	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/reviews"
 )
 
 // The workbook's sheets, in order.
 const (
 	sheetSummary    = "Summary"
-	sheetItems      = "Items"
+	sheetItems      = reviews.ItemsSheet
 	sheetLost       = "Lost and Contradicted"
 	sheetReplay     = "Replay"
 	sheetSelection  = "Selection"
-	sheetProvenance = "Provenance"
+	sheetProvenance = reviews.ProvenanceSheet
 )
 
 var sheetNames = []string{sheetSummary, sheetItems, sheetLost, sheetReplay, sheetSelection, sheetProvenance}
@@ -53,7 +54,7 @@ const maxCutWarnings = 10
 // success on the last row), Items (one row per item and compaction, both
 // systems side by side, a changed flag, and for a reviewer each
 // system's verdict in the reviewer's judgement — a drop-down of
-// ReviewVerdicts — a Reviewer and a Note column), Lost and Contradicted, Replay (the review queue),
+// reviews.Words — a Reviewer and a Note column), Lost and Contradicted, Replay (the review queue),
 // Selection and Provenance.
 //
 // Every string from the report is written as a string cell: none becomes

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/reviews"
+)
+
+// calibrateCount is one class and system's reviews in a calibrate run.
+type calibrateCount struct {
+	Class     string `json:"class"`
+	System    string `json:"system"`
+	Read      int    `json:"read"`
+	New       int    `json:"new"`
+	Replaced  int    `json:"replaced"`
+	Unchanged int    `json:"unchanged"`
+	Unsure    int    `json:"unsure"`
+}
+
+// calibrateChange is one review that replaced another of its key.
+type calibrateChange struct {
+	ConversationID string `json:"conversation_id"`
+	Compaction     int    `json:"compaction"`
+	ItemID         string `json:"item_id"`
+	System         string `json:"system"`
+	Was            string `json:"was"`
+	Now            string `json:"now"`
+}
+
+// calibrateJSON is the JSON contract of `tally calibrate`.
+type calibrateJSON struct {
+	Source string `json:"source"`
+	Output string `json:"output"`
+	// Checked is true when the rows were checked against a report's
+	// configuration (--config).
+	Checked bool `json:"checked"`
+	// Rows counts the rows with a reviewer's verdict, Scanned all item
+	// rows read.
+	Rows     int               `json:"rows"`
+	Scanned  int               `json:"scanned"`
+	Counts   []calibrateCount  `json:"counts"`
+	Replaced []calibrateChange `json:"replaced"`
+	// Agreement: of Reviewed reviews read, Equal are the judge's verdict
+	// (verbatim counting as supported).
+	Agreement struct {
+		Equal    int `json:"equal"`
+		Reviewed int `json:"reviewed"`
+	} `json:"agreement"`
+	// Total is the number of reviews in the output file.
+	Total int `json:"total"`
+}
+
+func newCalibrateCmd(opts *options) *cobra.Command {
+	var (
+		output, config string
+		lim            limitFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "calibrate REPORT.xlsx|REVIEWS.csv -o REVIEWS.jsonl [--config report.yaml]",
+		Short: "Read reviewers' verdicts back from a report workbook's Items sheet into a reviews file",
+		Long: `calibrate reads the reviewer's columns of a report workbook's Items sheet
+(as tally report writes it) or of a CSV with the same headers, and records
+every row where a reviewer gave a system's verdict — "Incumbent: reviewer's
+verdict" and "Candidate: reviewer's verdict", each supported, absent,
+contradicted or unsure — with the Reviewer and Note cells, as text, never
+evaluated. "unsure" is counted, not recorded.
+
+The reviews go into REVIEWS.jsonl, one line per item-compaction and system;
+reviewing accumulates: a new review is appended, a changed review of a key
+already in the file replaces it (each is named), and the file is replaced
+atomically, all or nothing.
+
+With --config, every reviewed row is checked against that report's
+fixtures and verdicts: a row that matches no item-compaction, an edited key
+cell (conversation, compaction, item, class) or judge verdict, and a
+workbook from another report (its Provenance sheet's configuration SHA-256
+is not this configuration's) are errors naming the sheet, row and column,
+and nothing is written. A CSV needs --config (it does not name the
+systems). An unknown verdict word is always an error.
+
+Prints, per class and system, the reviews read, new, replaced, unchanged
+and unsure, and how many reviewed verdicts equal the judge's.`,
+		Example: "  tally calibrate out/report.xlsx -o reviews.jsonl --config examples/quarterly/report.yaml",
+		Args:    cobra.ExactArgs(1),
+		RunE: work(func(cmd *cobra.Command, args []string) error {
+			if output == "" {
+				return usagef("-o REVIEWS.jsonl must name the reviews file to add to, not be empty")
+			}
+			src := args[0]
+			ext := strings.ToLower(filepath.Ext(src))
+			if ext != ".xlsx" && ext != ".csv" {
+				return usagef("%s: want a report workbook (.xlsx) or a CSV of its Items sheet (.csv)", src)
+			}
+			var chk *reviews.Check
+			if config != "" {
+				var err error
+				if chk, err = calibrateCheck(config, lim.Limits); err != nil {
+					return err
+				}
+			}
+			t, err := readReviewTable(src, ext, lim.Limits)
+			if err != nil {
+				return err
+			}
+			got, err := reviews.Collect(t, chk)
+			if err != nil {
+				return err
+			}
+			kept, err := reviews.Load(output, lim.Limits)
+			if err != nil {
+				return err
+			}
+			merged, changes := reviews.Merge(kept, got.Reviews)
+			if err := reviews.WriteFile(output, merged); err != nil {
+				return err
+			}
+			out := newCalibrateJSON(src, output, chk != nil, got, kept, changes)
+			out.Total = len(merged)
+			if opts.format == "json" {
+				return writeJSON(cmd.OutOrStdout(), out)
+			}
+			return writeCalibrateText(cmd.OutOrStdout(), &out)
+		}),
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "the reviews file (JSONL) to add the reviews to; created when missing, replaced atomically")
+	cmd.Flags().StringVar(&config, "config", "", "the report's configuration (report.yaml): check every reviewed row against its fixtures and verdicts")
+	lim.register(cmd)
+	return cmd
+}
+
+// readReviewTable reads the reviewed table at src, a workbook or a CSV.
+func readReviewTable(src, ext string, lim input.Limits) (*reviews.Table, error) {
+	if ext == ".xlsx" {
+		return reviews.ReadSheet(src, lim)
+	}
+	f, err := input.Open(src, lim)
+	if err != nil {
+		return nil, fmt.Errorf("reading reviews: %w", err)
+	}
+	defer f.Close()
+	return reviews.ReadCSV(f, src)
+}
+
+// calibrateCheck builds the report the configuration at path describes
+// and returns what reviews are checked against: its item-compactions
+// with their classes, fingerprints and judge verdicts, its systems and
+// its configuration's SHA-256.
+func calibrateCheck(path string, lim input.Limits) (*reviews.Check, error) {
+	cfg, err := report.LoadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := report.Build(cfg, report.Options{Generated: time.Unix(0, 0).UTC(), Version: version, Limits: lim})
+	if err != nil {
+		return nil, err
+	}
+	chk := &reviews.Check{Name: path, Systems: [2]string{r.Incumbent, r.Candidate}, Items: make(map[reviews.ItemKey]reviews.Known, len(r.Items))}
+	for _, in := range r.Provenance.Inputs {
+		if in.Role == report.RoleConfig {
+			chk.ConfigSHA256 = in.SHA256
+		}
+	}
+	for i := range r.Items {
+		it := &r.Items[i]
+		fp := it.Incumbent.Item
+		if fp == "" {
+			fp = it.Candidate.Item
+		}
+		chk.Items[reviews.ItemKey{ConversationID: it.ConversationID, Compaction: it.Compaction, ItemID: it.ItemID}] = reviews.Known{
+			Class: it.Class, Item: fp, Judge: [2]fixture.Verdict{it.Incumbent.Verdict, it.Candidate.Verdict}}
+	}
+	return chk, nil
+}
+
+// newCalibrateJSON counts a calibrate run: per class and system, and
+// the agreement of the reviews read with the judge.
+func newCalibrateJSON(src, output string, checked bool, got *reviews.Collected, kept []reviews.Review, changes []reviews.Change) calibrateJSON {
+	out := calibrateJSON{Source: src, Output: output, Checked: checked, Rows: got.Rows, Scanned: got.Scanned,
+		Counts: []calibrateCount{}, Replaced: []calibrateChange{}}
+	type ck struct{ class, system string }
+	at := map[ck]int{}
+	count := func(r reviews.Review) *calibrateCount {
+		k := ck{string(r.Class), r.System}
+		i, ok := at[k]
+		if !ok {
+			i = len(out.Counts)
+			at[k] = i
+			out.Counts = append(out.Counts, calibrateCount{Class: k.class, System: k.system})
+		}
+		return &out.Counts[i]
+	}
+	old := make(map[reviews.Key]reviews.Review, len(kept))
+	for _, r := range kept {
+		old[r.Key()] = r
+	}
+	for i, r := range got.Reviews {
+		c := count(r)
+		c.Read++
+		switch changes[i] {
+		case reviews.Added:
+			c.New++
+		case reviews.Replaced:
+			c.Replaced++
+			was := old[r.Key()]
+			out.Replaced = append(out.Replaced, calibrateChange{ConversationID: r.ConversationID, Compaction: r.Compaction,
+				ItemID: r.ItemID, System: r.System, Was: string(was.Verdict), Now: string(r.Verdict)})
+		case reviews.Unchanged:
+			c.Unchanged++
+		}
+		out.Agreement.Reviewed++
+		if r.Agrees() {
+			out.Agreement.Equal++
+		}
+	}
+	for _, r := range got.Unsure {
+		count(r).Unsure++
+	}
+	classOrder := func(c string) int { return slices.Index(fixture.Classes, fixture.Class(c)) }
+	slices.SortStableFunc(out.Counts, func(a, b calibrateCount) int {
+		if d := classOrder(a.Class) - classOrder(b.Class); d != 0 {
+			return d
+		}
+		return slices.Index(got.Systems[:], a.System) - slices.Index(got.Systems[:], b.System)
+	})
+	return out
+}
+
+// maxListedChanges bounds the replaced reviews named one per line; the
+// rest are counted.
+const maxListedChanges = 20
+
+func writeCalibrateText(w io.Writer, out *calibrateJSON) error {
+	how := "not checked against a report (no --config)"
+	if out.Checked {
+		how = "checked against the report's fixtures and verdicts"
+	}
+	fmt.Fprintf(w, "%s: %d of %d item rows reviewed, %s\n", out.Source, out.Rows, out.Scanned, how)
+	tw := table(w)
+	fmt.Fprintln(tw, "class\tsystem\tread\tnew\treplaced\tunchanged\tunsure (not recorded)")
+	var sum calibrateCount
+	for _, c := range out.Counts {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", c.Class, c.System, c.Read, c.New, c.Replaced, c.Unchanged, c.Unsure)
+		sum.Read += c.Read
+		sum.New += c.New
+		sum.Replaced += c.Replaced
+		sum.Unchanged += c.Unchanged
+		sum.Unsure += c.Unsure
+	}
+	fmt.Fprintf(tw, "all\t\t%d\t%d\t%d\t%d\t%d\n", sum.Read, sum.New, sum.Replaced, sum.Unchanged, sum.Unsure)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, c := range out.Replaced {
+		if i == maxListedChanges {
+			fmt.Fprintf(w, "… and %d more replaced reviews\n", len(out.Replaced)-i)
+			break
+		}
+		change := fmt.Sprintf("was %s, now %s", c.Was, c.Now)
+		if c.Was == c.Now {
+			change = fmt.Sprintf("still %s, another reviewer, note or judge verdict", c.Now)
+		}
+		fmt.Fprintf(w, "replaced: conversation %q compaction %d item %q, %s: %s\n", c.ConversationID, c.Compaction, c.ItemID, c.System, change)
+	}
+	a := out.Agreement
+	if a.Reviewed == 0 {
+		fmt.Fprintln(w, "agreement with the judge: no reviewed verdicts (a row counts once a reviewer's verdict is supported, absent or contradicted)")
+	} else {
+		fmt.Fprintf(w, "agreement with the judge: %d of %d reviewed verdicts equal the judge's (%.1f%%; verbatim counts as supported)\n",
+			a.Equal, a.Reviewed, 100*float64(a.Equal)/float64(a.Reviewed))
+	}
+	fmt.Fprintf(w, "%s: %d reviews\n", out.Output, out.Total)
+	return nil
+}

@@ -1,0 +1,27 @@
+// Package reviews is the format of reviewers' verdicts and its one reader
+// and writer, and the reading of a filled-in Items sheet into reviews.
+//
+// A review is a person's verdict on one item at one compaction for one
+// system: whether the system's compacted context carries the item
+// (supported), leaves it out (absent) or says the opposite
+// (contradicted). Verbatim is the judge's own substring check and needs
+// no review. Reviews are kept in a JSONL file, one line per reviewed
+// item-compaction and system:
+//
+//	{"conversation_id","compaction","item_id","class","system","item"?,
+//	 "judge_verdict"?,"verdict","reviewer"?,"note"?,"source"?}
+//
+// where item is the item's fingerprint from the verdict records
+// (fixture.Item.Fingerprint) when it was known, judge_verdict the judge's
+// verdict the reviewer saw, verdict the reviewer's (supported, absent or
+// contradicted), and source the workbook or CSV the review was read from.
+// Reader reads the file streaming, Writer and WriteFile write it
+// (WriteFile atomically), and Merge adds new reviews to old ones, a
+// changed review of a key replacing the old one in place, so that
+// reviewing accumulates across reports.
+//
+// ReadSheet and ReadCSV read the reviewer's columns of a report
+// workbook's Items sheet (as report/xlsx writes it) or of a CSV with the
+// same headers, and Collect turns the filled-in rows into reviews,
+// checked against the report's items when they are known.
+package reviews

@@ -1,0 +1,273 @@
+package reviews
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/tally-eval/tally/internal/input"
+)
+
+// The reviewed table: the Items sheet of a report workbook (as
+// report/xlsx writes it: headers on row 2, items from row 3) or a CSV
+// with the same headers on its first line. These are the headers a
+// reader matches on; the table's other columns are not read.
+const (
+	ItemsSheet      = "Items"
+	ProvenanceSheet = "Provenance"
+
+	HeaderConversation     = "Conversation"
+	HeaderCompaction       = "Compaction"
+	HeaderItem             = "Item"
+	HeaderClass            = "Class"
+	HeaderIncumbentVerdict = "Incumbent verdict"
+	HeaderCandidateVerdict = "Candidate verdict"
+	HeaderIncumbentReview  = "Incumbent: reviewer's verdict"
+	HeaderCandidateReview  = "Candidate: reviewer's verdict"
+	HeaderReviewer         = "Reviewer"
+	HeaderNote             = "Note"
+
+	// SheetHeaderRow is the row of the Items sheet's headers.
+	SheetHeaderRow = 2
+)
+
+// The columns of a table, by index into Row.Cells.
+const (
+	colConversation = iota
+	colCompaction
+	colItem
+	colClass
+	colIncumbentVerdict
+	colCandidateVerdict
+	colIncumbentReview
+	colCandidateReview
+	colReviewer
+	colNote
+	numCols
+)
+
+var headers = [numCols]string{HeaderConversation, HeaderCompaction, HeaderItem, HeaderClass,
+	HeaderIncumbentVerdict, HeaderCandidateVerdict, HeaderIncumbentReview, HeaderCandidateReview, HeaderReviewer, HeaderNote}
+
+// neededCols are the columns a table must have.
+var neededCols = []int{colConversation, colCompaction, colItem, colClass, colIncumbentReview, colCandidateReview}
+
+// Row is one row of a reviewed table with a reviewer's verdict filled
+// for at least one system.
+type Row struct {
+	// Line is the row's number in the sheet, or the line its CSV record
+	// starts on.
+	Line int
+	// Cells holds the text of each column read (Header… order), "" for
+	// an empty cell or a column the table does not have.
+	Cells [numCols]string
+}
+
+// Table is what a reviewed table holds for Collect: where it is from,
+// its columns, and its rows with a reviewer's verdict.
+type Table struct {
+	// File is the workbook or CSV as named to the reader; Sheet is
+	// ItemsSheet for a workbook and "" for a CSV.
+	File, Sheet string
+	// Systems names the incumbent and the candidate as the workbook's
+	// Provenance sheet gives them; "" for a CSV.
+	Systems [2]string
+	// ConfigSHA256 is the configuration's SHA-256 the workbook's
+	// Provenance sheet gives, and ConfigRow its row there; "" and 0 for
+	// a CSV or a workbook without one.
+	ConfigSHA256 string
+	ConfigRow    int
+	// Rows are the rows with a reviewer's verdict, in table order.
+	Rows []Row
+	// Scanned counts the item rows read, reviewed or not.
+	Scanned int
+	cols    [numCols]int // each column's number from 1, 0 when absent
+}
+
+// at names the cell of column c in row line for a problem.
+func (t *Table) at(line, c int, format string, args ...any) CellProblem {
+	return CellProblem{File: t.File, Sheet: t.Sheet, Row: line, Col: t.cols[c], Field: headers[c], Msg: fmt.Sprintf(format, args...)}
+}
+
+// header maps a header row's cells to columns; a needed column missing
+// is a problem at the header row.
+func (t *Table) header(cells []string, line int) error {
+	for i, h := range cells {
+		h = strings.TrimSpace(h)
+		for c, want := range headers {
+			if h == want && t.cols[c] == 0 {
+				t.cols[c] = i + 1
+			}
+		}
+	}
+	var missing []string
+	for _, c := range neededCols {
+		if t.cols[c] == 0 {
+			missing = append(missing, fmt.Sprintf("%q", headers[c]))
+		}
+	}
+	if len(missing) > 0 {
+		return CellProblems{{File: t.File, Sheet: t.Sheet, Row: line, Col: 1,
+			Msg: fmt.Sprintf("no column %s in the header row: want the reviewer's columns as tally report writes them", strings.Join(missing, ", "))}}
+	}
+	return nil
+}
+
+// add keeps the item row cells if a reviewer's verdict is filled.
+func (t *Table) add(cells []string, line int) {
+	t.Scanned++
+	var r Row
+	r.Line = line
+	for c, col := range t.cols {
+		if col > 0 && col <= len(cells) {
+			r.Cells[c] = cells[col-1]
+		}
+	}
+	if strings.TrimSpace(r.Cells[colIncumbentReview]) == "" && strings.TrimSpace(r.Cells[colCandidateReview]) == "" {
+		return
+	}
+	t.Rows = append(t.Rows, r)
+}
+
+// ReadSheet reads the Items sheet of the workbook at path, under lim,
+// streaming its rows: the headers on row SheetHeaderRow, and every later
+// row with a reviewer's verdict. From the Provenance sheet it reads the
+// systems' names and the configuration's SHA-256. A sheet without the
+// reviewer's columns is an error naming its header row.
+func ReadSheet(path string, lim input.Limits) (*Table, error) {
+	in, err := input.Open(path, lim)
+	if err != nil {
+		return nil, fmt.Errorf("reading reviews: %w", err)
+	}
+	defer in.Close()
+	f, err := excelize.OpenReader(in)
+	if err != nil {
+		return nil, fmt.Errorf("reading reviews: %s: not a workbook tally can read: %w", path, err)
+	}
+	defer f.Close()
+	t := &Table{File: path, Sheet: ItemsSheet}
+	if err := t.provenance(f); err != nil {
+		return nil, err
+	}
+	rows, err := f.Rows(ItemsSheet)
+	if err != nil {
+		return nil, fmt.Errorf("reading reviews: %s: no sheet %q: a report workbook has one (%w)", path, ItemsSheet, err)
+	}
+	defer rows.Close()
+	line := 0
+	for rows.Next() {
+		line++
+		cells, err := rows.Columns(excelize.Options{RawCellValue: true})
+		if err != nil {
+			return nil, fmt.Errorf("reading reviews: %s: %s row %d: %w", path, ItemsSheet, line, err)
+		}
+		switch {
+		case line < SheetHeaderRow:
+		case line == SheetHeaderRow:
+			if err := t.header(cells, line); err != nil {
+				return nil, err
+			}
+		default:
+			t.add(cells, line)
+		}
+	}
+	if err := rows.Error(); err != nil {
+		return nil, fmt.Errorf("reading reviews: %s: %s: %w", path, ItemsSheet, err)
+	}
+	if line < SheetHeaderRow {
+		return nil, CellProblems{{File: path, Sheet: ItemsSheet, Row: SheetHeaderRow, Col: 1, Msg: "no header row: want the Items sheet as tally report writes it"}}
+	}
+	return t, nil
+}
+
+// provenance reads the systems' names and the configuration's SHA-256
+// from the Provenance sheet (Section, Name, Value, SHA-256 columns), when
+// the workbook has one.
+func (t *Table) provenance(f *excelize.File) error {
+	if idx, err := f.GetSheetIndex(ProvenanceSheet); err != nil || idx < 0 {
+		return nil
+	}
+	rows, err := f.Rows(ProvenanceSheet)
+	if err != nil {
+		return fmt.Errorf("reading reviews: %s: %s: %w", t.File, ProvenanceSheet, err)
+	}
+	defer rows.Close()
+	line := 0
+	for rows.Next() {
+		line++
+		cells, err := rows.Columns(excelize.Options{RawCellValue: true})
+		if err != nil {
+			return fmt.Errorf("reading reviews: %s: %s row %d: %w", t.File, ProvenanceSheet, line, err)
+		}
+		cell := func(i int) string {
+			if i < len(cells) {
+				return cells[i]
+			}
+			return ""
+		}
+		switch {
+		case cell(0) == "report" && cell(1) == "incumbent":
+			t.Systems[0] = cell(2)
+		case cell(0) == "report" && cell(1) == "candidate":
+			t.Systems[1] = cell(2)
+		case cell(0) == "input" && cell(1) == "configuration" && t.ConfigRow == 0:
+			t.ConfigSHA256, t.ConfigRow = cell(3), line
+		}
+	}
+	return rows.Error()
+}
+
+// ReadCSV reads a CSV of the Items sheet's columns (the headers on its
+// first line), streaming: every record with a reviewer's verdict.
+func ReadCSV(r io.Reader, name string) (*Table, error) {
+	t := &Table{File: name}
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	first := true
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, CellProblems{{File: name, Row: pe.Line, Col: pe.Column, Msg: pe.Err.Error()}}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading reviews: %s: %w", name, err)
+		}
+		if first {
+			first = false
+			if len(rec) > 0 {
+				rec[0] = strings.TrimPrefix(rec[0], "\ufeff") // a spreadsheet's byte-order mark
+			}
+			if err := t.header(rec, line); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		t.add(unquoteCSV(rec), line)
+	}
+	if first {
+		return nil, CellProblems{{File: name, Row: 1, Col: 1, Msg: "empty: want a header line with the Items sheet's columns"}}
+	}
+	return t, nil
+}
+
+// unquoteCSV removes the ' a CSV export puts before a cell that a
+// spreadsheet would take for a formula (= + - @ tab CR NUL), as the
+// report's CSV files do.
+func unquoteCSV(rec []string) []string {
+	for i, s := range rec {
+		if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r\x00", rune(s[1])) {
+			rec[i] = s[1:]
+		}
+	}
+	return rec
+}
