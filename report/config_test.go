@@ -182,6 +182,8 @@ func TestParseConfigAliases(t *testing.T) {
 func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(baseConfig))
 	f.Add([]byte(baseConfig + "gates:\n  retained: {constraint: 0.95}\n  max_contradictions: 0\nregression: {rule: count, retained_tolerance: 1}\n"))
+	f.Add([]byte(baseConfig + "regression: {rule: mcnemar, alpha: 0.1, clustered: false, mid_p: true, drops: [0.03, 0.1]}\nnoise: {first: a.jsonl, second: b.jsonl}\n"))
+	f.Add([]byte(baseConfig + "regression: {rule: noninferiority, margin: 0.05, mid_p: true}\nnoise: {first: a.jsonl}\n"))
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Add([]byte("{{{"))
 	f.Add([]byte("confidence: 0x10\nfixtures: !!binary aGk=\n"))
