@@ -56,7 +56,7 @@ func (r *Reader) Next() (Review, error) {
 		}
 		var le *input.LineError
 		if errors.As(err, &le) {
-			return Review{}, fixture.Problems{{File: r.name, Line: n, Msg: le.Error()}}
+			return Review{}, fixture.Problems{{File: r.name, Line: n, Msg: (&input.LineError{Limit: le.Limit}).Error()}}
 		}
 		if err != nil {
 			r.err = fmt.Errorf("reading reviews: %s:%d: %w", r.name, n+1, err)

@@ -234,7 +234,6 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			return nil, CellProblems{{File: name, Row: pe.Line, Col: pe.Column, Msg: pe.Err.Error()}}
@@ -242,6 +241,7 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading reviews: %s: %w", name, err)
 		}
+		line, _ := cr.FieldPos(0)
 		if first {
 			first = false
 			if len(rec) > 0 {
