@@ -404,3 +404,48 @@ func wantAll(t *testing.T, stdout, counts string) {
 	}
 	t.Errorf("no all row:\n%s", stdout)
 }
+
+// TestCalibrateWithoutConfig: without --config the workbook's Provenance
+// sheet names the systems and the judge verdicts are the sheet's; no
+// fingerprint is known. JSON output counts the same.
+func TestCalibrateWithoutConfig(t *testing.T) {
+	book := reportWorkbook(t)
+	rows := itemRows(t, book)
+	r := pick(t, rows, map[int]bool{}, func(r sheetRow) bool { return r.candVer == "contradicted" })
+	fill(t, book, map[string]string{fmt.Sprintf("Items!R%d", r.line): "contradicted", fmt.Sprintf("Items!Q%d", r.line): "unsure"})
+	out := filepath.Join(t.TempDir(), "reviews.jsonl")
+	stdout, errOut, code := cli(t, "calibrate", book, "-o", out, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	comp, _ := strconv.Atoi(r.comp)
+	want := encodeLines(t, []reviewLine{{ConversationID: r.conv, Compaction: comp, ItemID: r.item, Class: r.class, System: "candidate",
+		JudgeVerdict: "contradicted", Verdict: "contradicted", Source: book}})
+	got, _ := os.ReadFile(out)
+	sameLines(t, "reviews file", string(got), want)
+	var js calibrateJSON
+	if err := json.Unmarshal([]byte(stdout), &js); err != nil {
+		t.Fatal(err)
+	}
+	if js.Checked || js.Rows != 1 || js.Total != 1 || js.Agreement.Equal != 1 || js.Agreement.Reviewed != 1 || len(js.Counts) != 2 ||
+		js.Counts[0].System != "incumbent" || js.Counts[0].Unsure != 1 || js.Counts[1].System != "candidate" || js.Counts[1].New != 1 {
+		t.Errorf("json: %s", stdout)
+	}
+}
+
+func TestCalibrateUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"calibrate", "r.xlsx"}, exitUsage, "tally: -o REVIEWS.jsonl must name the reviews file to add to, not be empty (see tally --help)\n"},
+		{[]string{"calibrate", "r.txt", "-o", "x.jsonl"}, exitUsage, "tally: r.txt: want a report workbook (.xlsx) or a CSV of its Items sheet (.csv) (see tally --help)\n"},
+		{[]string{"calibrate", filepath.Join(t.TempDir(), "none.xlsx"), "-o", "x.jsonl"}, exitInput, ""},
+	} {
+		_, errOut, code := cli(t, tc.args...)
+		if code != tc.code || tc.err != "" && errOut != tc.err {
+			t.Errorf("%v: exit %d, %q; want %d, %q", tc.args, code, errOut, tc.code, tc.err)
+		}
+	}
+}
