@@ -181,7 +181,39 @@ func ReadSheet(path string, lim input.Limits) (*Table, error) {
 	if line < SheetHeaderRow {
 		return nil, CellProblems{{File: path, Sheet: ItemsSheet, Row: SheetHeaderRow, Col: 1, Msg: "no header row: want the Items sheet as tally report writes it"}}
 	}
+	if err := t.formulas(f); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// formulas replaces the text of each reviewed row's Reviewer and Note
+// cell that a spreadsheet holds as a formula (a reviewer typed text
+// starting with "=") by the formula as typed, "=" and all: a formula is
+// kept as text, never its computed value. The rows streamed give only
+// values, so this reads the cells of the reviewed rows once more (which
+// parses the sheet whole, only when some row is reviewed).
+func (t *Table) formulas(f *excelize.File) error {
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		for _, c := range []int{colReviewer, colNote} {
+			if t.cols[c] == 0 {
+				continue
+			}
+			ref, err := excelize.CoordinatesToCellName(t.cols[c], r.Line)
+			if err != nil {
+				return err
+			}
+			fx, err := f.GetCellFormula(ItemsSheet, ref)
+			if err != nil {
+				return fmt.Errorf("reading reviews: %s: %s!%s: %w", t.File, ItemsSheet, ref, err)
+			}
+			if fx != "" {
+				r.Cells[c] = "=" + fx
+			}
+		}
+	}
+	return nil
 }
 
 // provenance reads the systems' names and the configuration's SHA-256

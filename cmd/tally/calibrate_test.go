@@ -169,6 +169,9 @@ func TestCalibrateRoundTrip(t *testing.T) {
 	absent := pick(t, rows, used, func(r sheetRow) bool { return r.candVer == "absent" && r.incVerdict == "supported" })
 	unsure := pick(t, rows, used, func(r sheetRow) bool { return r.incVerdict == "supported" && r.candVer == "supported" })
 	verb := pick(t, rows, used, func(r sheetRow) bool { return r.incVerdict == "verbatim" })
+	// A reviewer who types =HYPERLINK(…) in a spreadsheet makes a
+	// formula cell: it is recorded as typed, never as its value.
+	formula := pick(t, rows, used, func(r sheetRow) bool { return r.candVer == "supported" })
 
 	hyperlink := `=HYPERLINK("http://evil.example/x","click")`
 	long := strings.Repeat("long note ", 3000) // 30,000 characters, within a cell's 32,767
@@ -184,8 +187,10 @@ func TestCalibrateRoundTrip(t *testing.T) {
 		at("R", contra): "absent", at("S", contra): hyperlink, at("T", contra): "+cmd|' /C calc'!A0",
 		at("Q", absent): "supported", at("R", absent): " Absent ", at("S", absent): "ana", at("T", absent): ctrl,
 		at("Q", unsure): "unsure", at("R", unsure): "supported", at("S", unsure): "-2+3", at("T", unsure): long,
-		at("Q", verb): "supported",
+		at("Q", verb):    "supported",
+		at("R", formula): "contradicted",
 	})
+	setFormula(t, book, at("T", formula), `HYPERLINK("http://evil.example/y","open me")`)
 	out := filepath.Join(t.TempDir(), "reviews.jsonl")
 	stdout, errOut, code := cli(t, "calibrate", book, "-o", out, "--config", exampleConfig)
 	if code != 0 {
@@ -206,10 +211,11 @@ func TestCalibrateRoundTrip(t *testing.T) {
 	}
 	// In sheet order, the incumbent before the candidate on a row.
 	want := map[int][]reviewLine{
-		contra.line: {line(contra, "candidate", "absent", hyperlink, "+cmd|' /C calc'!A0")},
-		absent.line: {line(absent, "incumbent", "supported", "ana", ctrlKept), line(absent, "candidate", "absent", "ana", ctrlKept)},
-		unsure.line: {line(unsure, "candidate", "supported", "-2+3", long)},
-		verb.line:   {line(verb, "incumbent", "supported", "", "")},
+		contra.line:  {line(contra, "candidate", "absent", hyperlink, "+cmd|' /C calc'!A0")},
+		absent.line:  {line(absent, "incumbent", "supported", "ana", ctrlKept), line(absent, "candidate", "absent", "ana", ctrlKept)},
+		unsure.line:  {line(unsure, "candidate", "supported", "-2+3", long)},
+		verb.line:    {line(verb, "incumbent", "supported", "", "")},
+		formula.line: {line(formula, "candidate", "contradicted", "", `=HYPERLINK("http://evil.example/y","open me")`)},
 	}
 	var wantLines []reviewLine
 	for _, r := range rows {
@@ -220,21 +226,21 @@ func TestCalibrateRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameLines(t, "reviews file", string(got), encodeLines(t, wantLines))
-	// Counts: 5 reviews, 1 unsure; the judge agrees on the incumbent's
-	// supported (verbatim counts as supported) and on the candidate's
-	// absent row, so agreement depends on the rows' judge verdicts:
-	// contradicted→absent no, supported→supported yes, absent→absent
-	// yes, supported→supported yes, verbatim→supported yes.
+	// Counts: 6 reviews, 1 unsure. Agreement by hand from the judge's
+	// verdicts the rows were picked by: contradicted→absent no,
+	// supported→supported yes, absent→absent yes, supported→supported
+	// yes, verbatim→supported yes (verbatim counts as supported),
+	// supported→contradicted no: 4 of 6.
 	for _, s := range []string{
-		fmt.Sprintf("%s: 4 of %d item rows reviewed, checked against the report's fixtures and verdicts\n", book, len(rows)),
-		"agreement with the judge: 4 of 5 reviewed verdicts equal the judge's (80.0%; verbatim counts as supported)\n",
-		out + ": 5 reviews\n",
+		fmt.Sprintf("%s: 5 of %d item rows reviewed, checked against the report's fixtures and verdicts\n", book, len(rows)),
+		"agreement with the judge: 4 of 6 reviewed verdicts equal the judge's (66.7%; verbatim counts as supported)\n",
+		out + ": 6 reviews\n",
 	} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("output lacks %q:\n%s", s, stdout)
 		}
 	}
-	wantAll(t, stdout, "5 5 0 0 1")
+	wantAll(t, stdout, "6 6 0 0 1")
 
 	// Again: nothing new, the file unchanged.
 	stdout, errOut, code = cli(t, "calibrate", book, "-o", out, "--config", exampleConfig)
@@ -244,7 +250,7 @@ func TestCalibrateRoundTrip(t *testing.T) {
 	if again, _ := os.ReadFile(out); !bytes.Equal(again, got) {
 		t.Errorf("a second run changed the reviews file:\n%s", again)
 	}
-	wantAll(t, stdout, "5 0 0 5 1")
+	wantAll(t, stdout, "6 0 0 6 1")
 
 	// A changed verdict replaces its review in place, and is said.
 	fill(t, book, map[string]string{at("R", absent): "contradicted"})
@@ -252,7 +258,7 @@ func TestCalibrateRoundTrip(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("third calibrate: exit %d: %s", code, errOut)
 	}
-	wantAll(t, stdout, "5 0 1 4 1")
+	wantAll(t, stdout, "6 0 1 5 1")
 	x := rec(absent, "candidate")
 	if s := fmt.Sprintf("replaced: conversation %q compaction %d item %q, candidate: was absent, now contradicted", x.ConversationID, x.Compaction, x.ItemID); !strings.Contains(stdout, s) {
 		t.Errorf("output lacks %q:\n%s", s, stdout)
@@ -447,5 +453,23 @@ func TestCalibrateUsage(t *testing.T) {
 		if code != tc.code || tc.err != "" && errOut != tc.err {
 			t.Errorf("%v: exit %d, %q; want %d, %q", tc.args, code, errOut, tc.code, tc.err)
 		}
+	}
+}
+
+// setFormula makes a cell of the workbook a formula, as a spreadsheet
+// does with text typed starting with "=".
+func setFormula(t *testing.T, path, ref, formula string) {
+	t.Helper()
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sheet, cell, _ := strings.Cut(ref, "!")
+	if err := f.SetCellFormula(sheet, cell, formula); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Save(); err != nil {
+		t.Fatal(err)
 	}
 }
