@@ -68,6 +68,12 @@ var layoutRules = []struct {
 		reason: "noise reads two verdict files with fixture's record reader and computes on stats; the report reads noise, never the other way",
 	},
 	{
+		name:    "reviews imports only fixture and internal/",
+		applies: func(pkg string) bool { return pkg == "reviews" },
+		allowed: func(_, imp string) bool { return imp == "fixture" || strings.HasPrefix(imp, "internal/") },
+		reason:  "reviews is an input format (the reviewers' verdicts) that the workbook writer and the report read; importing report or a renderer would turn the flow around",
+	},
+	{
 		name:    "fixture imports only internal/",
 		applies: func(pkg string) bool { return pkg == "fixture" },
 		allowed: func(_, imp string) bool { return strings.HasPrefix(imp, "internal/") },
@@ -166,6 +172,7 @@ func TestLayoutCatchesViolations(t *testing.T) {
 		{pkg("rule", tally("power"), tally("stats")), ""},
 		{pkg("rule", tally("fixture")), "rule imports only power, stats and internal/"},
 		{pkg("noise", tally("report")), "noise imports only fixture, stats, power and internal/"},
+		{pkg("reviews", tally("report")), "reviews imports only fixture and internal/"},
 		{pkg("fixture", tally("stats")), "fixture imports only internal/"},
 		{pkg("report/html", tally("report"), tally("report/internal/svg"), tally("stats")), ""},
 		{pkg("report/html", tally("report/xlsx")), "no renderer imports another renderer"},
