@@ -15,6 +15,7 @@ import (
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/power"
 	"github.com/tally-eval/tally/report/internal/format"
+	"github.com/tally-eval/tally/reviews"
 	"github.com/tally-eval/tally/stats"
 )
 
@@ -110,6 +111,9 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 	}
 	b.sortRows()
 	b.coverageWarnings()
+	if err := b.readReviews(); err != nil {
+		return nil, err
+	}
 	if err := b.compute(); err != nil {
 		return nil, err
 	}
@@ -199,6 +203,9 @@ type builder struct {
 	// without one.
 	prints    []string
 	unprinted [2]int
+	// reviews are the reviewers' verdicts (report.yaml's reviews:), by
+	// key; nil without them.
+	reviews map[reviews.Key]reviews.Review
 }
 
 func (b *builder) loadFixtures() error {
@@ -412,7 +419,13 @@ func (b *builder) compute() error {
 			}
 		}
 		if iv != "" && cv != "" && iv != fixture.Error && cv != fixture.Error {
-			contr.add(row.ItemKey, iv, cv)
+			// A contradiction a reviewer overrules counts as the
+			// reviewer's verdict: a judge error, not an inversion.
+			ie, ce := b.reviewed(0, row, iv), b.reviewed(1, row, cv)
+			if cv == fixture.Contradicted && ce != fixture.Contradicted && ie != fixture.Contradicted {
+				contr.overruled = append(contr.overruled, row.ItemKey)
+			}
+			contr.add(row.ItemKey, ie, ce)
 		}
 	}
 	flush()
@@ -473,6 +486,7 @@ func (b *builder) compute() error {
 		IncumbentGate: contradictionGate(totals[0], max), CandidateGate: contradictionGate(totals[1], max),
 		Change:        contradictionChange(contr, onlyInc+onlyCand, reg.Rule),
 		New:           contr.new,
+		Overruled:     contr.overruled,
 		Resolved:      contr.resolved,
 		OnlyIncumbent: onlyInc, OnlyCandidate: onlyCand,
 	}

@@ -43,7 +43,11 @@ type Config struct {
 	// inconclusive (default DefaultReplayDrop).
 	ReplayDrop float64
 	Selection  string // optional
-	Notebook   string // optional
+	// Reviews is optional: the reviewers' verdicts `tally calibrate`
+	// wrote (JSONL); a contradiction a reviewer overrules stops counting
+	// as one in the contradiction row.
+	Reviews  string
+	Notebook string // optional
 
 	Gates      Gates
 	Regression Regression
@@ -418,6 +422,7 @@ func (p *configParser) root(doc *yaml.Node, cfg *Config) {
 		{"replay", p.path(&cfg.Replay, false)},
 		{"replay_drop", p.number(&cfg.ReplayDrop, math.SmallestNonzeroFloat64, math.Nextafter(1, 0), "a drop in task success strictly between 0 and 1, such as 0.05 for five points")},
 		{"selection", p.path(&cfg.Selection, false)},
+		{"reviews", p.path(&cfg.Reviews, false)},
 		{"notebook", p.path(&cfg.Notebook, false)},
 		{"gates", func(n *yaml.Node, field string) { p.gates(n, field, &cfg.Gates) }},
 		{"regression", func(n *yaml.Node, field string) { p.regression(n, field, &cfg.Regression) }},

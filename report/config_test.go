@@ -64,7 +64,7 @@ func TestParseConfigProblems(t *testing.T) {
 		want       []string // each a problem line, exactly
 	}{
 		{"unknown top-level key", baseConfig + "titel: x\n",
-			[]string{`r.yaml:5:1: titel: unknown key "titel" (want title, period, confidence, fixtures, systems, replay, replay_drop, selection, notebook, gates, regression, noise)`}},
+			[]string{`r.yaml:5:1: titel: unknown key "titel" (want title, period, confidence, fixtures, systems, replay, replay_drop, selection, reviews, notebook, gates, regression, noise)`}},
 		{"unknown nested key", baseConfig + "gates:\n  retained:\n    constraints: 0.9\n",
 			[]string{`r.yaml:7:5: gates.retained.constraints: unknown key "constraints" (want constraint, commitment, open_question, reference)`}},
 		{"unknown system key", "fixtures: f\nsystems:\n  incumbent: {verdicts: a, prompt: p}\n  candidate: {verdicts: b}\n",

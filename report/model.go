@@ -161,6 +161,11 @@ type ContradictionRow struct {
 	// classes together, that one system checked and the other did not
 	// (the class rows name them); any makes the row Undecided.
 	OnlyIncumbent, OnlyCandidate int
+	// Overruled are the item-compactions the candidate's judge verdict
+	// contradicts and the incumbent's does not, but a reviewer found not
+	// contradicted (report.yaml's reviews:): a judge error, not counted
+	// in New and not blocking.
+	Overruled []ItemKey
 }
 
 // PromptRow is the mean prompt size of each system against its budget.

@@ -23,6 +23,7 @@ const (
 	RoleSelection   = "selection"
 	RoleNotebook    = "notebook"
 	RoleNoise       = "noise" // "noise (first)", "noise (second)"
+	RoleReviews     = "reviews"
 )
 
 // hashReader counts and hashes what is read through it, so that an input

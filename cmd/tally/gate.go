@@ -273,7 +273,11 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s)\n", c.Class, gate, shareCell(c.Incumbent), c.Incumbent.Gate, shareCell(c.Candidate), c.Candidate.Gate, change)
 	}
 	k := r.Contradictions
-	fmt.Fprintf(t, "contradictions\t≤ %d\t%d\t%s\t%d\t%s\t%s (%d new, %d resolved)\n", k.Max, k.Incumbent, k.IncumbentGate, k.Candidate, k.CandidateGate, k.Change, len(k.New), k.Resolved)
+	overruled := ""
+	if n := len(k.Overruled); n > 0 {
+		overruled = fmt.Sprintf(", %d overruled by a reviewer", n)
+	}
+	fmt.Fprintf(t, "contradictions\t≤ %d\t%d\t%s\t%d\t%s\t%s (%d new, %d resolved%s)\n", k.Max, k.Incumbent, k.IncumbentGate, k.Candidate, k.CandidateGate, k.Change, len(k.New), k.Resolved, overruled)
 	p := r.Prompt
 	gate := "none"
 	if p.MaxMean > 0 {

@@ -130,6 +130,9 @@ func (m *writer) gates(r *report.Report) {
 	if k.Resolved > 0 {
 		parts = append(parts, fmt.Sprintf("%d no longer contradicted", k.Resolved))
 	}
+	if n := len(k.Overruled); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d overruled by a reviewer (judge errors, not counted)", n))
+	}
 	if n := k.OnlyIncumbent + k.OnlyCandidate; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d checked by one system only", n))
 	}

@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/report/internal/format"
+	"github.com/tally-eval/tally/reviews"
+)
+
+// readReviews reads the reviewers' verdicts the configuration names
+// (reviews:), keeps those of this report's two systems on its
+// item-compactions, and says what it could not use: reviews of another
+// system, of no item-compaction of this report, or of an item edited
+// since (its fingerprint differs from the verdict record's).
+func (b *builder) readReviews() error {
+	cfg := b.cfg
+	if cfg.Reviews == "" {
+		return nil
+	}
+	path := cfg.Resolve(cfg.Reviews)
+	// A configured file must exist: reviews.Load reads a missing one as
+	// no reviews, which a report must not do in silence.
+	f, err := input.Open(path, b.lim)
+	if err != nil {
+		return fmt.Errorf("reviews: %w", err)
+	}
+	f.Close()
+	all, err := reviews.Load(path, b.lim)
+	if err != nil {
+		return fmt.Errorf("reviews: %w", err)
+	}
+	in, err := hashFile(RoleReviews, cfg.Reviews, path, b.lim)
+	if err != nil {
+		return fmt.Errorf("reviews: %w", err)
+	}
+	b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, in)
+	rows := map[reviews.Key]*ItemRow{}
+	for i := range b.r.Items {
+		row := &b.r.Items[i]
+		for s, name := range []string{b.r.Incumbent, b.r.Candidate} {
+			rec := []*fixture.Record{&row.Incumbent, &row.Candidate}[s]
+			if rec.Verdict != "" {
+				rows[reviews.Key{ConversationID: row.ConversationID, Compaction: row.Compaction, ItemID: row.ItemID, System: name}] = row
+			}
+		}
+	}
+	b.reviews = map[reviews.Key]reviews.Review{}
+	var other, unmatched, stale int
+	for _, rv := range all {
+		k := rv.Key()
+		row, ok := rows[k]
+		switch {
+		case rv.System != b.r.Incumbent && rv.System != b.r.Candidate:
+			other++
+		case !ok:
+			unmatched++
+		default:
+			rec := row.Incumbent
+			if rv.System == b.r.Candidate {
+				rec = row.Candidate
+			}
+			if rv.Item != "" && rec.Item != "" && rv.Item != rec.Item {
+				stale++
+				continue
+			}
+			b.reviews[k] = rv
+		}
+	}
+	if n := other + unmatched + stale; n > 0 {
+		b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(
+			"reviews: %d of %d %s not used: %d of another system than %q and %q, %d of no item-compaction either system checked, %d of an item edited since it was reviewed",
+			n, len(all), format.Plural(len(all), "review", "reviews"), other, b.r.Incumbent, b.r.Candidate, unmatched, stale))
+	}
+	return nil
+}
+
+// reviewed is the verdict of system s (0 incumbent, 1 candidate) on row
+// for the contradiction row: the judge's verdict v, except a
+// contradiction a reviewer found otherwise, which is the reviewer's.
+func (b *builder) reviewed(s int, row *ItemRow, v fixture.Verdict) fixture.Verdict {
+	if v != fixture.Contradicted || b.reviews == nil {
+		return v
+	}
+	name := []string{b.r.Incumbent, b.r.Candidate}[s]
+	rv, ok := b.reviews[reviews.Key{ConversationID: row.ConversationID, Compaction: row.Compaction, ItemID: row.ItemID, System: name}]
+	if !ok || rv.Verdict == fixture.Contradicted {
+		return v
+	}
+	return rv.Verdict
+}

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/reviews"
+)
+
+// TestReviewsOverruleContradictions: a reviewer who finds one of the
+// candidate's new contradictions not contradicted (a judge error) takes
+// it out of the contradiction row: it is shown as overruled and stops
+// blocking when it was the only one; reviews the report cannot use are
+// counted and said; a configured reviews file that is missing is an
+// error, not "no reviews".
+func TestReviewsOverruleContradictions(t *testing.T) {
+	base := quarterlyReport(t)
+	news := base.Contradictions.New
+	if len(news) < 2 {
+		t.Fatalf("the example has %d new contradictions", len(news))
+	}
+	dir := t.TempDir()
+	data, err := os.ReadFile(quarterlyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(filepath.Dir(quarterlyConfig))
+	text := string(data)
+	for _, key := range []string{"fixtures: ", "verdicts: ", "prompt_sizes: ", "replay: ", "selection: ", "first: ", "second: "} {
+		text = strings.ReplaceAll(text, key, key+abs+"/")
+	}
+	write := func(rvs []reviews.Review) string {
+		path := filepath.Join(dir, "reviews.jsonl")
+		if err := reviews.WriteFile(path, rvs); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	review := func(k ItemKey, system string, v fixture.Verdict) reviews.Review {
+		return reviews.Review{ConversationID: k.ConversationID, Compaction: k.Compaction, ItemID: k.ItemID, Class: fixture.Constraint,
+			System: system, JudgeVerdict: fixture.Contradicted, Verdict: v, Reviewer: "r", Source: "test"}
+	}
+	build := func(extra string) *Report {
+		t.Helper()
+		cfg, err := ParseConfig(filepath.Join(dir, "report.yaml"), []byte(text+extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Build(cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// Overrule the first new contradiction, confirm the second, and add
+	// one review of another system and one of no item-compaction.
+	write([]reviews.Review{
+		review(news[0], "candidate", fixture.Absent),
+		review(news[1], "candidate", fixture.Contradicted),
+		review(news[0], "someone-else", fixture.Absent),
+		review(ItemKey{"no_such_conversation", 1, "c1"}, "candidate", fixture.Absent),
+	})
+	r := build("reviews: reviews.jsonl\n")
+	c := r.Contradictions
+	if !slices.Equal(c.Overruled, news[:1]) || len(c.New) != len(news)-1 || slices.Contains(c.New, news[0]) {
+		t.Errorf("overruled %v, new %d (was %d)", c.Overruled, len(c.New), len(news))
+	}
+	found := false
+	for _, w := range r.Warnings {
+		found = found || strings.Contains(w, "reviews: 2 of 4 reviews not used: 1 of another system than \"incumbent\" and \"candidate\", 1 of no item-compaction either system checked, 0 of an item edited since it was reviewed")
+	}
+	if !found {
+		t.Errorf("no warning on the unused reviews: %q", r.Warnings)
+	}
+	// Overrule every new contradiction: the row no longer blocks.
+	var all []reviews.Review
+	for _, k := range news {
+		all = append(all, review(k, "candidate", fixture.Supported))
+	}
+	write(all)
+	r = build("reviews: reviews.jsonl\n")
+	if r.Contradictions.Change == Worse || len(r.Contradictions.New) != 0 || slices.Contains(r.Decision.Worse, GateContradictions) {
+		t.Errorf("every new contradiction overruled: change %s, new %d, worse %v", r.Contradictions.Change, len(r.Contradictions.New), r.Decision.Worse)
+	}
+	cfg, err := ParseConfig(filepath.Join(dir, "report.yaml"), []byte(text+"reviews: missing.jsonl\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(cfg, Options{}); err == nil || !strings.Contains(err.Error(), "reviews:") {
+		t.Errorf("a missing reviews file: %v, want an error", err)
+	}
+}
