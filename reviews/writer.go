@@ -1,7 +1,6 @@
 package reviews
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -17,43 +16,31 @@ import (
 // a note that looks like a formula stays text. Output is buffered: call
 // Flush at the end.
 type Writer struct {
-	w   *bufio.Writer
-	buf []byte
-	err error // sticky write error
+	lines *jsonenc.Lines
+	buf   []byte
 }
 
 // NewWriter returns a writer of reviews to w.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: bufio.NewWriterSize(w, 64<<10)}
+	return &Writer{lines: jsonenc.NewLines(w, "reviews")}
 }
 
 // Write validates r (see Review.Validate) and writes it as one line. An
 // invalid review is not written; the writer stays usable. A write error
 // is returned by this and every later call.
 func (w *Writer) Write(r Review) error {
-	if w.err != nil {
-		return w.err
+	if err := w.lines.Err(); err != nil {
+		return err
 	}
 	if err := r.Validate(); err != nil {
 		return fmt.Errorf("writing review of %s: %w", r.Key(), err)
 	}
 	w.buf = appendReview(w.buf[:0], r)
-	if _, err := w.w.Write(w.buf); err != nil {
-		w.err = fmt.Errorf("writing reviews: %w", err)
-	}
-	return w.err
+	return w.lines.Write(w.buf)
 }
 
 // Flush writes any buffered reviews to the underlying writer.
-func (w *Writer) Flush() error {
-	if w.err != nil {
-		return w.err
-	}
-	if err := w.w.Flush(); err != nil {
-		w.err = fmt.Errorf("writing reviews: %w", err)
-	}
-	return w.err
-}
+func (w *Writer) Flush() error { return w.lines.Flush() }
 
 // WriteFile replaces the file at path with rs, atomically: a reader sees
 // the old file or the new one, never part of it, and a review that does
