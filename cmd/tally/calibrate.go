@@ -58,6 +58,9 @@ type calibrateJSON struct {
 	} `json:"agreement"`
 	// Total is the number of reviews in the output file.
 	Total int `json:"total"`
+	// Judge is the judge against the reviewers, per system, over every
+	// review in the output file.
+	Judge []agreementJSON `json:"judge_against_reviewers"`
 }
 
 func newCalibrateCmd(opts *options) *cobra.Command {
@@ -89,7 +92,10 @@ and nothing is written. A CSV needs --config (it does not name the
 systems). An unknown verdict word is always an error.
 
 Prints, per class and system, the reviews read, new, replaced, unchanged
-and unsure, and how many reviewed verdicts equal the judge's.`,
+and unsure, and how many reviewed verdicts equal the judge's; then, per
+system over every review in the file, the judge against the reviewers:
+the table of verdicts, Cohen's κ with its 95% interval, and how many of
+the judge's contradictions the reviewers confirmed.`,
 		Example: "  tally calibrate out/report.xlsx -o reviews.jsonl --config examples/quarterly/report.yaml",
 		Args:    cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
@@ -126,6 +132,9 @@ and unsure, and how many reviewed verdicts equal the judge's.`,
 			}
 			out := newCalibrateJSON(src, output, chk != nil, got, kept, changes)
 			out.Total = len(merged)
+			if out.Judge, err = newAgreement(merged, got.Systems[:]); err != nil {
+				return err
+			}
 			if opts.format == "json" {
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
@@ -279,5 +288,5 @@ func writeCalibrateText(w io.Writer, out *calibrateJSON) error {
 			a.Equal, a.Reviewed, 100*float64(a.Equal)/float64(a.Reviewed))
 	}
 	fmt.Fprintf(w, "%s: %d reviews\n", out.Output, out.Total)
-	return nil
+	return writeAgreementText(w, out.Output, out.Judge)
 }

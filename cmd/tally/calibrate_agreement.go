@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/reviews"
+	"github.com/tally-eval/tally/stats"
+)
+
+// agreementLabels are the verdicts judge and reviewer are compared on; a
+// judge's verbatim counts as supported (the item is in the context).
+var agreementLabels = []fixture.Verdict{fixture.Supported, fixture.Absent, fixture.Contradicted}
+
+// agreementJSON is the judge against the reviewers for one system, over
+// every review in the reviews file that carries the judge's verdict.
+type agreementJSON struct {
+	System  string   `json:"system"`
+	Reviews int      `json:"reviews"`
+	Labels  []string `json:"labels"`
+	// Table[i][j] counts the reviews where the judge said Labels[i] and
+	// the reviewer Labels[j].
+	Table [][]int `json:"table"`
+	// Kappa is Cohen's κ with its 95% Fleiss–Cohen–Everitt interval;
+	// null when undefined (one category only), with the reason.
+	Kappa       *float64 `json:"kappa"`
+	KappaLower  *float64 `json:"kappa_lower,omitempty"`
+	KappaUpper  *float64 `json:"kappa_upper,omitempty"`
+	KappaReason string   `json:"kappa_undefined,omitempty"`
+	// ContradictionsJudged counts the reviews of items the judge called
+	// contradicted; ContradictionsConfirmed those the reviewer called
+	// contradicted too.
+	ContradictionsJudged    int `json:"contradictions_judged"`
+	ContradictionsConfirmed int `json:"contradictions_confirmed"`
+}
+
+// newAgreement tabulates the judge against the reviewers, one entry per
+// system in systems' order (then any other system the file holds), over
+// the reviews that carry the judge's verdict (a judge error, or no
+// record, is left out).
+func newAgreement(rs []reviews.Review, systems []string) ([]agreementJSON, error) {
+	by := map[string]*agreementJSON{}
+	order := slices.Clone(systems)
+	for _, r := range rs {
+		j := r.JudgeVerdict
+		if j == fixture.Verbatim {
+			j = fixture.Supported
+		}
+		ji, ri := slices.Index(agreementLabels, j), slices.Index(agreementLabels, r.Verdict)
+		if ji < 0 || ri < 0 {
+			continue
+		}
+		a := by[r.System]
+		if a == nil {
+			a = &agreementJSON{System: r.System, Table: [][]int{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}}
+			for _, l := range agreementLabels {
+				a.Labels = append(a.Labels, string(l))
+			}
+			by[r.System] = a
+			if !slices.Contains(order, r.System) {
+				order = append(order, r.System)
+			}
+		}
+		a.Reviews++
+		a.Table[ji][ri]++
+		if j == fixture.Contradicted {
+			a.ContradictionsJudged++
+			if r.Verdict == fixture.Contradicted {
+				a.ContradictionsConfirmed++
+			}
+		}
+	}
+	var out []agreementJSON
+	for _, s := range order {
+		a := by[s]
+		if a == nil {
+			continue
+		}
+		k, err := stats.CohenKappa(a.Table, 0.95)
+		if err != nil {
+			return nil, fmt.Errorf("agreement of %s: %w", s, err)
+		}
+		if math.IsNaN(k.Kappa) {
+			a.KappaReason = "judge and reviewers used one verdict only"
+		} else {
+			a.Kappa = ptr(k.Kappa)
+			if !math.IsNaN(k.Interval.Lower) {
+				a.KappaLower, a.KappaUpper = ptr(k.Interval.Lower), ptr(k.Interval.Upper)
+			}
+		}
+		out = append(out, *a)
+	}
+	return out, nil
+}
+
+// writeAgreementText prints each system's judge-against-reviewer table,
+// κ and the contradictions the reviewers confirmed.
+func writeAgreementText(w io.Writer, file string, as []agreementJSON) error {
+	if len(as) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "judge against reviewers, every review in %s with the judge's verdict (rows the judge, columns the reviewer; verbatim counts as supported):\n", file)
+	for _, a := range as {
+		kappa := "κ undefined: " + a.KappaReason
+		if a.Kappa != nil {
+			kappa = fmt.Sprintf("Cohen's κ %.3f", *a.Kappa)
+			if a.KappaLower != nil {
+				kappa += fmt.Sprintf(", 95%% interval %.3f to %.3f (Fleiss–Cohen–Everitt)", *a.KappaLower, *a.KappaUpper)
+			}
+		}
+		fmt.Fprintf(w, "%s, %d %s: %s; contradictions: %d of %d the judge called contradicted confirmed\n",
+			a.System, a.Reviews, pluralWord(a.Reviews, "review"), kappa, a.ContradictionsConfirmed, a.ContradictionsJudged)
+		tw := table(w)
+		fmt.Fprintf(tw, "  judge \\ reviewer\t%s\t%s\t%s\n", a.Labels[0], a.Labels[1], a.Labels[2])
+		for i, row := range a.Table {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\n", a.Labels[i], row[0], row[1], row[2])
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pluralWord is noun, or noun+"s" unless n is 1.
+func pluralWord(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
