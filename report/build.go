@@ -117,6 +117,9 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 	if err := b.compute(); err != nil {
 		return nil, err
 	}
+	if err := b.calibrate(); err != nil {
+		return nil, err
+	}
 	if err := b.errorRates(); err != nil {
 		return nil, err
 	}

@@ -77,7 +77,20 @@ type Gates struct {
 	// MaxMeanPromptTokens is the largest mean prompt size allowed; 0
 	// means no gate.
 	MaxMeanPromptTokens float64
+	// Use is the retention the retained-share gates are decided on:
+	// UseJudge (the default) or UseCorrected (the judge's share corrected
+	// by the reviews; needs reviews:).
+	Use string
 }
+
+// What the retained-share gates are decided on (gates.use).
+const (
+	// UseJudge decides them on the judge's share.
+	UseJudge = "judge"
+	// UseCorrected decides them on the share corrected for the judge's
+	// errors by the reviewers' verdicts (prediction-powered inference).
+	UseCorrected = "corrected"
+)
 
 // Regression is the rule deciding whether a row got worse under the
 // candidate, and what the report says of its error rates.
@@ -199,6 +212,7 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	cfg.Incumbent.Name = "incumbent"
 	cfg.Candidate.Name = "candidate"
 	cfg.Gates.Retained = map[fixture.Class]float64{}
+	cfg.Gates.Use = UseJudge
 	cfg.Regression = Regression{Rule: rule.Default.Normalized(), Drops: DefaultDrops}
 	p.root(doc, cfg)
 	if len(p.probs) > 0 {
@@ -211,6 +225,8 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 type configParser struct {
 	file  string
 	probs fixture.Problems
+	// useNode is gates.use's value, for the check that it has reviews.
+	useNode *yaml.Node
 }
 
 func (p *configParser) add(n *yaml.Node, field, format string, args ...any) {
@@ -459,6 +475,9 @@ func (p *configParser) root(doc *yaml.Node, cfg *Config) {
 			}
 		}
 	}
+	if cfg.Gates.Use == UseCorrected && cfg.Reviews == "" && p.useNode != nil {
+		p.add(deref(p.useNode), "gates.use", "corrected needs the reviewers' verdicts: add reviews: (a file tally calibrate writes), or use judge")
+	}
 	if systemsNode != nil && len(p.probs) == 0 && cfg.Incumbent.Name == cfg.Candidate.Name {
 		p.add(deref(systemsNode), "systems", "the incumbent and the candidate are both named %q; give them different names", previewText(cfg.Incumbent.Name))
 	}
@@ -491,6 +510,8 @@ func (p *configParser) system(n *yaml.Node, field string, s *SystemConfig) {
 }
 
 func (p *configParser) gates(n *yaml.Node, field string, g *Gates) {
+	var useNode *yaml.Node
+	defer func() { p.useNode = useNode }()
 	mcp := p.count(&g.MaxContradictions, "contradicted items allowed")
 	p.mapping(n, field, []cfgKey{
 		{"retained", func(v *yaml.Node, f string) {
@@ -509,5 +530,16 @@ func (p *configParser) gates(n *yaml.Node, field string, g *Gates) {
 		}},
 		{"max_contradictions", mcp},
 		{"max_mean_prompt_tokens", p.number(&g.MaxMeanPromptTokens, 0, math.MaxFloat64, "tokens, 0 for no gate")},
+		{"use", func(v *yaml.Node, f string) {
+			p.str(&g.Use)(v, f)
+			if g.Use != UseJudge && g.Use != UseCorrected {
+				p.add(deref(v), f, "%q is not what the gates can use: want %s (the judge's share) or %s (corrected by the reviews)", previewText(g.Use), UseJudge, UseCorrected)
+				g.Use = UseJudge
+			}
+			useNode = v
+		}},
 	})
+	if g.Use == "" {
+		g.Use = UseJudge
+	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/power"
+	"github.com/tally-eval/tally/reviews"
 	"github.com/tally-eval/tally/rule"
 	"github.com/tally-eval/tally/stats"
 )
@@ -33,6 +34,15 @@ type Report struct {
 	// ErrorRates is what the rule's error rates are under the measured
 	// noise, or why they are unknown.
 	ErrorRates *ErrorRates
+
+	// Calibration is the judge measured against the reviewers, and each
+	// class's retention corrected for the judge's errors; nil when the
+	// configuration names no reviews.
+	Calibration *Calibration
+
+	// reviews are the configured reviews this report uses, by key (nil
+	// when it names none), for Observations.
+	reviews map[reviews.Key]reviews.Review
 
 	// Items has one row per item and compaction checked in either
 	// system, in fixture order.

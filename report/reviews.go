@@ -68,6 +68,7 @@ func (b *builder) readReviews() error {
 			b.reviews[k] = rv
 		}
 	}
+	b.r.reviews = b.reviews
 	if n := other + unmatched + stale; n > 0 {
 		b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(
 			"reviews: %d of %d %s not used: %d of another system than %q and %q, %d of no item-compaction either system checked, %d of an item edited since it was reviewed",

@@ -9,12 +9,15 @@
 // item-compaction and system:
 //
 //	{"conversation_id","compaction","item_id","class","system","item"?,
-//	 "judge_verdict"?,"verdict","reviewer"?,"note"?,"source"?}
+//	 "judge_verdict"?,"verdict","reviewer"?,"note"?,"source"?,"sample"?}
 //
 // where item is the item's fingerprint from the verdict records
 // (fixture.Item.Fingerprint) when it was known, judge_verdict the judge's
 // verdict the reviewer saw, verdict the reviewer's (supported, absent or
-// contradicted), and source the workbook or CSV the review was read from.
+// contradicted), source the workbook or CSV the review was read from,
+// and sample how a review queue drew the item-compaction: census (every
+// contradiction is reviewed) or random (drawn from the items the judge
+// gave one verdict), left out when a reviewer picked it.
 // Reader reads the file streaming, Writer and WriteFile write it
 // (WriteFile atomically), and Merge adds new reviews to old ones, a
 // changed review of a key replacing the old one in place, so that

@@ -148,14 +148,14 @@ func (r *Reader) parse(line []byte, lineNo int) (Review, fixture.Problems) {
 	}
 	start := 0
 	var (
-		vals [11]string
-		offs [11]int
+		vals [12]string
+		offs [12]int
 		comp int
 	)
 	for i := range offs {
 		offs[i] = -1
 	}
-	seen := [11]bool{}
+	seen := [12]bool{}
 	for i := 0; ; i++ {
 		key, keyOff, more, err := s.Member(i)
 		if err != nil {
@@ -206,7 +206,7 @@ func (r *Reader) parse(line []byte, lineNo int) (Review, fixture.Problems) {
 		}
 	}
 	rv := Review{ConversationID: vals[0], Compaction: comp, ItemID: vals[2], Class: fixture.Class(vals[3]), System: vals[4],
-		Item: vals[5], JudgeVerdict: fixture.Verdict(vals[6]), Verdict: fixture.Verdict(vals[7]), Reviewer: vals[8], Note: vals[9], Source: vals[10]}
+		Item: vals[5], JudgeVerdict: fixture.Verdict(vals[6]), Verdict: fixture.Verdict(vals[7]), Reviewer: vals[8], Note: vals[9], Source: vals[10], Sample: vals[11]}
 	for _, p := range rv.check(func(k int) int {
 		if offs[k] < 0 {
 			return 1

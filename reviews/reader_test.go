@@ -34,7 +34,7 @@ func TestReaderProblems(t *testing.T) {
 		{"missing verdict", `{"conversation_id":"c","compaction":1,"item_id":"i","class":"constraint","system":"s"}`,
 			[]string{`f.jsonl:1:1: verdict: missing`}},
 		{"unknown field", strings.TrimSuffix(okLine, "}") + `,"extra":1}`,
-			[]string{`f.jsonl:1:106: extra: unknown field (want conversation_id, compaction, item_id, class, system, item, judge_verdict, verdict, reviewer, note or source)`}},
+			[]string{`f.jsonl:1:106: extra: unknown field (want conversation_id, compaction, item_id, class, system, item, judge_verdict, verdict, reviewer, note, source or sample)`}},
 		{"line ends inside the object", `{"conversation_id":`,
 			[]string{`f.jsonl:1:20: unexpected end of line: want one JSON object (one review) on one line`}},
 		{"not an object", `[1]`,

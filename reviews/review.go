@@ -57,7 +57,21 @@ type Review struct {
 	Note     string
 	// Source is the workbook or CSV the review was read from.
 	Source string
+	// Sample says how a review queue drew the item-compaction (tally
+	// calibrate queue): SampleCensus, SampleRandom, or "" when no queue
+	// drew it (a reviewer picked the row).
+	Sample string
 }
+
+// How a review queue drew an item-compaction (Review.Sample).
+const (
+	// SampleCensus: its stratum (the items the judge called
+	// contradicted) is reviewed in full.
+	SampleCensus = "census"
+	// SampleRandom: drawn at random from its stratum (the items the judge
+	// gave one verdict).
+	SampleRandom = "random"
+)
 
 // Key returns what r is a review of.
 func (r Review) Key() Key {
@@ -82,7 +96,7 @@ func (r Review) Agrees() bool {
 }
 
 // reviewFields are the JSON names of Review's fields, in order.
-var reviewFields = []string{"conversation_id", "compaction", "item_id", "class", "system", "item", "judge_verdict", "verdict", "reviewer", "note", "source"}
+var reviewFields = []string{"conversation_id", "compaction", "item_id", "class", "system", "item", "judge_verdict", "verdict", "reviewer", "note", "source", "sample"}
 
 // required reports whether the field at index k of reviewFields must be
 // present.
@@ -119,7 +133,7 @@ func (r Review) check(skip func(k int) int) []fieldProblem {
 			out = append(out, fieldProblem{k, reviewFields[k], fmt.Sprintf(format, args...)})
 		}
 	}
-	strs := [...]string{r.ConversationID, "", r.ItemID, string(r.Class), r.System, r.Item, string(r.JudgeVerdict), string(r.Verdict), r.Reviewer, r.Note, r.Source}
+	strs := [...]string{r.ConversationID, "", r.ItemID, string(r.Class), r.System, r.Item, string(r.JudgeVerdict), string(r.Verdict), r.Reviewer, r.Note, r.Source, r.Sample}
 	for k, s := range strs {
 		if !utf8.ValidString(s) {
 			add(k, "not valid UTF-8")
@@ -138,6 +152,9 @@ func (r Review) check(skip func(k int) int) []fieldProblem {
 	}
 	if r.JudgeVerdict != "" && !r.JudgeVerdict.Valid() {
 		add(6, "%q is not a judge's verdict (want %s, or leave it out)", preview(string(r.JudgeVerdict)), list(verdictNames(fixture.Verdicts)))
+	}
+	if r.Sample != "" && r.Sample != SampleCensus && r.Sample != SampleRandom {
+		add(11, "%q is not how a review queue draws (want %s or %s, or leave it out)", preview(r.Sample), SampleCensus, SampleRandom)
 	}
 	if !ValidVerdict(r.Verdict) {
 		add(7, "%q is not a reviewer's verdict (want %s)", preview(string(r.Verdict)), list(verdictNames(Verdicts)))

@@ -85,7 +85,7 @@ func appendReview(b []byte, r Review) []byte {
 	b = append(b, `,"verdict":`...)
 	b = jsonenc.AppendString(b, string(r.Verdict))
 	for _, f := range [...]struct{ key, val string }{
-		{`,"reviewer":`, r.Reviewer}, {`,"note":`, r.Note}, {`,"source":`, r.Source},
+		{`,"reviewer":`, r.Reviewer}, {`,"note":`, r.Note}, {`,"source":`, r.Source}, {`,"sample":`, r.Sample},
 	} {
 		if f.val != "" {
 			b = append(b, f.key...)

@@ -87,7 +87,7 @@ type PPIResult struct {
 }
 
 // ErrTooFewLabelled matches, under errors.Is, the error for a labelled set
-// (or a stratum's) of exactly one item: one reviewed item says nothing
+// (or a stratum's) of exactly one item of several: one reviewed item says nothing
 // about how much the human and the judge disagree, so the rectifier's
 // variance is undefined. ppi_py would give it variance 0 and an interval
 // of the judge's width only; here it is an error. Such errors also match
@@ -136,7 +136,10 @@ func countPPI(judgeRetained, judged int, labelled []PPISample) (ppiCounts, error
 		return k, inputErrorf("%d labelled items have the judge's verdict retained, more than the %d judge-retained items", k.a+k.b, judgeRetained)
 	case k.c+k.d > judged-judgeRetained:
 		return k, inputErrorf("%d labelled items have the judge's verdict not retained, more than the %d such judged items", k.c+k.d, judged-judgeRetained)
-	case n < 2:
+	case n < 2 && n < judged:
+		// One labelled item of several says nothing of how much judge and
+		// human disagree. One of one (a stratum reviewed in full) is the
+		// stratum's exact share.
 		return k, &tooFewError{msg: "only 1 labelled item: the rectifier's variance needs at least 2"}
 	}
 	return k, nil
@@ -197,8 +200,9 @@ func ppiCore(k ppiCounts, tuned bool) (theta, se, lambda, rect float64, warnings
 // The interval is the normal approximation ppi_py uses; see the formulas
 // at the top of this file.
 //
-// Edge cases: no labelled items is an input error; one labelled item is an
-// error matching ErrTooFewLabelled; when every judged item is labelled the
+// Edge cases: no labelled items is an input error; one labelled item of
+// several is an error matching ErrTooFewLabelled (one of one is the exact
+// share of a single judged item); when every judged item is labelled the
 // estimate is the reviewers' share with its classical standard error
 // (λ = 0) and a warning; when every labelled item agrees with the judge
 // the rectifier's variance is 0, as in ppi_py, with a warning that the
