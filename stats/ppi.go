@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Prediction-powered inference (PPI) for a retention share: a model judge
@@ -328,5 +329,68 @@ func PPIStratified(strata []PPIStratum, confidence float64, tuned bool) (PPIResu
 		return PPIResult{}, fmt.Errorf("prediction-powered stratified mean: %w", err)
 	}
 	out.Strata = res
+	return out, nil
+}
+
+// PPIStratifiedJeffreys is PPIStratified, classic PPI (λ = 1), for strata
+// in each of which the judge gives one verdict — the design where the
+// strata are the judge's verdicts, so that θ̂_h is the reviewers' share
+// x_h/n_h in stratum h — with each stratum's variance taken at the
+// Jeffreys-adjusted share p̃_h = (x_h + ½)/(n_h + 1) (the mean of the
+// Beta(x + ½, n − x + ½) posterior; Brown, Cai & DasGupta 2001,
+// Statistical Science 16:101, recommend Jeffreys' interval for small n):
+//
+//	SE² = Σ W_h²·p̃_h(1 − p̃_h)/n_h + Σ W_h·(θ̂_h − θ̂)²/N
+//
+// The estimate is PPIStratified's. The adjustment keeps a stratum whose
+// reviews all agree with the judge from counting as certain: with the
+// plain share its variance is 0 and the interval undercovers. In 2000
+// simulated review queues each (calibration/coverage_test.go) it brings a
+// class of about 60 judged items reviewed at ±10 points from 87–90%
+// coverage to 97–98%, and leaves a large one at about 95%.
+func PPIStratifiedJeffreys(strata []PPIStratum, confidence float64) (PPIResult, error) {
+	for i, s := range strata {
+		if s.JudgeRetained != 0 && s.JudgeRetained != s.Judged {
+			return PPIResult{}, inputErrorf("prediction-powered stratified mean (Jeffreys): stratum %d: the judge gives both verdicts in it (%d of %d retained); the adjustment is for strata of one judge's verdict", i+1, s.JudgeRetained, s.Judged)
+		}
+	}
+	res, err := PPIStratified(strata, confidence, false)
+	if err != nil {
+		return PPIResult{}, err
+	}
+	total, judge := 0, 0
+	for _, s := range strata {
+		total += s.Judged
+		judge += s.JudgeRetained
+	}
+	var v float64
+	for i, s := range strata {
+		x := 0
+		for _, l := range s.Labelled {
+			if l.Human {
+				x++
+			}
+		}
+		n := float64(len(s.Labelled))
+		w := float64(s.Judged) / float64(total)
+		p := (float64(x) + 0.5) / (n + 1)
+		v += w * w * p * (1 - p) / n
+		d := res.Strata[i].theta - res.theta
+		v += w * d * d / float64(total)
+	}
+	// The strata's warnings of a variance estimated as 0, or resting on
+	// few disagreements, are what the adjustment answers.
+	var warnings []string
+	for _, m := range res.Warnings {
+		if !strings.Contains(m, "the rectifier's variance is estimated as 0") && !strings.Contains(m, "disagree with the judge: the normal-approximation interval") {
+			warnings = append(warnings, m)
+		}
+	}
+	out, err := finishPPI(res.theta, math.Sqrt(v), res.Lambda, res.Rectifier, judge, total, res.Labelled, confidence, false, warnings)
+	if err != nil {
+		return PPIResult{}, fmt.Errorf("prediction-powered stratified mean (Jeffreys): %w", err)
+	}
+	out.Interval.Method = "ppi-jeffreys"
+	out.Strata = res.Strata
 	return out, nil
 }

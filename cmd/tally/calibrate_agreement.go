@@ -6,17 +6,11 @@ import (
 	"math"
 	"slices"
 
-	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/calibration"
 	"github.com/tally-eval/tally/reviews"
-	"github.com/tally-eval/tally/stats"
 )
 
-// agreementLabels are the verdicts judge and reviewer are compared on; a
-// judge's verbatim counts as supported (the item is in the context).
-var agreementLabels = []fixture.Verdict{fixture.Supported, fixture.Absent, fixture.Contradicted}
-
-// agreementJSON is the judge against the reviewers for one system, over
-// every review in the reviews file that carries the judge's verdict.
+// agreementJSON is the judge against the reviewers for one system.
 type agreementJSON struct {
 	System  string   `json:"system"`
 	Reviews int      `json:"reviews"`
@@ -37,39 +31,46 @@ type agreementJSON struct {
 	ContradictionsConfirmed int `json:"contradictions_confirmed"`
 }
 
+// newAgreementJSON is the JSON of one system's agreement (κ computed by
+// a.Finish).
+func newAgreementJSON(system string, a calibration.Agreement) agreementJSON {
+	out := agreementJSON{System: system, Reviews: a.Reviews,
+		ContradictionsJudged: a.ContradictionsJudged, ContradictionsConfirmed: a.ContradictionsConfirmed}
+	for i, l := range calibration.Labels {
+		out.Labels = append(out.Labels, string(l))
+		out.Table = append(out.Table, slices.Clone(a.Table[i][:]))
+	}
+	switch k := a.Kappa; {
+	case math.IsNaN(k.Kappa):
+		out.KappaReason = "judge and reviewers used one verdict only"
+	default:
+		out.Kappa = ptr(k.Kappa)
+		if !math.IsNaN(k.Interval.Lower) {
+			out.KappaLower, out.KappaUpper = ptr(k.Interval.Lower), ptr(k.Interval.Upper)
+		}
+	}
+	return out
+}
+
 // newAgreement tabulates the judge against the reviewers, one entry per
 // system in systems' order (then any other system the file holds), over
 // the reviews that carry the judge's verdict (a judge error, or no
 // record, is left out).
 func newAgreement(rs []reviews.Review, systems []string) ([]agreementJSON, error) {
-	by := map[string]*agreementJSON{}
+	by := map[string]*calibration.Agreement{}
 	order := slices.Clone(systems)
 	for _, r := range rs {
-		j := r.JudgeVerdict
-		if j == fixture.Verbatim {
-			j = fixture.Supported
-		}
-		ji, ri := slices.Index(agreementLabels, j), slices.Index(agreementLabels, r.Verdict)
-		if ji < 0 || ri < 0 {
-			continue
-		}
 		a := by[r.System]
 		if a == nil {
-			a = &agreementJSON{System: r.System, Table: [][]int{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}}
-			for _, l := range agreementLabels {
-				a.Labels = append(a.Labels, string(l))
-			}
+			a = &calibration.Agreement{}
+		}
+		if !a.Add(r.JudgeVerdict, r.Verdict) {
+			continue
+		}
+		if by[r.System] == nil {
 			by[r.System] = a
 			if !slices.Contains(order, r.System) {
 				order = append(order, r.System)
-			}
-		}
-		a.Reviews++
-		a.Table[ji][ri]++
-		if j == fixture.Contradicted {
-			a.ContradictionsJudged++
-			if r.Verdict == fixture.Contradicted {
-				a.ContradictionsConfirmed++
 			}
 		}
 	}
@@ -79,19 +80,10 @@ func newAgreement(rs []reviews.Review, systems []string) ([]agreementJSON, error
 		if a == nil {
 			continue
 		}
-		k, err := stats.CohenKappa(a.Table, 0.95)
-		if err != nil {
+		if err := a.Finish(0.95); err != nil {
 			return nil, fmt.Errorf("agreement of %s: %w", s, err)
 		}
-		if math.IsNaN(k.Kappa) {
-			a.KappaReason = "judge and reviewers used one verdict only"
-		} else {
-			a.Kappa = ptr(k.Kappa)
-			if !math.IsNaN(k.Interval.Lower) {
-				a.KappaLower, a.KappaUpper = ptr(k.Interval.Lower), ptr(k.Interval.Upper)
-			}
-		}
-		out = append(out, *a)
+		out = append(out, newAgreementJSON(s, *a))
 	}
 	return out, nil
 }

@@ -85,18 +85,21 @@ func unpairedCount(n int) *gateUnpairedJSON {
 
 // gateJSON is the JSON contract of `tally gate`.
 type gateJSON struct {
-	Verdict        string        `json:"verdict"` // "blocks" | "does not block"
-	Blocks         bool          `json:"blocks"`
-	Strict         bool          `json:"strict"`
-	Fails          bool          `json:"fails"` // the exit code is 3
-	Worse          []string      `json:"worse"`
-	Undecided      []string      `json:"undecided"`
-	Backlog        []string      `json:"backlog"`
-	CandidateUnmet []string      `json:"candidate_unmet"`
-	Rule           string        `json:"rule"`
-	ErrorRates     *ratesJSON    `json:"error_rates"`
-	Rows           []gateRowJSON `json:"rows"`
-	Warnings       []string      `json:"warnings,omitempty"`
+	Verdict        string     `json:"verdict"` // "blocks" | "does not block"
+	Blocks         bool       `json:"blocks"`
+	Strict         bool       `json:"strict"`
+	Fails          bool       `json:"fails"` // the exit code is 3
+	Worse          []string   `json:"worse"`
+	Undecided      []string   `json:"undecided"`
+	Backlog        []string   `json:"backlog"`
+	CandidateUnmet []string   `json:"candidate_unmet"`
+	Rule           string     `json:"rule"`
+	ErrorRates     *ratesJSON `json:"error_rates"`
+	// Calibration is the judge against the reviewers and the corrected
+	// retention; null when the configuration names no reviews.
+	Calibration *calibrationJSON `json:"calibration"`
+	Rows        []gateRowJSON    `json:"rows"`
+	Warnings    []string         `json:"warnings,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -105,7 +108,7 @@ func newGateJSON(r *report.Report, strict bool) gateJSON {
 	d := r.Decision
 	out := gateJSON{Verdict: d.Verdict(), Blocks: d.Blocks, Strict: strict, Fails: gateFails(d, strict),
 		Worse: nonNil(d.Worse), Undecided: nonNil(d.Undecided), Backlog: nonNil(d.Backlog),
-		CandidateUnmet: nonNil(d.CandidateUnmet), Rule: d.Rule, ErrorRates: newRatesJSON(r.ErrorRates), Warnings: r.Warnings}
+		CandidateUnmet: nonNil(d.CandidateUnmet), Rule: d.Rule, ErrorRates: newRatesJSON(r.ErrorRates), Calibration: newCalibrationJSON(r), Warnings: r.Warnings}
 	side := func(s report.SystemClass) gateSideJSON {
 		c := s.Counts
 		g := gateSideJSON{Retained: ptr(c.Retained()), Items: ptr(c.Items), Errors: ptr(c.Errors), Contradicted: ptr(c.Contradicted), Status: string(s.Gate)}
@@ -302,6 +305,9 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 	fmt.Fprintf(w, "rule: %s\n", d.Rule)
 	if er := r.ErrorRates; er != nil {
 		fmt.Fprintln(w, printable(er.Sentence))
+	}
+	if c := r.Calibration; c != nil {
+		fmt.Fprintln(w, printable(c.Sentence))
 	}
 	writeWarnings(w, r.Warnings)
 	return nil

@@ -74,6 +74,14 @@ var layoutRules = []struct {
 		reason:  "reviews is an input format (the reviewers' verdicts) that the workbook writer and the report read; importing report or a renderer would turn the flow around",
 	},
 	{
+		name:    "calibration imports only fixture, reviews, stats and internal/",
+		applies: func(pkg string) bool { return pkg == "calibration" },
+		allowed: func(_, imp string) bool {
+			return imp == "fixture" || imp == "reviews" || imp == "stats" || strings.HasPrefix(imp, "internal/")
+		},
+		reason: "calibration computes on verdicts and reviews it is given (the judge against the reviewers, corrected retention, the review queue's plan); the report and calibrate queue call it, never the other way",
+	},
+	{
 		name:    "fixture imports only internal/",
 		applies: func(pkg string) bool { return pkg == "fixture" },
 		allowed: func(_, imp string) bool { return strings.HasPrefix(imp, "internal/") },
@@ -174,6 +182,8 @@ func TestLayoutCatchesViolations(t *testing.T) {
 		{pkg("noise", tally("report")), "noise imports only fixture, stats, power and internal/"},
 		{pkg("reviews", tally("report")), "reviews imports only fixture and internal/"},
 		{pkg("fixture", tally("stats")), "fixture imports only internal/"},
+		{pkg("calibration", tally("reviews"), tally("stats"), tally("fixture")), ""},
+		{pkg("calibration", tally("report")), "calibration imports only fixture, reviews, stats and internal/"},
 		{pkg("report/html", tally("report"), tally("report/internal/svg"), tally("stats")), ""},
 		{pkg("report/html", tally("report/xlsx")), "no renderer imports another renderer"},
 		{pkg("report/markdown", tally("report/html")), "no renderer imports another renderer"},
