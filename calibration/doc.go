@@ -9,7 +9,7 @@
 //     and contradicted, with Cohen's κ and the share of the judge's
 //     contradictions the reviewers confirmed;
 //   - Correct: each class's retention corrected by prediction-powered
-//     inference (stats.PPIStratified), the reviewed items the labelled
+//     inference (stats.PPIStratifiedJeffreys), the reviewed items the labelled
 //     set, stratified by the judge's verdict, beside the judge's own
 //     share;
 //   - NewPlan: which items to review — every contradiction, and a

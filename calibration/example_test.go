@@ -84,5 +84,5 @@ func ExampleNewPlan() {
 	// supported    11 of 14 reviewed retained
 	// absent       2 of 10 reviewed retained
 	// contradicted 1 of 2 reviewed retained
-	// judge 0.767, corrected 0.680 (95% 0.516–0.845)
+	// judge 0.767, corrected 0.680 (95% 0.510–0.851)
 }

@@ -223,6 +223,41 @@ func NewPlan(obs []Observation, systems []string, opts PlanOptions) (Plan, error
 				cp.Reachable = false
 				cp.Reason = fmt.Sprintf("%d error %s: re-run tally check first; the share is not known", c.counts.Errors, plural(c.counts.Errors, "verdict", "verdicts"))
 			}
+			// Neyman sizes; a stratum whose n_h reaches N_h is reviewed in
+			// full, its variance taken off V, and the rest reallocated.
+			var neyman [3]float64
+			var capped [3]bool
+			for !math.IsInf(total, 1) {
+				rest, fixedVar := 0.0, 0.0
+				for h := range sp {
+					if capped[h] {
+						fixedVar += w[h] * w[h] * s[h] * s[h] / float64(sp[h].Judged)
+					} else {
+						rest += w[h] * s[h]
+					}
+				}
+				if rest == 0 {
+					break
+				}
+				if v-fixedVar <= 0 {
+					total = math.Inf(1)
+					break
+				}
+				n := rest * rest / (v - fixedVar)
+				changed := false
+				for h := range sp {
+					if capped[h] {
+						continue
+					}
+					neyman[h] = n * w[h] * s[h] / rest
+					if sp[h].Judged > 0 && judgedStrata[h] != fixture.Contradicted && neyman[h] >= float64(sp[h].Judged) {
+						capped[h], changed = true, true
+					}
+				}
+				if !changed {
+					break
+				}
+			}
 			var variance float64
 			for h := range sp {
 				st := c.strata[h]
@@ -233,7 +268,10 @@ func NewPlan(obs []Observation, systems []string, opts PlanOptions) (Plan, error
 				if judgedStrata[h] == fixture.Contradicted {
 					sp[h].Sample = reviews.SampleCensus
 				} else if !math.IsInf(total, 1) && sumWS > 0 {
-					want = int(math.Ceil(total * w[h] * s[h] / sumWS))
+					want = sp[h].Judged
+					if !capped[h] {
+						want = int(math.Ceil(neyman[h]))
+					}
 					want = max(want, min(MinPerStratum, sp[h].Judged))
 					want = min(want, sp[h].Judged)
 				}
@@ -257,6 +295,10 @@ func NewPlan(obs []Observation, systems []string, opts PlanOptions) (Plan, error
 				p.Strata = append(p.Strata, sp[h])
 			}
 			cp.HalfWidth = z * math.Sqrt(variance+between) * float64(cp.Judged) / float64(cp.Items)
+			if cp.Reachable && cp.HalfWidth > opts.HalfWidth {
+				cp.Reachable = false
+				cp.Reason = fmt.Sprintf("the expected half-width, %.1f points, exceeds the target even with these reviews", 100*cp.HalfWidth)
+			}
 			p.Classes = append(p.Classes, cp)
 		}
 	}

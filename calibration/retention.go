@@ -85,7 +85,11 @@ func (r Retention) Judged() int {
 // fixture.Classes order and systems in the order given, from the
 // observations (of those systems; others are ignored). The correction is
 // classic PPI (λ = 1), which with strata by the judge's verdict is the
-// stratified estimator of the reviewers' share (stats.PPIStratified).
+// stratified estimator of the reviewers' share, each stratum's variance at
+// the Jeffreys-adjusted share (stats.PPIStratifiedJeffreys). The class's
+// interval adds the variance of its verbatim share, which is as random as
+// the judged strata's sizes: SE² = (J/n)²·SE_θ² + (V/n)(J/n)(1 − θ̂)²/n
+// for V verbatim and J judged of n items.
 // A class with an error verdict, with no judged item, or with a stratum
 // of fewer than two reviews (one suffices for a stratum of one item) has
 // no corrected figure and says why.
@@ -178,7 +182,7 @@ func Correct(obs []Observation, systems []string, confidence float64) ([]Retenti
 			case short > 0:
 				r.Reason = fmt.Sprintf("%d of the judge's %d %s with fewer than 2 reviews", short, len(strata), plural(len(strata), "verdict", "verdicts"))
 			default:
-				res, err := stats.PPIStratified(strata, confidence, false)
+				res, err := stats.PPIStratifiedJeffreys(strata, confidence)
 				if err != nil {
 					if errors.Is(err, stats.ErrInput) {
 						r.Reason = err.Error()
@@ -190,8 +194,10 @@ func Correct(obs []Observation, systems []string, confidence float64) ([]Retenti
 				j, n := float64(r.Judged()), float64(r.Counts.Items)
 				v := float64(r.Counts.Verbatim)
 				r.Share = (v + j*res.Estimate) / n
+				se := math.Sqrt(j*j/(n*n)*res.StandardError*res.StandardError + (v/n)*(j/n)*(1-res.Estimate)*(1-res.Estimate)/n)
+				hw := stats.Z(confidence) * se
 				r.Interval = stats.Interval{Method: res.Interval.Method,
-					Lower: (v + j*res.Interval.Lower) / n, Upper: (v + j*res.Interval.Upper) / n}
+					Lower: max(0, r.Share-hw), Upper: min(1, r.Share+hw)}
 			}
 		}
 	}

@@ -36,12 +36,18 @@ func find(t *testing.T, rs []Retention, cl fixture.Class, sys string) Retention 
 //
 //	θ̂ = Σ W_h·ȳ_h = (10·3/4 + 6·1/3 + 2·0)/18 = (7.5 + 2 + 0)/18 = 9.5/18
 //	share = (verbatim + judged·θ̂)/items = (4 + 9.5)/22 = 13.5/22
-//	SE² = W_s²·(3/4·1/4)/4 + W_a²·(1/3·2/3)/3 + W_c²·0
+//	SE² = W_s²·p̃_s(1−p̃_s)/4 + W_a²·p̃_a(1−p̃_a)/3 + W_c²·p̃_c(1−p̃_c)/2
 //	      + [W_s(3/4 − θ̂)² + W_a(1/3 − θ̂)² + W_c(0 − θ̂)²]/18
+//	p̃ = (x + ½)/(n + 1): p̃_s = 3.5/5, p̃_a = 1.5/4, p̃_c = 0.5/3
 //
-// (the supported stratum's unreviewed items are all judge-retained and
-// the absent stratum's none, so the judge's variance term f̄u(1 − f̄u)/M
-// is 0; the contradicted stratum is reviewed in full: its ȳ(1 − ȳ)/n = 0).
+// (stats.PPIStratifiedJeffreys: each stratum's variance at the
+// Jeffreys-adjusted share; the supported stratum's unreviewed items are
+// all judge-retained and the absent stratum's none, so the judge's own
+// variance term is 0). The class interval adds the variance of the
+// verbatim share V/n, which is as random as the judged strata's:
+//
+//	SE_class² = (18/22)²·SE² + (4/22)·(18/22)·(1 − θ̂)²/22
+//	interval = 13.5/22 ± z·SE_class
 // The judge's share is (4 + 10)/22. Observations of another system and of
 // no valid class are ignored; the absent stratum's three reviews carry no
 // sample marking and are counted Unmarked.
@@ -84,17 +90,19 @@ func TestCorrectStratified(t *testing.T) {
 	ws, wa, wc := 10.0/18, 6.0/18, 2.0/18
 	theta := 9.5 / 18
 	between := (ws*math.Pow(0.75-theta, 2) + wa*math.Pow(1.0/3-theta, 2) + wc*theta*theta) / 18
-	se := math.Sqrt(ws*ws*(0.75*0.25)/4 + wa*wa*(1.0/3*2.0/3)/3 + between)
+	ps, pa, pc := 3.5/5, 1.5/4, 0.5/3
+	se := math.Sqrt(ws*ws*ps*(1-ps)/4 + wa*wa*pa*(1-pa)/3 + wc*wc*pc*(1-pc)/2 + between)
 	z := stats.Z(0.95)
 	const tol = 1e-12
 	if math.Abs(r.PPI.Estimate-theta) > tol || math.Abs(r.PPI.StandardError-se) > tol {
 		t.Errorf("θ̂ %.15g ± %.15g, want %.15g ± %.15g", r.PPI.Estimate, r.PPI.StandardError, theta, se)
 	}
-	lo, hi := (4+18*(theta-z*se))/22, (4+18*(theta+z*se))/22
+	seClass := math.Sqrt(18.0*18/(22*22)*se*se + (4.0/22)*(18.0/22)*(1-theta)*(1-theta)/22)
+	lo, hi := 13.5/22-z*seClass, 13.5/22+z*seClass
 	if math.Abs(r.Share-13.5/22) > tol || math.Abs(r.Interval.Lower-lo) > tol || math.Abs(r.Interval.Upper-hi) > tol {
 		t.Errorf("share %.15g [%.15g, %.15g], want %.15g [%.15g, %.15g]", r.Share, r.Interval.Lower, r.Interval.Upper, 13.5/22, lo, hi)
 	}
-	if r.Interval.Method != "ppi" || math.Abs(r.JudgeShare-14.0/22) > tol || r.Reason != "" {
+	if r.Interval.Method != "ppi-jeffreys" || math.Abs(r.JudgeShare-14.0/22) > tol || r.Reason != "" {
 		t.Errorf("method %q judge share %v reason %q", r.Interval.Method, r.JudgeShare, r.Reason)
 	}
 	// The class's agreement: the verbatim review counts as supported.
