@@ -48,6 +48,7 @@ func find(t *testing.T, rs []Retention, cl fixture.Class, sys string) Retention 
 //
 //	SE_class² = (18/22)²·SE² + (4/22)·(18/22)·(1 − θ̂)²/22
 //	interval = 13.5/22 ± z·SE_class
+//
 // The judge's share is (4 + 10)/22. Observations of another system and of
 // no valid class are ignored; the absent stratum's three reviews carry no
 // sample marking and are counted Unmarked.
