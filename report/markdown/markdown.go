@@ -36,7 +36,8 @@ const maxRunes = 160
 // comment or a CI step summary: the verdict line, the gates table
 // (incumbent and candidate per class, contradictions, mean prompt size),
 // the rows that got worse with the items lost named, the undecided rows
-// with the item-compactions that make them so, the backlog, the notes,
+// with the item-compactions that make them so, the backlog, how far to
+// trust the judge (with reviewers' verdicts only), the notes,
 // and last the task-success section, reported and not gated, ending
 // with its one-line result.
 //
@@ -54,6 +55,7 @@ func Write(w io.Writer, r *report.Report) error {
 	m.worse(r)
 	m.undecided(r)
 	m.backlog(r)
+	m.calibration(r)
 	m.notes(r)
 	m.taskSuccess(r)
 	if m.err != nil {

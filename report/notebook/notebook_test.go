@@ -27,7 +27,7 @@ func ExampleParse() {
 	// mine.md:4: plan --rate 0.83 --conversations 200 --catastrophic 3
 	// mine.md:8: task-success
 	// bad.md:2: task-success must be the last cell, but the cell at line 6 comes after it: task success goes at the bottom of the report, where it can be read for what it is worth (reported, not gated)
-	// bad.md:6: unknown cell "gatse"; did you mean "gates"? (cells: title, decision, gates, comparison, lost-items, changed-items, contradictions, replay, selection, plan, plan fixtures, interval, plot retention, plot verdicts, plot prompt-size, provenance, task-success)
+	// bad.md:6: unknown cell "gatse"; did you mean "gates"? (cells: title, decision, gates, comparison, lost-items, changed-items, contradictions, replay, selection, plan, plan fixtures, calibration, interval, plot retention, plot verdicts, plot prompt-size, provenance, task-success)
 }
 
 func ExampleNotebook_Render() {
@@ -61,7 +61,7 @@ func TestDefault(t *testing.T) {
 		got = append(got, c.Name)
 	}
 	want := []string{"title", "decision", "gates", "comparison", "lost-items", "contradictions",
-		"plot retention", "plot verdicts", "plot prompt-size", "replay", "selection", "plan", "interval", "plan fixtures", "provenance", "task-success"}
+		"plot retention", "plot verdicts", "plot prompt-size", "replay", "selection", "plan", "interval", "plan fixtures", "calibration", "provenance", "task-success"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("the default notebook's cells are\n%v\nwant\n%v", got, want)
 	}
@@ -69,7 +69,7 @@ func TestDefault(t *testing.T) {
 		t.Error("the default notebook does not say a gate unmet by the incumbent too is a backlog, not a merge decision")
 	}
 	// Every cell kind the issue asks for is available.
-	for _, name := range []string{"gates", "comparison", "lost-items", "contradictions", "replay", "selection", "plan", "interval", "plot retention", "plot verdicts", "plot prompt-size", "task-success"} {
+	for _, name := range []string{"gates", "comparison", "lost-items", "contradictions", "replay", "selection", "plan", "interval", "plot retention", "plot verdicts", "plot prompt-size", "calibration", "task-success"} {
 		if !strings.Contains(CellUsage(), name) {
 			t.Errorf("CellUsage does not list %s", name)
 		}

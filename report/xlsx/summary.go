@@ -234,10 +234,11 @@ func (b *book) summaryVerdict(g *grid) error {
 			unpaired = append(unpaired, string(c.Class)+": "+u)
 		}
 	}
-	for _, kv := range []struct {
+	type labelled struct {
 		k, v  string
 		style int
-	}{
+	}
+	kvs := []labelled{
 		{"Verdict", verdict, vstyle},
 		{"Rows worse", list(d.Worse), st.wrap},
 		{"Rows undecided", list(d.Undecided), st.wrap},
@@ -246,7 +247,13 @@ func (b *book) summaryVerdict(g *grid) error {
 		{"Gates the candidate does not meet", list(d.CandidateUnmet), st.wrap},
 		{"Rule", d.Rule, st.wrap},
 		{"Error rates", rates(r), st.wrap},
-	} {
+	}
+	if c := r.Calibration; c != nil {
+		// Only with reviews: the judge against the reviewers, in the
+		// same words as the Calibration sheet.
+		kvs = append(kvs, labelled{"How far to trust the judge", c.Sentence, st.wrap})
+	}
+	for _, kv := range kvs {
 		if err := g.put((&cellRow{}).str(kv.k, st.label).str(kv.v, kv.style)); err != nil {
 			return err
 		}

@@ -26,15 +26,34 @@ import (
 
 // The workbook's sheets, in order.
 const (
-	sheetSummary    = "Summary"
-	sheetItems      = reviews.ItemsSheet
-	sheetLost       = "Lost and Contradicted"
-	sheetReplay     = "Replay"
-	sheetSelection  = "Selection"
-	sheetProvenance = reviews.ProvenanceSheet
+	sheetSummary = "Summary"
+	sheetItems   = reviews.ItemsSheet
+	sheetLost    = "Lost and Contradicted"
+	// sheetCalibration is there only when the report has reviews
+	// (report.Calibration), after sheetLost.
+	sheetCalibration = "Calibration"
+	sheetReplay      = "Replay"
+	sheetSelection   = "Selection"
+	sheetProvenance  = reviews.ProvenanceSheet
 )
 
 var sheetNames = []string{sheetSummary, sheetItems, sheetLost, sheetReplay, sheetSelection, sheetProvenance}
+
+// sheetsOf lists r's sheets in order: sheetNames, and sheetCalibration
+// after sheetLost when r has reviews.
+func sheetsOf(r *report.Report) []string {
+	if r.Calibration == nil {
+		return sheetNames
+	}
+	names := make([]string, 0, len(sheetNames)+1)
+	for _, n := range sheetNames {
+		names = append(names, n)
+		if n == sheetLost {
+			names = append(names, sheetCalibration)
+		}
+	}
+	return names
+}
 
 // The other reviewer drop-downs: what a person can say about a lost or
 // contradicted item's verdict (the Lost and Contradicted sheet),
@@ -54,8 +73,10 @@ const maxCutWarnings = 10
 // success on the last row), Items (one row per item and compaction, both
 // systems side by side, a changed flag, and for a reviewer each
 // system's verdict in the reviewer's judgement — a drop-down of
-// reviews.Words — a Reviewer and a Note column), Lost and Contradicted, Replay (the review queue),
-// Selection and Provenance.
+// reviews.Words — a Reviewer and a Note column), Lost and Contradicted,
+// Calibration (only with reviews: each class's retained share as the
+// judge gives it and as corrected by the reviewers, and the judge against
+// the reviewers), Replay (the review queue), Selection and Provenance.
 //
 // Every string from the report is written as a string cell: none becomes
 // a formula, whatever it starts with. Text longer than a cell holds
@@ -93,6 +114,7 @@ func Write(w io.Writer, r *report.Report) (err error) {
 	}{
 		{sheetItems, b.items},
 		{sheetLost, b.lost},
+		{sheetCalibration, b.calibration},
 		{sheetReplay, b.replay},
 		{sheetSelection, b.selection},
 		{sheetProvenance, b.provenance},
@@ -144,13 +166,14 @@ func newBook(r *report.Report) (*book, error) {
 	if err := b.f.SetSheetName("Sheet1", sheetSummary); err != nil {
 		return nil, err
 	}
-	for _, name := range sheetNames[1:] {
+	names := sheetsOf(r)
+	for _, name := range names[1:] {
 		if _, err := b.f.NewSheet(name); err != nil {
 			return nil, err
 		}
 	}
 	b.f.SetActiveSheet(0)
-	for _, name := range sheetNames {
+	for _, name := range names {
 		if err := b.pageSetup(name); err != nil {
 			return nil, err
 		}

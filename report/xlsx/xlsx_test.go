@@ -731,7 +731,14 @@ func TestDeterministic(t *testing.T) {
 // sample workbook, its merges, panes, filters, validations and
 // conditional formats, and the zip's entries. Rewrite with -update.
 func TestGolden(t *testing.T) {
-	b := writeBook(t, sample.Report())
+	sample.Golden(t, "sample.golden", dumpBook(t, writeBook(t, sample.Report())))
+}
+
+// dumpBook is a workbook as text: its zip entries, defined names, and per
+// sheet its panes, page layout, merges, validations, conditional formats
+// and every cell with its type, number format and value.
+func dumpBook(t *testing.T, b []byte) string {
+	t.Helper()
 	f, err := excelize.OpenReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
@@ -776,7 +783,7 @@ func TestGolden(t *testing.T) {
 			}
 		}
 	}
-	sample.Golden(t, "sample.golden", out.String())
+	return out.String()
 }
 
 // TestEmptyAndUndefined writes a report with no items, no replay and
