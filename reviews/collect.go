@@ -63,7 +63,9 @@ type Collected struct {
 // the report's, and a workbook's configuration SHA-256 must be the
 // report's; the systems' names and fingerprints come from chk. Without
 // chk, a workbook's Provenance sheet names the systems (a CSV cannot be
-// read without chk) and the judge verdicts are the table's.
+// read without chk) and the judge verdicts are the table's. A review
+// queue's sample columns, when the table has them, give each system's
+// Review.Sample (census or random; an empty cell gives "").
 //
 // Every problem is returned, as CellProblems naming the sheet, row and
 // column (up to 100, and a count of the rest), and then no review.
@@ -111,6 +113,10 @@ func Collect(t *Table, chk *Check) (*Collected, error) {
 				first[key] = row.Line
 			}
 		}
+		var sample [2]string
+		for s := range sample {
+			sample[s] = t.sample(row, s, &probs)
+		}
 		for s := range 2 {
 			col := colIncumbentReview + s
 			word := strings.ToLower(strings.TrimSpace(row.Cells[col]))
@@ -129,7 +135,7 @@ func Collect(t *Table, chk *Check) (*Collected, error) {
 				continue
 			}
 			rv := Review{ConversationID: key.ConversationID, Compaction: key.Compaction, ItemID: key.ItemID, Class: class,
-				System: systems[s], Item: known.Item, JudgeVerdict: judge, Reviewer: row.Cells[colReviewer], Note: row.Cells[colNote], Source: t.File}
+				System: systems[s], Item: known.Item, JudgeVerdict: judge, Reviewer: row.Cells[colReviewer], Note: row.Cells[colNote], Source: t.File, Sample: sample[s]}
 			if word == Unsure {
 				out.Unsure = append(out.Unsure, rv)
 				continue
@@ -202,6 +208,22 @@ func (t *Table) match(row *Row, key ItemKey, class fixture.Class, chk *Check, pr
 		probs.add(t.at(row.Line, colItem, "%q is no item of conversation %q compaction %d in %s: the row matches no item-compaction (was the key cell edited?)", preview(key.ItemID), preview(key.ConversationID), key.Compaction, chk.Name))
 	}
 	return Known{}, false
+}
+
+// sample reads system s's cell of a review queue's sample columns
+// (HeaderIncumbentSample, HeaderCandidateSample): SampleCensus,
+// SampleRandom (case and surrounding spaces aside), or "" when the cell
+// is empty or the table has no such column (the Items sheet). Any other
+// value is a problem, and "".
+func (t *Table) sample(row *Row, s int, probs *problemList) string {
+	col := colIncumbentSample + s
+	cell := strings.ToLower(strings.TrimSpace(row.Cells[col]))
+	switch cell {
+	case "", SampleCensus, SampleRandom:
+		return cell
+	}
+	probs.add(t.at(row.Line, col, "%q is not how a review queue draws (want %s or %s, or leave it empty)", preview(row.Cells[col]), SampleCensus, SampleRandom))
+	return ""
 }
 
 // unit is what the table's rows are called in messages.

@@ -27,4 +27,11 @@
 // workbook's Items sheet (as report/xlsx writes it) or of a CSV with the
 // same headers, and Collect turns the filled-in rows into reviews,
 // checked against the report's items when they are known.
+//
+// WriteQueue and WriteQueueFile write a review queue (tally calibrate
+// queue): a CSV of the item-compactions drawn for review, with the Items
+// sheet's key, item and judge columns, two sample columns ("Incumbent:
+// sample", "Candidate: sample") and the reviewer's columns to fill, no
+// cell a formula. ReadCSV reads it back filled, and Collect marks each
+// review with its system's sample.
 package reviews

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tally-eval/tally/fixture"
 )
@@ -71,6 +72,84 @@ func FuzzCollectCSV(f *testing.F) {
 				if err := r.Validate(); err != nil {
 					t.Fatalf("review %+v does not validate: %v", r, err)
 				}
+			}
+		}
+	})
+}
+
+// FuzzCollectQueueCSV: any CSV after a review queue's header gives
+// reviews that validate, each with a sample a queue draws or none, or
+// problems, never a panic.
+func FuzzCollectQueueCSV(f *testing.F) {
+	f.Add("c1,1,i1,constraint,,,,verbatim,,,,,absent,,,,random,,absent,'=x,\"a\nb\"\n")
+	f.Add("c2,1,q,open_question,,,,contradicted,,,,Census ,supported,,,,,unsure,Contradicted ,,\n")
+	f.Add("c2,1,q,open_question,,,,contradicted,,,,often,supported,,,,=1,,absent,,\n\"")
+	header := strings.Join(QueueHeader, ",") + "\n"
+	f.Fuzz(func(t *testing.T, body string) {
+		tab, err := ReadCSV(strings.NewReader(header+body), "q.csv")
+		if err != nil {
+			return
+		}
+		got, err := Collect(tab, csvCheck)
+		if err != nil {
+			return
+		}
+		for _, r := range got.Reviews {
+			if err := r.Validate(); err != nil {
+				t.Fatalf("review %+v does not validate: %v", r, err)
+			}
+			if r.Sample != "" && r.Sample != SampleCensus && r.Sample != SampleRandom {
+				t.Fatalf("review %+v: sample %q", r, r.Sample)
+			}
+		}
+	})
+}
+
+// FuzzQueueRoundTrip: a queue row of any text, written by WriteQueue and
+// read back by ReadCSV with a reviewer's verdict filled, gives the row's
+// key and samples unchanged (a key cell aside that starts with ' before
+// a formula character, whose ' ReadCSV takes for the writer's mark).
+func FuzzQueueRoundTrip(f *testing.F) {
+	f.Add("c1", "i1", "=HYPERLINK(\"x\")", "-probe", "\t", 3, true, false)
+	f.Add("@c", "+i", "a\"b", "c\nd", "\r\x00", 1, false, true)
+	f.Fuzz(func(t *testing.T, conv, item, literal, probe, answer string, comp int, census, both bool) {
+		q := QueueRow{ConversationID: conv, Compaction: comp, ItemID: item, Class: fixture.Reference, Literal: literal, Probe: probe,
+			Judge: [2]fixture.Verdict{fixture.Supported, fixture.Absent}, Answer: [2]string{answer, answer}, Sample: [2]string{SampleRandom, ""}}
+		if census {
+			q.Sample[0] = SampleCensus
+		}
+		if both {
+			q.Sample[1] = SampleRandom
+		}
+		var b bytes.Buffer
+		if err := WriteQueue(&b, []QueueRow{q}); err != nil {
+			return // an invalid row: no key, compaction below 1
+		}
+		for _, s := range []string{conv, item} {
+			if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r\x00", rune(s[1])) {
+				return
+			}
+		}
+		text := strings.TrimSuffix(b.String(), ",,,,\n") + ",supported,absent,,\n"
+		tab, err := ReadCSV(strings.NewReader(text), "q.csv")
+		if err != nil {
+			t.Fatalf("reading back: %v\n%q", err, text)
+		}
+		chk := &Check{Name: "r", Systems: [2]string{"inc", "cand"},
+			Items: map[ItemKey]Known{{conv, comp, item}: {Class: fixture.Reference, Judge: q.Judge}}}
+		got, err := Collect(tab, chk)
+		if err != nil {
+			if strings.TrimSpace(conv) != conv || strings.TrimSpace(item) != item || !utf8.ValidString(conv+item) {
+				return // Collect trims the key's spaces; reviews need UTF-8
+			}
+			t.Fatalf("collecting back: %v\n%q", err, text)
+		}
+		if len(got.Reviews) != 2 {
+			t.Fatalf("reviews %+v", got.Reviews)
+		}
+		for s, r := range got.Reviews {
+			if r.ConversationID != conv || r.Compaction != comp || r.ItemID != item || r.Sample != q.Sample[s] {
+				t.Fatalf("review %d %+v of row %+v", s, r, q)
 			}
 		}
 	})

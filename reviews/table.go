@@ -30,6 +30,12 @@ const (
 	HeaderCandidateReview  = "Candidate: reviewer's verdict"
 	HeaderReviewer         = "Reviewer"
 	HeaderNote             = "Note"
+	// HeaderIncumbentSample and HeaderCandidateSample are a review
+	// queue's columns (tally calibrate queue; not on the Items sheet):
+	// how the queue drew the row for each system, SampleCensus,
+	// SampleRandom or empty when it was not drawn for that system.
+	HeaderIncumbentSample = "Incumbent: sample"
+	HeaderCandidateSample = "Candidate: sample"
 
 	// SheetHeaderRow is the row of the Items sheet's headers.
 	SheetHeaderRow = 2
@@ -47,11 +53,14 @@ const (
 	colCandidateReview
 	colReviewer
 	colNote
+	colIncumbentSample
+	colCandidateSample
 	numCols
 )
 
 var headers = [numCols]string{HeaderConversation, HeaderCompaction, HeaderItem, HeaderClass,
-	HeaderIncumbentVerdict, HeaderCandidateVerdict, HeaderIncumbentReview, HeaderCandidateReview, HeaderReviewer, HeaderNote}
+	HeaderIncumbentVerdict, HeaderCandidateVerdict, HeaderIncumbentReview, HeaderCandidateReview, HeaderReviewer, HeaderNote,
+	HeaderIncumbentSample, HeaderCandidateSample}
 
 // neededCols are the columns a table must have.
 var neededCols = []int{colConversation, colCompaction, colItem, colClass, colIncumbentReview, colCandidateReview}

@@ -72,11 +72,14 @@ func newCalibrateCmd(opts *options) *cobra.Command {
 		Use:   "calibrate REPORT.xlsx|REVIEWS.csv -o REVIEWS.jsonl [--config report.yaml]",
 		Short: "Read reviewers' verdicts back from a report workbook's Items sheet into a reviews file",
 		Long: `calibrate reads the reviewer's columns of a report workbook's Items sheet
-(as tally report writes it) or of a CSV with the same headers, and records
+(as tally report writes it), of a CSV with the same headers, or of a review
+queue (tally calibrate queue) filled in, and records
 every row where a reviewer gave a system's verdict — "Incumbent: reviewer's
 verdict" and "Candidate: reviewer's verdict", each supported, absent,
 contradicted or unsure — with the Reviewer and Note cells, as text, never
-evaluated. "unsure" is counted, not recorded.
+evaluated. "unsure" is counted, not recorded. A queue's "Incumbent: sample"
+and "Candidate: sample" columns (census or random, else empty) mark each
+system's review with how the queue drew it; any other value is an error.
 
 The reviews go into REVIEWS.jsonl, one line per item-compaction and system;
 reviewing accumulates: a new review is appended, a changed review of a key
@@ -144,6 +147,7 @@ the judge's contradictions the reviewers confirmed.`,
 	cmd.Flags().StringVarP(&output, "output", "o", "", "the reviews file (JSONL) to add the reviews to; created when missing, replaced atomically")
 	cmd.Flags().StringVar(&config, "config", "", "the report's configuration (report.yaml): check every reviewed row against its fixtures and verdicts")
 	lim.register(cmd)
+	cmd.AddCommand(newCalibrateQueueCmd(opts))
 	return cmd
 }
 
