@@ -25,9 +25,9 @@ const (
 	// of it, when smaller), so that its variance rests on more than a
 	// handful of items.
 	MinPerStratum = 10
-	// measuredFrom is the fewest earlier reviews in a stratum from which
+	// MeasuredFrom is the fewest earlier reviews in a stratum from which
 	// its agreement is taken as measured rather than the planning value.
-	measuredFrom = 20
+	MeasuredFrom = 20
 )
 
 // PlanOptions are the review queue's targets.
@@ -186,7 +186,7 @@ func NewPlan(obs []Observation, systems []string, opts PlanOptions) (Plan, error
 				if n == 0 {
 					continue
 				}
-				if st.reviewed >= measuredFrom {
+				if st.reviewed >= MeasuredFrom {
 					// Measured, kept off 0 and 1 so that a stratum where
 					// every review agreed still gets a sample.
 					sp[h].Agreement = math.Min(float64(st.humanOK+1)/float64(st.reviewed+2), 1-1.0/float64(st.reviewed+2))

@@ -16,6 +16,7 @@ import (
 	"github.com/tally-eval/tally/internal/jsonscan"
 	"github.com/tally-eval/tally/power"
 	"github.com/tally-eval/tally/report/internal/format"
+	"github.com/tally-eval/tally/reviews"
 )
 
 // Replay outcomes and reference kinds, as written in replay pairs.
@@ -447,10 +448,6 @@ func WriteQueue(w io.Writer, r *Replay) error {
 }
 
 // CSVCell neutralises a cell that a spreadsheet would read as a formula:
-// one starting with =, +, -, @, tab, CR or NUL gets a leading '.
-func CSVCell(s string) string {
-	if s != "" && strings.IndexByte("=+-@\t\r\x00", s[0]) >= 0 {
-		return "'" + s
-	}
-	return s
-}
+// one starting with =, +, -, @, tab, CR or NUL gets a leading ' — the one
+// rule, reviews.CSVCell, that the review queue's CSV follows too.
+func CSVCell(s string) string { return reviews.CSVCell(s) }

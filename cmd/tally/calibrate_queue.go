@@ -169,7 +169,7 @@ queue file, which is replaced atomically.`,
 	f.StringVar(&config, "config", "", "the report's configuration (report.yaml); its reviews file's reviews count towards the plan")
 	f.StringVarP(&output, "output", "o", "", "the queue file (CSV) to write; replaced atomically")
 	f.Float64Var(&halfWidth, "half-width", calibration.DefaultHalfWidth, "target half-width of each class's corrected retention, a share (0.10 is 10 points)")
-	f.Float64Var(&agreement, "agreement", calibration.DefaultAgreement, "planning agreement of judge and reviewer where fewer than 20 earlier reviews of a stratum measure it")
+	f.Float64Var(&agreement, "agreement", calibration.DefaultAgreement, fmt.Sprintf("planning agreement of judge and reviewer where fewer than %d earlier reviews of a stratum measure it", calibration.MeasuredFrom))
 	f.Float64Var(&confidence, "confidence", 0, "the interval's confidence level (default: the configuration's confidence, itself 0.95 by default)")
 	f.Uint64Var(&seed, "seed", 1, "seed of the random draw")
 	f.StringVar(&contexts[0], "incumbent-contexts", "", "the incumbent's compacted contexts (the folder tally check read): each row names its context file")
@@ -292,7 +292,7 @@ func writeReviewQueueText(w io.Writer, out *reviewQueueJSON) error {
 			fmt.Fprintf(w, "%s, %s: %s\n", c.Class, c.System, c.Reason)
 		}
 	}
-	fmt.Fprintf(w, "assumed agreement %.2f where fewer than 20 earlier reviews of a stratum measure it\n", out.Agreement)
+	fmt.Fprintf(w, "assumed agreement %.2f where fewer than %d earlier reviews of a stratum measure it\n", out.Agreement, calibration.MeasuredFrom)
 	fmt.Fprintf(w, "drawn: %d item-compactions and systems (%d census, %d random) on %d rows, seed %d → %s\n",
 		out.Drawn, out.Census, out.Random, out.Rows, out.Seed, out.Output)
 	return nil

@@ -362,13 +362,3 @@ func TestCalibrateQueueUsage(t *testing.T) {
 		t.Error("a failed run wrote the queue")
 	}
 }
-
-// TestCSVCellSame: the queue neutralises formulas as the report's CSV
-// files do (reviews cannot import report, which imports reviews).
-func TestCSVCellSame(t *testing.T) {
-	for _, s := range []string{"", "=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx", "\x00x", "'=x", "a=b", "x", " =x"} {
-		if got, want := reviews.CSVCell(s), report.CSVCell(s); got != want {
-			t.Errorf("CSVCell(%q) = %q, report's %q", s, got, want)
-		}
-	}
-}

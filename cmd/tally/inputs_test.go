@@ -79,7 +79,7 @@ func absoluteExampleConfig(t *testing.T) string {
 		t.Fatal(err)
 	}
 	text := string(cfg)
-	for _, key := range []string{"fixtures: ", "verdicts: ", "prompt_sizes: ", "replay: ", "selection: ", "first: ", "second: "} {
+	for _, key := range []string{"fixtures: ", "verdicts: ", "prompt_sizes: ", "replay: ", "selection: ", "first: ", "second: ", "reviews: "} {
 		text = strings.ReplaceAll(text, key, key+abs+"/")
 	}
 	return text
@@ -275,7 +275,7 @@ func TestLimitFlagsEverywhere(t *testing.T) {
 	root := newRoot(nil, nil)
 	var help string
 	for _, path := range [][]string{{"check"}, {"fixtures", "validate"}, {"prompt-sizes"}, {"select"}, {"signals"}, {"propose"},
-		{"review"}, {"replay"}, {"report"}, {"gate"}, {"noise"}, {"mcnemar"}, {"plan", "fixtures"}} {
+		{"review"}, {"replay"}, {"report"}, {"gate"}, {"noise"}, {"mcnemar"}, {"plan", "fixtures"}, {"calibrate"}, {"calibrate", "queue"}} {
 		cmd, _, err := root.Find(path)
 		if err != nil {
 			t.Fatal(err)
