@@ -325,7 +325,7 @@ func TestLibreOfficePDF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, sheet := range sheetNames[1:] {
+		for _, sheet := range f.GetSheetList()[1:] {
 			if err := f.DeleteSheet(sheet); err != nil {
 				t.Fatal(err)
 			}
