@@ -246,7 +246,39 @@ type builtContext struct {
 	J        int
 	JSON     ctxJSON
 	Rendered string
-	Verdicts []fixture.Verdict // per item of the fixture; "" when not live
+	Verdicts []fixture.Verdict // the recorded judge's, per item of the fixture; "" when not live
+	// Truth is what the context's text carries, per item: the judge's
+	// verdict except where the judge errs (judgeErrors).
+	Truth []fixture.Verdict
+}
+
+// The recorded judge's error rates: of the items it calls supported, a
+// share whose paraphrase the context does not carry (it reads support
+// into a nearby sentence), and of those it calls absent, a share whose
+// paraphrase the context does carry (it misses a rewording). Verbatim
+// verdicts are the substring check's and contradictions are left exact,
+// so the example's verdicts, and its tables, are those of the source
+// text; only the contexts' text differs where the judge errs.
+const (
+	judgeFalseSupport  = 0.06
+	judgeMissedSupport = 0.20
+)
+
+// judgeErrors is what a context's text carries given the judge's
+// verdicts: each supported verdict wrong with probability
+// judgeFalseSupport, each absent one with judgeMissedSupport, drawn from
+// the context's own stream.
+func judgeErrors(r *rand.Rand, verdicts []fixture.Verdict) []fixture.Verdict {
+	truth := slices.Clone(verdicts)
+	for i, v := range verdicts {
+		switch {
+		case v == fixture.Supported && r.Float64() < judgeFalseSupport:
+			truth[i] = fixture.Absent
+		case v == fixture.Absent && r.Float64() < judgeMissedSupport:
+			truth[i] = fixture.Supported
+		}
+	}
+	return truth
 }
 
 // buildContexts assembles every context of one summariser and checks each
@@ -266,10 +298,11 @@ func buildContexts(seed uint64, sm summariser, convs []*conv, chains []*chain) (
 					bc.Verdicts[ii] = ch.verdict(j + 1)
 				}
 			}
+			bc.Truth = judgeErrors(stream(seed, fmt.Sprintf("judge-errors/%s/%s/%d", sm.Name, cv.s.ID, j+1)), bc.Verdicts)
 			r := stream(seed, fmt.Sprintf("context/%s/%s/%d", sm.like(), cv.s.ID, j+1))
 			var err error
 			for attempt := 0; attempt < 20; attempt++ {
-				bc.JSON = assemble(r, sm, cv, j+1, bc.Verdicts)
+				bc.JSON = assemble(r, sm, cv, j+1, bc.Truth)
 				bc.Rendered = fixture.Render(bc.JSON.toFixture())
 				if err = bc.check(); err == nil {
 					break
@@ -285,10 +318,10 @@ func buildContexts(seed uint64, sm summariser, convs []*conv, chains []*chain) (
 }
 
 // check verifies that the rendered context carries each item as its
-// verdict says.
+// truth says.
 func (bc *builtContext) check() error {
 	for ii, it := range bc.Conv.items {
-		v := bc.Verdicts[ii]
+		v := bc.Truth[ii]
 		where := fmt.Sprintf("%s %s compaction %d item %s", bc.System, bc.Conv.s.ID, bc.J, bc.Conv.fx.MustSurvive[ii].ID)
 		if fixture.IsVerbatim(bc.Rendered, it.Literal) != (v == fixture.Verbatim) {
 			return fmt.Errorf("%s: verdict %q but literal %q verbatim = %v", where, v, it.Literal, !(v == fixture.Verbatim))

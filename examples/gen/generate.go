@@ -297,6 +297,10 @@ func (q *Quarter) files() error {
 		return err
 	}
 	q.Files = append(q.Files, File{"judge/recorded.jsonl", recs.Bytes()})
+	data, err = q.reviewsJSONL()
+	if err := add("reviews.jsonl", data, err); err != nil {
+		return err
+	}
 	data, err = jsonl(q.Replay)
 	if err := add("replay.jsonl", data, err); err != nil {
 		return err

@@ -406,14 +406,18 @@ Once a summary drops or inverts an item, later summaries of that
 conversation do not recover it. An item stated within the kept recent turns
 is verbatim there. The generator checks every context: a verbatim item's
 literal is in `+"`fixture.Render(context)`"+` (`+"`fixture.IsVerbatim`"+`), and no
-other live item's literal is; a supported item's paraphrase is there, a
-contradicted item's inversion is there, an absent item's neither.
+other live item's literal is; a truly supported item's paraphrase is there, a
+contradicted item's inversion is there, a truly absent item's neither.
 
 `+"`judge/recorded.jsonl`"+` holds one line per live item that is not verbatim, per
-system and compaction, as a careful judge would answer against that context
-alone: supported with the expected answer, absent ("not stated — …"), or
+system and compaction, as a good but fallible judge answers against that
+context alone: supported with the expected answer, absent ("not stated — …"), or
 contradicted with the inverted claim as the answer (and `+"`expect`"+` and a
-`+"`reason`"+`). No `+"`error`"+` verdicts. `+"`tally check --judge recorded`"+` takes an
+`+"`reason`"+`). No `+"`error`"+` verdicts. The judge errs at known rates (see
+"The reviews" below): the verdicts are drawn first, and where the judge
+errs the context is written with the other truth — the paraphrase left out
+of a context the judge calls supported, or put into one it calls absent —
+so the verdicts, and the tables below, stay the source text's. `+"`tally check --judge recorded`"+` takes an
 item as verbatim when `+"`fixture.IsVerbatim(Render(context), literal)`"+`, and
 otherwise the recorded verdict.
 
@@ -427,6 +431,9 @@ The results (over every fixture, compaction and live item):
 	b.WriteString("\n**candidate**\n\n")
 	cand.markdown(&b)
 	q.rerunSection(&b)
+	if err := q.reviewsSection(&b); err != nil {
+		return nil, err
+	}
 
 	// Replay.
 	var cells [4]int
