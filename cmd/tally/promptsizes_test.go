@@ -95,7 +95,7 @@ func TestPromptSizesReportReads(t *testing.T) {
 	}
 	// The example's config, its paths made absolute, with our sizes.
 	text := string(cfg)
-	for _, key := range []string{"fixtures: ", "verdicts: ", "replay: ", "selection: ", "first: ", "second: "} {
+	for _, key := range []string{"fixtures: ", "verdicts: ", "replay: ", "selection: ", "first: ", "second: ", "reviews: "} {
 		text = strings.ReplaceAll(text, key, key+abs+"/")
 	}
 	text = strings.Replace(text, "prompt_sizes: prompt_sizes.jsonl", "prompt_sizes: "+filepath.Join(dir, "incumbent_sizes.jsonl"), 1)

@@ -48,10 +48,10 @@ func TestWriteCalibration(t *testing.T) {
 		// called absent: 16 and 4; 3 absent per class, agreed: 12; its 2
 		// contradictions confirmed. κ = 504/640 = 0.7875 (see the
 		// Markdown test for the arithmetic).
-		{"The judge against the reviewers: the incumbent\njudge ↓ reviewer → supported absent contradicted\nsupported or verbatim 16 4 0\nabsent 0 12 0\ncontradicted 0 0 2\n34 reviews, 30 with the judge's verdict; κ = 0.79", "the incumbent's table"},
+		{"The judge against the reviewers: the incumbent\njudge ↓ reviewer → supported absent contradicted\nsupported or verbatim 16 4 0\nabsent 0 12 0\ncontradicted 0 0 2\n34 reviews, 30 of them the judge's verdict; κ = 0.79", "the incumbent's table"},
 		{"contradictions confirmed: 2 of 2.", "the incumbent's contradictions"},
 		// Candidate: κ = 625/847 = 0.738.
-		{"supported or verbatim 16 4 0\nabsent 1 9 0\ncontradicted 0 1 6\n37 reviews, 31 with the judge's verdict; κ = 0.74", "the candidate's table"},
+		{"supported or verbatim 16 4 0\nabsent 1 9 0\ncontradicted 0 1 6\n37 reviews, 31 of them the judge's verdict; κ = 0.74", "the candidate's table"},
 		{"contradictions confirmed: 6 of 7.", "the candidate's contradictions"},
 	} {
 		if !strings.Contains(sec, want.text) {

@@ -57,7 +57,7 @@ func (m *writer) calibration(r *report.Report) {
 			}
 			m.printf("| %s | %d | %d | %d |\n", label, row[0], row[1], row[2])
 		}
-		m.printf("\n%d %s, %d with the judge's verdict; κ = %s", a.Reviews, format.Plural(a.Reviews, "review", "reviews"), a.Equal(), kappa(a))
+		m.printf("\n%d %s, %d of them the judge's verdict; κ = %s", a.Reviews, format.Plural(a.Reviews, "review", "reviews"), a.Equal(), kappa(a))
 		if iv := a.Kappa.Interval; finite(iv.Lower) && finite(iv.Upper) {
 			m.printf(" (%s interval %s to %s)", format.Confidence(r.Confidence), signed(iv.Lower), signed(iv.Upper))
 		}

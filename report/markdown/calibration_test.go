@@ -51,7 +51,7 @@ func TestWriteCalibration(t *testing.T) {
 		// κ by hand: N = 34, p_o = 30/34; margins rows 20, 12, 2 and
 		// columns 16, 16, 2: p_e = (320 + 192 + 4)/34² = 516/1156;
 		// κ = (1020 − 516)/(1156 − 516) = 504/640 = 0.7875 → 0.79.
-		{"34 reviews, 30 with the judge's verdict; κ = 0.79 (95% interval ", "the incumbent's κ"},
+		{"34 reviews, 30 of them the judge's verdict; κ = 0.79 (95% interval ", "the incumbent's κ"},
 		{"; contradictions confirmed: 2 of 2.", "the incumbent's contradictions"},
 		// Candidate: absent 3 + 3 + 3 + 1 = 10, its 1st constraint called
 		// supported; contradictions 1 + 2 + 4 = 7, its 1st open question
@@ -60,7 +60,7 @@ func TestWriteCalibration(t *testing.T) {
 		// N = 37, p_o = 31/37; rows 20, 10, 7, columns 17, 14, 6:
 		// p_e = (340 + 140 + 42)/1369 = 522/1369; κ = (1147 − 522)/(1369 − 522)
 		// = 625/847 = 0.7379 → 0.74.
-		{"37 reviews, 31 with the judge's verdict; κ = 0.74 (95% interval ", "the candidate's κ"},
+		{"37 reviews, 31 of them the judge's verdict; κ = 0.74 (95% interval ", "the candidate's κ"},
 		{"; contradictions confirmed: 6 of 7.", "the candidate's contradictions"},
 	} {
 		if !strings.Contains(sec, want.text) {

@@ -146,7 +146,7 @@ func writeAgreement(h *markup.Buffer, role, name string, a calibration.Agreement
 			markup.Int(row[0]), markup.Int(row[1]), markup.Int(row[2]))
 	}
 	h.Raw("</tbody>\n</table></div>\n")
-	h.Rawf("<p class=\"sub\">%s review%s, %s with the judge's verdict; κ = %s", markup.Int(a.Reviews), plural(a.Reviews), markup.Int(a.Equal()), kappaText(a))
+	h.Rawf("<p class=\"sub\">%s review%s, %s of them the judge's verdict; κ = %s", markup.Int(a.Reviews), plural(a.Reviews), markup.Int(a.Equal()), kappaText(a))
 	if iv := a.Kappa.Interval; markup.Finite(iv.Lower) && markup.Finite(iv.Upper) {
 		h.Rawf(" (%s interval %s to %s)", conf, signed2(iv.Lower), signed2(iv.Upper))
 	}
