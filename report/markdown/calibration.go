@@ -34,10 +34,10 @@ func (m *writer) calibration(r *report.Report) {
 		rt := &c.Retention[i]
 		s := i % 2
 		m.printf("| %s | %s | %s | %s | %d of %d judged | %s |\n", escape(string(rt.Class)), roles[s],
-			judgeShare(r, rt, s), correctedShare(rt), rt.Reviewed, rt.Judged(), kappa(rt.Agreement))
+			judgeShare(r, rt, s), correctedShare(rt), rt.Reviewed, rt.Judged(), kappaInterval(rt.Agreement))
 	}
-	m.printf("\nJudge: the share of the row's items the judge called verbatim or supported, with its Wilson interval. Corrected: the same share with the judge's verdicts corrected by the reviewers' (prediction-powered inference, stratified by the judge's verdict; verbatim items count as they are), with its %s interval. κ: Cohen's κ of the judge against the reviewers on the row's reviews.\n\n",
-		format.Confidence(r.Confidence))
+	m.printf("\nJudge: the share of the row's items the judge called verbatim or supported, with its Wilson interval. Corrected: the same share with the judge's verdicts corrected by the reviewers' (prediction-powered inference, stratified by the judge's verdict; verbatim items count as they are), with its %s interval. κ: Cohen's κ of the judge against the reviewers on the row's reviews, with its %s interval (Fleiss–Cohen–Everitt; none when every review agrees).\n\n",
+		format.Confidence(r.Confidence), format.Confidence(r.Confidence))
 	names := [2]string{r.Incumbent, r.Candidate}
 	for s, a := range c.Agreement {
 		m.printf("### The judge against the reviewers: %s", roles[s])
@@ -109,6 +109,18 @@ func kappa(a calibration.Agreement) string {
 		return "—"
 	}
 	return signed(a.Kappa.Kappa)
+}
+
+// kappaInterval is κ with its interval, "0.83 (0.62 to 1.00)", or κ
+// alone when the interval is undefined or of zero width (every review
+// agreeing: the large-sample standard error is then 0, which is no
+// interval).
+func kappaInterval(a calibration.Agreement) string {
+	k := kappa(a)
+	if k == "—" || !finite(a.Kappa.Interval.Lower) || !finite(a.Kappa.Interval.Upper) || a.Kappa.Interval.Lower == a.Kappa.Interval.Upper {
+		return k
+	}
+	return fmt.Sprintf("%s (%s to %s)", k, signed(a.Kappa.Interval.Lower), signed(a.Kappa.Interval.Upper))
 }
 
 // signed formats x with two decimals and a true minus sign.

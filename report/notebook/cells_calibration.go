@@ -50,7 +50,7 @@ func cellCalibration(cx *cellCtx) error {
 		}
 		writeCorrected(h, rt)
 		h.Rawf(`<td class="num">%s<span class="sub">of %s judged</span></td><td class="num">%s</td></tr>`+"\n",
-			markup.Int(rt.Reviewed), markup.Int(rt.Judged()), kappaText(rt.Agreement))
+			markup.Int(rt.Reviewed), markup.Int(rt.Judged()), kappaInterval(rt.Agreement))
 	}
 	h.Raw("</tbody>\n</table></div>\n")
 	conf := "the report's"
@@ -104,6 +104,18 @@ func kappaText(a calibration.Agreement) string {
 		return "—"
 	}
 	return signed2(a.Kappa.Kappa)
+}
+
+// kappaInterval is κ with its interval, "0.83 (0.62 to 1.00)", or κ
+// alone when the interval is undefined or of zero width (every review
+// agreeing: the large-sample standard error is then 0, which is no
+// interval).
+func kappaInterval(a calibration.Agreement) string {
+	k := kappaText(a)
+	if k == "—" || !markup.Finite(a.Kappa.Interval.Lower) || !markup.Finite(a.Kappa.Interval.Upper) || a.Kappa.Interval.Lower == a.Kappa.Interval.Upper {
+		return k
+	}
+	return k + " (" + signed2(a.Kappa.Interval.Lower) + " to " + signed2(a.Kappa.Interval.Upper) + ")"
 }
 
 // signed2 formats x with two decimals and a true minus sign.

@@ -52,7 +52,7 @@ func (b *book) calibration() error {
 	}
 	if err := s.headers("Class", "System", "Name", "Judged items", "Reviews",
 		"Judge share", "Judge low ("+conf+" Wilson)", "Judge high",
-		"Corrected share", "Corrected low ("+conf+")", "Corrected high", "κ", "No corrected share because", "Notes"); err != nil {
+		"Corrected share", "Corrected low ("+conf+")", "Corrected high", "κ", "κ low ("+conf+")", "κ high", "No corrected share because", "Notes"); err != nil {
 		return err
 	}
 	roles := [2]string{"incumbent", "candidate"}
@@ -73,7 +73,9 @@ func (b *book) calibration() error {
 			row.num("corrected share", rt.Share, st.pct).num("corrected low", rt.Interval.Lower, st.pct).
 				num("corrected high", rt.Interval.Upper, st.pct)
 		}
-		row.num("κ", kappa(rt.Agreement), st.decimal).str(rt.Reason, 0)
+		row.num("κ", kappa(rt.Agreement), st.decimal).
+			num("κ low", kappaBound(rt.Agreement, rt.Agreement.Kappa.Interval.Lower), st.decimal).
+			num("κ high", kappaBound(rt.Agreement, rt.Agreement.Kappa.Interval.Upper), st.decimal).str(rt.Reason, 0)
 		if err := s.put(row.str(row.note(), 0)); err != nil {
 			return err
 		}

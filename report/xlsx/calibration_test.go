@@ -33,7 +33,7 @@ func TestCalibration(t *testing.T) {
 	}
 	head := rowStarting(t, rows, "Class")
 	for col, name := range map[string]string{"D": "Judged items", "E": "Reviews", "F": "Judge share", "G": "Judge low (95% Wilson)",
-		"I": "Corrected share", "J": "Corrected low (95%)", "L": "κ", "M": "No corrected share because"} {
+		"I": "Corrected share", "J": "Corrected low (95%)", "L": "κ", "M": "κ low (95%)", "N": "κ high", "O": "No corrected share because"} {
 		if head[col].Value != name {
 			t.Errorf("header %s = %q, want %q", col, head[col].Value, name)
 		}
@@ -53,6 +53,8 @@ func TestCalibration(t *testing.T) {
 	wantNum(t, "corrected low", inc["J"], rt.Interval.Lower, "10")
 	wantNum(t, "corrected high", inc["K"], rt.Interval.Upper, "10")
 	wantNum(t, "κ", inc["L"], rt.Agreement.Kappa.Kappa, "2")
+	wantNum(t, "κ low", inc["M"], rt.Agreement.Kappa.Interval.Lower, "2")
+	wantNum(t, "κ high", inc["N"], rt.Agreement.Kappa.Interval.Upper, "2")
 	// The candidate's references have no corrected share (1 of 4 absent
 	// reviewed): empty cells and the reason.
 	var ref map[string]cell
@@ -72,7 +74,7 @@ func TestCalibration(t *testing.T) {
 			t.Errorf("the candidate's references: %s = %+v, want empty", col, v)
 		}
 	}
-	if got := ref["M"]; got.Type != "s" || got.Value != "1 of the judge's 2 verdicts with fewer than 2 reviews" {
+	if got := ref["O"]; got.Type != "s" || got.Value != "1 of the judge's 2 verdicts with fewer than 2 reviews" {
 		t.Errorf("the candidate's references: reason %+v", got)
 	}
 	wantNum(t, "judge share", ref["F"], 57.0/61, "10")
