@@ -107,6 +107,7 @@ func (b *book) lost() error {
 	omitted := len(entries)
 	entries = entries[:b.fitRows(sheetLost, "rows", len(entries), 1)]
 	omitted -= len(entries)
+	itemsShown := min(len(r.Items), maxRows-reviews.SheetHeaderRow-1) // as items() cuts them
 	// Find each entry's item row in one pass over the items.
 	where := make(map[report.ItemKey]int, len(entries))
 	for _, e := range entries {
@@ -122,8 +123,8 @@ func (b *book) lost() error {
 	if err != nil {
 		return err
 	}
-	const cols = 16 // A..P
-	if err := s.widths(18, 14, 24, 8, 8, 40, 40, 24, 12, 30, 12, 30, 30, 15, 14, 30); err != nil {
+	const cols = 14 // A..N
+	if err := s.widths(18, 14, 24, 8, 8, 40, 40, 24, 12, 30, 12, 30, 30, 40); err != nil {
 		return err
 	}
 	if err := s.sw.SetPanes(freeze(0, 1)); err != nil {
@@ -134,7 +135,7 @@ func (b *book) lost() error {
 	}
 	if err := s.headers("Kind", "Class", "Conversation", "Compaction", "Item", "Literal", "Probe", "Expect",
 		"Incumbent verdict", "Incumbent answer", "Candidate verdict", "Candidate answer", "Candidate reason",
-		"Review", "Reviewer", "Note"); err != nil {
+		"Review it on"); err != nil {
 		return err
 	}
 	for _, e := range entries {
@@ -149,11 +150,18 @@ func (b *book) lost() error {
 		}
 		row.str(e.kind, 0).str(string(class), 0).str(e.key.ConversationID, 0).count(e.key.Compaction, 0).str(e.key.ItemID, 0)
 		if it == nil {
-			row.skip(10).str("no item row for this key in the report", 0)
+			row.skip(8).str("no item row for this key in the report", 0)
 		} else {
 			row.str(it.Literal, 0).str(it.Probe, 0).str(it.Expect, 0).
 				str(verdictText(it.Incumbent.Verdict), 0).str(it.Incumbent.Answer, 0).
 				str(verdictText(it.Candidate.Verdict), 0).str(it.Candidate.Answer, 0).str(it.Candidate.Reason, 0)
+			// The reviewer's verdict goes on the item's Items row, the
+			// one tally calibrate reads back.
+			if at := where[e.key] + 1 + reviews.SheetHeaderRow; where[e.key] < itemsShown {
+				row.str(fmt.Sprintf("Items row %d (%s, %s)", at, reviews.HeaderIncumbentReview, reviews.HeaderCandidateReview), 0)
+			} else {
+				row.str("not on the Items sheet (a sheet holds "+fmt.Sprint(maxRows)+" rows)", 0)
+			}
 		}
 		if err := s.put(row); err != nil {
 			return err
@@ -172,9 +180,6 @@ func (b *book) lost() error {
 	}
 	last := max(s.row, 2)
 	if err := b.f.AutoFilter(sheetLost, cellRange(1, 1, cols, last), nil); err != nil {
-		return err
-	}
-	if err := b.dropDown(sheetLost, cellRange(14, 2, 14, last), itemReview); err != nil {
 		return err
 	}
 	for _, col := range []int{9, 11} {

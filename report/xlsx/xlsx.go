@@ -55,13 +55,12 @@ func sheetsOf(r *report.Report) []string {
 	return names
 }
 
-// The other reviewer drop-downs: what a person can say about a lost or
-// contradicted item's verdict (the Lost and Contradicted sheet),
-// and about a conversation the two replay runs disagree on.
-var (
-	itemReview   = []string{"judge right", "judge wrong", "fixture wrong", "unsure"}
-	replayReview = []string{"caused by compaction", "not compaction", "reference wrong", "unsure"}
-)
+// replayReview is the replay sheet's reviewer drop-down: what a person
+// can say about a conversation the two replay runs disagree on. (A lost
+// or contradicted item is reviewed on its Items row, whose reviewer
+// columns tally calibrate reads back; the Lost and Contradicted sheet
+// names that row.)
+var replayReview = []string{"caused by compaction", "not compaction", "reference wrong", "unsure"}
 
 // maxCutWarnings bounds the warnings naming one cut cell each; the
 // rest are counted in one more warning.

@@ -179,7 +179,7 @@ func TestSheets(t *testing.T) {
 	r := sample.Report()
 	for sheet, ref := range map[string]string{
 		"Items":                 fmt.Sprintf("'Items'!$A$2:$T$%d", len(r.Items)+2),
-		"Lost and Contradicted": "'Lost and Contradicted'!$A$1:$P$23",
+		"Lost and Contradicted": "'Lost and Contradicted'!$A$1:$N$23",
 		"Replay":                "'Replay'!$A$11:$H$31",
 		"Selection":             "'Selection'!$A$18:$G$58",
 		"Provenance":            "'Provenance'!$A$1:$E$35",
@@ -193,7 +193,6 @@ func TestSheets(t *testing.T) {
 	// judgement: both columns Q and R, one list.
 	for sheet, want := range map[string]struct{ sqref, list string }{
 		"Items":                 {fmt.Sprintf("Q3:R%d", len(r.Items)+2), `"supported,absent,contradicted,unsure"`},
-		"Lost and Contradicted": {"N2:N23", `"judge right,judge wrong,fixture wrong,unsure"`},
 		"Replay":                {"F12:F31", `"caused by compaction,not compaction,reference wrong,unsure"`},
 	} {
 		dvs, err := f.GetDataValidations(sheet)
@@ -202,6 +201,28 @@ func TestSheets(t *testing.T) {
 		}
 		if len(dvs) != 1 || dvs[0].Sqref != want.sqref || dvs[0].Type != "list" || dvs[0].Formula1 != want.list {
 			t.Errorf("%s: data validations %+v, want one list %s on %s", sheet, dvs, want.list, want.sqref)
+		}
+	}
+	// The Lost and Contradicted sheet has no drop-down of its own, which
+	// nothing would read: each row names the Items row to review it on.
+	if dvs, err := f.GetDataValidations("Lost and Contradicted"); err != nil || len(dvs) != 0 {
+		t.Errorf("Lost and Contradicted: data validations %+v (%v), want none", dvs, err)
+	}
+	lost, err := f.GetRows("Lost and Contradicted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := map[string]int{}
+	for i, it := range r.Items {
+		where[fmt.Sprint(it.ConversationID, "/", it.Compaction, "/", it.ItemID)] = i + 3
+	}
+	for _, row := range lost[1:] {
+		if len(row) < 14 || row[0] == "none" {
+			continue
+		}
+		want := fmt.Sprintf("Items row %d (Incumbent: reviewer's verdict, Candidate: reviewer's verdict)", where[row[2]+"/"+row[3]+"/"+row[4]])
+		if row[13] != want {
+			t.Errorf("Lost and Contradicted row %v: review it on %q, want %q", row[:5], row[13], want)
 		}
 	}
 	// Widths are set.
