@@ -17,13 +17,15 @@ import (
 //
 // The sizes by hand (NewPlan's doc): judged N = 54, W = 40/54, 12/54,
 // 2/54, S_h = 0.3, θ_h = 0.9, 0.1, 0.1, θ̄ = 0.6926; between =
-// Σ W_h(θ_h − θ̄)²/54 = 0.002276; V = (0.15·60/(54·1.96))² − between =
-// 0.007231 − 0.002276 = 0.004955; n = 0.09/V = 18.16; supported
-// ⌈18.16·40/54⌉ = ⌈13.45⌉ = 14, absent ⌈4.04⌉ = 5 raised to MinPerStratum
-// 10, contradicted both. The share by hand from the printed strata:
-// θ̂ = (40·11/14 + 12·2/10 + 2·1/2)/54 = (31.43 + 2.4 + 1)/54 = 0.6450,
-// corrected (6 + 54·θ̂)/60 = 40.83/60 = 0.680, against the judge's
-// (6 + 40)/60 = 0.767.
+// Σ W_h(θ_h − θ̄)²/54 = 0.002276; the verbatim term (6/60)(54/60)(1 −
+// θ̄)²/60 = 0.0001416; V = ((0.15/1.96)² − 0.0001416)·(60/54)² − between
+// = 0.004780; n = 0.09/V = 18.83; supported ⌈13.95⌉ = 14, absent 5 raised
+// to MinPerStratum 10, contradicted both. At the Jeffreys-adjusted
+// shares the expected half-width is over 0.15, so V is tightened by 0.9:
+// n = 20.92, supported ⌈15.5⌉ = 16 (expected half-width 0.146). The share
+// by hand from the printed strata: θ̂ = (40·13/16 + 12·2/10 + 2·1/2)/54
+// = (32.5 + 2.4 + 1)/54 = 0.6648, corrected (6 + 54·θ̂)/60 = 41.9/60 =
+// 0.698, against the judge's (6 + 40)/60 = 0.767.
 func ExampleNewPlan() {
 	var obs []calibration.Observation
 	lost := map[reviews.Key]bool{}
@@ -77,12 +79,12 @@ func ExampleNewPlan() {
 	}
 	fmt.Printf("judge %.3f, corrected %.3f (95%% %.3f–%.3f)\n", r.JudgeShare, r.Share, r.Interval.Lower, r.Interval.Upper)
 	// Output:
-	// supported    judged 40, review 14 (random)
+	// supported    judged 40, review 16 (random)
 	// absent       judged 12, review 10 (random)
 	// contradicted judged  2, review  2 (census)
-	// expected half-width 0.140 (target 0.15, reachable true), 26 picks
-	// supported    11 of 14 reviewed retained
+	// expected half-width 0.146 (target 0.15, reachable true), 28 picks
+	// supported    13 of 16 reviewed retained
 	// absent       2 of 10 reviewed retained
 	// contradicted 1 of 2 reviewed retained
-	// judge 0.767, corrected 0.680 (95% 0.510–0.851)
+	// judge 0.767, corrected 0.698 (95% 0.540–0.857)
 }

@@ -109,13 +109,18 @@ type Plan struct {
 //
 // where W_h = N_h/N over the judged items, S_h² = p_h(1 − p_h) for the
 // planning agreement p_h, and V the variance the target allows on the
-// judged items' share, (HalfWidth·Items/(Judged·z))², less the part
-// that no review reduces (Σ W_h(θ_h − θ)²/N, stats.PPIStratified's term
-// for strata that are themselves sampled). Each stratum gets at least
-// MinPerStratum (or all of it). Reviews already made count towards a
-// stratum's n_h and are not drawn again. Observations of other systems
-// are ignored; classes with an error verdict are planned, marked not
-// reachable.
+// judged items' share — ((HalfWidth/z)² − (V_I/I)(J/I)(1 − θ̄)²/I)·(I/J)²
+// for V_I verbatim and J judged of I items — less the parts no review
+// reduces: the verbatim share's and the strata's own sampling variance
+// (Σ W_h(θ_h − θ̄)²/J), as Correct computes them. A stratum whose n_h
+// reaches N_h is reviewed in full and the rest reallocated. Each stratum
+// gets at least MinPerStratum (or all of it). The half-width expected of
+// the sizes takes each stratum's variance at the Jeffreys-adjusted share
+// (stats.PPIStratifiedJeffreys), which is a little larger than p(1 − p);
+// while it exceeds the target, V is tightened by a tenth and the sizes
+// drawn again. Reviews already made count towards a stratum's n_h and
+// are not drawn again. Observations of other systems are ignored;
+// classes with an error verdict are planned, marked not reachable.
 func NewPlan(obs []Observation, systems []string, opts PlanOptions) (Plan, error) {
 	if !(opts.HalfWidth > 0 && opts.HalfWidth < 1) {
 		return Plan{}, fmt.Errorf("review queue: half-width %v must lie strictly between 0 and 1", opts.HalfWidth)
@@ -209,80 +214,79 @@ func NewPlan(obs []Observation, systems []string, opts PlanOptions) (Plan, error
 			for h := range sp {
 				between += w[h] * (theta[h] - thetaBar) * (theta[h] - thetaBar) / float64(cp.Judged)
 			}
-			target := opts.HalfWidth * float64(cp.Items) / (float64(cp.Judged) * z)
-			v := target*target - between
-			var total float64
+			// The verbatim share's own variance (Correct's class term)
+			// is not reduced by reviews either: take it off the target.
+			fi, fj := float64(cp.Items), float64(cp.Judged)
+			verbatim := (fi - fj) / fi * (fj / fi) * (1 - thetaBar) * (1 - thetaBar) / fi
+			hwz := opts.HalfWidth / z
+			v := (hwz*hwz-verbatim)*(fi/fj)*(fi/fj) - between
 			if v <= 0 {
 				cp.Reachable = false
 				cp.Reason = "the judge's own sampling error alone exceeds the target: review everything"
-				total = math.Inf(1)
-			} else {
-				total = sumWS * sumWS / v
 			}
 			if c.counts.Errors > 0 {
 				cp.Reachable = false
 				cp.Reason = fmt.Sprintf("%d error %s: re-run tally check first; the share is not known", c.counts.Errors, plural(c.counts.Errors, "verdict", "verdicts"))
 			}
-			// Neyman sizes; a stratum whose n_h reaches N_h is reviewed in
-			// full, its variance taken off V, and the rest reallocated.
-			var neyman [3]float64
-			var capped [3]bool
-			for !math.IsInf(total, 1) {
-				rest, fixedVar := 0.0, 0.0
+			// allocate sizes the strata for the variance vv the reviews may
+			// leave (+Inf: review everything) and gives the half-width
+			// expected of them.
+			allocate := func(vv float64) (want [3]int, hw float64) {
+				neyman, capped := neymanSizes(vv, sp, w, s, sumWS)
+				var variance float64
 				for h := range sp {
-					if capped[h] {
-						fixedVar += w[h] * w[h] * s[h] * s[h] / float64(sp[h].Judged)
-					} else {
-						rest += w[h] * s[h]
-					}
-				}
-				if rest == 0 {
-					break
-				}
-				if v-fixedVar <= 0 {
-					total = math.Inf(1)
-					break
-				}
-				n := rest * rest / (v - fixedVar)
-				changed := false
-				for h := range sp {
-					if capped[h] {
+					if sp[h].Judged == 0 {
 						continue
 					}
-					neyman[h] = n * w[h] * s[h] / rest
-					if sp[h].Judged > 0 && judgedStrata[h] != fixture.Contradicted && neyman[h] >= float64(sp[h].Judged) {
-						capped[h], changed = true, true
+					want[h] = sp[h].Judged
+					if judgedStrata[h] != fixture.Contradicted && !math.IsInf(neyman[h], 1) && !capped[h] {
+						want[h] = int(math.Ceil(neyman[h]))
+						want[h] = max(want[h], min(MinPerStratum, sp[h].Judged))
+						want[h] = min(want[h], sp[h].Judged)
 					}
+					want[h] = max(want[h], c.strata[h].reviewed)
+					// stats.PPIStratifiedJeffreys gives even a stratum
+					// reviewed in full its sampling variance (the items are
+					// a sample of the summariser's behaviour), at the
+					// Jeffreys-adjusted share its reviews are expected to
+					// give.
+					n := float64(want[h])
+					pt := (theta[h]*n + 0.5) / (n + 1)
+					variance += w[h] * w[h] * pt * (1 - pt) / n
 				}
-				if !changed {
+				return want, z * math.Sqrt((variance+between)*(fj/fi)*(fj/fi)+verbatim)
+			}
+			// Neyman allocation plans with S_h² = p(1 − p); the interval's
+			// Jeffreys-adjusted variance is a little larger, so tighten the
+			// allowance until the expected half-width meets the target or
+			// every stratum is reviewed in full.
+			vv := v
+			if v <= 0 {
+				vv = math.Inf(1)
+			}
+			want, hw := allocate(vv)
+			for k := 0; k < 40 && !math.IsInf(vv, 1) && hw > opts.HalfWidth; k++ {
+				full := true
+				for h := range sp {
+					full = full && want[h] >= sp[h].Judged
+				}
+				if full {
 					break
 				}
+				vv *= 0.9
+				want, hw = allocate(vv)
 			}
-			var variance float64
+			cp.HalfWidth = hw
 			for h := range sp {
 				st := c.strata[h]
 				if sp[h].Judged == 0 {
 					continue
 				}
-				want := sp[h].Judged
 				if judgedStrata[h] == fixture.Contradicted {
 					sp[h].Sample = reviews.SampleCensus
-				} else if !math.IsInf(total, 1) && sumWS > 0 {
-					want = sp[h].Judged
-					if !capped[h] {
-						want = int(math.Ceil(neyman[h]))
-					}
-					want = max(want, min(MinPerStratum, sp[h].Judged))
-					want = min(want, sp[h].Judged)
 				}
-				sp[h].Want = max(want, st.reviewed)
-				sp[h].Drawn = max(0, want-st.reviewed)
-				if sp[h].Want > 0 {
-					// stats.PPIStratified gives even a stratum reviewed in
-					// full its sampling variance (the items are a sample of
-					// the summariser's behaviour).
-					variance += w[h] * w[h] * s[h] * s[h] / float64(sp[h].Want)
-				}
+				sp[h].Want = want[h]
+				sp[h].Drawn = max(0, want[h]-st.reviewed)
 				// Draw: a partial Fisher–Yates shuffle of the stratum's
 				// unreviewed items in key order.
 				todo := slices.Clone(st.todo)
@@ -294,7 +298,6 @@ func NewPlan(obs []Observation, systems []string, opts PlanOptions) (Plan, error
 				}
 				p.Strata = append(p.Strata, sp[h])
 			}
-			cp.HalfWidth = z * math.Sqrt(variance+between) * float64(cp.Judged) / float64(cp.Items)
 			if cp.Reachable && cp.HalfWidth > opts.HalfWidth {
 				cp.Reachable = false
 				cp.Reason = fmt.Sprintf("the expected half-width, %.1f points, exceeds the target even with these reviews", 100*cp.HalfWidth)
@@ -309,4 +312,49 @@ func NewPlan(obs []Observation, systems []string, opts PlanOptions) (Plan, error
 func compareKeys(a, b reviews.Key) int {
 	return cmp.Or(cmp.Compare(a.ConversationID, b.ConversationID), cmp.Compare(a.Compaction, b.Compaction),
 		cmp.Compare(a.ItemID, b.ItemID), cmp.Compare(a.System, b.System))
+}
+
+// neymanSizes are the Neyman allocation's sizes for the variance vv the
+// reviews may leave: n = (Σ W_h·S_h)²/vv shared as n·W_h·S_h/Σ W_k·S_k,
+// a stratum whose size reaches its N_h reviewed in full (capped), its
+// variance taken off vv, and the rest shared again. With vv = +Inf, or
+// when the capped strata alone leave no room, every size is +Inf: review
+// everything.
+func neymanSizes(vv float64, sp [3]StratumPlan, w, s [3]float64, sumWS float64) (neyman [3]float64, capped [3]bool) {
+	inf := func() ([3]float64, [3]bool) {
+		return [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, [3]bool{}
+	}
+	if math.IsInf(vv, 1) || sumWS == 0 {
+		return inf()
+	}
+	for {
+		rest, fixedVar := 0.0, 0.0
+		for h := range sp {
+			if capped[h] {
+				fixedVar += w[h] * w[h] * s[h] * s[h] / float64(sp[h].Judged)
+			} else {
+				rest += w[h] * s[h]
+			}
+		}
+		if rest == 0 {
+			return neyman, capped
+		}
+		if vv-fixedVar <= 0 {
+			return inf()
+		}
+		n := rest * rest / (vv - fixedVar)
+		changed := false
+		for h := range sp {
+			if capped[h] {
+				continue
+			}
+			neyman[h] = n * w[h] * s[h] / rest
+			if sp[h].Judged > 0 && judgedStrata[h] != fixture.Contradicted && neyman[h] >= float64(sp[h].Judged) {
+				capped[h], changed = true, true
+			}
+		}
+		if !changed {
+			return neyman, capped
+		}
+	}
 }

@@ -64,15 +64,21 @@ func neymanObs(sup0, abs0, con0 int) []Observation {
 //	S_h = √(0.9·0.1) = 0.3 in every stratum, so Σ W_h S_h = 0.3
 //	θ_h = 0.9 (supported), 0.1 (absent), 0.1 (contradicted)
 //	θ̄ = 0.75·0.9 + 0.25·0.1 = 0.7
-//	between = Σ W_h(θ_h − θ̄)²/N = (0.75·0.2² + 0.25·0.6²)/200 = 0.12/200 = 0.0006
-//	target SE on the judged share = 0.08·250/(200·z) = 0.1/z, z = 1.959964
-//	V = 0.01/z² − between = 0.0026032 − 0.0006 = 0.0020032
-//	n = (Σ W_h S_h)²/V = 0.09/0.0020032 = 44.93
-//	n_supported = ⌈44.93·0.75⌉ = ⌈33.70⌉ = 34, n_absent = ⌈44.93·0.23⌉ = ⌈10.33⌉ = 11
-//	contradicted: the census, 4
+//	between = Σ W_h(θ_h − θ̄)²/N = (0.75·0.2² + 0.25·0.6²)/200 = 0.0006
+//	verbatim term (V/I)(J/I)(1 − θ̄)²/I = 0.2·0.8·0.09/250 = 0.0000576
+//	V = ((0.08/z)² − 0.0000576)·(250/200)² − between = 0.0019132, z = 1.959964
+//	n = (Σ W_h S_h)²/V = 0.09/0.0019132 = 47.04
+//	n_supported = ⌈47.04·0.75⌉ = 36, n_absent = ⌈47.04·0.23⌉ = 11, contradicted 4
 //
-// The half-width expected with these: z·√(Σ W_h²S_h²/n_h + between)·200/250
-// = z·√(0.5625·0.09/34 + 0.0529·0.09/11 + 0.0004·0.09/4 + 0.0006)·0.8 ≈ 0.0789.
+// The half-width expected of these, each stratum's variance at the
+// Jeffreys-adjusted share (θ_h·n_h + ½)/(n_h + 1):
+//
+//	z·√((Σ W_h²·p̃_h(1 − p̃_h)/n_h + between)·(200/250)² + 0.0000576) = 0.08297
+//
+// exceeds 0.08, so the plan tightens V by 0.9: n = 52.27, n_supported =
+// ⌈39.20⌉ = 40, n_absent = ⌈12.02⌉ = 13, and the half-width is 0.078941
+// (p̃ = 36.5/41, 1.8/14, 0.9/5), within the target. (Computed in Python
+// from these formulas.)
 func TestPlanNeyman(t *testing.T) {
 	p, err := NewPlan(neymanObs(0, 0, 0), []string{"s"}, defaultOpts)
 	if err != nil {
@@ -81,7 +87,8 @@ func TestPlanNeyman(t *testing.T) {
 	cp := classPlan(t, p, fixture.Constraint, "s")
 	z := stats.Z(0.95)
 	between := 0.12 / 200
-	wantHW := z * math.Sqrt(0.5625*0.09/34+0.0529*0.09/11+0.0004*0.09/4+between) * 0.8
+	jv := func(theta, n float64) float64 { p := (theta*n + 0.5) / (n + 1); return p * (1 - p) / n }
+	wantHW := z * math.Sqrt((0.5625*jv(0.9, 40)+0.0529*jv(0.1, 13)+0.0004*jv(0.1, 4)+between)*0.64+0.2*0.8*0.09/250)
 	if cp.Items != 250 || cp.Judged != 200 || !cp.Reachable || cp.Reason != "" || math.Abs(cp.HalfWidth-wantHW) > 1e-12 {
 		t.Errorf("class %+v, want 250 items, 200 judged, reachable, half-width %v", cp, wantHW)
 	}
@@ -89,8 +96,8 @@ func TestPlanNeyman(t *testing.T) {
 		t.Errorf("half-width %v exceeds the target 0.08", cp.HalfWidth)
 	}
 	want := []StratumPlan{
-		{Judge: sup, Judged: 150, Want: 34, Drawn: 34, Sample: reviews.SampleRandom},
-		{Judge: abs, Judged: 46, Want: 11, Drawn: 11, Sample: reviews.SampleRandom},
+		{Judge: sup, Judged: 150, Want: 40, Drawn: 40, Sample: reviews.SampleRandom},
+		{Judge: abs, Judged: 46, Want: 13, Drawn: 13, Sample: reviews.SampleRandom},
 		{Judge: con, Judged: 4, Want: 4, Drawn: 4, Sample: reviews.SampleCensus},
 	}
 	if len(p.Strata) != 3 {
@@ -102,18 +109,18 @@ func TestPlanNeyman(t *testing.T) {
 			t.Errorf("stratum %d: %+v, want %+v", i, p.Strata[i], w)
 		}
 	}
-	// The picks: 49 distinct items, each from its stratum, in stratum
+	// The picks: 57 distinct items, each from its stratum, in stratum
 	// order, the contradictions marked as the census.
-	if len(p.Picks) != 49 {
-		t.Fatalf("%d picks, want 34 + 11 + 4", len(p.Picks))
+	if len(p.Picks) != 57 {
+		t.Fatalf("%d picks, want 40 + 13 + 4", len(p.Picks))
 	}
 	seen := map[reviews.Key]bool{}
 	for i, pk := range p.Picks {
 		wantJudge, wantSample := sup, reviews.SampleRandom
 		switch {
-		case i >= 45:
+		case i >= 53:
 			wantJudge, wantSample = con, reviews.SampleCensus
-		case i >= 34:
+		case i >= 40:
 			wantJudge = abs
 		}
 		if pk.Judge != wantJudge || pk.Sample != wantSample || pk.Class != fixture.Constraint || pk.Key.System != "s" || seen[pk.Key] {
@@ -129,9 +136,9 @@ func TestPlanNeyman(t *testing.T) {
 // TestPlanExisting: reviews already made count towards a stratum's n_h
 // and are never drawn again. With 5 supported, 12 absent and 1
 // contradicted reviewed (fewer than 20 in each: the planning agreement
-// stays 0.9, so the Neyman sizes are TestPlanNeyman's 34 and 11):
-// supported Want 34, Drawn 34 − 5 = 29; absent already past its 11, Want
-// 12, Drawn 0; contradicted Want 4, Drawn 3.
+// stays 0.9, so the sizes are TestPlanNeyman's 40 and 13): supported
+// Want 40, Drawn 40 − 5 = 35; absent Want 13, Drawn 1; contradicted Want
+// 4, Drawn 3.
 func TestPlanExisting(t *testing.T) {
 	obs := neymanObs(5, 12, 1)
 	p, err := NewPlan(obs, []string{"s"}, defaultOpts)
@@ -141,7 +148,7 @@ func TestPlanExisting(t *testing.T) {
 	for _, w := range []struct {
 		v                             fixture.Verdict
 		reviewed, want, drawn, judged int
-	}{{sup, 5, 34, 29, 150}, {abs, 12, 12, 0, 46}, {con, 1, 4, 3, 4}} {
+	}{{sup, 5, 40, 35, 150}, {abs, 12, 13, 1, 46}, {con, 1, 4, 3, 4}} {
 		s := stratumPlan(t, p, fixture.Constraint, "s", w.v)
 		if s.Reviewed != w.reviewed || s.Want != w.want || s.Drawn != w.drawn || s.Judged != w.judged || s.Measured {
 			t.Errorf("%s: %+v, want reviewed %d, want %d, drawn %d of %d", w.v, s, w.reviewed, w.want, w.drawn, w.judged)
@@ -153,8 +160,8 @@ func TestPlanExisting(t *testing.T) {
 			reviewed[o.Key] = true
 		}
 	}
-	if len(p.Picks) != 32 {
-		t.Errorf("%d picks, want 29 + 0 + 3", len(p.Picks))
+	if len(p.Picks) != 39 {
+		t.Errorf("%d picks, want 35 + 1 + 3", len(p.Picks))
 	}
 	for _, pk := range p.Picks {
 		if reviewed[pk.Key] {
@@ -171,7 +178,10 @@ func TestPlanFloorCapMeasured(t *testing.T) {
 	// θ̄ = (300·0.9 + 30·0.1)/330 = 0.82727; between = [W_s·0.07273² +
 	// W_a·0.72727²]/330 = 0.00016; V = 0.01/z² − between = 0.0024429;
 	// n = 0.09/V = 36.84; n_absent = ⌈36.84/11⌉ = 4, raised to 10;
-	// n_supported = ⌈36.84·10/11⌉ = ⌈33.49⌉ = 34.
+	// n_supported = ⌈36.84·10/11⌉ = ⌈33.49⌉ = 34. At the Jeffreys-adjusted
+	// shares (30.6 + ½)/35 and (1 + ½)/11 these give a half-width of
+	// 0.1012, over 0.1, so V is tightened by 0.9: n = 40.94,
+	// n_supported = ⌈37.22⌉ = 38 (half-width 0.0958); n_absent stays 10.
 	var b obsBuilder
 	b.add(300, fixture.Commitment, "s", sup, "", "")
 	b.add(30, fixture.Commitment, "s", abs, "", "")
@@ -198,8 +208,8 @@ func TestPlanFloorCapMeasured(t *testing.T) {
 	if s := stratumPlan(t, p, fixture.Commitment, "s", abs); s.Want != MinPerStratum || s.Drawn != MinPerStratum {
 		t.Errorf("floor: %+v, want %d", s, MinPerStratum)
 	}
-	if s := stratumPlan(t, p, fixture.Commitment, "s", sup); s.Want != 34 {
-		t.Errorf("floor: supported %+v, want 34", s)
+	if s := stratumPlan(t, p, fixture.Commitment, "s", sup); s.Want != 38 {
+		t.Errorf("floor: supported %+v, want 38", s)
 	}
 	if s := stratumPlan(t, p, fixture.OpenQuestion, "s", abs); s.Want != 6 || s.Drawn != 6 {
 		t.Errorf("small stratum: %+v, want all 6", s)
@@ -341,13 +351,13 @@ func TestPlanDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 34 of 150 supported items: two seeds agreeing by chance on every
-	// pick in order has probability 150!/116! ⁻¹, nil.
-	if slices.Equal(keys(a)[:34], keys(c)[:34]) {
+	// 40 of 150 supported items: two seeds agreeing by chance on every
+	// pick in order has probability 150!/110! ⁻¹, nil.
+	if slices.Equal(keys(a)[:40], keys(c)[:40]) {
 		t.Error("seeds 1 and 2 drew the same supported items")
 	}
 	// The census is the same whatever the seed, as a set.
-	ca, cc := slices.Clone(keys(a)[45:]), slices.Clone(keys(c)[45:])
+	ca, cc := slices.Clone(keys(a)[53:]), slices.Clone(keys(c)[53:])
 	slices.SortFunc(ca, compareKeys)
 	slices.SortFunc(cc, compareKeys)
 	if !slices.Equal(ca, cc) {

@@ -180,7 +180,7 @@ func Correct(obs []Observation, systems []string, confidence float64) ([]Retenti
 			case r.Reviewed == 0:
 				r.Reason = "no reviews"
 			case short > 0:
-				r.Reason = fmt.Sprintf("%d of the judge's %d %s with fewer than 2 reviews", short, len(strata), plural(len(strata), "verdict", "verdicts"))
+				r.Reason = fmt.Sprintf("%d of the judge's %d %s %s too few reviews (each needs 2, or its one item reviewed)", short, len(strata), plural(len(strata), "verdict", "verdicts"), plural(short, "has", "have"))
 			default:
 				res, err := stats.PPIStratifiedJeffreys(strata, confidence)
 				if err != nil {

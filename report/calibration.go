@@ -9,6 +9,7 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/report/internal/format"
 	"github.com/tally-eval/tally/reviews"
+	"github.com/tally-eval/tally/stats"
 )
 
 // Calibration is the judge against the reviewers and the retention
@@ -110,7 +111,11 @@ func (b *builder) calibrate() error {
 			row := &r.Classes[i]
 			min, gated := b.cfg.Gates.Retained[row.Class]
 			for s, sc := range []*SystemClass{&row.Incumbent, &row.Candidate} {
-				sc.Gate = CorrectedGate(c.Of(row.Class, s), min, gated)
+				rt := c.Of(row.Class, s)
+				sc.Gate = CorrectedGate(rt, min, gated)
+				if rt != nil {
+					sc.Decided = &DecidedShare{Share: rt.Share, Interval: rt.Interval, Reason: rt.Reason}
+				}
 			}
 		}
 		r.Decision = decide(r, b.cfg.Regression)
@@ -130,6 +135,29 @@ func (b *builder) calibrate() error {
 	c.Sentence = calibrationSentence(c)
 	r.Calibration = c
 	return nil
+}
+
+// DecidedShare is the corrected share a retained-share gate was decided
+// on under gates.use: corrected.
+type DecidedShare struct {
+	// Share and Interval are the corrected retention; NaN when there is
+	// none, and Reason says why.
+	Share    float64
+	Interval stats.Interval
+	Reason   string
+}
+
+// String is the share in words: "corrected 83.3% (70.7–96.3%)", or
+// "no corrected share: REASON".
+func (d *DecidedShare) String() string {
+	if math.IsNaN(d.Share) {
+		return "no corrected share: " + d.Reason
+	}
+	out := "corrected " + format.Points(d.Share) + "%"
+	if !math.IsNaN(d.Interval.Lower) && !math.IsNaN(d.Interval.Upper) {
+		out += fmt.Sprintf(" (%s–%s%%)", format.Points(d.Interval.Lower), format.Points(d.Interval.Upper))
+	}
+	return out
 }
 
 // CorrectedGate is a system's state against a class's minimum retained

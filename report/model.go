@@ -111,6 +111,10 @@ type SystemClass struct {
 	Robust stats.Interval
 	// Gate is this system's status against the class's minimum share.
 	Gate GateStatus
+	// Decided is, under gates.use: corrected, the share Gate was decided
+	// on: the corrected one, or why there is none; nil when the gate used
+	// the judge's share (Share).
+	Decided *DecidedShare
 }
 
 // ItemKey names one item at one compaction.

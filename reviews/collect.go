@@ -82,7 +82,7 @@ func Collect(t *Table, chk *Check) (*Collected, error) {
 				probs.add(CellProblem{File: t.File, Sheet: ProvenanceSheet, Row: 1, Msg: fmt.Sprintf("the workbook names no configuration: cannot tell whether it is from the report of %s", chk.Name)})
 			case !strings.EqualFold(strings.TrimSpace(t.ConfigSHA256), chk.ConfigSHA256):
 				probs.add(CellProblem{File: t.File, Sheet: ProvenanceSheet, Row: t.ConfigRow, Col: 4, Field: "SHA-256",
-					Msg: fmt.Sprintf("the workbook's configuration has SHA-256 %s, %s has %s: the workbook is from another report", preview(t.ConfigSHA256), chk.Name, chk.ConfigSHA256)})
+					Msg: fmt.Sprintf(`the workbook's configuration has SHA-256 %s, %s has %s: the workbook is from another report, or %s was edited since tally report wrote it (adding reviews: does that): run tally report again and review its workbook`, preview(t.ConfigSHA256), chk.Name, chk.ConfigSHA256, chk.Name)})
 			}
 		}
 	}
@@ -183,7 +183,7 @@ func (t *Table) rowKey(row *Row, probs *problemList) (ItemKey, fixture.Class, bo
 func (t *Table) match(row *Row, key ItemKey, class fixture.Class, chk *Check, probs *problemList) (Known, bool) {
 	if k, ok := chk.Items[key]; ok {
 		if k.Class != class {
-			probs.add(t.at(row.Line, colClass, "%q was edited: item %q of conversation %q is a %s in %s's fixtures", preview(string(class)), preview(key.ItemID), preview(key.ConversationID), k.Class, chk.Name))
+			probs.add(t.at(row.Line, colClass, "%q was edited: item %q of conversation %q is of class %s in %s's fixtures", preview(string(class)), preview(key.ItemID), preview(key.ConversationID), k.Class, chk.Name))
 			return k, false
 		}
 		return k, true

@@ -77,7 +77,7 @@ func TestCollectProblems(t *testing.T) {
 		`r.csv:3:2: Compaction: "x" is not a compaction (a whole number from 1)`,
 		`r.csv:4:1: Conversation: "c9" is no conversation of report.yaml: the row matches no item-compaction (was the key cell edited?)`,
 		`r.csv:5:2: Compaction: conversation "c1" has no compaction 3 in report.yaml: the row matches no item-compaction (was the key cell edited?)`,
-		`r.csv:6:4: Class: "commitment" was edited: item "i1" of conversation "c1" is a constraint in report.yaml's fixtures`,
+		`r.csv:6:4: Class: "commitment" was edited: item "i1" of conversation "c1" is of class constraint in report.yaml's fixtures`,
 		`r.csv:6:18: Candidate: reviewer's verdict: "nope" is not supported, absent, contradicted or unsure`,
 		`r.csv:7:8: Incumbent verdict: "absent" was edited: the report's judge verdict is "verbatim"`,
 		`r.csv:8:1: Conversation: a second row for conversation "c1" compaction 1 item "i1" (first at line 7): review each item-compaction on one row`,

@@ -97,7 +97,8 @@ systems). An unknown verdict word is always an error.
 Prints, per class and system, the reviews read, new, replaced, unchanged
 and unsure, and how many reviewed verdicts equal the judge's; then, per
 system over every review in the file, the judge against the reviewers:
-the table of verdicts, Cohen's κ with its 95% interval, and how many of
+the table of verdicts, Cohen's κ with its interval (at the report's
+confidence with --config, else 95%), and how many of
 the judge's contradictions the reviewers confirmed.`,
 		Example: "  tally calibrate out/report.xlsx -o reviews.jsonl --config examples/quarterly/report.yaml",
 		Args:    cobra.ExactArgs(1),
@@ -111,9 +112,10 @@ the judge's contradictions the reviewers confirmed.`,
 				return usagef("%s: want a report workbook (.xlsx) or a CSV of its Items sheet (.csv)", src)
 			}
 			var chk *reviews.Check
+			confidence := report.DefaultConfidence
 			if config != "" {
 				var err error
-				if chk, err = calibrateCheck(config, lim.Limits); err != nil {
+				if chk, confidence, err = calibrateCheck(config, lim.Limits); err != nil {
 					return err
 				}
 			}
@@ -135,7 +137,7 @@ the judge's contradictions the reviewers confirmed.`,
 			}
 			out := newCalibrateJSON(src, output, chk != nil, got, kept, changes)
 			out.Total = len(merged)
-			if out.Judge, err = newAgreement(merged, got.Systems[:]); err != nil {
+			if out.Judge, err = newAgreement(merged, got.Systems[:], confidence); err != nil {
 				return err
 			}
 			if opts.format == "json" {
@@ -167,15 +169,15 @@ func readReviewTable(src, ext string, lim input.Limits) (*reviews.Table, error) 
 // calibrateCheck builds the report the configuration at path describes
 // and returns what reviews are checked against: its item-compactions
 // with their classes, fingerprints and judge verdicts, its systems and
-// its configuration's SHA-256.
-func calibrateCheck(path string, lim input.Limits) (*reviews.Check, error) {
+// its configuration's SHA-256; and the report's confidence level.
+func calibrateCheck(path string, lim input.Limits) (*reviews.Check, float64, error) {
 	cfg, err := report.LoadConfig(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	r, err := report.Build(cfg, report.Options{Generated: time.Unix(0, 0).UTC(), Version: version, Limits: lim})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	chk := &reviews.Check{Name: path, Systems: [2]string{r.Incumbent, r.Candidate}, Items: make(map[reviews.ItemKey]reviews.Known, len(r.Items))}
 	for _, in := range r.Provenance.Inputs {
@@ -192,7 +194,7 @@ func calibrateCheck(path string, lim input.Limits) (*reviews.Check, error) {
 		chk.Items[reviews.ItemKey{ConversationID: it.ConversationID, Compaction: it.Compaction, ItemID: it.ItemID}] = reviews.Known{
 			Class: it.Class, Item: fp, Judge: [2]fixture.Verdict{it.Incumbent.Verdict, it.Candidate.Verdict}}
 	}
-	return chk, nil
+	return chk, r.Confidence, nil
 }
 
 // newCalibrateJSON counts a calibrate run: per class and system, and

@@ -18,8 +18,10 @@ type agreementJSON struct {
 	// Table[i][j] counts the reviews where the judge said Labels[i] and
 	// the reviewer Labels[j].
 	Table [][]int `json:"table"`
-	// Kappa is Cohen's κ with its 95% Fleiss–Cohen–Everitt interval;
-	// null when undefined (one category only), with the reason.
+	// Kappa is Cohen's κ with its Fleiss–Cohen–Everitt interval at
+	// Confidence (none when of zero width); null when undefined (one
+	// category only), with the reason.
+	Confidence  float64  `json:"kappa_confidence"`
 	Kappa       *float64 `json:"kappa"`
 	KappaLower  *float64 `json:"kappa_lower,omitempty"`
 	KappaUpper  *float64 `json:"kappa_upper,omitempty"`
@@ -33,8 +35,8 @@ type agreementJSON struct {
 
 // newAgreementJSON is the JSON of one system's agreement (κ computed by
 // a.Finish).
-func newAgreementJSON(system string, a calibration.Agreement) agreementJSON {
-	out := agreementJSON{System: system, Reviews: a.Reviews,
+func newAgreementJSON(system string, a calibration.Agreement, confidence float64) agreementJSON {
+	out := agreementJSON{System: system, Reviews: a.Reviews, Confidence: confidence,
 		ContradictionsJudged: a.ContradictionsJudged, ContradictionsConfirmed: a.ContradictionsConfirmed}
 	for i, l := range calibration.Labels {
 		out.Labels = append(out.Labels, string(l))
@@ -45,7 +47,10 @@ func newAgreementJSON(system string, a calibration.Agreement) agreementJSON {
 		out.KappaReason = "judge and reviewers used one verdict only"
 	default:
 		out.Kappa = ptr(k.Kappa)
-		if !math.IsNaN(k.Interval.Lower) {
+		// A zero-width interval (every review agreeing, or judge and
+		// reviewers each using one verdict: the standard error is 0) is
+		// no interval.
+		if !math.IsNaN(k.Interval.Lower) && k.Interval.Lower != k.Interval.Upper {
 			out.KappaLower, out.KappaUpper = ptr(k.Interval.Lower), ptr(k.Interval.Upper)
 		}
 	}
@@ -56,7 +61,7 @@ func newAgreementJSON(system string, a calibration.Agreement) agreementJSON {
 // system in systems' order (then any other system the file holds), over
 // the reviews that carry the judge's verdict (a judge error, or no
 // record, is left out).
-func newAgreement(rs []reviews.Review, systems []string) ([]agreementJSON, error) {
+func newAgreement(rs []reviews.Review, systems []string, confidence float64) ([]agreementJSON, error) {
 	by := map[string]*calibration.Agreement{}
 	order := slices.Clone(systems)
 	for _, r := range rs {
@@ -80,10 +85,10 @@ func newAgreement(rs []reviews.Review, systems []string) ([]agreementJSON, error
 		if a == nil {
 			continue
 		}
-		if err := a.Finish(0.95); err != nil {
+		if err := a.Finish(confidence); err != nil {
 			return nil, fmt.Errorf("agreement of %s: %w", s, err)
 		}
-		out = append(out, newAgreementJSON(s, *a))
+		out = append(out, newAgreementJSON(s, *a, confidence))
 	}
 	return out, nil
 }
@@ -100,7 +105,9 @@ func writeAgreementText(w io.Writer, file string, as []agreementJSON) error {
 		if a.Kappa != nil {
 			kappa = fmt.Sprintf("Cohen's κ %.3f", *a.Kappa)
 			if a.KappaLower != nil {
-				kappa += fmt.Sprintf(", 95%% interval %.3f to %.3f (Fleiss–Cohen–Everitt)", *a.KappaLower, *a.KappaUpper)
+				kappa += fmt.Sprintf(", %.4g%% interval %.3f to %.3f (Fleiss–Cohen–Everitt)", 100*a.Confidence, *a.KappaLower, *a.KappaUpper)
+			} else {
+				kappa += " (no interval: its standard error is 0)"
 			}
 		}
 		fmt.Fprintf(w, "%s, %d %s: %s; contradictions: %d of %d the judge called contradicted confirmed\n",

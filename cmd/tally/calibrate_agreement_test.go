@@ -32,7 +32,7 @@ func TestAgreement(t *testing.T) {
 	add(1, fixture.Contradicted, fixture.Contradicted)
 	add(1, "", fixture.Absent) // no judge verdict: left out
 	rs = append(rs, reviews.Review{System: "candidate", JudgeVerdict: fixture.Absent, Verdict: fixture.Absent})
-	got, err := newAgreement(rs, []string{"incumbent", "candidate"})
+	got, err := newAgreement(rs, []string{"incumbent", "candidate"}, 0.95)
 	if err != nil {
 		t.Fatal(err)
 	}

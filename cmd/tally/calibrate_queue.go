@@ -293,7 +293,7 @@ func writeReviewQueueText(w io.Writer, out *reviewQueueJSON) error {
 		}
 	}
 	fmt.Fprintf(w, "assumed agreement %.2f where fewer than %d earlier reviews of a stratum measure it\n", out.Agreement, calibration.MeasuredFrom)
-	fmt.Fprintf(w, "drawn: %d item-compactions and systems (%d census, %d random) on %d rows, seed %d → %s\n",
-		out.Drawn, out.Census, out.Random, out.Rows, out.Seed, out.Output)
+	fmt.Fprintf(w, "drawn: %d %s (%d census, %d random) on %d %s, seed %d → %s\n",
+		out.Drawn, map[bool]string{true: "item-compaction and system", false: "item-compactions and systems"}[out.Drawn == 1], out.Census, out.Random, out.Rows, pluralWord(out.Rows, "row"), out.Seed, out.Output)
 	return nil
 }

@@ -304,7 +304,7 @@ func TestCalibrateBadWorkbook(t *testing.T) {
 		line string
 	}
 	wantBad := []bad{
-		{edited, fmt.Sprintf("tally: %s: Items!D%d: Class: \"commitment\" was edited: item %q of conversation %q is a constraint in %s's fixtures", book, edited.line, edited.item, edited.conv, exampleConfig)},
+		{edited, fmt.Sprintf("tally: %s: Items!D%d: Class: \"commitment\" was edited: item %q of conversation %q is of class constraint in %s's fixtures", book, edited.line, edited.item, edited.conv, exampleConfig)},
 		{badWord, fmt.Sprintf("tally: %s: Items!R%d: Candidate: reviewer's verdict: \"supportd\" is not supported, absent, contradicted or unsure", book, badWord.line)},
 		{renamed, fmt.Sprintf("tally: %s: Items!C%d: Item: \"c99\" is no item of conversation %q compaction %s in %s: the row matches no item-compaction (was the key cell edited?)", book, renamed.line, renamed.conv, renamed.comp, exampleConfig)},
 	}
@@ -359,8 +359,8 @@ func TestCalibrateOtherReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("tally: %s: Provenance!D%d: SHA-256: the workbook's configuration has SHA-256 %s…, %s has %x: the workbook is from another report\n",
-		book, line, other[:40], exampleConfig, sha256Sum(sum))
+	want := fmt.Sprintf("tally: %s: Provenance!D%d: SHA-256: the workbook's configuration has SHA-256 %s…, %s has %x: the workbook is from another report, or %s was edited since tally report wrote it (adding reviews: does that): run tally report again and review its workbook\n",
+		book, line, other[:40], exampleConfig, sha256Sum(sum), exampleConfig)
 	if code != exitInput || errOut != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
 	}

@@ -23,6 +23,12 @@ type gateSideJSON struct {
 	Contradicted     *int        `json:"contradicted,omitempty"`
 	MeanPromptTokens *float64    `json:"mean_prompt_tokens,omitempty"`
 	Status           string      `json:"status"`
+	// DecidedOn is "corrected" when Status was decided on the corrected
+	// share (gates.use: corrected), with CorrectedShare (null when there is
+	// none, CorrectedReason saying why); absent when it was the judge's.
+	DecidedOn       string   `json:"decided_on,omitempty"`
+	CorrectedShare  *float64 `json:"corrected_share,omitempty"`
+	CorrectedReason string   `json:"corrected_reason,omitempty"`
 }
 
 // gateRowJSON is one row of `tally gate`'s JSON: a class, the
@@ -118,6 +124,12 @@ func newGateJSON(r *report.Report, strict bool) gateJSON {
 		case c.Items > 0:
 			lo, hi := s.Retained.Range()
 			g.ShareRange = &shareRange{Lower: lo, Upper: hi}
+		}
+		if d := s.Decided; d != nil {
+			g.DecidedOn, g.CorrectedShare = report.UseCorrected, finite(d.Share)
+			if g.CorrectedShare == nil {
+				g.CorrectedReason = d.Reason
+			}
 		}
 		return g
 	}
@@ -323,7 +335,12 @@ func shareCell(s report.SystemClass) string {
 		// interval (report.Share).
 		return fmt.Sprintf("%s, %s", s.Retained, plural(c.Errors, "error"))
 	}
-	return s.Retained.Count() + " " + s.Retained.Percent()
+	out := s.Retained.Count() + " " + s.Retained.Percent()
+	if s.Decided != nil {
+		// gates.use: corrected: the status beside it was decided on this.
+		out += "; " + printable(s.Decided.String())
+	}
+	return out
 }
 
 func meanCell(p report.PromptStats) string {

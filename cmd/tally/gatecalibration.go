@@ -54,7 +54,7 @@ func newCalibrationJSON(r *report.Report) *calibrationJSON {
 		return nil
 	}
 	out := &calibrationJSON{Use: c.Use, Sentence: c.Sentence, Reviewed: c.Reviewed, Unmarked: c.Unmarked,
-		Agreement: []agreementJSON{newAgreementJSON(r.Incumbent, c.Agreement[0]), newAgreementJSON(r.Candidate, c.Agreement[1])}}
+		Agreement: []agreementJSON{newAgreementJSON(r.Incumbent, c.Agreement[0], r.Confidence), newAgreementJSON(r.Candidate, c.Agreement[1], r.Confidence)}}
 	for _, rt := range c.Retention {
 		row := correctedShareJSON{Class: string(rt.Class), System: rt.System, Items: rt.Counts.Items, Judged: rt.Judged(),
 			Reviews: rt.Reviewed, JudgeShare: finite(rt.JudgeShare), Corrected: finite(rt.Share), Reason: rt.Reason}

@@ -43,7 +43,7 @@ func TestWriteCalibration(t *testing.T) {
 		{"constraint incumbent 71/80 · 88.8% Wilson 80.0–94.0% " + markup.Pct(c.Retention[0].Share) + " " +
 			markup.Interval(c.Retention[0].Interval.Lower, c.Retention[0].Interval.Upper) + " 8 of 30 judged", "the incumbent's constraints"},
 		// The candidate's references: 1 of 4 absent reviewed.
-		{"candidate 57/61 · 93.4% Wilson 84.3–97.4% none 1 of the judge's 2 verdicts with fewer than 2 reviews 6 of 41 judged", "a row without a corrected share says why"},
+		{"candidate 57/61 · 93.4% Wilson 84.3–97.4% none 1 of the judge's 2 verdicts has too few reviews (each needs 2, or its one item reviewed) 6 of 41 judged", "a row without a corrected share says why"},
 		// Incumbent: 5 supported reviews in each of 4 classes, the 2nd
 		// called absent: 16 and 4; 3 absent per class, agreed: 12; its 2
 		// contradictions confirmed. κ = 504/640 = 0.7875 (see the
@@ -67,7 +67,7 @@ func TestWriteCalibration(t *testing.T) {
 	r.Calibration = nil
 	sec = section(t, textContent(render(t, r, nil)))
 	for _, want := range []string{"No reviews are configured", "tally calibrate queue --config report.yaml -o queue.csv",
-		"tally calibrate report.xlsx -o reviews.jsonl", "reviews: reviews.jsonl"} {
+		"tally calibrate queue.csv -o reviews.jsonl --config report.yaml", "reviews: reviews.jsonl"} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("without reviews, the section does not read %q:\n%s", want, sec)
 		}

@@ -42,7 +42,7 @@ func TestWriteCalibration(t *testing.T) {
 		{" | 8 of 30 judged | ", "the incumbent's constraint reviews"},
 		// The candidate's references: 5 supported reviews and 1 of 4
 		// absent: that stratum has fewer than 2.
-		{"| reference | candidate | 57/61 = 93.4% (84.3–97.4%) | none: 1 of the judge's 2 verdicts with fewer than 2 reviews | 6 of 41 judged |", "a row without a corrected share says why"},
+		{"| reference | candidate | 57/61 = 93.4% (84.3–97.4%) | none: 1 of the judge's 2 verdicts has too few reviews (each needs 2, or its one item reviewed) | 6 of 41 judged |", "a row without a corrected share says why"},
 		// Incumbent: 5 supported reviews in each of 4 classes, the 2nd
 		// each time called absent: 16 and 4; 3 absent per class, all
 		// agreed: 12; its 2 contradictions (commitment, open question)

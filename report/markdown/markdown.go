@@ -320,7 +320,7 @@ func (m *writer) backlog(r *report.Report) {
 			for _, c := range r.Classes {
 				if string(c.Class) == name {
 					m.printf("- %s retained ≥ %s: incumbent %s (%s), candidate %s (%s)\n", escape(string(c.Class)), pct(c.MinShare),
-						c.Incumbent.Retained.Percent(), c.Incumbent.Gate, c.Candidate.Retained.Percent(), c.Candidate.Gate)
+						decidedPercent(c.Incumbent), c.Incumbent.Gate, decidedPercent(c.Candidate), c.Candidate.Gate)
 				}
 			}
 		}
@@ -377,6 +377,15 @@ func (m *writer) taskSuccess(r *report.Report) {
 	m.printf("\n")
 }
 
+// decidedPercent is the share a class's gate was decided on: the judge's,
+// or under gates.use: corrected the corrected one.
+func decidedPercent(s report.SystemClass) string {
+	if s.Decided != nil {
+		return escape(s.Decided.String())
+	}
+	return s.Retained.Percent()
+}
+
 // share states the retained share in its one text form (a point with
 // its Wilson interval, or with errors a range and no interval), then the
 // contradicted and error counts.
@@ -386,6 +395,10 @@ func share(s report.SystemClass) string {
 		return "0/0"
 	}
 	out := s.Retained.String()
+	if s.Decided != nil {
+		// gates.use: corrected: the status beside it was decided on this.
+		out += "; **" + escape(s.Decided.String()) + "**"
+	}
 	if c.Contradicted > 0 || c.Errors > 0 {
 		var extra []string
 		if c.Contradicted > 0 {

@@ -18,7 +18,7 @@ func cellCalibration(cx *cellCtx) error {
 	r, h := cx.r, cx.out
 	c := r.Calibration
 	if c == nil {
-		h.Raw(`<p class="none">No reviews are configured, so the judge is taken at its word: the shares above are the judge's. To measure it, draw a review queue with <code>tally calibrate queue --config report.yaml -o queue.csv</code> (every contradiction and a random sample of the rest); have reviewers give their verdicts on those rows in the workbook's Items sheet; read them back with <code>tally calibrate report.xlsx -o reviews.jsonl</code>; and name the file in report.yaml as <code>reviews: reviews.jsonl</code> (with <code>gates.use: corrected</code> to gate on the corrected shares).</p>`, "\n")
+		h.Raw(`<p class="none">No reviews are configured, so the judge is taken at its word: the shares above are the judge's. To measure it, draw a review queue with <code>tally calibrate queue --config report.yaml -o queue.csv</code> (every contradiction and a random sample of the rest); have reviewers fill in its reviewer columns; read them back with <code>tally calibrate queue.csv -o reviews.jsonl --config report.yaml</code> (rows filled in on the workbook's Items sheet work too, but carry no mark of a random draw, and the report warns that it takes them for one); and name the file in report.yaml as <code>reviews: reviews.jsonl</code> (with <code>gates.use: corrected</code> to gate on the corrected shares).</p>`, "\n")
 		return nil
 	}
 	h.Raw(`<p class="calibration">`)

@@ -162,6 +162,10 @@ func writeShare(h *markup.Buffer, sc report.SystemClass, gate bool, more func(*m
 	if sc.Counts.Errors > 0 {
 		h.Rawf(`<span class="sub">%d judge error%s, not counted as absent: no interval</span>`, sc.Counts.Errors, plural(sc.Counts.Errors))
 	}
+	if gate && sc.Decided != nil {
+		// gates.use: corrected: the status beside it was decided on this.
+		h.Raw(`<span class="sub"><strong>`, markup.Escape(sc.Decided.String(), markup.CapShort), `</strong> (the gate's figure)</span>`)
+	}
 	if more != nil {
 		more(h, sc)
 	}

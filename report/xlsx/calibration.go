@@ -134,9 +134,10 @@ func kappa(a calibration.Agreement) float64 {
 	return a.Kappa.Kappa
 }
 
-// kappaBound is a bound of κ's interval, NaN when κ is.
+// kappaBound is a bound of κ's interval, NaN when κ is or the interval
+// has zero width (its standard error is 0: no interval).
 func kappaBound(a calibration.Agreement, x float64) float64 {
-	if math.IsNaN(kappa(a)) {
+	if math.IsNaN(kappa(a)) || a.Kappa.Interval.Lower == a.Kappa.Interval.Upper {
 		return math.NaN()
 	}
 	return x

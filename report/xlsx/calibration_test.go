@@ -74,7 +74,7 @@ func TestCalibration(t *testing.T) {
 			t.Errorf("the candidate's references: %s = %+v, want empty", col, v)
 		}
 	}
-	if got := ref["O"]; got.Type != "s" || got.Value != "1 of the judge's 2 verdicts with fewer than 2 reviews" {
+	if got := ref["O"]; got.Type != "s" || got.Value != "1 of the judge's 2 verdicts has too few reviews (each needs 2, or its one item reviewed)" {
 		t.Errorf("the candidate's references: reason %+v", got)
 	}
 	wantNum(t, "judge share", ref["F"], 57.0/61, "10")

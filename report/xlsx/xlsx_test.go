@@ -192,8 +192,8 @@ func TestSheets(t *testing.T) {
 	// The Items sheet asks for each system's verdict in the reviewer's
 	// judgement: both columns Q and R, one list.
 	for sheet, want := range map[string]struct{ sqref, list string }{
-		"Items":                 {fmt.Sprintf("Q3:R%d", len(r.Items)+2), `"supported,absent,contradicted,unsure"`},
-		"Replay":                {"F12:F31", `"caused by compaction,not compaction,reference wrong,unsure"`},
+		"Items":  {fmt.Sprintf("Q3:R%d", len(r.Items)+2), `"supported,absent,contradicted,unsure"`},
+		"Replay": {"F12:F31", `"caused by compaction,not compaction,reference wrong,unsure"`},
 	} {
 		dvs, err := f.GetDataValidations(sheet)
 		if err != nil {
