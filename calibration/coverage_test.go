@@ -164,16 +164,16 @@ func replicates() int {
 // calls 3% contradicted, 25% of retained items absent, 5% of lost ones
 // supported: expected share 0.70·0.72 + 0.30·0.05 = 0.519.
 //
-// The first at a half-width of 0.05 (about 240 reviews of 400), the
-// second at 0.07 (about 113), and the first again at DefaultHalfWidth
-// (0.10, about 45 reviews), all asserted within 3 SE of 0.95. The last is
+// The first at a half-width of 0.05 (about 264 reviews of 400), the
+// second at 0.07 (about 124), and the first again at DefaultHalfWidth
+// (0.10, about 49 reviews), all asserted within 3 SE of 0.95. The last is
 // the case the Jeffreys adjustment is for (stats.PPIStratifiedJeffreys):
-// with the planning agreement 0.9 the queue draws about 34 of the judge's
+// with the planning agreement 0.9 the queue draws some three dozen of the judge's
 // supported items, of which only about 4% are truly lost (0.15·0.20/0.7865
-// = 3.8%), so in 0.962³⁴ ≈ 27% of replicates no review in that stratum
+// = 3.8%), so in about 0.962³⁴ ≈ 27% of replicates no review in that stratum
 // disagrees. With the plain share its variance was then 0 and the
 // interval covered in 92.3% of 8000 replicates (Monte-Carlo SE 0.0024);
-// with the adjusted share it covers at the nominal rate (95.25% of 2000).
+// with the adjusted share 93.95% of 2000 (2 SE under 0.95).
 func TestCoverage(t *testing.T) {
 	reps := replicates()
 	mcse := math.Sqrt(0.95 * 0.05 / float64(reps))

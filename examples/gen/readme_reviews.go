@@ -107,7 +107,7 @@ fixture set grows: the judge's interval narrows around a biased share and
 stops covering. In `+"`calibration/coverage_test.go`"+`, 400 judged items with
 a judge of the same kind (10%% of retained items called absent, 20%% of lost
 ones supported), the judge's interval covers the true retention in 6.8%%
-of 2000 draws and the corrected one in 95.25%%.
+of 2000 draws and the corrected one (reviews sized for ±5 points) in 95.1%%.
 `, judgeCovers, rows, corrCovers, rows)
 	return nil
 }
