@@ -47,6 +47,9 @@ func TestParseConfigDefaults(t *testing.T) {
 		!reflect.DeepEqual(cfg.Regression, Regression{Rule: rule.Default.Normalized(), Drops: DefaultDrops}) || cfg.Noise != (NoiseConfig{}) || cfg.Replay != "" || cfg.Selection != "" || cfg.Notebook != "" {
 		t.Errorf("defaults: %+v", cfg)
 	}
+	if cfg.Gates.Use != UseJudge {
+		t.Errorf("gates.use defaults to %q, want %q", cfg.Gates.Use, UseJudge)
+	}
 	if cfg.Resolve(cfg.Incumbent.Verdicts) != filepath.Join("dir", "a.jsonl") {
 		t.Errorf("relative to the config folder: %q", cfg.Resolve(cfg.Incumbent.Verdicts))
 	}
@@ -93,6 +96,10 @@ func TestParseConfigProblems(t *testing.T) {
 		{"prompt gate without sizes", baseConfig + "gates: {max_mean_prompt_tokens: 100}\n",
 			[]string{`r.yaml:3:3: systems.incumbent.prompt_sizes: missing: gates.max_mean_prompt_tokens needs each system's prompt sizes`,
 				`r.yaml:3:3: systems.candidate.prompt_sizes: missing: gates.max_mean_prompt_tokens needs each system's prompt sizes`}},
+		{"unknown gates.use", baseConfig + "gates: {use: reviewers}\n",
+			[]string{`r.yaml:5:14: gates.use: "reviewers" is not what the gates can use: want judge (the judge's share) or corrected (corrected by the reviews)`}},
+		{"gates.use: corrected without reviews", baseConfig + "gates: {use: corrected}\n",
+			[]string{`r.yaml:5:14: gates.use: corrected needs the reviewers' verdicts: add reviews: (a file tally calibrate writes), or use judge`}},
 		{"list for a path", baseConfig + "replay: [a, b]\n",
 			[]string{`r.yaml:5:9: replay: want text, got a list`}},
 		{"empty path", baseConfig + "replay: ''\n",
