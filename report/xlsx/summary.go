@@ -129,6 +129,14 @@ func (b *book) summary() error {
 					num(s.who+" low", s.sc.Wilson.Lower, st.pct).num(s.who+" high", s.sc.Wilson.Upper, st.pct)
 			}
 			row.str(string(s.sc.Gate), 0)
+			if d := s.sc.Decided; d != nil {
+				// gates.use: corrected: the status was decided on this.
+				if math.IsNaN(d.Share) {
+					notes = append(notes, fmt.Sprintf("%s: incomplete under gates.use: corrected, %s", s.who, d))
+				} else {
+					notes = append(notes, fmt.Sprintf("%s: status decided on the %s", s.who, d))
+				}
+			}
 			if s.sc.Counts.Items == 0 {
 				notes = append(notes, s.who+": no items")
 			}
