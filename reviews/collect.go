@@ -134,6 +134,14 @@ func Collect(t *Table, chk *Check) (*Collected, error) {
 			if !jok || len(probs.list) > n {
 				continue
 			}
+			// The queue's census is of contradictions; its random draws
+			// are of the judge's other verdicts. A mark that disagrees
+			// with the judge's verdict was edited, and would put the
+			// review in the wrong stratum's design.
+			if judge != "" && (sample[s] == SampleCensus) != (judge == fixture.Contradicted) && sample[s] != "" {
+				probs.add(t.at(row.Line, colIncumbentSample+s, "%q does not fit the judge's verdict %s: a review queue draws the contradictions as its census and the other verdicts at random (was the cell edited?)", sample[s], judge))
+				continue
+			}
 			rv := Review{ConversationID: key.ConversationID, Compaction: key.Compaction, ItemID: key.ItemID, Class: class,
 				System: systems[s], Item: known.Item, JudgeVerdict: judge, Reviewer: row.Cells[colReviewer], Note: row.Cells[colNote], Source: t.File, Sample: sample[s]}
 			if word == Unsure {

@@ -116,7 +116,8 @@ func FuzzQueueRoundTrip(f *testing.F) {
 		q := QueueRow{ConversationID: conv, Compaction: comp, ItemID: item, Class: fixture.Reference, Literal: literal, Probe: probe,
 			Judge: [2]fixture.Verdict{fixture.Supported, fixture.Absent}, Answer: [2]string{answer, answer}, Sample: [2]string{SampleRandom, ""}}
 		if census {
-			q.Sample[0] = SampleCensus
+			// The queue's census is of the judge's contradictions.
+			q.Sample[0], q.Judge[0] = SampleCensus, fixture.Contradicted
 		}
 		if both {
 			q.Sample[1] = SampleRandom

@@ -212,3 +212,34 @@ func TestCollectSampleProblems(t *testing.T) {
 		t.Errorf("reviews %+v, %v", got, err)
 	}
 }
+
+// TestCollectSampleMismatch: a sample mark that does not fit the judge's
+// verdict — census on a supported item, random on a contradicted one —
+// was edited, and is a problem at its cell (Incumbent: sample, column 12).
+func TestCollectSampleMismatch(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteQueue(&b, queueRows); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs[2][11] = SampleCensus // c1 2 i1: the judge said supported
+	recs[3][11] = SampleRandom // c2 1 q: the judge said contradicted
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	if err := w.WriteAll(recs); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := ReadCSV(strings.NewReader(fillQueue(t, out.Bytes(), map[int][4]string{3: {"supported"}, 4: {"absent"}})), "q.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Collect(tab, queueCheck)
+	want := `q.csv:3:12: Incumbent: sample: "census" does not fit the judge's verdict supported: a review queue draws the contradictions as its census and the other verdicts at random (was the cell edited?)` + "\n" +
+		`q.csv:4:12: Incumbent: sample: "random" does not fit the judge's verdict contradicted: a review queue draws the contradictions as its census and the other verdicts at random (was the cell edited?)`
+	if err == nil || err.Error() != want {
+		t.Errorf("problems:\n%v\nwant:\n%s", err, want)
+	}
+}
