@@ -175,7 +175,7 @@ func NewPlan(obs []Observation, systems []string, opts PlanOptions) (Plan, error
 				continue
 			}
 			cp := ClassPlan{Class: cl, System: sys, Items: c.counts.Items,
-				Judged: c.counts.Supported + c.counts.Absent + c.counts.Contradicted, Reachable: true}
+				Judged: c.counts.Judged(), Reachable: true}
 			if cp.Judged == 0 {
 				cp.Reason = "every item verbatim: nothing to review"
 				p.Classes = append(p.Classes, cp)

@@ -78,7 +78,7 @@ type Retention struct {
 // Judged is the number of judged (not verbatim) items: the population of
 // the correction.
 func (r Retention) Judged() int {
-	return r.Counts.Supported + r.Counts.Absent + r.Counts.Contradicted
+	return r.Counts.Judged()
 }
 
 // Correct computes each class's retention for each system, classes in

@@ -15,10 +15,9 @@ import (
 // report computes it (calibration.Correct).
 func (q *Quarter) reviewsSection(b *bytes.Buffer) error {
 	obs, truth, _ := q.observations()
-	plan, err := calibration.NewPlan(obs, reviewed, calibration.PlanOptions{
-		HalfWidth: calibration.DefaultHalfWidth, Confidence: 0.95, Agreement: calibration.DefaultAgreement, Seed: ReviewSeed})
+	plan, err := reviewPlan(obs)
 	if err != nil {
-		return fmt.Errorf("review queue: %w", err)
+		return err
 	}
 	picked := map[string]string{}
 	for _, p := range plan.Picks {

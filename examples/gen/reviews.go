@@ -46,10 +46,9 @@ func (q *Quarter) observations() ([]calibration.Observation, map[reviews.Key]fix
 // the file report.yaml names as reviews:.
 func (q *Quarter) reviewsJSONL() ([]byte, error) {
 	obs, truth, prints := q.observations()
-	plan, err := calibration.NewPlan(obs, reviewed, calibration.PlanOptions{
-		HalfWidth: calibration.DefaultHalfWidth, Confidence: 0.95, Agreement: calibration.DefaultAgreement, Seed: ReviewSeed})
+	plan, err := reviewPlan(obs)
 	if err != nil {
-		return nil, fmt.Errorf("review queue: %w", err)
+		return nil, err
 	}
 	var buf bytes.Buffer
 	w := reviews.NewWriter(&buf)
@@ -73,3 +72,14 @@ func (q *Quarter) reviewsJSONL() ([]byte, error) {
 // reviewed are the systems the report compares, whose verdicts are
 // reviewed.
 var reviewed = []string{SystemIncumbent, SystemCandidate}
+
+// reviewPlan is the review queue calibrate queue draws on the example
+// before any review: its defaults and ReviewSeed.
+func reviewPlan(obs []calibration.Observation) (calibration.Plan, error) {
+	plan, err := calibration.NewPlan(obs, reviewed, calibration.PlanOptions{
+		HalfWidth: calibration.DefaultHalfWidth, Confidence: 0.95, Agreement: calibration.DefaultAgreement, Seed: ReviewSeed})
+	if err != nil {
+		return plan, fmt.Errorf("review queue: %w", err)
+	}
+	return plan, nil
+}
