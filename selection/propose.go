@@ -148,7 +148,19 @@ type ProposeOptions struct {
 // now", "it's fine to") drops every constraint it shares half, and at
 // least two, of the content words of: superseded constraints are not
 // proposed. The literal is the sentence after the lead-in, without its
-// final full stop.
+// final full stop. When no rule of those tables fires, the cue rules
+// (propCues, propose_cues.go) read a person's sentence that is prose and
+// not a request for information: a "don't" or "never" opening a clause
+// (0.75), a negative judgement ("isn't really checking", "on purpose",
+// 0.7), a preference ("I'd go with", "ideally", 0.65), a correction ("no,
+// revert …", 0.6), a limit in time ("for now", "at least", 0.55), keep,
+// leave, skip or revert after a connective (0.55), a choice among named
+// options, a scope ("only for"), a "should" binding the work, a
+// specification ("order by", 0.5 each). A question objects by its form
+// too: a negative auxiliary ("doesn't git know …?"), a lapse ("we didn't
+// write any tests?"), a problem checked ("the issue is that …, right?"),
+// 0.7, or a request that sets a lasting property ("can we … so it
+// always …?", 0.55).
 //
 // Commitment (assistant sentences): a sentence that opens with "I'll",
 // "I will", "I won't", "I'm going to" or "I plan to" (or has one after a
@@ -203,7 +215,15 @@ type ProposeOptions struct {
 // commented on, reviewed or created (or named in three gh commands), a
 // review comment it fetched or answered by id — and is 0.3 (working
 // state: files only read, session ids, example values, package paths)
-// otherwise. A "Section 3" heading with no document named is 0.3. In a
+// otherwise. A file changed in a shell loop counts as changed ("for f
+// in a.go pkg/*.go; do sed -i … \"$f\"; done": the list's words, a
+// pattern matched segment by segment from the end). What a person pasted
+// as program output — a typed message of five lines or more, fewer than
+// a third of them prose — is read like the agent's text: an identifier
+// on a line of it that is not prose is kept only when the agent acted on
+// it. A temporary or system path (/tmp, /var/folders, tmp.XXXXXX,
+// /usr/bin) is 0.3 whoever names it. A "Section 3" heading with no
+// document named is 0.3. In a
 // session without tool calls the text decides: an assistant's bare path
 // is 0.6 in a sentence about changing files or in a summary line. A
 // reference is proposed once, where it first appears: a bare path's and
@@ -261,6 +281,11 @@ type propUtterance struct {
 	// accepted (acceptedPlan): its references count, its rules and
 	// questions are the agent's.
 	plan bool
+	// output is whether the typed message is mostly pasted program
+	// output (propOutputMessage): an identifier on a line of it that is
+	// not prose counts as the agent's mention would, kept only when the
+	// agent acted on it.
+	output bool
 }
 
 // propUtterances returns s's typed messages and step texts in the order
@@ -277,7 +302,7 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 				continue
 			}
 			if text := propTypedText(m); text != "" {
-				out = append(out, propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text)})
+				out = append(out, propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text), output: propOutputMessage(m.Text)})
 			}
 		}
 	}
@@ -378,7 +403,11 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 	default:
 		consider(propCommitment(s, e.acts))
 	}
-	refs := propReferencesIn(s, e.role, p.work)
+	refRole := e.role
+	if e.output && !propProseSentence(s) {
+		refRole = "pasted"
+	}
+	refs := propReferencesIn(s, refRole, p.work)
 	if len(refs) > 0 {
 		top := refs[0]
 		for _, r := range refs[1:] {

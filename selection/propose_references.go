@@ -249,6 +249,9 @@ func propRefConfidence(p *propRefPattern, lit, s, role string, w *propWork) floa
 			conf = 0.6
 		}
 	case "reference/path":
+		if propScratchPath.MatchString(lit) {
+			return 0.3
+		}
 		conf = 0.6
 		weak := 0.3
 		if propChangeVerb.MatchString(s) || propSummaryLine.MatchString(s) {
@@ -288,6 +291,11 @@ func propRefConfidence(p *propRefPattern, lit, s, role string, w *propWork) floa
 	}
 	return conf
 }
+
+// propScratchPath is a path no summary needs: a temporary directory's
+// (/tmp, macOS's /var/folders, mktemp's tmp.XXXX) or a system
+// program's (/usr/bin/env).
+var propScratchPath = regexp.MustCompile(`^(/private)?/var/folders/|^/tmp/|/tmp\.[A-Za-z0-9]{6,}\b|^/(usr|bin|sbin|opt/homebrew)/`)
 
 // propNotBranch are hyphenated words a "branch …" pattern takes for a
 // name ("keep the branch as-is").

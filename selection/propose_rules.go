@@ -109,11 +109,30 @@ var (
 			"we don't have an option to skip the hooks, so we would need to add it just for that?", "can you do it just for me?", nil},
 		{"objection/order", fixture.Constraint, regexp.MustCompile(`\bfirst, (then|and then|after that|later)\b`),
 			"maybe the standalone skill first, then we can figure out how to wire it in?", "what did you do first?", nil},
+		// A question that objects by its form: a negative auxiliary
+		// ("doesn't git know if it's a binary file?"), a lapse put as a
+		// question ("we didn't write any tests?"), a problem stated and
+		// checked ("the issue is that …, right?").
+		{"objection/negative", fixture.Constraint, regexp.MustCompile(`^((question|hmm+|but|so|and|also|ok|okay|wait|hm)[:,]? )*(doesn't|isn't|aren't|don't|didn't|shouldn't|wouldn't|can't|won't) (we|it|this|that|you|git|the|there|they)\b`),
+			"doesn't git know if it's a binary file?", "does git know if it's a binary file?", nil},
+		{"objection/lapse", fixture.Constraint, regexp.MustCompile(`^((but|so|and|hmm+|wait)[:,]? )*(we|you) (didn't|haven't|never|did not|have not|forgot to) \w+`),
+			"we didn't write or change any tests?", "did we write tests?", nil},
+		{"objection/problem", fixture.Constraint, regexp.MustCompile(`^((but|so|and|hmm+)[:,]? )*(the|one) (issue|problem|catch|concern) (is|here is) (that|with)\b|\b(only|not) [^?]*, right\?$`),
+			"the issue is that this only works if the user has access to the upstream repo, right?", "what is the issue?", nil},
+		// A request that sets a lasting property of the work ("can we
+		// fix it that it keeps using the old state file?", "… so we are
+		// always using the latest code?"): the property binds later
+		// work; 0.55 (propObjectionConfidence).
+		{"objection/lasting-request", fixture.Constraint, regexp.MustCompile(`^(can|could) (we|you) [^?]*\b(keeps? (using|working|reading|writing)|always|only|limit|never|without|too)\b`),
+			"can you limit that more to have only access to that specific branch somehow?", "can you check the logs?", nil},
 	}
-	propRestatement = regexp.MustCompile(`^(i said|i've said|i have said|again[:,]|(don't|do not) forget[:,]|as i (mentioned|said|told you)|reminder[:,]|i already (told|said)|like i said|once more[:,]|please remember|remember[:,]|to repeat|i told you)`)
-	propTransient   = regexp.MustCompile(`^(keep (going|at it|it up|me (posted|updated|in the loop)|on)|leave it (there|for now|as is))\b|^no (wait|worries|problem|idea|thanks|need)\b`)
-	propRuleLead    = regexp.MustCompile(`\b(rule|rules|requirement|constraint|policy|important|before you start|keep (this )?in mind|non-negotiable|heads up|must)\b`)
-	propListMarker  = regexp.MustCompile(`^(?:[-*•] |\d+[.)] )\s*`)
+	// propObjectionConfidence is an objection rule's confidence where it
+	// is not objection()'s 0.7.
+	propObjectionConfidence = map[string]float64{"objection/default": 0.85, "objection/lasting-request": 0.55}
+	propRestatement         = regexp.MustCompile(`^(i said|i've said|i have said|again[:,]|(don't|do not) forget[:,]|as i (mentioned|said|told you)|reminder[:,]|i already (told|said)|like i said|once more[:,]|please remember|remember[:,]|to repeat|i told you)`)
+	propTransient           = regexp.MustCompile(`^(keep (going|at it|it up|me (posted|updated|in the loop)|on)|leave it (there|for now|as is))\b|^no (wait|worries|problem|idea|thanks|need)\b`)
+	propRuleLead            = regexp.MustCompile(`\b(rule|rules|requirement|constraint|policy|important|before you start|keep (this )?in mind|non-negotiable|heads up|must)\b`)
+	propListMarker          = regexp.MustCompile(`^(?:[-*•] |\d+[.)] )\s*`)
 )
 
 // constraint classifies a person's sentence that is not a question.
@@ -169,7 +188,11 @@ func (p *propProposer) constraint(s, lead, body string) *propGuess {
 	case ruleLead:
 		g.confidence, g.rule = 0.6, "constraint/lead-in"
 	default:
-		return nil
+		c := propCue(lit)
+		if c == nil {
+			return nil
+		}
+		g.confidence, g.rule = c.confidence, c.rule
 	}
 	g.probe, g.expect = propConstraintProbe(lit, prohibition, propImperative.MatchString(low))
 	return g
@@ -202,8 +225,8 @@ func (p *propProposer) objection(s, body string) *propGuess {
 	lit := strings.TrimSpace(propListMarker.ReplaceAllString(body, ""))
 	g := &propGuess{class: fixture.Constraint, literal: lit, confidence: 0.7, rule: "constraint/" + r.name,
 		probe: "Does this objection from the user still hold: " + propUserMe.Replace(" " + propLowerFirst(lit))[1:], expect: "yes"}
-	if r.name == "objection/default" {
-		g.confidence = 0.85
+	if c, ok := propObjectionConfidence[r.name]; ok {
+		g.confidence = c
 	}
 	return g
 }

@@ -265,7 +265,7 @@ func ExamplePropose() {
 // example must yield the pattern's reference, the near miss none of its
 // kind).
 func TestProposeRuleTable(t *testing.T) {
-	for _, table := range [][]propRule{propProhibitions, propObligations, propCommitments} {
+	for _, table := range [][]propRule{propProhibitions, propObligations, propCommitments, propCues} {
 		for _, r := range table {
 			t.Run(r.name, func(t *testing.T) {
 				if r.example == "" || r.nearMiss == "" {

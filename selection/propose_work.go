@@ -25,6 +25,9 @@ type propWork struct {
 	// mkdir, rm, tee, git mv, git rm, sed -i or perl -i, a redirection),
 	// slash-separated and cleaned.
 	files []string
+	// globs are the shell patterns of files the agent changed in a loop
+	// ("for f in cmd/integration_test/*.go; do sed -i … \"$f\"; done").
+	globs []string
 	// commits are the first seven hex digits of the commits seen in a
 	// git command's arguments or in its output where git prints hashes
 	// (a log line's start, "commit X", "[branch X]", "X..Y").
@@ -122,8 +125,40 @@ func propWorkOf(s *agentlog.Session) *propWork {
 	return w
 }
 
+// propForLoop is a shell for loop: its variable, its word list and its
+// body.
+var propForLoop = regexp.MustCompile(`(?s)\bfor (\w+) in ([^;\n]+?)\s*(?:;|\n)\s*do\b(.*?)\bdone\b`)
+
+// propLoopWrite is a command of a loop's body that writes a file: an
+// in-place edit, a formatter that rewrites, a redirection, tee, mv or cp.
+var propLoopWrite = regexp.MustCompile(`\b(sed|perl) -[a-z]*i|\b(gofmt|goimports|gofumpt|prettier|black|rustfmt) [^;|&]*-w\b|--write\b|[^0-9&>]>>? *"?\$|\btee\b|\b(mv|cp) `)
+
+// loops indexes the files a shell for loop changes: the words of its list
+// when its body writes to the loop's variable ("for f in a.go b.go; do
+// sed -i '…' \"$f\"; done"); a word with a shell pattern is kept as a
+// glob.
+func (w *propWork) loops(cmd string) {
+	for _, m := range propForLoop.FindAllStringSubmatch(cmd, -1) {
+		body := m[3]
+		if !propLoopWrite.MatchString(body) || !(strings.Contains(body, "$"+m[1]) || strings.Contains(body, "${"+m[1]+"}")) {
+			continue
+		}
+		for _, word := range strings.Fields(strings.ReplaceAll(m[2], "\\\n", " ")) {
+			word = strings.Trim(word, `"'\`)
+			switch {
+			case word == "" || strings.ContainsAny(word, "$`("):
+			case strings.ContainsAny(word, "*?["):
+				w.globs = append(w.globs, path.Clean(word))
+			default:
+				w.addFile(word)
+			}
+		}
+	}
+}
+
 // bash indexes one shell command and its result.
 func (w *propWork) bash(cmd string, c agentlog.ToolCall) {
+	w.loops(cmd)
 	for _, part := range propShellSplit.Split(cmd, -1) {
 		f := strings.Fields(part)
 		for len(f) > 0 && (f[0] == "sudo" || strings.Contains(f[0], "=")) {
@@ -226,7 +261,28 @@ func (w *propWork) changed(mention string) bool {
 			return true
 		}
 	}
+	for _, g := range w.globs {
+		if propGlobTail(g, m) {
+			return true
+		}
+	}
 	return false
+}
+
+// propGlobTail reports whether path m matches the last segments of the
+// shell pattern g, segment by segment: "integration_test/hooks.go" and
+// "hooks.go" both match "cmd/cli/integration_test/*.go".
+func propGlobTail(g, m string) bool {
+	gs, ms := strings.Split(g, "/"), strings.Split(m, "/")
+	if len(ms) > len(gs) {
+		return false
+	}
+	for i := 1; i <= len(ms); i++ {
+		if ok, err := path.Match(gs[len(gs)-i], ms[len(ms)-i]); err != nil || !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // commit reports whether hex, 7 to 40 hex digits, is a commit a git

@@ -1,0 +1,157 @@
+package selection
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// This file holds the proposer's cue rules for constraints: what a
+// person types when deciding, preferring, objecting or correcting, read
+// when no rule of propProhibitions or propObligations fires. On real
+// sessions most of what binds the agent's later work is said that way —
+// "I'd go with option 4", "ideally just rebase onto main", "no, we
+// removed the session commands on purpose", "the test isn't really
+// checking the metadata" — and not as "never …" or "always …". Each cue
+// is a propRule row with its own confidence (propCueConfidence): a cue that on the labelled
+// sessions marked a constraint more often than not is at or above
+// DefaultMinConfidence, a weaker one below it, so `tally propose
+// --min-confidence 0.4` shows those too.
+
+// propCues are the cue rules, read on a person's sentence that is prose
+// (propProseSentence) and not a request for information (propAsk). The
+// first that fires gives the candidate its rule and confidence.
+var propCues = []propRule{
+	{name: "cue/dont", class: fixture.Constraint,
+		re: regexp.MustCompile(`(^|[,;:(] ?|\b(also|and|but|so|just|please|then|pls|plz|ok|okay) )(don't|do not|never)\b`),
+		// "… but never called anywhere" describes: a participle or a
+		// verb in the third person after "never" is no imperative.
+		not:     regexp.MustCompile(`\b(don't|do not) (we|you|i|they|know|think|see|understand|get|remember|worry)\b|\bnever (\w+ed|been|gets?|happens?|shows?|run|seen|shown|set|made|done|written|read|hit|works?|fires?|reaches?)\b`),
+		example: "Also don't give it a number", nearMiss: "I don't think it matters"},
+	{name: "cue/judgement", class: fixture.Constraint,
+		re:      regexp.MustCompile(`\b(is|are|'s|'re|was) not (really |fully |quite |very )?(great|good|correct|right|ideal|needed|necessary|wanted|enough|what)\b|\b(isn't|aren't|wasn't) (really |fully |quite |very )?(great|good|correct|right|ideal|needed|necessary|wanted|enough|checking|testing|covering|doing|handling)\b|\bdoesn't make (any )?sense\b|\bno good\b|\bon purpose\b|\bby design\b`),
+		example: "the test isn't really checking the metadata", nearMiss: "the test is checking the metadata"},
+	{name: "cue/preference", class: fixture.Constraint,
+		re:      regexp.MustCompile(`\bi'?d (go with|prefer|prefere|rather|keep|vote for|use|say we)\b|\bi'?d like (it|this|that|us|you|them|the) \w+|\bi would (keep|prefer|rather|even|go with|use)\b|\bideally\b|\bi prefer\b|\bi (still )?feel (like |that )?(it|this|we|the|getting|having|using|[a-z]+ing)\b`),
+		example: "ideally just rebase onto main", nearMiss: "I'd like to do two things"},
+	{name: "cue/correction", class: fixture.Constraint,
+		re:      regexp.MustCompile(`^(no|nope|nah)[,.!]? (revert|ignore|don't|do not|we|that's|it's|keep|leave|use|not|undo|remove|drop|stop)\b`),
+		example: "no revert those changes", nearMiss: "No matching commits found"},
+	{name: "cue/for-now", class: fixture.Constraint,
+		re:      regexp.MustCompile(`\bfor now\b|\bfor the moment\b|\bat least\b|\bregardless of\b`),
+		example: "let's do 2 for now", nearMiss: "it works now"},
+	{name: "cue/keep", class: fixture.Constraint,
+		re:      regexp.MustCompile(`(^|[,;] |\b(and|but|also|please|just|then) )(keep|leave|make sure|ensure|skip|ignore|avoid|revert|limit)\b`),
+		example: "but keep it in the repo", nearMiss: "it keeps failing"},
+	{name: "cue/choice", class: fixture.Constraint,
+		re:      regexp.MustCompile(`\b(go with|do|take|pick|use) ((option |approach |variant )\w|\d|[b-e])\b|^(yes|yeah|ok|okay|sure)[,.!]? go with `),
+		example: "yes do option 1", nearMiss: "do a git log to have a look around"},
+	{name: "cue/scope", class: fixture.Constraint,
+		re:      regexp.MustCompile(`\bonly (for|in|on|to|when|if|use|access|the|have|touch)\b|\bjust (validate|check|keep|use|rebase|limit|read|report)\b|\bwithout (changing|touching|breaking|modifying|removing)\b`),
+		example: "have only access to that specific branch", nearMiss: "it only took a minute"},
+	{name: "cue/should", class: fixture.Constraint,
+		re:      regexp.MustCompile(`\b(we|it|this|that|they|you|code|test|tests|one) (should|must|has to|have to|needs to|need to) (then |also |still |always |only |not |never )?(be|use|reuse|keep|show|stay|check|go|belong|reflect|point|work|run|read|write)\b`),
+		example: "the new code should then reuse the one from today", nearMiss: "we need to add unit tests"},
+	{name: "cue/spec", class: fixture.Constraint,
+		re:      regexp.MustCompile(`^(order|sort|group|limit|filter) (by|to)\b|^using \S+ (and|with|to|for|directly)\b`),
+		example: "order by latest timestamp desc", nearMiss: "ordering is broken"},
+}
+
+// propCueConfidence is each cue rule's confidence.
+var propCueConfidence = map[string]float64{
+	"cue/dont":       0.75,
+	"cue/judgement":  0.7,
+	"cue/preference": 0.65,
+	"cue/correction": 0.6,
+	"cue/for-now":    0.55,
+	"cue/keep":       0.55,
+	"cue/choice":     0.5,
+	"cue/scope":      0.5,
+	"cue/should":     0.5,
+	"cue/spec":       0.5,
+}
+
+// propAsk is a request for information or for one action now: not a
+// rule, whatever cue it holds ("can you check what should be shown?").
+var propAsk = regexp.MustCompile(`^(can|could|would|will) (you|u) (please )?(check|show|explain|tell|look|run|print|give|summari[sz]e|help|list|find|verify|confirm)\b|^(what|how|where|when|who|which|why)\b|^(commit|push|run|check|show|explain|print|list)\b`)
+
+// propProseSentence reports whether s reads as a sentence a person
+// wrote rather than a line of pasted code, JSON or program output: three
+// words at least, words (letters, with an inner apostrophe or hyphen,
+// between punctuation) making up three fifths of its white-space
+// separated tokens, and no opening quote, brace, bracket, banner or code
+// keyword.
+func propProseSentence(s string) bool {
+	t := strings.TrimSpace(s)
+	if t == "" || strings.ContainsAny(t[:1], "\"{[=<>#$|") || codeLine(t) || propCodeOpen.MatchString(t) {
+		return false
+	}
+	tokens, words := 0, 0
+	for _, f := range strings.Fields(t) {
+		tokens++
+		if propWordToken(strings.Trim(f, ".,;:!?()\"'`*")) {
+			words++
+		}
+	}
+	return words >= 3 && 5*words >= 3*tokens
+}
+
+// propWordToken reports whether w is a word: letters, with apostrophes
+// or hyphens only between them.
+func propWordToken(w string) bool {
+	if w == "" {
+		return false
+	}
+	prev := '-'
+	for _, r := range w {
+		switch {
+		case unicode.IsLetter(r):
+		case (r == '\'' || r == '’' || r == '-') && prev != '-':
+		default:
+			return false
+		}
+		if unicode.IsLetter(r) {
+			prev = 'a'
+		} else {
+			prev = '-'
+		}
+	}
+	return prev == 'a'
+}
+
+// propCodeOpen opens a line of code or a program's banner.
+var propCodeOpen = regexp.MustCompile(`^(def|return|func|import|class|package|var|const|let|if|for|while) |^\w+ :?= |:=|":|=>`)
+
+// propCue classifies a person's sentence, its literal lit, by the cue
+// rules, or returns nil.
+func propCue(lit string) *propGuess {
+	low := propNormalize(lit)
+	if !propProseSentence(lit) || propAsk.MatchString(low) {
+		return nil
+	}
+	r, ok := propFires(propCues, low)
+	if !ok {
+		return nil
+	}
+	return &propGuess{class: fixture.Constraint, literal: lit, confidence: propCueConfidence[r.name], rule: "constraint/" + r.name}
+}
+
+// propOutputMessage reports whether a typed message is mostly program
+// output a person pasted (a test run, a listing, a tool's report): five
+// lines or more that are not blank, fewer than a third of them prose
+// (propProseSentence).
+func propOutputMessage(text string) bool {
+	lines, prose := 0, 0
+	for line := range strings.Lines(text) {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		lines++
+		if propProseSentence(line) {
+			prose++
+		}
+	}
+	return lines >= 5 && 3*prose < lines
+}

@@ -1,0 +1,183 @@
+package selection
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/fixture"
+)
+
+// TestProposeCueConfidence checks that every cue rule has its own
+// confidence, inside (0, 1), and that the cues at or above the default
+// are the ones the file's comment says: all but choice, scope, should
+// and spec, which are at 0.5 exactly.
+func TestProposeCueConfidence(t *testing.T) {
+	if len(propCueConfidence) != len(propCues) {
+		t.Fatalf("%d confidences for %d cue rules", len(propCueConfidence), len(propCues))
+	}
+	for _, r := range propCues {
+		c, ok := propCueConfidence[r.name]
+		if !ok || c <= 0 || c >= 1 {
+			t.Errorf("%s: confidence %v", r.name, c)
+		}
+		if r.class != fixture.Constraint {
+			t.Errorf("%s: class %s", r.name, r.class)
+		}
+	}
+}
+
+// TestProposeCues pins what the cue rules make of a person's sentences:
+// decisions, preferences, corrections and objections are constraints;
+// requests for information, pasted lines and descriptions are not.
+func TestProposeCues(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		rule string // "" when no cue may fire
+	}{
+		{"I'd go with option 4 now as a simple improvement", "constraint/cue/preference"},
+		{"ideally just rebase onto main", "constraint/cue/preference"},
+		{"no, we removed the session commands on purpose", "constraint/cue/judgement"},
+		{"no revert those changes, I think it's correct if it's part of the commit", "constraint/cue/correction"},
+		{"let's do 2 for now", "constraint/cue/for-now"},
+		{"yes do option 1", "constraint/cue/choice"},
+		{"order by latest timestamp desc", "constraint/cue/spec"},
+		{"the new code should then reuse the one from today", "constraint/cue/should"},
+		// Descriptions, requests and pasted output.
+		{"The RunGitCommand function is defined there but never called anywhere", ""},
+		{"can you check what should be shown for this branch", ""},
+		{"what should we name the inverse flag", ""},
+		{`"session_count": 1,`, ""},
+		{"=== Step 3: Enable entire ===", ""},
+		{"def format_number(n):", ""},
+		{"I don't think it matters", ""},
+	} {
+		g := propCue(c.text)
+		switch {
+		case c.rule == "" && g != nil:
+			t.Errorf("%q: %s fired", c.text, g.rule)
+		case c.rule != "" && g == nil:
+			t.Errorf("%q: no cue fired, want %s", c.text, c.rule)
+		case c.rule != "" && g.rule != c.rule:
+			t.Errorf("%q: %s, want %s", c.text, g.rule, c.rule)
+		}
+	}
+}
+
+// TestProposeProseAndOutput pins propProseSentence on lines a person
+// writes and lines a program prints, and propOutputMessage on a pasted
+// test run and on a message that quotes a few lines of output.
+func TestProposeProseAndOutput(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		prose bool
+	}{
+		{"keep the grouping by session and allow switching", true},
+		{"can we change the script so it's using `go run cmd/..`?", true},
+		{"No initial_attribution in metadata", true}, // three words: prose by form
+		{"81/cecbab0b2c/content_hash.txt", false},
+		{"Found metadata.json:", false},
+		{"Files touched (agent-modified):", true}, // a heading reads as prose by form
+		{`  "files_touched": [`, false},
+		{"accumulated := userAdded - nonAgent", false},
+		{"create mode 100644 99/1c62f11ee3/metadata.json", false},
+	} {
+		if got := propProseSentence(c.line); got != c.prose {
+			t.Errorf("propProseSentence(%q) = %v, want %v", c.line, got, c.prose)
+		}
+	}
+	run := "=== Step 12: Inspect metadata ===\nLooking for metadata at: 81/cecbab0b2c/metadata.json\nFound metadata.json:\n{\n  \"checkpoint_id\": \"81cecbab0b2c\",\n  \"files_touched\": [\n    \"main.py\"\n  ]\n}\nFiles in checkpoint directory:\n81/cecbab0b2c/context.md\n81/cecbab0b2c/prompt.txt\n"
+	if !propOutputMessage(run) {
+		t.Errorf("a pasted test run is not output")
+	}
+	quote := "the test fails again, this is what I see:\nFAIL: TestX\nexpected 3, got 4\nwe should never compare the counts by hand, use the helper instead\nand keep the old output as it is\n"
+	if propOutputMessage(quote) {
+		t.Errorf("a message that quotes two lines of output is taken for output")
+	}
+	if propOutputMessage("one line only: 81/cecbab0b2c/context.md") {
+		t.Errorf("a one-line message is taken for output")
+	}
+}
+
+// TestProposePastedOutputReferences pins the references of a person's
+// pasted test run: its listing of files nobody changed is working state,
+// a file the agent changed stays, and a path the person typed in prose
+// beside it stays.
+func TestProposePastedOutputReferences(t *testing.T) {
+	s := &agentlog.Session{ID: "p1", Turns: make([]agentlog.Turn, 2)}
+	s.Messages = []agentlog.Message{
+		{Kind: agentlog.Typed, Turn: 0, Step: 0, Text: "fix the attribution in scripts/e2e.sh"},
+		{Kind: agentlog.Typed, Turn: 1, Step: 1, Text: "=== Step 14 ===\nFiles in checkpoint directory:\n81/cecbab0b2c/content_hash.txt\n81/cecbab0b2c/context.md\nscripts/e2e.sh\n/var/folders/gz/h7s/T/tmp.kdWp7xUk8V\nRepo kept for inspection.\n"},
+	}
+	s.Steps = []agentlog.Step{
+		{Turn: 0, Text: "Fixed.", Calls: []agentlog.ToolCall{propCall("Edit", map[string]string{"file_path": "/repo/scripts/e2e.sh"}, "ok")}},
+		{Turn: 1, Text: "The run looks right."},
+	}
+	got := map[string]bool{}
+	for _, c := range Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence}).Candidates {
+		if c.Class == fixture.Reference {
+			got[c.Literal] = true
+		}
+	}
+	if !got["scripts/e2e.sh"] {
+		t.Errorf("the file the person named and the agent changed is missing: %v", got)
+	}
+	for lit := range got {
+		if strings.Contains(lit, "cecbab0b2c") || strings.Contains(lit, "tmp.") {
+			t.Errorf("proposed %q from pasted output", lit)
+		}
+	}
+}
+
+// TestProposeWorkLoops pins the files a shell loop changes: the words
+// of its list when the body writes to the loop's variable (an in-place
+// sed, a formatter's -w, a redirection), a pattern as a glob matched
+// segment by segment from the end; a loop that only reads changes
+// nothing.
+func TestProposeWorkLoops(t *testing.T) {
+	s := &agentlog.Session{ID: "l1", Turns: make([]agentlog.Turn, 1)}
+	s.Steps = []agentlog.Step{{Turn: 0, Calls: []agentlog.ToolCall{
+		propCall("Bash", map[string]string{"command": "for file in cmd/cli/agent/claude.go cmd/cli/agent/gemini.go; do\n  sed -i '' 's/a/b/' \"$file\"\ndone"}, ""),
+		propCall("Bash", map[string]string{"command": "for f in cmd/cli/integration_test/*.go; do gofmt -w \"$f\"; done"}, ""),
+		propCall("Bash", map[string]string{"command": "for f in docs/*.md; do grep -n TODO \"$f\"; done"}, ""),
+	}}}
+	w := propWorkOf(s)
+	for _, c := range []struct {
+		mention string
+		changed bool
+	}{
+		{"claude.go", true},
+		{"agent/gemini.go", true},
+		{"integration_test/hooks.go", true},
+		{"hooks_test.go", true},
+		{"other/hooks.go", false},
+		{"docs/readme.md", false},
+		{"integration_test/hooks.txt", false},
+	} {
+		if got := w.changed(c.mention); got != c.changed {
+			t.Errorf("changed(%q) = %v, want %v (files %v, globs %v)", c.mention, got, c.changed, w.files, w.globs)
+		}
+	}
+}
+
+// TestProposeScratchPaths pins the paths no summary needs: temporary
+// and system directories are working state whoever names them.
+func TestProposeScratchPaths(t *testing.T) {
+	for _, c := range []struct {
+		path    string
+		scratch bool
+	}{
+		{"/var/folders/gz/h7sjhvz13cb0gcrzzcncqtyw0000gn/T/tmp.kdWp7xUk8V", true},
+		{"/private/var/folders/x/T/go-build123", true},
+		{"/tmp/l3/notes.md", true},
+		{"/usr/bin/env", true},
+		{"REDACTED/tmp.7MHvwN4BhP/.git", true},
+		{"/Users/soph/Work/cli/tmp/notes.md", false},
+		{"docs/architecture/attribution.md", false},
+		{"/var/lib/app/config.yaml", false},
+	} {
+		if got := propScratchPath.MatchString(c.path); got != c.scratch {
+			t.Errorf("propScratchPath(%q) = %v, want %v", c.path, got, c.scratch)
+		}
+	}
+}
