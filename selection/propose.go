@@ -151,12 +151,14 @@ type ProposeOptions struct {
 // final full stop. When no rule of those tables fires, the cue rules
 // (propCues, propose_cues.go) read a person's sentence that is prose and
 // not a request for information: a "don't" or "never" opening a clause
-// (0.75), a negative judgement ("isn't really checking", "on purpose",
-// 0.7), a preference ("I'd go with", "ideally", 0.65), a correction ("no,
-// revert …", 0.6), a limit in time ("for now", "at least", 0.55), keep,
+// (0.75), a judgement ("isn't really checking", "is overkill", "on
+// purpose", "I would have expected", "I like that", 0.7), a preference
+// ("I'd go with", "ideally", "a better idea", "instead of", 0.65), a
+// correction ("no, revert …", "no, that is …", 0.6), a limit in time ("for now", "at least", 0.55), keep,
 // leave, skip or revert after a connective (0.55), a choice among named
-// options, a scope ("only for"), a "should" binding the work, a
-// specification ("order by", 0.5 each). A question objects by its form
+// options, a scope ("only for"), a "should" or "must" binding the work
+// or a need that will recur ("we would need this with any other agent
+// later too"), a specification ("order by", 0.5 each). A question objects by its form
 // too: a negative auxiliary ("doesn't git know …?"), a lapse ("we didn't
 // write any tests?"), a problem checked ("the issue is that …, right?"),
 // 0.7, or a request that sets a lasting property ("can we … so it
@@ -221,8 +223,8 @@ type ProposeOptions struct {
 // as program output — a typed message of five lines or more, fewer than
 // a third of them prose — is read like the agent's text: an identifier
 // on a line of it that is not prose is kept only when the agent acted on
-// it. A temporary or system path (/tmp, /var/folders, tmp.XXXXXX,
-// /usr/bin) is 0.3 whoever names it. A "Section 3" heading with no
+// it. A temporary, system or CI runner's path (/tmp, /var/folders,
+// tmp.XXXXXX, /usr/bin, /home/runner) is 0.3 whoever names it. A "Section 3" heading with no
 // document named is 0.3. In a
 // session without tool calls the text decides: an assistant's bare path
 // is 0.6 in a sentence about changing files or in a summary line. A
@@ -302,7 +304,7 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 				continue
 			}
 			if text := propTypedText(m); text != "" {
-				out = append(out, propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text), output: propOutputMessage(m.Text)})
+				out = append(out, propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text), output: !acceptedPlan(m.Text) && propOutputMessage(m.Text)})
 			}
 		}
 	}

@@ -31,19 +31,19 @@ var propCues = []propRule{
 		not:     regexp.MustCompile(`\b(don't|do not) (we|you|i|they|know|think|see|understand|get|remember|worry)\b|\bnever (\w+ed|been|gets?|happens?|shows?|run|seen|shown|set|made|done|written|read|hit|works?|fires?|reaches?)\b`),
 		example: "Also don't give it a number", nearMiss: "I don't think it matters"},
 	{name: "cue/judgement", class: fixture.Constraint,
-		re:      regexp.MustCompile(`\b(is|are|'s|'re|was) not (really |fully |quite |very )?(great|good|correct|right|ideal|needed|necessary|wanted|enough|what)\b|\b(isn't|aren't|wasn't) (really |fully |quite |very )?(great|good|correct|right|ideal|needed|necessary|wanted|enough|checking|testing|covering|doing|handling)\b|\bdoesn't make (any )?sense\b|\bno good\b|\bon purpose\b|\bby design\b`),
-		example: "the test isn't really checking the metadata", nearMiss: "the test is checking the metadata"},
+		re:      regexp.MustCompile(`\b(is|are|'s|'re|was|seems?|feels?) not (really |fully |quite |very |that |so )?(great|good|correct|right|ideal|needed|necessary|wanted|enough|what|helpful|useful|nice|clean|safe|worth)\b|\b(isn't|aren't|wasn't|doesn't seem) (really |fully |quite |very |that |so )?(great|good|correct|right|ideal|needed|necessary|wanted|enough|helpful|useful|nice|clean|safe|worth|checking|testing|covering|doing|handling)\b|\b(is|are|'s|'re|seems?|sounds?|feels?) (a bit |too |way |rather |kind of )?(overkill|hacky|ugly|confusing|wrong|misleading|too (much|complex|complicated|big|broad|noisy|verbose))\b|\bdoesn't make (any )?sense\b|\bno good\b|\bon purpose\b|\bby design\b|\bi (would have|'d have|had) expected\b|\bi like (that|how|the way)\b`),
+		example: "doing this in general is not really helpful either", nearMiss: "the test is checking the metadata"},
 	{name: "cue/preference", class: fixture.Constraint,
-		re:      regexp.MustCompile(`\bi'?d (go with|prefer|prefere|rather|keep|vote for|use|say we)\b|\bi'?d like (it|this|that|us|you|them|the) \w+|\bi would (keep|prefer|rather|even|go with|use)\b|\bideally\b|\bi prefer\b|\bi (still )?feel (like |that )?(it|this|we|the|getting|having|using|[a-z]+ing)\b`),
+		re:      regexp.MustCompile(`\bi'?d (go with|prefer|prefere|rather|keep|vote for|use|say we)\b|\bi'?d like (it|this|that|us|you|them|the) \w+|\bi would (keep|prefer|rather|even|go with|use)\b|\bideally\b|\bi prefer\b|\b(a |the )?(better|best|cleaner|simpler|safer) (idea|approach|way|option|place)\b|\bit's better to\b|\binstead of\b|\bi (still )?feel (like |that )?(it|this|we|the|getting|having|using|[a-z]+ing)\b`),
 		example: "ideally just rebase onto main", nearMiss: "I'd like to do two things"},
 	{name: "cue/correction", class: fixture.Constraint,
-		re:      regexp.MustCompile(`^(no|nope|nah)[,.!]? (revert|ignore|don't|do not|we|that's|it's|keep|leave|use|not|undo|remove|drop|stop)\b`),
+		re:      regexp.MustCompile(`^(no|nope|nah)[,.!]? (revert|ignore|don't|do not|we|that's|it's|that|this|it|i|keep|leave|use|not|undo|remove|drop|stop|just|rather|instead)\b`),
 		example: "no revert those changes", nearMiss: "No matching commits found"},
 	{name: "cue/for-now", class: fixture.Constraint,
 		re:      regexp.MustCompile(`\bfor now\b|\bfor the moment\b|\bat least\b|\bregardless of\b`),
 		example: "let's do 2 for now", nearMiss: "it works now"},
 	{name: "cue/keep", class: fixture.Constraint,
-		re:      regexp.MustCompile(`(^|[,;] |\b(and|but|also|please|just|then) )(keep|leave|make sure|ensure|skip|ignore|avoid|revert|limit)\b`),
+		re:      regexp.MustCompile(`(^|[,;] |\b(and|but|also|please|just|then|to) )(keep|leave|make sure|ensure|skip|ignore|avoid|revert|limit|preserve)\b`),
 		example: "but keep it in the repo", nearMiss: "it keeps failing"},
 	{name: "cue/choice", class: fixture.Constraint,
 		re:      regexp.MustCompile(`\b(go with|do|take|pick|use) ((option |approach |variant )\w|\d|[b-e])\b|^(yes|yeah|ok|okay|sure)[,.!]? go with `),
@@ -52,8 +52,8 @@ var propCues = []propRule{
 		re:      regexp.MustCompile(`\bonly (for|in|on|to|when|if|use|access|the|have|touch)\b|\bjust (validate|check|keep|use|rebase|limit|read|report)\b|\bwithout (changing|touching|breaking|modifying|removing)\b`),
 		example: "have only access to that specific branch", nearMiss: "it only took a minute"},
 	{name: "cue/should", class: fixture.Constraint,
-		re:      regexp.MustCompile(`\b(we|it|this|that|they|you|code|test|tests|one) (should|must|has to|have to|needs to|need to) (then |also |still |always |only |not |never )?(be|use|reuse|keep|show|stay|check|go|belong|reflect|point|work|run|read|write)\b`),
-		example: "the new code should then reuse the one from today", nearMiss: "we need to add unit tests"},
+		re:      regexp.MustCompile(`\b(we|it|this|that|they|you|code|test|tests|one) (should|must|has to|have to|needs to) \w+|\b(we|you) need to (then |also |still |always |only |not |never )?(be|use|reuse|keep|show|stay|check|go|belong|reflect|point|work|run|read|write|ensure|make sure|bail|return|handle)\b|\b(we|you) (would|will) need (this|that|it|to)\b[^?]*\b(later|too|also|as well|every|any other|future)\b`),
+		example: "if we fail to open the repository we should bail out and return an error", nearMiss: "we need to add unit tests"},
 	{name: "cue/spec", class: fixture.Constraint,
 		re:      regexp.MustCompile(`^(order|sort|group|limit|filter) (by|to)\b|^using \S+ (and|with|to|for|directly)\b`),
 		example: "order by latest timestamp desc", nearMiss: "ordering is broken"},
@@ -122,7 +122,7 @@ func propWordToken(w string) bool {
 }
 
 // propCodeOpen opens a line of code or a program's banner.
-var propCodeOpen = regexp.MustCompile(`^(def|return|func|import|class|package|var|const|let|if|for|while) |^\w+ :?= |:=|":|=>`)
+var propCodeOpen = regexp.MustCompile(`^(def|func|class) \w+[(:]|^(import|package) [\w"./]+$|^(var|const|let) \w+ =|^return \S+$|^(if|for|while|elif|else)\b.*[:{]$|^\w+ :?= |:=|":|=>`)
 
 // propCue classifies a person's sentence, its literal lit, by the cue
 // rules, or returns nil.

@@ -50,6 +50,7 @@ func TestProposeCues(t *testing.T) {
 		{`"session_count": 1,`, ""},
 		{"=== Step 3: Enable entire ===", ""},
 		{"def format_number(n):", ""},
+		{"for the change in x.go I think if we fail to open the repository we should bail out", "constraint/cue/should"},
 		{"I don't think it matters", ""},
 	} {
 		g := propCue(c.text)
@@ -171,6 +172,7 @@ func TestProposeScratchPaths(t *testing.T) {
 		{"/private/var/folders/x/T/go-build123", true},
 		{"/tmp/l3/notes.md", true},
 		{"/usr/bin/env", true},
+		{"/home/runner/work/cli/cli", true},
 		{"REDACTED/tmp.7MHvwN4BhP/.git", true},
 		{"/Users/soph/Work/cli/tmp/notes.md", false},
 		{"docs/architecture/attribution.md", false},

@@ -294,8 +294,8 @@ func propRefConfidence(p *propRefPattern, lit, s, role string, w *propWork) floa
 
 // propScratchPath is a path no summary needs: a temporary directory's
 // (/tmp, macOS's /var/folders, mktemp's tmp.XXXX) or a system
-// program's (/usr/bin/env).
-var propScratchPath = regexp.MustCompile(`^(/private)?/var/folders/|^/tmp/|/tmp\.[A-Za-z0-9]{6,}\b|^/(usr|bin|sbin|opt/homebrew)/`)
+// program's (/usr/bin/env) or a CI runner's (/home/runner).
+var propScratchPath = regexp.MustCompile(`^(/private)?/var/folders/|^/tmp/|/tmp\.[A-Za-z0-9]{6,}\b|^/(usr|bin|sbin|opt/homebrew)/|^/home/runner/`)
 
 // propNotBranch are hyphenated words a "branch …" pattern takes for a
 // name ("keep the branch as-is").

@@ -74,7 +74,7 @@ var (
 			"use pnpm, not npm, for installs", "use it", nil},
 		{"obligation/scope", fixture.Constraint, regexp.MustCompile(`\bonly (for|in|on|to|when|if|touch|change|modify|use)\b|\b(we|you) should (always|at least|never|not|only|still|keep)\b`),
 			"make a plan to fix that path only for gemini sessions", "it only took a minute", nil},
-		{"obligation/test-first", fixture.Constraint, regexp.MustCompile(`\b(write|add) (a |the )?(failing )?tests? first\b|\btests? first\b|\btdd\b|\b(tests?|specs?) (that|which) [^.]*\bfails?\b[^.]*\b(before|first|without)\b|\bfails? (first|before (the |you |we )?(fix|fixing|chang|implement))|\breproduc\w* (it|this|the (bug|issue|problem)) (in|with) a (failing )?test\b|\bred[- ]green\b`),
+		{"obligation/test-first", fixture.Constraint, regexp.MustCompile(`\b(write|add) (a |the )?(failing )?tests? first\b|\btests? first\b|\btdd\b|\b(which|that) should fail\b|\bshould fail (right )?now\b|\b(tests?|specs?) (that|which) [^.]*\bfails?\b[^.]*\b(before|first|without)\b|\bfails? (first|before (the |you |we )?(fix|fixing|chang|implement))|\breproduc\w* (it|this|the (bug|issue|problem)) (in|with) a (failing )?test\b|\bred[- ]green\b`),
 			"create a test that checks it and fails before fixing it", "the first test failed", nil},
 		// The person reserving work for themself ("I'll do it.", "I'll
 		// handle it over there"): the agent must leave it.
@@ -117,7 +117,7 @@ var (
 			"doesn't git know if it's a binary file?", "does git know if it's a binary file?", nil},
 		{"objection/lapse", fixture.Constraint, regexp.MustCompile(`^((but|so|and|hmm+|wait)[:,]? )*(we|you) (didn't|haven't|never|did not|have not|forgot to) \w+`),
 			"we didn't write or change any tests?", "did we write tests?", nil},
-		{"objection/problem", fixture.Constraint, regexp.MustCompile(`^((but|so|and|hmm+)[:,]? )*(the|one) (issue|problem|catch|concern) (is|here is) (that|with)\b|\b(only|not) [^?]*, right\?$`),
+		{"objection/problem", fixture.Constraint, regexp.MustCompile(`^((but|so|and|hmm+)[:,]? )*(the|one|my) (issue|problem|catch|concern) (is|here is|was)\b|\b(only|not|no|still|but) [^?]*, right\?$`),
 			"the issue is that this only works if the user has access to the upstream repo, right?", "what is the issue?", nil},
 		// A request that sets a lasting property of the work ("can we
 		// fix it that it keeps using the old state file?", "… so we are
