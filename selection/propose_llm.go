@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -307,4 +308,33 @@ func llmFind(utts []propUtterance, turn int, lit string) (propUtterance, bool) {
 // " / " (how the prompt shows it) and then as white space.
 func llmSquash(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, " / ", " ")), " ")
+}
+
+// Hybrid joins two proposals of one session: the references of rules
+// (Propose) and every other item of model (LLMProposer.Propose), in turn
+// order (stable: rules' references first within a turn), ids renumbered
+// c1, c2, …, position 0. On sessions neither was written on, the rules'
+// references carried over and their constraints did not, while the
+// model's constraints carried over and its references missed the files
+// it changed without discussing them (testdata/real/labels/README.md,
+// "Blind sets"): each class is taken from the proposer that holds it.
+func Hybrid(rules, model Proposal) Proposal {
+	out := rules
+	out.Position = 0
+	out.Candidates = make([]ProposedItem, 0, len(rules.Candidates)+len(model.Candidates))
+	for _, c := range rules.Candidates {
+		if c.Class == fixture.Reference {
+			out.Candidates = append(out.Candidates, c)
+		}
+	}
+	for _, c := range model.Candidates {
+		if c.Class != fixture.Reference {
+			out.Candidates = append(out.Candidates, c)
+		}
+	}
+	sort.SliceStable(out.Candidates, func(i, j int) bool { return out.Candidates[i].Turn < out.Candidates[j].Turn })
+	for i := range out.Candidates {
+		out.Candidates[i].ID = "c" + strconv.Itoa(i+1)
+	}
+	return out
 }

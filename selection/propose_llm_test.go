@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/judge"
 )
 
@@ -195,4 +197,36 @@ func FuzzParseLLMReply(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHybrid pins how Hybrid joins two proposals: the rules' references
+// and the model's other items, in turn order with the rules' first
+// within a turn, ids renumbered, position reset; the rules' constraints
+// and the model's references are left out.
+func TestHybrid(t *testing.T) {
+	rules := Proposal{ConversationID: "s1", Turns: 3, CompactionsExpected: 1, Position: 2, Candidates: []ProposedItem{
+		{ID: "c1", Class: fixture.Constraint, Turn: 1, Literal: "never push"},
+		{ID: "c2", Class: fixture.Reference, Turn: 2, Literal: "pkg/x.go"},
+		{ID: "c3", Class: fixture.Reference, Turn: 3, Literal: "#42"},
+	}}
+	model := Proposal{ConversationID: "s1", Turns: 3, CompactionsExpected: 1, Candidates: []ProposedItem{
+		{ID: "c1", Class: fixture.Reference, Turn: 1, Literal: "README.md"},
+		{ID: "c2", Class: fixture.Constraint, Turn: 2, Literal: "I'd go with option 4"},
+		{ID: "c3", Class: fixture.Commitment, Turn: 1, Literal: "I'll leave it in place"},
+	}}
+	got := Hybrid(rules, model)
+	want := []string{"c1 commitment 1 I'll leave it in place", "c2 reference 2 pkg/x.go", "c3 constraint 2 I'd go with option 4", "c4 reference 3 #42"}
+	var have []string
+	for _, c := range got.Candidates {
+		have = append(have, fmt.Sprintf("%s %s %d %s", c.ID, c.Class, c.Turn, c.Literal))
+	}
+	if !slices.Equal(have, want) {
+		t.Errorf("Hybrid gave\n%q\nwant\n%q", have, want)
+	}
+	if got.Position != 0 || got.ConversationID != "s1" || got.Turns != 3 || got.CompactionsExpected != 1 {
+		t.Errorf("Hybrid's header %+v", got)
+	}
+	if rules.Candidates[0].ID != "c1" || len(rules.Candidates) != 3 {
+		t.Errorf("Hybrid changed its argument: %+v", rules.Candidates)
+	}
 }

@@ -82,9 +82,9 @@ every session with a compaction, drafts a fixture for review:
                                            incumbent's), for tally check --contexts
 
 The conversation id is the session's id. Items are proposed (as tally propose
-does: --proposer rules, the default, or llm with the judge flags) from the
+does: --proposer rules, the default, or llm or hybrid with the judge flags) from the
 turns before each compaction and merged, so every item is live at the
-compactions it was stated before. The llm proposer is asked once per
+compactions it was stated before. The llm (and hybrid) proposer is asked once per
 compaction, about the turns before it. A fixture's turn is a typed turn,
 except that a compaction inside a typed turn starts a new one (the agent
 continuing from the compacted context): so turns counts the typed turns plus
@@ -141,7 +141,7 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 	fl.StringVarP(&output, "output", "o", "", "folder to write candidates/ and contexts/ into")
 	registerLogFormat(cmd, &logFormat)
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
-	fl.StringVar(&proposer, "proposer", "rules", "rules (offline) or llm (a model through the judge flags: --judge, --model, --command, --cache, …)")
+	fl.StringVar(&proposer, "proposer", "rules", "rules (offline), llm (a model through the judge flags: --judge, --model, --command, --cache, …) or hybrid (the rules' references and the model's other items)")
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")
 	fl.BoolVar(&force, "force", false, "replace existing candidates and contexts (a review under way in a candidates file is lost)")
 	lim.register(cmd)

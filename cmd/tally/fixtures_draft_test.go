@@ -256,7 +256,7 @@ func TestFixturesDraftLLM(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"--proposer", "magic"}, "tally: --proposer must be rules or llm, got \"magic\""},
+		{[]string{"--proposer", "magic"}, "tally: --proposer must be rules, llm or hybrid, got \"magic\""},
 		{[]string{"--proposer", "llm"}, "tally: --judge is required"},
 	} {
 		_, errOut, code := cli(t, append([]string{"fixtures", "draft", draftTwo, "-o", filepath.Join(dir, "x")}, tt.args...)...)

@@ -27,7 +27,7 @@ func newProposeCmd(opts *options) *cobra.Command {
 		jf              judgeFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "propose LOG [--session ID] [--log-format F] [--proposer rules|llm] [-o CANDIDATES.json]",
+		Use:   "propose LOG [--session ID] [--log-format F] [--proposer rules|llm|hybrid] [-o CANDIDATES.json]",
 		Short: "Propose candidate fixture items from an agent session, for review",
 		Long: `propose runs the arrival-time classifier over an agent session and
 proposes the items that bind later turns — constraints the person set,
@@ -56,7 +56,10 @@ class, a turn of the session, a literal copied from that turn, a probe, an
 expected answer and a confidence, or the command fails saying what was
 wrong. Replies that parsed are kept in the judge cache (--cache), so the
 same session is not asked twice. (--template, --recorded, --reasks and
---no-agree are check's and not used here.)
+--no-agree are check's and not used here.) --proposer hybrid asks the
+model the same way and keeps its constraints, commitments and open
+questions, with the rules' references: on real sessions that neither was
+written on, the rules found references best and the model constraints.
 
 -o writes the candidates file (atomically). --format json prints the
 candidates file itself; text prints them as a table.`,
@@ -108,7 +111,7 @@ candidates file itself; text prints them as a table.`,
 	fl.StringVarP(&output, "output", "o", "", "candidates file to write (JSON), atomically")
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")
-	fl.StringVar(&proposer, "proposer", "rules", "rules (offline) or llm (a model through the judge flags: --judge, --model, --command, --cache, …)")
+	fl.StringVar(&proposer, "proposer", "rules", "rules (offline), llm (a model through the judge flags: --judge, --model, --command, --cache, …) or hybrid (the rules' references and the model's other items)")
 	lim.register(cmd)
 	jf.register(cmd)
 	return cmd

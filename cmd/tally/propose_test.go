@@ -63,7 +63,7 @@ c2  reference   2     0.70        llm/command/script  docs/plan.md
 		args   []string
 		stderr string
 	}{
-		{[]string{"propose", log, "--proposer", "magic"}, "tally: --proposer must be rules or llm, got \"magic\" (see tally --help)\n"},
+		{[]string{"propose", log, "--proposer", "magic"}, "tally: --proposer must be rules, llm or hybrid, got \"magic\" (see tally --help)\n"},
 		{[]string{"propose", log, "--proposer", "llm"}, "tally: --judge is required: openai, anthropic, command or recorded (see tally --help)\n"},
 		{[]string{"propose", log, "--proposer", "llm", "--judge", "recorded", "--recorded", recorded}, "tally: --proposer llm asks a model: --judge openai, anthropic or command, not recorded (see tally --help)\n"},
 	} {
@@ -72,8 +72,22 @@ c2  reference   2     0.70        llm/command/script  docs/plan.md
 			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, code, errOut, tt.stderr)
 		}
 	}
+	// --proposer hybrid: the model's constraint, the rules' reference
+	// (its rule says which proposer it came from); the model's reference
+	// is left out.
+	hybrid := append([]string{}, llm...)
+	hybrid[3] = "hybrid"
+	out, errOut, code := cliIn(t, nil, hybrid...)
+	if want := `g1: 2 turns, 0 compactions; 2 candidates at confidence ≥ 0.50 (1 constraint, 0 commitment, 0 open_question, 1 reference)
+
+id  class       turn  confidence  rule                literal
+c1  constraint  1     0.90        llm/command/script  never commit to main
+c2  reference   2     0.60        reference/path      docs/plan.md
+`; code != 0 || out != want {
+		t.Errorf("hybrid: exit %d, stderr %q\ngot\n%s\nwant\n%s", code, errOut, out, want)
+	}
 	// The rules, offline, are the default.
-	out, _, code := cliIn(t, nil, "propose", log)
+	out, _, code = cliIn(t, nil, "propose", log)
 	if code != 0 || !strings.Contains(out, "constraint/prohibition/never") {
 		t.Errorf("rules: exit %d\n%s", code, out)
 	}

@@ -12,26 +12,36 @@ import (
 )
 
 // sessionProposer is --proposer: it proposes a session's items with the
-// rules or, for "llm", with a model the judge flags name. A name other
-// than rules or llm, or llm with a judge that is no model, is a usage
-// error.
+// rules; for "llm", with a model the judge flags name; for "hybrid", the
+// rules' references and the model's other items (selection.Hybrid). A
+// name other than these, or llm or hybrid with a judge that is no model,
+// is a usage error.
 func sessionProposer(ctx context.Context, name string, jf *judgeFlags, lim input.Limits, opts selection.ProposeOptions) (func(*agentlog.Session) (selection.Proposal, error), error) {
 	switch name {
 	case "rules":
 		return func(s *agentlog.Session) (selection.Proposal, error) { return selection.Propose(s, opts), nil }, nil
-	case "llm":
+	case "llm", "hybrid":
 		j, err := jf.build(lim)
 		if err != nil {
 			return nil, err
 		}
 		m, ok := j.(*judge.Model)
 		if !ok {
-			return nil, usagef("--proposer llm asks a model: --judge openai, anthropic or command, not %s", jf.backend)
+			return nil, usagef("--proposer %s asks a model: --judge openai, anthropic or command, not %s", name, jf.backend)
 		}
 		llm := selection.LLMProposer{Backend: m.Backend, Cache: m.Cache}
-		return func(s *agentlog.Session) (selection.Proposal, error) { return llm.Propose(ctx, s, opts) }, nil
+		if name == "llm" {
+			return func(s *agentlog.Session) (selection.Proposal, error) { return llm.Propose(ctx, s, opts) }, nil
+		}
+		return func(s *agentlog.Session) (selection.Proposal, error) {
+			p, err := llm.Propose(ctx, s, opts)
+			if err != nil {
+				return selection.Proposal{}, err
+			}
+			return selection.Hybrid(selection.Propose(s, opts), p), nil
+		}, nil
 	}
-	return nil, usagef("--proposer must be rules or llm, got %q", name)
+	return nil, usagef("--proposer must be rules, llm or hybrid, got %q", name)
 }
 
 // skippedLines is the agentlog options of a command reading logs: the
