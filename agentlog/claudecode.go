@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -39,6 +40,24 @@ type ccRecord struct {
 	// a string on an assistant isApiErrorMessage record.
 	Error             json.RawMessage `json:"error"`
 	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
+	// Operation and Content are a queue-operation record's: what happened
+	// to a prompt the person typed while the agent was working (enqueue,
+	// remove, dequeue, popAll), and the prompt's text on enqueue.
+	Operation string      `json:"operation"`
+	Content   ccLooseText `json:"content"`
+}
+
+// ccLooseText is a record's top-level content: a string (a queue-operation
+// record's), or anything else, read as "".
+type ccLooseText string
+
+// UnmarshalJSON keeps a string and ignores any other value.
+func (t *ccLooseText) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*t = ccLooseText(s)
+	}
+	return nil
 }
 
 // ccMessage is a record's message.
@@ -102,6 +121,9 @@ type ccReader struct {
 	calls map[string][2]int // tool_use id → step, call
 	// summaryDue is the index of a compaction waiting for its summary.
 	summaryDue int
+	// queued are the prompts the person typed while the agent worked,
+	// waiting in the queue (queue).
+	queued []ccQueued
 	// done is a session ended by a record of another sessionId; returned
 	// counts the sessions next has returned.
 	done     *Session
@@ -136,6 +158,7 @@ func (cr *ccReader) reset() {
 	cr.steps = map[string]int{}
 	cr.calls = map[string][2]int{}
 	cr.summaryDue = -1
+	cr.queued = nil
 }
 
 // next returns the log's next session, or io.EOF after the last. A
@@ -341,6 +364,10 @@ func (cr *ccReader) record(b []byte) error {
 			c.Trigger, c.PreTokens, c.TokensSaved, c.ToolIDs = m.Trigger, m.PreTokens, m.TokensSaved, m.CompactedToolIDs
 		}
 		cr.s.Microcompactions = append(cr.s.Microcompactions, c)
+	case "queue-operation":
+		if kind = cr.queue(rec); kind == "" {
+			return nil
+		}
 	case "system/api_error":
 		e := APIError{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line}
 		var body struct {
@@ -359,6 +386,66 @@ func (cr *ccReader) record(b []byte) error {
 	}
 	cr.read(kind)
 	return nil
+}
+
+// queue reads a queue-operation record and returns the kind it is
+// counted as read, or "" when it counted it as skipped. Claude Code writes one when the person types a prompt while
+// the agent is working (enqueue, with the text) and again when the
+// prompt leaves the queue: remove when the client sent it to the model in
+// the middle of the turn (no user record holds it: the summary of a later
+// compaction quotes it), dequeue when it was sent as the next prompt (a
+// user record follows and holds it), popAll when the person took the
+// queued prompts back into the input box (not sent). A removed prompt is
+// a Message of kind Queued in the turn it was sent in, before the next
+// step; an enqueued text that opens with an injected tag (a task or
+// agent notification) is the client's, not the person's, and a bare
+// slash command ("/model") is the client's to run: neither is one.
+func (cr *ccReader) queue(rec *ccRecord) string {
+	switch rec.Operation {
+	case "enqueue":
+		text := string(rec.Content)
+		if k, ok := tagKind(text); ok && !k.Typed() || strings.TrimSpace(text) == "" {
+			cr.queued = append(cr.queued, ccQueued{line: -1})
+			cr.skip("queue-operation/enqueue (injected)")
+			return ""
+		}
+		if ccClientCommand.MatchString(text) {
+			cr.queued = append(cr.queued, ccQueued{line: -1})
+			cr.skip("queue-operation/enqueue (slash command)")
+			return ""
+		}
+		cr.queued = append(cr.queued, ccQueued{text: text, line: cr.line})
+		return "queue-operation/enqueue"
+	case "remove":
+		if len(cr.queued) > 0 {
+			q := cr.queued[0]
+			cr.queued = cr.queued[1:]
+			if q.line >= 0 {
+				cr.s.Messages = append(cr.s.Messages, Message{Kind: Queued, Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: q.line, Text: q.text})
+			}
+		}
+		return "queue-operation/remove"
+	case "dequeue":
+		if len(cr.queued) > 0 {
+			cr.queued = cr.queued[1:]
+		}
+		return "queue-operation/dequeue"
+	case "popAll":
+		cr.queued = cr.queued[:0]
+		return "queue-operation/popAll"
+	}
+	return "queue-operation/" + rec.Operation
+}
+
+// ccClientCommand is a queued slash command ("/model", "/exit"): the
+// client runs it, the model never sees it.
+var ccClientCommand = regexp.MustCompile(`^\s*/[A-Za-z][\w:-]*\s*$`)
+
+// ccQueued is a prompt in the queue: its text and the line of its
+// enqueue record (-1 for the client's own text).
+type ccQueued struct {
+	text string
+	line int
 }
 
 // message returns a record's message and its content: a string, or a
@@ -508,6 +595,7 @@ var tagPrefixes = []struct {
 	{"<bash-stderr>", CommandOutput},
 	{"<system-reminder>", SystemReminder},
 	{"<task-notification>", Notification},
+	{"<agent-notification>", Notification},
 	{"<ide_opened_file>", IDEContext},
 	{"<ide_selection>", IDEContext},
 	{"[Request interrupted by user", Interrupted},

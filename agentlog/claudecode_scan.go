@@ -25,7 +25,8 @@ var ccLexers = sync.Pool{New: func() any { return new(jsonscan.Scanner) }}
 // skipped, as by encoding/json, which the key sets of this file follow).
 var ccRecordKeys = jsonscan.NewKeySet("type", "subtype", "sessionId", "uuid", "cwd", "timestamp", // strings
 	"isSidechain", "isMeta", "isCompactSummary", "isApiErrorMessage", // booleans
-	"message", "compactMetadata", "microcompactMetadata", "error")
+	"message", "compactMetadata", "microcompactMetadata", "error", // objects
+	"operation", "content") // a queue-operation's strings
 
 // decodeCCRecord decodes line into rec; ok is false when json.Unmarshal
 // must decide. Raw values (a part's input, the error) alias line.
@@ -155,9 +156,18 @@ func (cs *ccRepeats) decode(line []byte, rec *ccRecord) (ok bool) {
 			ok = cs.decodeCCMessage(s, rec.Message)
 		case k == 11, k == 12:
 			ok = decodeCCMetadata(s, rec, k == 12)
-		default: // error
+		case k == 13: // error
 			raw, _, err := s.RawValue()
 			rec.Error, ok = raw, err == nil
+		case k == 14:
+			rec.Operation, ok = ccString(s)
+		default: // content: a string, anything else read as ""
+			if s.Peek() != '"' {
+				return s.SkipValue() == nil
+			}
+			var text string
+			text, ok = ccString(s)
+			rec.Content = ccLooseText(text)
 		}
 		return ok
 	})

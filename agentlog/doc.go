@@ -44,9 +44,15 @@
 //   - Sidechain records (isSidechain: a sub-agent's own conversation) are
 //     counted and skipped, as "sidechain/<type>": the main thread sees a
 //     sub-agent as its Task tool call and that call's result.
+//   - A prompt the person typed while the agent worked is only in
+//     queue-operation records (enqueue with its text; remove when it was
+//     sent mid-turn, dequeue when sent as the next prompt, popAll when
+//     taken back): a removed one is a Message of kind Queued, in the turn
+//     it was sent in, starting none (Message.Person, not Typed).
 //   - Records that carry no conversation (progress, file-history-snapshot,
-//     queue-operation, summary titles, pr-link, and system records other
-//     than compact_boundary, microcompact_boundary and api_error) are
+//     a queued task notification or slash command, summary titles,
+//     pr-link, and system records other than compact_boundary,
+//     microcompact_boundary and api_error) are
 //     counted as skipped by type, as are types this reader does not know,
 //     so a caller can say what was not read. Session.Records has the
 //     counts; every line is counted exactly once.

@@ -127,8 +127,13 @@ type Message struct {
 	UUID string
 }
 
-// Typed is whether a person typed the message.
+// Typed is whether a person typed the message as a prompt that starts
+// a turn.
 func (m Message) Typed() bool { return m.Kind.Typed() }
+
+// Person is whether a person wrote the message: a typed prompt, or one
+// queued while the agent worked (Queued).
+func (m Message) Person() bool { return m.Kind.Typed() || m.Kind == Queued }
 
 // Kind says who wrote a user message. The rules, in order, from the
 // Claude Code dev set:
@@ -139,13 +144,17 @@ func (m Message) Typed() bool { return m.Kind.Typed() }
 //	<local-command-stdout|stderr|caveat>,
 //	  <bash-stdout>, <bash-stderr>             → CommandOutput
 //	<system-reminder>                         → SystemReminder
-//	<task-notification>                       → Notification
+//	<task-notification>, <agent-notification> → Notification
 //	<ide_opened_file>, <ide_selection>        → IDEContext
 //	[Request interrupted by user…]            → Interrupted
 //	Operation stopped by hook…                → HookOutput
 //	<command-name>, <command-message>         → SlashCommand (typed)
 //	<bash-input>                              → ShellCommand (typed)
 //	anything else                             → Typed
+//
+// and a prompt the person typed while the agent worked, sent in the
+// middle of a turn (a queue-operation enqueue, then remove) → Queued: a
+// person's words that start no turn.
 //
 // The tags are matched at the start of the text (after spaces). In a
 // list content, text parts that begin with an injected tag are left out
@@ -167,6 +176,11 @@ const (
 	IDEContext
 	Interrupted
 	HookOutput
+	// Queued is a prompt the person typed while the agent was working,
+	// sent to the model in the middle of a turn (Claude Code's
+	// queue-operation records): the person's words, but no turn of its
+	// own (Typed is false; Person is true).
+	Queued
 )
 
 var kindNames = [...]string{
@@ -182,6 +196,7 @@ var kindNames = [...]string{
 	IDEContext:     "IDE context",
 	Interrupted:    "interrupted",
 	HookOutput:     "hook output",
+	Queued:         "queued",
 }
 
 // String names the kind.

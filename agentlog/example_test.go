@@ -36,5 +36,5 @@ func ExampleOpen() {
 	// Bash {"command":"go vet ./..."} error=false: "ok"
 	// Task {"prompt":"write tests for --verbose"} error=false: "done"
 	// compaction (manual, 12345 tokens before) in turn 1 after 3 steps: "This session is being continued from a p"
-	// skipped: map[file-history-snapshot:1 progress:1 queue-operation:1 sidechain/assistant:1 summary:1 system/turn_duration:1 x-future:1]
+	// skipped: map[file-history-snapshot:1 progress:1 sidechain/assistant:1 summary:1 system/turn_duration:1 x-future:1]
 }

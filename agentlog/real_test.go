@@ -145,7 +145,7 @@ func TestRealLogs(t *testing.T) {
 	fmt.Fprintf(&tab, "turns %d, steps %d, tool calls %d (%d with a result, %d errors), orphan results %d, API errors %d\n",
 		turns, steps, calls, results, errs, orphans, apiErrors)
 	fmt.Fprintf(&tab, "user messages: %d typed, %d injected;", typed, injected)
-	for k := Typed; k <= HookOutput; k++ {
+	for k := Typed; k <= Queued; k++ {
 		fmt.Fprintf(&tab, " %s %d,", k, byKind[k])
 	}
 	fmt.Fprintf(&tab, "\ncompactions %d in %d sessions, microcompactions %d\n", compactions, withCompaction, micro)
@@ -156,6 +156,13 @@ func TestRealLogs(t *testing.T) {
 	if len(files) == 135 { // the dev set, as its README describes it
 		if compactions != 41 || withCompaction != 30 {
 			t.Errorf("dev set: %d compactions in %d sessions, want 41 in 30", compactions, withCompaction)
+		}
+		// Counted apart from the reader, by a script over the raw
+		// records: a queue kept first in, first out, in which an enqueue
+		// whose content opens with no "<" and is not a bare slash
+		// command leaves by a remove.
+		if byKind[Queued] != 34 {
+			t.Errorf("dev set: %d queued prompts, want 34", byKind[Queued])
 		}
 	}
 }

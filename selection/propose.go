@@ -93,7 +93,8 @@ type ProposeOptions struct {
 // Propose runs the arrival-time classifier over a session and returns
 // the candidates in turn order, ids c1, c2, …, every one pending,
 // position 0. It reads only what s holds: the messages a person typed
-// (Message.Typed; never injected text — compaction summaries, system
+// (Message.Person: prompts, and prompts queued while the agent worked;
+// never injected text — compaction summaries, system
 // reminders, command output, skill text; an accepted plan, "Implement
 // the following plan: …", is the agent's text and gives references
 // only), what a person typed when
@@ -300,7 +301,7 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 	addMessages := func(upTo int) {
 		for ; mi < len(s.Messages) && s.Messages[mi].Step <= upTo; mi++ {
 			m := s.Messages[mi]
-			if !m.Typed() {
+			if !m.Person() {
 				continue
 			}
 			if text := propTypedText(m); text != "" {

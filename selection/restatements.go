@@ -276,8 +276,10 @@ func slashArgs(text string) string {
 	return rest
 }
 
-// FindRestatements returns every typed message after a compaction of s,
-// within w, that restates an instruction typed before the compaction, in
+// FindRestatements returns every message a person typed after a
+// compaction of s (a prompt, or one queued while the agent worked:
+// agentlog.Message.Person), within w, that restates an instruction typed
+// before the compaction, in
 // the order of the messages: a message with a cue ("you forgot", "don't
 // forget", "remember to", "I told you", "as I said", "Again: …", …) or
 // one that repeats an earlier typed message near-verbatim and is no
@@ -298,7 +300,7 @@ func FindRestatements(s *agentlog.Session, w RepeatWindow) []Restatement {
 func findRestatements(s *agentlog.Session, w RepeatWindow, anywhere bool) []Restatement {
 	var typed []int
 	for i := range s.Messages {
-		if s.Messages[i].Typed() {
+		if s.Messages[i].Person() {
 			typed = append(typed, i)
 		}
 	}
@@ -464,7 +466,7 @@ func resend(s *agentlog.Session, ei, li int) bool {
 	adjacent := true
 	for j := ei + 1; j < li; j++ {
 		switch m := &s.Messages[j]; {
-		case m.Typed():
+		case m.Person():
 			adjacent = false
 		case adjacent && (m.Kind == agentlog.Interrupted || m.Kind == agentlog.HookOutput):
 			return true

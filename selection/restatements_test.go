@@ -166,3 +166,24 @@ func ExampleFindRestatements() {
 	// restates line 1: "We do ATDD on this project: write the failing acceptance test in features/ first, then the code that makes it pass."
 	// shared words [acceptanc atdd first test], score 1.50
 }
+
+// TestRestatementQueued pins a reminder typed while the agent worked
+// (testdata/restate/queued_reminder.jsonl, written for the test): Claude
+// Code logs it only as queue-operation records, and agentlog reads it as
+// a Queued message of the turn it was sent in. "you forgot: …" after the
+// compaction restates the first prompt's rule; the evidence names the
+// enqueue record's line, the queued message having no uuid.
+func TestRestatementQueued(t *testing.T) {
+	s := readRestateSession(t, "queued_reminder")
+	got := FindRestatements(s, DefaultRepeatWindow)
+	if len(got) != 1 {
+		t.Fatalf("got %d restatements, want 1: %+v", len(got), got)
+	}
+	r := got[0]
+	if r.Cue != "you forgot" || !r.HasEarlier || r.Earlier.UUID != "rule" || r.Message.Line != 7 || r.Message.Turn != 1 {
+		t.Errorf("cue %q, earlier %q (%v), message line %d turn %d; want \"you forgot\", \"rule\", line 7, turn 1", r.Cue, r.Earlier.UUID, r.HasEarlier, r.Message.Line, r.Message.Turn)
+	}
+	if s.Messages[r.Message.Index].Kind != agentlog.Queued {
+		t.Errorf("flagged a %s message, want the queued one", s.Messages[r.Message.Index].Kind)
+	}
+}
