@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -109,4 +110,19 @@ func FuzzParseSession(f *testing.F) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// FuzzProposeCallInput feeds tool inputs, as agent logs write them, to
+// the work index's reader: it never panics, and a file path it returns
+// is one of the input's strings.
+func FuzzProposeCallInput(f *testing.F) {
+	for _, s := range []string{`{"file_path": "a.go"}`, `{"command": ["bash", "-lc", "ls"]}`, `"*** Update File: x.go"`, `{"path": 3}`, `[`, `"\u00e9`, `{"cmd": ["a", 1]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		file, _, _ := propCallInput([]byte(input))
+		if file != "" && !strings.Contains(input, file) && !strings.Contains(input, `\`) {
+			t.Errorf("file %q is not in the input %q", file, input)
+		}
+	})
 }

@@ -155,15 +155,17 @@ type ProposeOptions struct {
 // (0.75), a judgement ("isn't really checking", "is overkill", "on
 // purpose", "I would have expected", "I like that", 0.7), a preference
 // ("I'd go with", "ideally", "a better idea", "instead of", 0.65), a
-// correction ("no, revert …", "no, that is …", 0.6), a limit in time ("for now", "at least", 0.55), keep,
-// leave, skip or revert after a connective (0.55), a choice among named
-// options, a scope ("only for"), a "should" or "must" binding the work
-// or a need that will recur ("we would need this with any other agent
-// later too"), a specification ("order by", 0.5 each). A question objects by its form
-// too: a negative auxiliary ("doesn't git know …?"), a lapse ("we didn't
-// write any tests?"), a problem checked ("the issue is that …, right?"),
-// 0.7, or a request that sets a lasting property ("can we … so it
-// always …?", 0.55).
+// correction ("no, revert …", "no, that is …", 0.6), a rule from now on
+// ("from now on", "going forward", 0.65), a limit in time ("for now", "at
+// least", 0.55), keep, leave, skip or revert after a connective (0.55), a
+// choice among named or numbered options or by position ("let's go with
+// the second approach", "let's use X"), a scope ("only for"), a "should"
+// or "must" binding the work or a need that will recur ("we would need
+// this with any other agent later too"), a specification ("order by", 0.5
+// each). A question objects by its form too: a negative auxiliary
+// ("doesn't git know …?"), a lapse ("we didn't write any tests?"), a
+// problem checked ("the issue is that …, right?"), 0.7, or a request
+// that sets a lasting property ("can we … so it always …?", 0.55).
 //
 // Commitment (assistant sentences): a sentence that opens with "I'll",
 // "I will", "I won't", "I'm going to" or "I plan to" (or has one after a
@@ -224,7 +226,9 @@ type ProposeOptions struct {
 // as program output — a typed message of five lines or more, fewer than
 // a third of them prose — is read like the agent's text: an identifier
 // on a line of it that is not prose is kept only when the agent acted on
-// it. A temporary, system or CI runner's path (/tmp, /var/folders,
+// it; a file named on a line typedProse left out of a person's message
+// (a linter's "x.go:14:2: …") is read the same way, kept when the agent
+// then changed it. A temporary, system or CI runner's path (/tmp, /var/folders,
 // tmp.XXXXXX, /usr/bin, /home/runner) is 0.3 whoever names it. A "Section 3" heading with no
 // document named is 0.3. In a
 // session without tool calls the text decides: an assistant's bare path
@@ -251,6 +255,7 @@ func Propose(s *agentlog.Session, opts ProposeOptions) Proposal {
 	p.index(propUtterances(s))
 	for i, u := range p.utts {
 		p.message(i, u)
+		p.pastedRefs(u)
 	}
 	out := Proposal{ConversationID: s.ID, Turns: len(s.Turns), CompactionsExpected: len(s.Compactions), Candidates: []ProposedItem{}}
 	for i, c := range p.items {
@@ -289,6 +294,10 @@ type propUtterance struct {
 	// not prose counts as the agent's mention would, kept only when the
 	// agent acted on it.
 	output bool
+	// pasted is what propProse left out of a typed message (program
+	// output, code, quoted lines): its identifiers count as the agent's
+	// mentions do, kept only when the agent acted on them (pastedRefs).
+	pasted string
 }
 
 // propUtterances returns s's typed messages and step texts in the order
@@ -305,7 +314,11 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 				continue
 			}
 			if text := propTypedText(m); text != "" {
-				out = append(out, propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text), output: !acceptedPlan(m.Text) && propOutputMessage(m.Text)})
+				u := propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text), output: !acceptedPlan(m.Text) && propOutputMessage(m.Text)}
+				if m.Kind == agentlog.Typed || m.Kind == agentlog.Queued {
+					u.pasted = propPastedText(m.Text, text)
+				}
+				out = append(out, u)
 			}
 		}
 	}
@@ -423,26 +436,7 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 		// an open question, which a reference in it outranks).
 		withRule := best != nil && best.class != fixture.OpenQuestion && best.confidence >= DefaultMinConfidence && !strings.HasSuffix(best.rule, "obligation/norm")
 		if best == nil || top.confidence > best.confidence || withRule {
-			for _, r := range refs {
-				// A reference is proposed once, where it first appears; a
-				// later mention that is surer of it raises its confidence.
-				id := p.refIdentity(r)
-				if k, ok := p.seenRefs[id]; ok && r.rule == "reference/file-line" && !propLineTail.MatchString(p.items[k].Literal) {
-					// The file named bare before, now with its line: the
-					// located mention replaces it, one reference to the file.
-					p.dropped[k] = true
-					r.confidence = max(r.confidence, p.items[k].Confidence)
-					delete(p.seenRefs, id)
-				}
-				if k, ok := p.seenRefs[id]; ok {
-					if it := &p.items[k]; r.confidence > it.Confidence {
-						it.Confidence, it.Rule = propClamp(r.confidence), r.rule
-					}
-					continue
-				}
-				p.seenRefs[id] = len(p.items)
-				p.add(e, r)
-			}
+			p.addRefs(e, refs)
 			// A person's rule or the agent's commitment in the same
 			// sentence ("write a comment in #172, I'll handle it over
 			// there") is proposed beside its references — unless the
@@ -458,6 +452,32 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 			p.constraints = append(p.constraints, propConstraint{words: propContentWords(best.literal), item: len(p.items)})
 		}
 		p.add(e, *best)
+	}
+}
+
+// addRefs proposes the references refs, found in what e said: each once,
+// where it first appears; a later mention that is surer of it raises its
+// confidence, and a file:line after the bare file replaces it.
+func (p *propProposer) addRefs(e propUtterance, refs []propGuess) {
+	for _, r := range refs {
+		// A reference is proposed once, where it first appears; a
+		// later mention that is surer of it raises its confidence.
+		id := p.refIdentity(r)
+		if k, ok := p.seenRefs[id]; ok && r.rule == "reference/file-line" && !propLineTail.MatchString(p.items[k].Literal) {
+			// The file named bare before, now with its line: the
+			// located mention replaces it, one reference to the file.
+			p.dropped[k] = true
+			r.confidence = max(r.confidence, p.items[k].Confidence)
+			delete(p.seenRefs, id)
+		}
+		if k, ok := p.seenRefs[id]; ok {
+			if it := &p.items[k]; r.confidence > it.Confidence {
+				it.Confidence, it.Rule = propClamp(r.confidence), r.rule
+			}
+			continue
+		}
+		p.seenRefs[id] = len(p.items)
+		p.add(e, r)
 	}
 }
 

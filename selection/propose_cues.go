@@ -39,6 +39,9 @@ var propCues = []propRule{
 	{name: "cue/correction", class: fixture.Constraint,
 		re:      regexp.MustCompile(`^(no|nope|nah)[,.!]? (revert|ignore|don't|do not|we|that's|it's|that|this|it|i|keep|leave|use|not|undo|remove|drop|stop|just|rather|instead)\b`),
 		example: "no revert those changes", nearMiss: "No matching commits found"},
+	{name: "cue/from-now-on", class: fixture.Constraint,
+		re:      regexp.MustCompile(`\bfrom now on\b|\bgoing forward\b|\bfrom here on\b|\bevery time\b|\bwhenever (you|we)\b`),
+		example: "from now on, run gofmt before every commit", nearMiss: "run gofmt now"},
 	{name: "cue/for-now", class: fixture.Constraint,
 		re:      regexp.MustCompile(`\bfor now\b|\bfor the moment\b|\bat least\b|\bregardless of\b`),
 		example: "let's do 2 for now", nearMiss: "it works now"},
@@ -46,7 +49,7 @@ var propCues = []propRule{
 		re:      regexp.MustCompile(`(^|[,;] |\b(and|but|also|please|just|then|to) )(keep|leave|make sure|ensure|skip|ignore|avoid|revert|limit|preserve)\b`),
 		example: "but keep it in the repo", nearMiss: "it keeps failing"},
 	{name: "cue/choice", class: fixture.Constraint,
-		re:      regexp.MustCompile(`\b(go with|do|take|pick|use) ((option |approach |variant )\w|\d|[b-e])\b|^(yes|yeah|ok|okay|sure)[,.!]? go with `),
+		re:      regexp.MustCompile(`\b(go with|do|take|pick|use) ((option |approach |variant )\w|\d|[b-e])\b|^(yes|yeah|ok|okay|sure)[,.!]? go with |\b(go with|take|pick|use|prefer) the (first|second|third|last|other|former|latter)\b|^(the )?(first|second|third|last|other) (one|approach|option|way)\b|^(let's|let us|please) (use|go with|stick with|stick to)\b`),
 		example: "yes do option 1", nearMiss: "do a git log to have a look around"},
 	{name: "cue/scope", class: fixture.Constraint,
 		re:      regexp.MustCompile(`\bonly (for|in|on|to|when|if|use|access|the|have|touch)\b|\bjust (validate|check|keep|use|rebase|limit|read|report)\b|\bwithout (changing|touching|breaking|modifying|removing)\b`),
@@ -61,16 +64,17 @@ var propCues = []propRule{
 
 // propCueConfidence is each cue rule's confidence.
 var propCueConfidence = map[string]float64{
-	"cue/dont":       0.75,
-	"cue/judgement":  0.7,
-	"cue/preference": 0.65,
-	"cue/correction": 0.6,
-	"cue/for-now":    0.55,
-	"cue/keep":       0.55,
-	"cue/choice":     0.5,
-	"cue/scope":      0.5,
-	"cue/should":     0.5,
-	"cue/spec":       0.5,
+	"cue/dont":        0.75,
+	"cue/judgement":   0.7,
+	"cue/preference":  0.65,
+	"cue/correction":  0.6,
+	"cue/from-now-on": 0.65,
+	"cue/for-now":     0.55,
+	"cue/keep":        0.55,
+	"cue/choice":      0.5,
+	"cue/scope":       0.5,
+	"cue/should":      0.5,
+	"cue/spec":        0.5,
 }
 
 // propAsk is a request for information or for one action now: not a
@@ -78,7 +82,7 @@ var propCueConfidence = map[string]float64{
 var propAsk = regexp.MustCompile(`^(can|could|would|will) (you|u) (please )?(check|show|explain|tell|look|run|print|give|summari[sz]e|help|list|find|verify|confirm)\b|^(what|how|where|when|who|which|why)\b|^(commit|push|run|check|show|explain|print|list)\b`)
 
 // propProseSentence reports whether s reads as a sentence a person
-// wrote rather than a line of pasted code, JSON or program output: three
+// wrote rather than a line of pasted code, JSON or program output: two
 // words at least, words (letters, with an inner apostrophe or hyphen,
 // between punctuation) making up three fifths of its white-space
 // separated tokens, and no opening quote, brace, bracket, banner or code
@@ -95,7 +99,7 @@ func propProseSentence(s string) bool {
 			words++
 		}
 	}
-	return words >= 3 && 5*words >= 3*tokens
+	return words >= 2 && 5*words >= 3*tokens
 }
 
 // propWordToken reports whether w is a word: letters, with apostrophes

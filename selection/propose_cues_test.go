@@ -42,6 +42,16 @@ func TestProposeCues(t *testing.T) {
 		{"let's do 2 for now", "constraint/cue/for-now"},
 		{"yes do option 1", "constraint/cue/choice"},
 		{"order by latest timestamp desc", "constraint/cue/spec"},
+		// From a new user's trial: a standing rule said with "from now on"
+		// or "going forward", and choices said by position.
+		{"from now on, run gofmt before every commit", "constraint/cue/from-now-on"},
+		{"going forward, put new tests in internal/integration", "constraint/cue/from-now-on"},
+		{"please use os.UserCacheDir from now on", "constraint/cue/from-now-on"},
+		{"let's go with the second approach", "constraint/cue/choice"},
+		{"go with the second one", "constraint/cue/choice"},
+		{"second approach please", "constraint/cue/choice"},
+		{"let's use os.UserCacheDir", "constraint/cue/choice"},
+		{"please use os.UserCacheDir for the cache", "constraint/cue/choice"},
 		{"the new code should then reuse the one from today", "constraint/cue/should"},
 		// Descriptions, requests and pasted output.
 		{"The RunGitCommand function is defined there but never called anywhere", ""},
@@ -180,6 +190,62 @@ func TestProposeScratchPaths(t *testing.T) {
 	} {
 		if got := propScratchPath.MatchString(c.path); got != c.scratch {
 			t.Errorf("propScratchPath(%q) = %v, want %v", c.path, got, c.scratch)
+		}
+	}
+}
+
+// TestProposePastedLintLines pins the files named in pasted program
+// output (here a linter's, which typedProse leaves out of the prose): the
+// one the agent then changed is a reference at the default confidence,
+// the one it did not is working state.
+func TestProposePastedLintLines(t *testing.T) {
+	s := &agentlog.Session{ID: "lint", Turns: make([]agentlog.Turn, 1)}
+	s.Messages = []agentlog.Message{{Kind: agentlog.Typed, Turn: 0, Step: 0, Text: "the linter is unhappy:\n\ninternal/store/cachedir.go:14:2: error strings should not be capitalized (ST1005)\ncmd/tool/main.go:40:1: exported function Open should have comment or be unexported\n\ncan you fix the first one?"}}
+	s.Steps = []agentlog.Step{{Turn: 0, Text: "Fixed.", Calls: []agentlog.ToolCall{propCall("Edit", map[string]string{"file_path": "/repo/internal/store/cachedir.go"}, "ok")}}}
+	got := map[string]float64{}
+	for _, c := range Propose(s, ProposeOptions{}).Candidates {
+		if c.Class == fixture.Reference {
+			got[c.Literal] = c.Confidence
+		}
+	}
+	if c, ok := got["internal/store/cachedir.go:14"]; !ok || c < DefaultMinConfidence {
+		t.Errorf("the pasted file the agent fixed: %v (%v), want a reference at %v or more; all %v", c, ok, DefaultMinConfidence, got)
+	}
+	if c, ok := got["cmd/tool/main.go:40"]; !ok || c >= DefaultMinConfidence {
+		t.Errorf("the pasted file nobody changed: %v (%v), want working state below %v", c, ok, DefaultMinConfidence)
+	}
+}
+
+// TestProposeWorkToolNames pins the tools the work index reads whatever
+// the agent names them (a new user's trial found generic and Codex logs
+// read as if nothing had been changed): a file tool by another name, a
+// shell command given as a list (Codex's ["bash", "-lc", …]), and
+// Codex's apply_patch, whose input is the patch as a JSON string.
+func TestProposeWorkToolNames(t *testing.T) {
+	call := func(name, input string) agentlog.ToolCall {
+		return agentlog.ToolCall{Name: name, Input: []byte(input), HasResult: true}
+	}
+	s := &agentlog.Session{ID: "t1", Turns: make([]agentlog.Turn, 1)}
+	s.Steps = []agentlog.Step{{Turn: 0, Calls: []agentlog.ToolCall{
+		call("edit_file", `{"path": "internal/store/cachedir.go", "old": "a", "new": "b"}`),
+		call("shell", `{"command": ["bash", "-lc", "for f in cmd/a.go cmd/b.go; do sed -i 's/x/y/' \"$f\"; done"]}`),
+		call("apply_patch", `"*** Begin Patch\n*** Update File: pkg/flags.go\n@@\n-a\n+b\n*** Add File: pkg/new.go\n+package pkg\n*** End Patch"`),
+		call("read_file", `{"path": "README.md"}`),
+	}}}
+	w := propWorkOf(s)
+	for _, c := range []struct {
+		mention string
+		changed bool
+	}{
+		{"internal/store/cachedir.go", true},
+		{"cmd/a.go", true},
+		{"b.go", true},
+		{"pkg/flags.go", true},
+		{"new.go", true},
+		{"README.md", false},
+	} {
+		if got := w.changed(c.mention); got != c.changed {
+			t.Errorf("changed(%q) = %v, want %v (files %v)", c.mention, got, c.changed, w.files)
 		}
 	}
 }

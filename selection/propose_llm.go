@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,6 +239,12 @@ func parseLLMReply(reply string, s *agentlog.Session, utts []propUtterance) ([]P
 		Items *[]llmItem `json:"items"`
 	}
 	if err := dec.Decode(&r); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && strings.HasPrefix(te.Field, "items.") {
+			// "items.turn" of the third item: say which, in the reply's
+			// words, not Go's.
+			return nil, fmt.Errorf("an item's %s: a JSON %s where the prompt asks for %s (reply starts %q)", strings.TrimPrefix(te.Field, "items."), te.Value, llmWant(te.Type.Kind()), propPreview(text))
+		}
 		return nil, fmt.Errorf("not one JSON object of the form {\"items\": [...]}: %w (reply starts %q)", err, propPreview(text))
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -304,11 +311,36 @@ func llmFind(utts []propUtterance, turn int, lit string) (propUtterance, bool) {
 	return propUtterance{}, false
 }
 
-// llmSquash joins s's fields with one space, a line break counting as
-// " / " (how the prompt shows it) and then as white space.
-func llmSquash(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, " / ", " ")), " ")
+// llmWant names the JSON a field of kind k wants.
+func llmWant(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int64:
+		return "a whole number"
+	case reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	}
+	return "another type"
 }
+
+// llmSquash joins s's fields with one space, a line break (" / " in the
+// prompt, one or several) counting as white space, and typographic quotes
+// as ASCII ones.
+func llmSquash(s string) string {
+	f := strings.Fields(llmQuotes.Replace(s))
+	out := f[:0]
+	for _, w := range f {
+		if w != "/" {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// llmQuotes folds typographic quotes and apostrophes into ASCII ones: a
+// model may write "let’s" for the person's "let's".
+var llmQuotes = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`)
 
 // Hybrid joins two proposals of one session: the references of rules
 // (Propose) and every other item of model (LLMProposer.Propose), in turn

@@ -77,7 +77,9 @@ func TestParseLLMReply(t *testing.T) {
 		{item(strings.Replace(full, `, "expect": "no"`, "", 1)), "items[0].expect: missing or empty", "no expected answer"},
 		{item(strings.Replace(full, `0.9`, `1.5`, 1)), "items[0].confidence: 1.5 is not between 0 and 1", "a confidence out of range"},
 		{item(strings.Replace(full, `, "confidence": 0.9`, "", 1)), "items[0].confidence: missing", "no confidence"},
-		{item(strings.Replace(full, `"turn": 1`, `"turn": "1"`, 1)), `not one JSON object of the form {"items": [...]}: json: cannot unmarshal string into Go struct field llmItem.items.turn of type int (reply starts "{\"items\": [{\"class\": \"constraint\", \"tur…")`, "a turn as a string"},
+		{item(strings.Replace(full, `"turn": 1`, `"turn": "1"`, 1)), `an item's turn: a JSON string where the prompt asks for a whole number (reply starts "{\"items\": [{\"class\": \"constraint\", \"tur…")`, "a turn as a string"},
+		{item(strings.Replace(full, `"turn": 1`, `"turn": 1.0`, 1)), `an item's turn: a JSON number 1.0 where the prompt asks for a whole number (reply starts "{\"items\": [{\"class\": \"constraint\", \"tur…")`, "a turn written 1.0"},
+		{item(strings.Replace(full, `never commit to main`, `never commit to main`, 1)), "", "the literal as said"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
@@ -228,5 +230,26 @@ func TestHybrid(t *testing.T) {
 	}
 	if rules.Candidates[0].ID != "c1" || len(rules.Candidates) != 3 {
 		t.Errorf("Hybrid changed its argument: %+v", rules.Candidates)
+	}
+}
+
+// TestLLMSquash pins how a reply's literal is looked for in a turn's
+// text: white space and the prompt's line breaks (" / ", one or several
+// for a blank line) are one space, and a typographic apostrophe or quote
+// is the ASCII one (a new user's trial: "let’s" for "let's", and a
+// literal copied across a blank line).
+func TestLLMSquash(t *testing.T) {
+	for _, c := range []struct{ text, literal string }{
+		{"let's go with the second approach", "let’s go with the second approach"},
+		{"Two ways to do this:\n\n1. Read the flag", "Two ways to do this: / / 1. Read"},
+		{"fall back to ~/.cache.\n2. Use os.UserCacheDir()", "fall back to ~/.cache. / 2. Use os.UserCacheDir()"},
+		{"say “done” when done", `say "done" when`},
+	} {
+		if !strings.Contains(llmSquash(c.text), llmSquash(c.literal)) {
+			t.Errorf("%q not found in %q (%q, %q)", c.literal, c.text, llmSquash(c.literal), llmSquash(c.text))
+		}
+	}
+	if strings.Contains(llmSquash("never commit to main"), llmSquash("never push to main")) {
+		t.Errorf("a different literal matched")
 	}
 }

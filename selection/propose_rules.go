@@ -275,7 +275,9 @@ func propConstraintProbe(lit string, prohibition, imperative bool) (probe, expec
 }
 
 var (
-	propIWill = regexp.MustCompile(`^(?:(?:[^,]{1,60})(?:, | - | — | – ))?(I'll|I’ll|I will|I won't|I won’t|I will not|I'm going to|I’m going to|I am going to|I plan to) (.+)$`)
+	// propNegatedWill is a refusal's auxiliary in propIWill's opening.
+	propNegatedWill = regexp.MustCompile(`won't|won’t|will not`)
+	propIWill       = regexp.MustCompile(`^(?:(?:[^,]{1,60})(?:, | - | — | – ))?(I'll|I’ll|I will not|I will|I won't|I won’t|I'm going to|I’m going to|I am going to|I plan to) (.+)$`)
 	// propCommitments bind the assistant beyond the next step: a refusal
 	// from now on, a condition or a later moment, a wait for the person.
 	// "I'll read the file now", "Let me …" and "I'll start with …" narrate
@@ -341,6 +343,11 @@ func propCommitment(s string, acts bool) *propGuess {
 		return nil
 	}
 	g := &propGuess{class: fixture.Commitment, literal: lit, expect: rest, confidence: 0.9}
+	if neg := propNegatedWill.FindString(m[1]); neg != "" {
+		// "I won't delete the old files": what it committed to is not
+		// to; the expected answer keeps the negation.
+		g.expect = strings.TrimPrefix(strings.TrimPrefix(neg, "I "), "I") + " " + rest
+	}
 	low := propNormalize(lit)
 	r, cued := propFires(propCommitments, low)
 	refusal := cued && r.name == "commitment/refusal"

@@ -156,6 +156,11 @@ func TestProposeDrafts(t *testing.T) {
 		{"assistant", "I'll open the PR against develop, not main.", "What did the assistant commit to about the PR?", "open the PR against develop, not main"},
 		{"assistant", "I'll keep the old /v1/orders endpoint until the mobile app ships 4.2.", "What did the assistant commit to about the old /v1/orders endpoint?", "keep the old /v1/orders endpoint until the mobile app ships 4.2"},
 		{"assistant", "I'll ask before deleting any S3 objects.", "What did the assistant commit to (“I'll ask before deleting any …”)?", "ask before deleting any S3 objects"},
+		// A refusal keeps its negation in the expected answer (a new
+		// user's trial found "delete the old cache files" for this).
+		{"assistant", "OK — I won't delete the old cache files.", "What did the assistant commit to about the old cache files?", "won't delete the old cache files"},
+		{"assistant", "Got it - I will not amend commits going forward.", "What did the assistant commit to about commits going forward?", "will not amend commits going forward"},
+		{"assistant", "I won’t push until you've reviewed it.", "What did the assistant commit to (“I won’t push until you've reviewed …”)?", "won’t push until you've reviewed it"},
 		{"user", "Would an enum be better than a varchar for orders.status?", "Has the user decided this question yet: Would an enum be better than a varchar for orders.status?", "no — still open"},
 		{"user", "I'm keeping the write-up in report.md rev 14.", "Which document and revision does “I'm keeping the write-up in …” refer to?", "report.md rev 14"},
 		{"user", "Use snapshot stg-2026-01-22.", "Which snapshot was mentioned?", "snapshot stg-2026-01-22"},

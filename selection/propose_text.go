@@ -184,3 +184,46 @@ func propPreview(s string) string {
 	}
 	return string([]rune(s)[:39]) + "…"
 }
+
+// propPastedText is what propProse left out of a typed message's text:
+// its non-blank lines, trimmed, that are not lines of prose, in order.
+func propPastedText(text, prose string) string {
+	kept := map[string]int{}
+	for line := range strings.Lines(prose) {
+		kept[strings.TrimSpace(line)]++
+	}
+	var out []string
+	for line := range strings.Lines(text) {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "":
+		case kept[t] > 0:
+			kept[t]--
+		default:
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// pastedRefs proposes the files named on the lines a person pasted into
+// utterance e (program output, code, quoted text), each read as the
+// agent's mention is: kept when the agent then changed the file, else
+// working state, 0.3. A linter's "pkg/x.go:14:2: …" that the agent then
+// fixes is a reference; the temporary paths of a test run are not. The
+// hashes, URLs and ids of pasted output are left out: a git log or a
+// test run pasted to show a state names many that nobody works on.
+func (p *propProposer) pastedRefs(e propUtterance) {
+	for line := range strings.Lines(e.pasted) {
+		refs := propReferencesIn(strings.TrimSpace(line), "pasted", p.work)
+		files := refs[:0]
+		for _, r := range refs {
+			if r.rule == "reference/path" || r.rule == "reference/file-line" {
+				files = append(files, r)
+			}
+		}
+		if len(files) > 0 {
+			p.addRefs(e, files)
+		}
+	}
+}

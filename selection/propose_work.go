@@ -1,6 +1,8 @@
 package selection
 
 import (
+	"bytes"
+	"encoding/json"
 	"path"
 	"regexp"
 	"strings"
@@ -21,9 +23,10 @@ type propWork struct {
 	// without tool calls) the text alone decides (propReferences).
 	calls int
 	// files are the paths the agent edited, wrote, created, moved or
-	// removed (Edit, Write, MultiEdit, NotebookEdit; Bash mv, cp, touch,
-	// mkdir, rm, tee, git mv, git rm, sed -i or perl -i, a redirection),
-	// slash-separated and cleaned.
+	// removed (a file tool — Edit, Write, MultiEdit, NotebookEdit,
+	// edit_file … (propToolKind); an apply_patch patch; a shell command's
+	// mv, cp, touch, mkdir, rm, tee, git mv, git rm, sed -i or perl -i, a
+	// redirection), slash-separated and cleaned.
 	files []string
 	// globs are the shell patterns of files the agent changed in a loop
 	// ("for f in cmd/integration_test/*.go; do sed -i … \"$f\"; done").
@@ -44,15 +47,44 @@ type propWork struct {
 	branches map[string]bool
 }
 
-// propCallKeys are the tool-input members the work index reads.
-var propCallKeys = jsonscan.NewKeySet("file_path", "notebook_path", "command")
+// propCallKeys are the tool-input members the work index reads: a file
+// tool's path, a shell tool's command, a patch tool's patch.
+var propCallKeys = jsonscan.NewKeySet("file_path", "notebook_path", "path", "command", "cmd", "input", "patch")
 
-// propCallStrings reads a tool input's file_path (or notebook_path) and
-// command; an input that is not a JSON object gives "".
+// propCallStrings reads a tool input's file path (file_path,
+// notebook_path or path) and command (command or cmd: a string, or a list
+// of strings — Codex's ["bash", "-lc", "…"] — joined by spaces); an input
+// that is not a JSON object gives "". A patch (input or patch, or the
+// whole input when it is a JSON string: Codex's apply_patch) is returned
+// as patch.
 func propCallStrings(raw []byte) (file, command string) {
+	file, command, _ = propCallInput(raw)
+	return file, command
+}
+
+// propCallInput is propCallStrings with the patch.
+func propCallInput(raw []byte) (file, command, patch string) {
 	var sc jsonscan.Scanner
 	sc.Reset(raw)
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '"' {
+		b, err := sc.String("")
+		if err == nil {
+			patch = string(b)
+		}
+		return "", "", patch
+	}
 	sc.Fields(propCallKeys, func(k int) bool {
+		if k == 3 || k == 4 {
+			if sc.Peek() == '[' {
+				var parts []string
+				raw, _, err := sc.RawValue()
+				if err != nil || json.Unmarshal(raw, &parts) != nil {
+					return err == nil
+				}
+				command = strings.Join(parts, " ")
+				return true
+			}
+		}
 		if sc.Peek() != '"' {
 			return sc.SkipValue() == nil
 		}
@@ -61,17 +93,40 @@ func propCallStrings(raw []byte) (file, command string) {
 			return false
 		}
 		switch k {
-		case 0, 1:
+		case 0, 1, 2:
 			if file == "" {
 				file = string(b)
 			}
-		case 2:
+		case 3, 4:
 			command = string(b)
+		default:
+			patch = string(b)
 		}
 		return true
 	})
-	return file, command
+	return file, command, patch
 }
+
+// propToolKind sorts a tool by its name, whatever the agent calls it:
+// "file" for a tool that writes a file (Claude Code's Edit, MultiEdit,
+// Write, NotebookEdit; edit_file, write_file, create_file and the like),
+// "shell" for one that runs a command (Bash; shell, local_shell,
+// exec_command, run_command …), "patch" for apply_patch, "" otherwise.
+func propToolKind(name string) string {
+	switch n := strings.ToLower(name); n {
+	case "edit", "multiedit", "write", "notebookedit", "edit_file", "write_file", "create_file", "str_replace_editor", "str_replace_based_edit_tool", "replace_in_file", "write_to_file":
+		return "file"
+	case "bash", "shell", "local_shell", "exec_command", "run_command", "run_shell_command", "terminal", "execute_command":
+		return "shell"
+	case "apply_patch":
+		return "patch"
+	}
+	return ""
+}
+
+// propPatchFile is a file an apply_patch patch adds, updates, deletes or
+// moves to ("*** Update File: path").
+var propPatchFile = regexp.MustCompile(`(?m)^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$`)
 
 var (
 	// propShellSplit separates the commands of a shell line.
@@ -111,14 +166,20 @@ func propWorkOf(s *agentlog.Session) *propWork {
 	for _, st := range s.Steps {
 		for _, c := range st.Calls {
 			w.calls++
-			file, cmd := propCallStrings(c.Input)
-			switch c.Name {
-			case "Edit", "MultiEdit", "Write", "NotebookEdit":
+			file, cmd, patch := propCallInput(c.Input)
+			switch propToolKind(c.Name) {
+			case "file":
 				if file != "" && !c.IsError {
 					w.addFile(file)
 				}
-			case "Bash":
+			case "shell":
 				w.bash(cmd, c)
+			case "patch":
+				if !c.IsError {
+					for _, m := range propPatchFile.FindAllStringSubmatch(patch, -1) {
+						w.addFile(m[1])
+					}
+				}
 			}
 		}
 	}

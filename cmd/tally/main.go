@@ -165,12 +165,14 @@ func errorLines(err error) []string {
 
 // leafErrors flattens an error tree: a joined error gives its parts (each
 // flattened in turn); runError and any other single-wrapping error whose
-// wrapped error joins several is flattened through.
+// wrapped error joins several is flattened through. An error that wraps
+// several but says one thing (its message is not its parts' messages one
+// a line: an error marked with a kind, fmt.Errorf with two %w) is one.
 func leafErrors(err error) []error {
 	if r, ok := err.(runError); ok {
 		return leafErrors(r.err)
 	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
+	if j, ok := err.(interface{ Unwrap() []error }); ok && joined(err, j.Unwrap()) {
 		var out []error
 		for _, e := range j.Unwrap() {
 			out = append(out, leafErrors(e)...)
@@ -183,6 +185,18 @@ func leafErrors(err error) []error {
 		}
 	}
 	return []error{err}
+}
+
+// joined reports whether err's message is its parts' messages, one a
+// line, as errors.Join writes them.
+func joined(err error, parts []error) bool {
+	msgs := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if p != nil {
+			msgs = append(msgs, p.Error())
+		}
+	}
+	return err.Error() == strings.Join(msgs, "\n")
 }
 
 // options are the flags every command shares.

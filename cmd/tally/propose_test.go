@@ -66,6 +66,9 @@ c2  reference   2     0.70        llm/command/script  docs/plan.md
 		{[]string{"propose", log, "--proposer", "magic"}, "tally: --proposer must be rules, llm or hybrid, got \"magic\" (see tally --help)\n"},
 		{[]string{"propose", log, "--proposer", "llm"}, "tally: --judge is required: openai, anthropic, command or recorded (see tally --help)\n"},
 		{[]string{"propose", log, "--proposer", "llm", "--judge", "recorded", "--recorded", recorded}, "tally: --proposer llm asks a model: --judge openai, anthropic or command, not recorded (see tally --help)\n"},
+		// Said before the verdicts file is read: a missing one is not the
+		// problem (a new user's trial got its read error instead).
+		{[]string{"propose", log, "--proposer", "hybrid", "--judge", "recorded", "--recorded", filepath.Join(dir, "missing.jsonl")}, "tally: --proposer hybrid asks a model: --judge openai, anthropic or command, not recorded (see tally --help)\n"},
 	} {
 		_, errOut, code := cliIn(t, nil, tt.args...)
 		if code == 0 || (tt.stderr != "" && errOut != tt.stderr) {

@@ -21,6 +21,9 @@ func sessionProposer(ctx context.Context, name string, jf *judgeFlags, lim input
 	case "rules":
 		return func(s *agentlog.Session) (selection.Proposal, error) { return selection.Propose(s, opts), nil }, nil
 	case "llm", "hybrid":
+		if jf.backend == "recorded" { // said before the verdicts file is read
+			return nil, usagef("--proposer %s asks a model: --judge openai, anthropic or command, not %s", name, jf.backend)
+		}
 		j, err := jf.build(lim)
 		if err != nil {
 			return nil, err
