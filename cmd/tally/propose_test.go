@@ -57,6 +57,13 @@ c2  reference   2     0.70        llm/command/script  docs/plan.md
 	if wantErr := "tally: " + odd + ": llm proposer: command/script's reply: not one JSON object of the form {\"items\": [...]}: invalid character 'S' looking for beginning of value (reply starts \"Sure! Here are the items: none.\")\n"; code != 1 || errOut != wantErr {
 		t.Errorf("odd reply: exit %d\n%s\nwant\n%s", code, errOut, wantErr)
 	}
+	// A model that fails: one line, naming the log (it was two, the
+	// second the failure's kind, before a new user's trial).
+	failing := writeGenericLog(t, t.TempDir(), "fail now")
+	_, errOut, code = cliIn(t, nil, "propose", failing, "--proposer", "llm", "--judge", "command", "--command", proposeScript, "--model", "script", "--cache", "")
+	if wantErr := "tally: " + failing + ": llm proposer: command/script: exit status 3: \"model overloaded\"\n"; code != 1 || errOut != wantErr {
+		t.Errorf("failing model: exit %d\n%s\nwant\n%s", code, errOut, wantErr)
+	}
 	recorded := filepath.Join(dir, "verdicts.jsonl")
 	os.WriteFile(recorded, nil, 0o644)
 	for _, tt := range []struct {

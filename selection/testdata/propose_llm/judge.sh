@@ -21,5 +21,9 @@ JSON
 *'[turn 1] user: say something odd'*)
 	echo 'Sure! Here are the items: none.'
 	;;
+*'[turn 1] user: fail now'*)
+	echo 'model overloaded' >&2
+	exit 3
+	;;
 *) echo '{"items": []}' ;;
 esac
