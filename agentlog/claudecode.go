@@ -308,8 +308,12 @@ func (cr *ccReader) record(b []byte) error {
 			return cr.jsonError(err)
 		}
 	}
+	first := !cr.parsed
 	cr.parsed = true
 	if rec.Type == "" {
+		if first { // another format read as Claude Code's: say so
+			return cr.errorf(`record has no "type": a Claude Code log's records all have one (is this file in another format? --log-format codex, generic or tally, or no --log-format to tell by the first line)`)
+		}
 		return cr.errorf(`record has no "type"`)
 	}
 	if rec.SessionID != "" && cr.s.ID != "" && rec.SessionID != cr.s.ID {

@@ -149,7 +149,8 @@ func llmSessionLines(utts []propUtterance) string {
 // Propose asks p's model for s's items and returns them as Propose does:
 // in turn order, ids c1, c2, …, every one pending, those below
 // opts.MinConfidence left out, each with rule "llm/" and the backend's
-// name, its role the speaker of the turn's line that holds the literal.
+// name, its role the speaker of the turn's line that holds the literal;
+// an item listed again (same class, turn and literal) is left out.
 // The reply must parse (ParseLLMReply); an error names what was wrong
 // with it. A reply that parsed is cached (p.Cache).
 func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts ProposeOptions) (Proposal, error) {
@@ -186,10 +187,14 @@ func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts Prop
 		_ = p.Cache.Put(key, judge.Entry{Kind: judge.KindProposal, Judge: p.Backend.Name(), Text: &reply})
 	}
 	out := Proposal{ConversationID: s.ID, Turns: len(s.Turns), CompactionsExpected: len(s.Compactions), Candidates: []ProposedItem{}}
+	seen := map[string]bool{}
 	for _, it := range items {
-		if it.Confidence < opts.MinConfidence {
+		// The same item listed twice (a model repeats itself) is one.
+		key := string(it.Class) + "\x00" + strconv.Itoa(it.Turn) + "\x00" + llmSquash(it.Literal)
+		if it.Confidence < opts.MinConfidence || seen[key] {
 			continue
 		}
+		seen[key] = true
 		it.ID = "c" + strconv.Itoa(len(out.Candidates)+1)
 		it.Rule = "llm/" + p.Backend.Name()
 		out.Candidates = append(out.Candidates, it)

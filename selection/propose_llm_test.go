@@ -94,14 +94,15 @@ func TestParseLLMReply(t *testing.T) {
 	}
 }
 
-// TestLLMProposer: items come back in turn order with ids, rule and role;
-// a cached reply is not asked again; a backend's failure and a bad reply
+// TestLLMProposer: items come back in turn order with ids, rule and role,
+// an item listed twice once; a cached reply is not asked again; a backend's failure and a bad reply
 // are errors naming the backend.
 func TestLLMProposer(t *testing.T) {
 	s := llmSession("never commit to main")
 	b := &llmScript{reply: `{"items": [
 		{"class": "reference", "turn": 2, "literal": "docs/plan.md", "probe": "Which plan?", "expect": "docs/plan.md", "confidence": 0.7},
 		{"class": "constraint", "turn": 1, "literal": "never commit to main", "probe": "May it commit to main?", "expect": "no", "confidence": 0.9},
+		{"class": "constraint", "turn": 1, "literal": "never  commit to main", "probe": "Again?", "expect": "no", "confidence": 0.8},
 		{"class": "open_question", "turn": 1, "literal": "Understood", "probe": "Open?", "expect": "no", "confidence": 0.2}]}`}
 	cache, err := judge.OpenCache(t.TempDir())
 	if err != nil {

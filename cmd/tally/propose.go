@@ -56,7 +56,8 @@ class, a turn of the session, a literal copied from that turn, a probe, an
 expected answer and a confidence, or the command fails saying what was
 wrong. Replies that parsed are kept in the judge cache (--cache), so the
 same session is not asked twice. (--template, --recorded, --reasks and
---no-agree are check's and not used here.) --proposer hybrid asks the
+--no-agree are check's: given here, they are checked as there, then not
+used.) --proposer hybrid asks the
 model the same way and keeps its constraints, commitments and open
 questions, with the rules' references: on real sessions that neither was
 written on, the rules found references best and the model constraints.

@@ -51,11 +51,22 @@ func CreateTemp(dir, name string) (*os.File, error) {
 	}
 	f, err := os.CreateTemp(dir, "."+name+tempInfix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// Say the folder, not the temporary file's name nobody chose.
+			return nil, missingFolder(filepath.Clean(dir))
+		}
 		return nil, err
 	}
 	live[f.Name()] = true
 	return f, nil
 }
+
+// missingFolder is the error of a file to be written in a folder that
+// does not exist; errors.Is finds fs.ErrNotExist in it.
+type missingFolder string
+
+func (m missingFolder) Error() string        { return "folder " + string(m) + " does not exist" }
+func (m missingFolder) Is(target error) bool { return target == fs.ErrNotExist }
 
 // Rename renames the temporary file tmp to path and forgets it.
 func Rename(tmp, path string) error {

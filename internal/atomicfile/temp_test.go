@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,5 +163,16 @@ func TestTempPID(t *testing.T) {
 		if pid != tc.pid || ok != tc.ok {
 			t.Errorf("tempPID(%q) = %d, %v; want %d, %v", tc.name, pid, ok, tc.pid, tc.ok)
 		}
+	}
+}
+
+// TestCreateTempMissingFolder: a folder that does not exist is said as
+// such, not as the temporary file's name (a new user's trial got
+// "open nodir/.c.json.tmp-tally…: no such file or directory").
+func TestCreateTempMissingFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nodir")
+	_, err := CreateTemp(dir, "c.json")
+	if err == nil || !errors.Is(err, fs.ErrNotExist) || err.Error() != "folder "+dir+" does not exist" {
+		t.Errorf("got %v", err)
 	}
 }
