@@ -153,10 +153,7 @@ func TestProposeWorkLoops(t *testing.T) {
 		propCall("Bash", map[string]string{"command": "for f in docs/*.md; do grep -n TODO \"$f\"; done"}, ""),
 	}}}
 	w := propWorkOf(s)
-	for _, c := range []struct {
-		mention string
-		changed bool
-	}{
+	propCheckChanged(t, w, []propChanged{
 		{"claude.go", true},
 		{"agent/gemini.go", true},
 		{"integration_test/hooks.go", true},
@@ -164,11 +161,7 @@ func TestProposeWorkLoops(t *testing.T) {
 		{"other/hooks.go", false},
 		{"docs/readme.md", false},
 		{"integration_test/hooks.txt", false},
-	} {
-		if got := w.changed(c.mention); got != c.changed {
-			t.Errorf("changed(%q) = %v, want %v (files %v, globs %v)", c.mention, got, c.changed, w.files, w.globs)
-		}
-	}
+	})
 }
 
 // TestProposeScratchPaths pins the paths no summary needs: temporary
@@ -233,19 +226,29 @@ func TestProposeWorkToolNames(t *testing.T) {
 		call("read_file", `{"path": "README.md"}`),
 	}}}
 	w := propWorkOf(s)
-	for _, c := range []struct {
-		mention string
-		changed bool
-	}{
+	propCheckChanged(t, w, []propChanged{
 		{"internal/store/cachedir.go", true},
 		{"cmd/a.go", true},
 		{"b.go", true},
 		{"pkg/flags.go", true},
 		{"new.go", true},
 		{"README.md", false},
-	} {
+	})
+}
+
+// propChanged is a mention and whether the work index must call it a
+// file the agent changed.
+type propChanged struct {
+	mention string
+	changed bool
+}
+
+// propCheckChanged checks w.changed on each case.
+func propCheckChanged(t *testing.T, w *propWork, cases []propChanged) {
+	t.Helper()
+	for _, c := range cases {
 		if got := w.changed(c.mention); got != c.changed {
-			t.Errorf("changed(%q) = %v, want %v (files %v)", c.mention, got, c.changed, w.files)
+			t.Errorf("changed(%q) = %v, want %v (files %v, globs %v)", c.mention, got, c.changed, w.files, w.globs)
 		}
 	}
 }
