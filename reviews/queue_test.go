@@ -115,12 +115,7 @@ func fillQueue(t *testing.T, queue []byte, fills map[int][4]string) string {
 	for line, f := range fills {
 		copy(recs[line-1][n-4:], f[:])
 	}
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	if err := w.WriteAll(recs); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return string(csvBytes(t, recs))
 }
 
 // TestQueueRoundTrip: a queue written, filled by a reviewer and read back
@@ -169,23 +164,12 @@ func TestQueueRoundTrip(t *testing.T) {
 // Candidate: sample 17), whether or not that system was reviewed; case
 // and spaces aside a known value is read.
 func TestCollectSampleProblems(t *testing.T) {
-	var b bytes.Buffer
-	if err := WriteQueue(&b, queueRows); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(&b).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := queueRecords(t)
 	recs[1][16] = " Random " // c1 1 i1, candidate: known, case aside
 	recs[2][11] = "sometimes"
 	recs[3][16] = "=census"
-	var out bytes.Buffer
-	w := csv.NewWriter(&out)
-	if err := w.WriteAll(recs); err != nil {
-		t.Fatal(err)
-	}
-	filled := fillQueue(t, out.Bytes(), map[int][4]string{2: {"", "absent"}, 3: {"supported", "", "bo"}, 4: {"absent"}})
+	out := csvBytes(t, recs)
+	filled := fillQueue(t, out, map[int][4]string{2: {"", "absent"}, 3: {"supported", "", "bo"}, 4: {"absent"}})
 	tab, err := ReadCSV(strings.NewReader(filled), "q.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -198,12 +182,8 @@ func TestCollectSampleProblems(t *testing.T) {
 	}
 	// Line 2 alone reads, its sample case-folded.
 	recs[2][11], recs[3][16] = SampleRandom, ""
-	out.Reset()
-	w = csv.NewWriter(&out)
-	if err := w.WriteAll(recs); err != nil {
-		t.Fatal(err)
-	}
-	tab, err = ReadCSV(strings.NewReader(fillQueue(t, out.Bytes(), map[int][4]string{2: {"", "absent"}})), "q.csv")
+	out = csvBytes(t, recs)
+	tab, err = ReadCSV(strings.NewReader(fillQueue(t, out, map[int][4]string{2: {"", "absent"}})), "q.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,22 +197,11 @@ func TestCollectSampleProblems(t *testing.T) {
 // verdict — census on a supported item, random on a contradicted one —
 // was edited, and is a problem at its cell (Incumbent: sample, column 12).
 func TestCollectSampleMismatch(t *testing.T) {
-	var b bytes.Buffer
-	if err := WriteQueue(&b, queueRows); err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(&b).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := queueRecords(t)
 	recs[2][11] = SampleCensus // c1 2 i1: the judge said supported
 	recs[3][11] = SampleRandom // c2 1 q: the judge said contradicted
-	var out bytes.Buffer
-	w := csv.NewWriter(&out)
-	if err := w.WriteAll(recs); err != nil {
-		t.Fatal(err)
-	}
-	tab, err := ReadCSV(strings.NewReader(fillQueue(t, out.Bytes(), map[int][4]string{3: {"supported"}, 4: {"absent"}})), "q.csv")
+	out := csvBytes(t, recs)
+	tab, err := ReadCSV(strings.NewReader(fillQueue(t, out, map[int][4]string{3: {"supported"}, 4: {"absent"}})), "q.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,4 +211,29 @@ func TestCollectSampleMismatch(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("problems:\n%v\nwant:\n%s", err, want)
 	}
+}
+
+// queueRecords is the records of the queue of queueRows, as written.
+func queueRecords(t *testing.T) [][]string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteQueue(&b, queueRows); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// csvBytes writes recs as CSV.
+func csvBytes(t *testing.T, recs [][]string) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	if err := w.WriteAll(recs); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }
