@@ -182,8 +182,17 @@ type ProposeOptions struct {
 // in a colon, "I'll start/first …", "First, I'll …" and "I'll keep it
 // simple" are never commitments, nor, in a step that calls a tool, a
 // sentence ordering the next steps (first, then, now, next). Without
-// "I'll", a decision to keep something as it is ("leaving it in place is
-// correct") is a commitment, 0.7.
+// "I'll", a decision of propDecisions is a commitment: keeping something
+// as it is ("leaving it in place is correct", 0.7; "Keep the current
+// implementation as-is", 0.55 to 0.6), something skipped on purpose, a
+// suggestion declined as overkill, a verdict that needs no change ("not
+// part of this change", "Deferred —"), a rule the agent sets itself or
+// a scope for the change (0.55 to 0.6).
+//
+// Steer (a person's follow-up messages, turn 2 on): a message no
+// constraint rule read gives one constraint, 0.4 — below
+// DefaultMinConfidence — from its sentence that asks for or decides
+// something (propose_steer.go).
 //
 // Open question (a person's sentences ending in "?"): requests ("Can
 // you…", "Could you…", "Would you…", "Will you…", "Please…") and
@@ -366,10 +375,28 @@ func (p *propProposer) index(utts []propUtterance) {
 func (p *propProposer) message(i int, e propUtterance) {
 	sentences := sentences(e.text)
 	prev := ""
+	before := len(p.items)
 	for _, s := range sentences {
 		p.sentence(i, e, s, prev)
 		prev = s
 	}
+	if e.role == "user" && !e.plan && !e.output && e.turn >= 2 && !p.ruleSince(before) {
+		p.steer(e, before)
+	}
+}
+
+// ruleSince reports whether a constraint was proposed at or after index
+// from of items: a message a constraint rule read. (A reference in it
+// does not count — "rebase onto soph/one-to-one, not main" names a
+// branch and steers — nor an open question: "can't we get a hash from
+// git instead?" asks and objects.)
+func (p *propProposer) ruleSince(from int) bool {
+	for _, it := range p.items[from:] {
+		if it.Class == fixture.Constraint {
+			return true
+		}
+	}
+	return false
 }
 
 // propGuess is one classification of a sentence.

@@ -130,15 +130,44 @@ var propBlindFloors = []propBlindFloor{
 	{"5a", "hybrid", fixture.Commitment, 0.6, 0.6, "2/3, 2/3"},
 	{"4a", "hybrid", fixture.Reference, 0.88, 0.74, "66/73, 66/86"},
 	{"5a", "hybrid", fixture.Reference, 0.85, 0.89, "69/80, 69/76"},
+	// Set 6 (labelled blind; scored blind with the rules of this
+	// commit but the no-change row of propDecisions, which was written
+	// after: see testdata/real/labels/README.md, "Blind set 6").
+	{"6a", "rules", fixture.Reference, 0.88, 0.88, "96/106, 96/106"},
+	{"6b", "rules", fixture.Reference, 0.88, 0.88, "96/105, 96/106"},
+	// The agent's decisions (propDecisions), written with the
+	// commitments of sets 3, 4 and 5 in view, and set 6's no-change
+	// verdicts after set 6 was scored (0/10 and 0/9 before).
+	{"3a", "rules", fixture.Commitment, 0.55, 0.7, "3/5, 3/4"},
+	{"4b", "rules", fixture.Commitment, 0.35, 0.6, "2/5, 2/3"},
+	{"5b", "rules", fixture.Commitment, 0.7, 0.95, "3/4, 3/3"},
+	{"6a", "rules", fixture.Commitment, 0.65, 0.55, "7/10, 7/12"},
+	{"6b", "rules", fixture.Commitment, 0.6, 0.45, "6/9, 6/12"},
+	// The steer rule's operating point, --min-confidence 0.4: recall
+	// bought with precision. Written with sets 2 and 3 in view; sets 4
+	// and 5 had been read for their constraints' wording, set 6 was
+	// scored blind (19/35 and 18/32 then; the directive choice of
+	// propSteer came after).
+	{"4a", "rules@0.4", fixture.Constraint, 0.68, 0.18, "12/17, 12/62"},
+	{"4b", "rules@0.4", fixture.Constraint, 0.68, 0.26, "17/24, 17/62"},
+	{"5a", "rules@0.4", fixture.Constraint, 0.78, 0.24, "16/20, 16/64"},
+	{"5b", "rules@0.4", fixture.Constraint, 0.68, 0.28, "19/27, 19/64"},
+	{"6a", "rules@0.4", fixture.Constraint, 0.58, 0.3, "21/35, 21/66"},
+	{"6b", "rules@0.4", fixture.Constraint, 0.6, 0.29, "20/32, 20/66"},
 }
 
-// propBlindSet is one labeller's labels of a blind set.
-type propBlindSet struct{ name, file string }
+// propBlindSet is one labeller's labels of a blind set, and whether the
+// model's replies for its sessions are recorded (testdata/real/llm).
+type propBlindSet struct {
+	name, file string
+	replies    bool
+}
 
 var propBlindSets = []propBlindSet{
-	{"2", "propose_heldout2.jsonl"}, {"3a", "propose_blind3_a.jsonl"}, {"3b", "propose_blind3_b.jsonl"},
-	{"4a", "propose_blind4_a.jsonl"}, {"4b", "propose_blind4_b.jsonl"},
-	{"5a", "propose_blind5_a.jsonl"}, {"5b", "propose_blind5_b.jsonl"},
+	{"2", "propose_heldout2.jsonl", true}, {"3a", "propose_blind3_a.jsonl", true}, {"3b", "propose_blind3_b.jsonl", true},
+	{"4a", "propose_blind4_a.jsonl", true}, {"4b", "propose_blind4_b.jsonl", true},
+	{"5a", "propose_blind5_a.jsonl", true}, {"5b", "propose_blind5_b.jsonl", true},
+	{"6a", "propose_blind6_a.jsonl", false}, {"6b", "propose_blind6_b.jsonl", false},
 }
 
 // TestProposeBlindSets scores three proposers — the rules, the LLM
@@ -164,7 +193,11 @@ func TestProposeBlindSets(t *testing.T) {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
-		for _, p := range []string{"rules", "llm", "hybrid"} {
+		proposers := []string{"rules", "rules@0.4"}
+		if set.replies {
+			proposers = append(proposers, "llm", "hybrid")
+		}
+		for _, p := range proposers {
 			got[key{set.name, p}] = propNewCounts()
 		}
 		for _, id := range ids {
@@ -174,6 +207,11 @@ func TestProposeBlindSets(t *testing.T) {
 			}
 			opts := ProposeOptions{MinConfidence: DefaultMinConfidence}
 			rules := Propose(s, opts)
+			propAddCounts(got[key{set.name, "rules"}], labels[id], rules.Candidates)
+			propAddCounts(got[key{set.name, "rules@0.4"}], labels[id], Propose(s, ProposeOptions{MinConfidence: 0.4}).Candidates)
+			if !set.replies {
+				continue
+			}
 			p := LLMProposer{Backend: replies}
 			sum := sha256.Sum256([]byte(p.Prompt(s)))
 			if h := hex.EncodeToString(sum[:]); h != bySession[id] {
@@ -183,11 +221,10 @@ func TestProposeBlindSets(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", id, err)
 			}
-			propAddCounts(got[key{set.name, "rules"}], labels[id], rules.Candidates)
 			propAddCounts(got[key{set.name, "llm"}], labels[id], model.Candidates)
 			propAddCounts(got[key{set.name, "hybrid"}], labels[id], Hybrid(rules, model).Candidates)
 		}
-		for _, p := range []string{"rules", "llm", "hybrid"} {
+		for _, p := range proposers {
 			propReport(t, "set "+set.name+", "+p, got[key{set.name, p}])
 		}
 	}
@@ -217,6 +254,7 @@ func TestProposeLabelAgreement(t *testing.T) {
 		{"propose_blind3_a.jsonl", "propose_blind3_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {20, 21, 20, 22}, fixture.Reference: {86, 90, 86, 86}}},
 		{"propose_blind4_a.jsonl", "propose_blind4_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {16, 17, 16, 24}, fixture.Reference: {72, 73, 72, 76}}},
 		{"propose_blind5_a.jsonl", "propose_blind5_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {19, 20, 19, 27}, fixture.Reference: {77, 80, 77, 78}}},
+		{"propose_blind6_a.jsonl", "propose_blind6_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {31, 35, 31, 32}, fixture.Commitment: {8, 10, 8, 9}, fixture.Reference: {100, 106, 100, 105}}},
 	} {
 		a, b := propLoadRealLabels(t, c.a), propLoadRealLabels(t, c.b)
 		counts := propNewCounts()

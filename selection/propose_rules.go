@@ -291,11 +291,6 @@ var (
 			"I'll ask before deleting any S3 objects", "I'll add logging before the multi-session success return", nil},
 		{"commitment/keep", fixture.Commitment, regexp.MustCompile(`\bi('ll| will) (keep|leave|hold)\b|\bonly (in|on|for)\b`),
 			"I'll keep httpx pinned at v5.11.8", "I'll look at what keeps failing", nil},
-		// A decision to keep something as it is, said without "I'll"
-		// ("leaving it in place is correct"): it binds the agent's later
-		// work as "I'll leave it in place" does.
-		{"commitment/keep-decision", fixture.Commitment, regexp.MustCompile(`^([^,;—–]{1,30}(, | - | — | – ))?(so |then |i think )?(leaving|keeping) (it|this|that|them|these|those|the [\w.-]+)( [\w.-]+)? (in place|as is|as-is|unchanged|alone|untouched|where (it|they) (is|are))\b`),
-			"Leaving it in place is correct", "Leaving the office now", nil},
 		{"commitment/instead-of", fixture.Commitment, regexp.MustCompile(`, not [\w./-]+$|\b(never|not) (touch|change|modify|push|merge|commit|delete)\b|\bagainst [\w./-]+\b`),
 			"I'll open the PR against develop, not main", "I'll add a new function to query only a specific branch", nil},
 	}
@@ -329,11 +324,7 @@ func propCommitment(s string, acts bool) *propGuess {
 	lit := strings.TrimRight(s, ". ")
 	m := propIWill.FindStringSubmatch(lit)
 	if m == nil {
-		if r, ok := propFires(propCommitments, propNormalize(lit)); ok && r.name == "commitment/keep-decision" {
-			return &propGuess{class: fixture.Commitment, literal: lit, expect: lit, confidence: 0.7, rule: r.name,
-				probe: "What did the assistant decide to keep as it is?"}
-		}
-		return nil
+		return propAgentDecision(lit)
 	}
 	if propNarration.MatchString(propNormalize(lit)) || propIdiom.MatchString(propNormalize(lit)) {
 		return nil

@@ -1,13 +1,16 @@
-import json,re
+import json,os,re
+# DUMPS: the folder of the session dumps (dump/main.go's OUT).
+dumps=os.environ.get('DUMPS','/tmp/l3')
 segs={}
 for l in open(''+__import__('sys').argv[1]+''):
     x=json.loads(l); sid=x['session_id'][:8]
     if sid not in segs:
         turns={}; cur=0; mode=None
-        for line in open(f'/tmp/l3/{sid}.full.txt'):
+        for line in open(f'{dumps}/{sid}.full.txt'):
             m=re.match(r'######## TURN (\d+)',line)
             if m: cur=int(m.group(1)); mode='U'; turns.setdefault(cur,{'U':'','A':''}); continue
             if cur==0: continue
+            if line.startswith('  ######## TYPED WHILE'): mode='U'; continue
             if line.startswith('  A['): mode='A'
             elif line.startswith('    [REFUSED'): mode='U'
             elif line.startswith('    ['): mode=None; continue

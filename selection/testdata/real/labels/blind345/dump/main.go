@@ -47,6 +47,8 @@ func main() {
 				m := s.Messages[mi]
 				if m.Kind.Typed() {
 					w("\n\n######## TURN %d (%s) [%s]\n%s\n", m.Turn+1, m.Kind, m.UUID[:min(8, len(m.UUID))], trunc(m.Text, max))
+				} else if m.Kind == agentlog.Queued {
+					w("\n  ######## TYPED WHILE THE AGENT WORKED, in TURN %d (queued)\n%s\n", m.Turn+1, trunc(m.Text, max))
 				}
 				mi++
 			}

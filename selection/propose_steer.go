@@ -1,0 +1,131 @@
+package selection
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// This file holds the proposer's rule for a person steering the work.
+// On real sessions the first prompt states the task, and what binds the
+// agent's later work comes after it, in the person's follow-up messages:
+// a correction, a choice among the agent's options, a design decision, a
+// scope, an objection phrased as a question ("can't we get a hash from
+// git instead of the content?"). Each session words them its own way, so
+// cue words find few of them (propCues); what they share is their place.
+// A follow-up message that no rule drew a constraint from, and that is
+// not an acknowledgement, a request for information or pasted output,
+// is proposed as one constraint: its first sentence that steers.
+//
+// On the labelled sessions about one typed message in five or six holds
+// a constraint, and readers label about one in four of those this rule
+// proposes (testdata/real/labels/README.md, "Blind set 6"); it is below
+// DefaultMinConfidence, so `tally propose --min-confidence 0.4` trades
+// precision for recall.
+
+// propSteerConfidence is the steer rule's confidence.
+const propSteerConfidence = 0.4
+
+var (
+	// propSteerAck is a sentence that only assents or hands back: no
+	// constraint in it.
+	propSteerAck = regexp.MustCompile(`^((yes|yep|yeah|yup|ok|okay|sure|great|thanks|thank you|ty|perfect|nice|cool|good|awesome|excellent|lgtm|got it|makes sense|sounds good|looks good|agreed|right|correct|exactly|alright|go ahead|continue|proceed|do it|go on|carry on|keep going|please|pls|let's continue|let's do it|let's go|go for it|ship it)[\s.!,:;)]*)+$`)
+	// propSteerChore is a short request for a routine step (commit,
+	// push, run the tests, review) or a report of a failure ("tests are
+	// failing", "we have merge conflicts"): the work at hand, not a way
+	// of doing it.
+	propSteerChore = regexp.MustCompile(`^((and|now|then|ok|okay|so|please|yes|yeah|let's|lets|can you|could you|pls)[,]? )*(commit|push|merge|pull|rebase|fix|run|review|build|deploy|test|retry|try again|redo|check|show|give me|create a pr|open a pr|raise a pr)\b[^,;]{0,30}$|^[^,;]{0,40}\b(is|are|still|keeps?)? ?(failing|fails|failed|broken|red|conflicts?|conflix|failz)( now| again| on ci| on the pr)?$`)
+	// propSteerDirective marks a sentence that asks for or decides
+	// something ("I'd like all those assertions replaced …", "do we need
+	// all that logic duplicated?"): the message's sentence to propose
+	// over an opening remark ("OK, that's part of it").
+	propSteerDirective = regexp.MustCompile(`\b(i|we) (want|need|would like|prefer|don't want)\b|\b(i|we)'d (like|prefer|rather)\b|\b(should|shouldn't|must|instead|rather|let's|please|make sure|don't|do not|never|always|only)\b|^(can|could|would) (we|you)\b|^do we (need|want|have to|really)\b|\b(why not|can't we|couldn't we)\b`)
+	// propSteerSuggest marks a question that proposes rather than asks:
+	// "why not …?", "can't we …?", "shouldn't it …?", "… instead?".
+	propSteerSuggest = regexp.MustCompile(`\b(should|shouldn't|instead|rather|why not|can't we|couldn't we|wouldn't it|isn't it better|better|prefer|only|just|not|no need|don't|without|needed|necessary|really)\b`)
+	// propSteerInfo opens a question asking for information.
+	propSteerInfo = regexp.MustCompile(`^(what|what's|whats|where|where's|when|who|which|how|how's|is|are|does|did|do|was|were|has|have|had|am|any idea|why (is|are|does|did|was|were|do|has))\b|^(can|could|would) (you|u) (please )?(explain|tell|show|check|look|confirm|verify|summari[sz]e|list|find|see|describe|clarify|remind)\b`)
+)
+
+// steer proposes, for a person's follow-up message e that no rule drew a
+// constraint from, one sentence that steers (propSteering): the first
+// that asks for or decides something (propSteerDirective), else the
+// first. A sentence that says again what an earlier constraint said, or
+// that items from index from on already propose as an open question at
+// DefaultMinConfidence or above, is passed over.
+func (p *propProposer) steer(e propUtterance, from int) {
+	lit := ""
+	for _, s := range sentences(e.text) {
+		l, ok := propSteering(s)
+		if !ok || p.restates(l) || p.asked(from, l) {
+			continue
+		}
+		if lit == "" {
+			lit = l
+		}
+		if propSteerDirective.MatchString(propNormalize(l)) {
+			lit = l
+			break
+		}
+	}
+	if lit != "" {
+		probe := "Does this request from the user still hold: " + propUserMe.Replace(" " + propLowerFirst(lit))[1:]
+		if !strings.HasSuffix(probe, "?") {
+			probe += "?"
+		}
+		p.add(e, propGuess{class: fixture.Constraint, literal: lit, confidence: propSteerConfidence, rule: "constraint/steer", probe: probe, expect: "yes"})
+	}
+}
+
+// propSteering reports whether a person's sentence s steers the work —
+// prose (propProseSentence), not an acknowledgement, not a request for
+// information, not a reminder of something said before (the restatement
+// signal's cues) — and its literal, without list marker or final stop.
+func propSteering(s string) (string, bool) {
+	_, body := propLeadIn(s)
+	lit := strings.TrimRight(strings.TrimSpace(propListMarker.ReplaceAllString(body, "")), ". ")
+	low := propNormalize(lit)
+	if utf8.RuneCountInString(lit) < 6 || len(strings.Fields(lit)) < 3 || strings.HasSuffix(lit, ":") || !propProseSentence(lit) ||
+		propSteerAck.MatchString(low) || propTransient.MatchString(low) || propSteerChore.MatchString(low) {
+		return "", false
+	}
+	if strings.HasSuffix(lit, "?") && propSteerInfo.MatchString(propInterjection.ReplaceAllString(low, "")) && !propSteerSuggest.MatchString(low) {
+		return "", false
+	}
+	if cue := cueOf(normaliseText(s)); cue != "" && cue != "don't forget" && cue != "remember to" {
+		return "", false
+	}
+	return lit, true
+}
+
+// restates reports whether lit says again, in other words, a constraint
+// proposed before: half its content words or more are the earlier
+// constraint's, as for a "don't forget" (constraint).
+func (p *propProposer) restates(lit string) bool {
+	words := propContentWords(lit)
+	for _, c := range p.constraints {
+		if len(words) >= 2 && propOverlap(words, c.words) >= 0.5 {
+			return true
+		}
+	}
+	return false
+}
+
+// asked reports whether an item from index from on already stands for
+// lit: an open question at DefaultMinConfidence or above that is lit, or
+// a reference named in lit when lit asks for and decides nothing
+// ("rollback steps are in runbook section 9.4": the reference is the
+// item; "rebase onto soph/one-to-one instead of main" steers).
+func (p *propProposer) asked(from int, lit string) bool {
+	for _, it := range p.items[from:] {
+		switch {
+		case it.Class == fixture.OpenQuestion && it.Confidence >= DefaultMinConfidence && (strings.Contains(it.Literal, lit) || strings.Contains(lit, it.Literal)):
+			return true
+		case it.Class == fixture.Reference && strings.Contains(lit, it.Literal) && !propSteerDirective.MatchString(propNormalize(lit)):
+			return true
+		}
+	}
+	return false
+}
