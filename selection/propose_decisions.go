@@ -17,75 +17,65 @@ import (
 // against. Read on an assistant's sentence that is not a question, when
 // propIWill finds no promise.
 
+// propVerdict is a decision rule: the rule, the confidence of what it
+// finds and the question it drafts. On the labelled sessions an agent's
+// as-is verdict was an item about one time in two (an agent also
+// narrates what a change leaves as it is): 0.55 unless said.
+type propVerdict struct {
+	propRule
+	confidence float64
+	probe      string
+}
+
+// The probes the decision rules draft.
+const (
+	propProbeKept    = "What did the assistant decide to keep as it is?"
+	propProbeNotDone = "What did the assistant decide not to do?"
+)
+
 // propDecisions are the decision rules; the first that fires gives the
-// candidate its rule and its confidence (propDecisionConfidence).
-var propDecisions = []propRule{
-	{name: "commitment/keep-decision", class: fixture.Commitment,
+// candidate its rule, confidence and probe.
+var propDecisions = []propVerdict{
+	{propRule{name: "commitment/keep-decision", class: fixture.Commitment,
 		re:      regexp.MustCompile(`^([^,;—–]{1,30}(, | - | — | – ))?(so |then |i think )?(leaving|keeping) (it|this|that|them|these|those|the [\w.-]+)( [\w.-]+)? (in place|as is|as-is|unchanged|alone|untouched|where (it|they) (is|are))\b`),
-		example: "Leaving it in place is correct", nearMiss: "Leaving the office now"},
+		example: "Leaving it in place is correct", nearMiss: "Leaving the office now"}, 0.7, propProbeKept},
 	// A verdict to keep, leave or let something remain as it is, said
 	// as an imperative or a decision ("**Leave as-is** - harmless",
 	// "those should remain as-is since …").
-	{name: "commitment/as-is", class: fixture.Commitment,
+	{propRule{name: "commitment/as-is", class: fixture.Commitment,
 		re:      regexp.MustCompile(`\b(keep|leave|left|kept|remain|remains|stay|stays)\b( [^.?!]{0,40}?)? (as[- ]is|in place|alone|untouched)\b`),
 		not:     regexp.MustCompile(`\b(is|are|was|were) (already )?(left )?in place\b|\breturns? [^.]{0,30}as[- ]is\b|\bused as[- ]is\b`),
-		example: "Keep the current implementation as-is.", nearMiss: "Returns the string as-is if less than 3 chars."},
+		example: "Keep the current implementation as-is.", nearMiss: "Returns the string as-is if less than 3 chars."}, 0.55, propProbeKept},
 	// Something not done on purpose: the agent decided against it.
-	{name: "commitment/intentional", class: fixture.Commitment,
+	{propRule{name: "commitment/intentional", class: fixture.Commitment,
 		re: regexp.MustCompile(`\b(intentionally|deliberately) (left|kept|skipped|not|omitted|unchanged)\b|\b(skipped|left|kept|omitted|unchanged|not changed|not fixed|not addressed) (intentionally|deliberately|on purpose)\b|\backnowledged as intentional\b`),
 		// "let me reply to the intentionally skipped items" narrates
 		// answering decisions made before.
 		not:     regexp.MustCompile(`\b(reply|replies|respond|responding|answer)\b`),
-		example: "`cmd.Dir` skipped intentionally", nearMiss: "I see there's an intentional difference"},
+		example: "`cmd.Dir` skipped intentionally", nearMiss: "I see there's an intentional difference"}, 0.55, propProbeNotDone},
 	// A verdict that something needs no change: "the comment is fine
 	// as-is", "the remaining usages are legitimate", "an intentional
 	// trade-off", "not part of this change. Skip.", "Deferred — no
 	// current callers".
-	{name: "commitment/no-change", class: fixture.Commitment,
+	{propRule{name: "commitment/no-change", class: fixture.Commitment,
 		re:      regexp.MustCompile(`\b(fine|ok|okay|correct|good) (as[- ]is|to keep|to leave)\b|\b(are|is) (all )?legitimate\b|\bintentional (trade-?off|design|choice|decision)\b|\bintentionally (correct|so|that way)\b|\bnot part of (this|the) (change|pr|task|scope|fix)\b|^(\*\*)?(deferred|won't fix|skipped|out of scope)(\*\*)? ?(—|–|-|:)`),
-		example: "Pre-existing code, not part of this change. Skip.", nearMiss: "The test is part of this change"},
+		example: "Pre-existing code, not part of this change. Skip.", nearMiss: "The test is part of this change"}, 0.55, "What did the assistant decide needs no change?"},
 	// A recommendation to keep what exists.
-	{name: "commitment/keep-current", class: fixture.Commitment,
+	{propRule{name: "commitment/keep-current", class: fixture.Commitment,
 		re:      regexp.MustCompile(`\b(recommend|suggest|i'd go with) keeping\b|\bkeep(ing)? the (current|existing) (implementation|approach|behaviou?r|code|design|naming|pattern|structure|signature)\b`),
-		example: "But I'd recommend keeping it", nearMiss: "keeping the current directory clean"},
+		example: "But I'd recommend keeping it", nearMiss: "keeping the current directory clean"}, 0.6, propProbeKept},
 	// A suggestion declined as too much.
-	{name: "commitment/declined", class: fixture.Commitment,
+	{propRule{name: "commitment/declined", class: fixture.Commitment,
 		re:      regexp.MustCompile(`\b(is|would be|seems|feels) (like )?(an? )?(overkill|not worth (it|the)|unnecessary complexity)\b`),
-		example: "The Copilot suggestion for a custom `UnmarshalJSON` is overkill", nearMiss: "the overkill warning fired"},
+		example: "The Copilot suggestion for a custom `UnmarshalJSON` is overkill", nearMiss: "the overkill warning fired"}, 0.55, propProbeNotDone},
 	// A standing rule the agent states for itself.
-	{name: "commitment/self-rule", class: fixture.Commitment,
+	{propRule{name: "commitment/self-rule", class: fixture.Commitment,
 		re:      regexp.MustCompile(`\bper (the|your) instructions,? (i|we) (should|must|will|won't|need to)\b|\b(i|we) (should|must|will|won't|will not|shouldn't)\b[^.]{0,60}\b(going forward|from now on)\b`),
-		example: "Actually wait — per the instructions I should create a new commit, not amend.", nearMiss: "the cleanup should handle this going forward"},
+		example: "Actually wait — per the instructions I should create a new commit, not amend.", nearMiss: "the cleanup should handle this going forward"}, 0.6, "What rule did the assistant set itself for its later work?"},
 	// A scope the agent sets for the change at hand.
-	{name: "commitment/scope", class: fixture.Commitment,
+	{propRule{name: "commitment/scope", class: fixture.Commitment,
 		re:      regexp.MustCompile(`^(so |but )?(for|in) (this|the current) (pr|change|branch|commit),? (let me|i'll|i will|we'll|i'm going to) (\w+ )?(only|just)\b`),
-		example: "For this PR, let me fix only the references in `mid_session_rebase_test.go`", nearMiss: "In this PR, the tests only cover the happy path"},
-}
-
-// propDecisionConfidence is each decision rule's confidence. On the
-// labelled sessions an agent's as-is verdict was an item about one time
-// in two: an agent also narrates what a change leaves as it is.
-var propDecisionConfidence = map[string]float64{
-	"commitment/keep-decision": 0.7,
-	"commitment/as-is":         0.55,
-	"commitment/intentional":   0.55,
-	"commitment/keep-current":  0.6,
-	"commitment/no-change":     0.55,
-	"commitment/declined":      0.55,
-	"commitment/self-rule":     0.6,
-	"commitment/scope":         0.55,
-}
-
-// propDecisionProbe is the question each decision rule drafts.
-var propDecisionProbe = map[string]string{
-	"commitment/keep-decision": "What did the assistant decide to keep as it is?",
-	"commitment/as-is":         "What did the assistant decide to keep as it is?",
-	"commitment/keep-current":  "What did the assistant decide to keep as it is?",
-	"commitment/no-change":     "What did the assistant decide needs no change?",
-	"commitment/intentional":   "What did the assistant decide not to do?",
-	"commitment/declined":      "What did the assistant decide not to do?",
-	"commitment/self-rule":     "What rule did the assistant set itself for its later work?",
-	"commitment/scope":         "What scope did the assistant set for the change?",
+		example: "For this PR, let me fix only the references in `mid_session_rebase_test.go`", nearMiss: "In this PR, the tests only cover the happy path"}, 0.55, "What scope did the assistant set for the change?"},
 }
 
 // propAgentDecision classifies an assistant sentence with no "I'll" in it: a
@@ -95,10 +85,11 @@ func propAgentDecision(lit string) *propGuess {
 	if strings.HasSuffix(strings.TrimSpace(lit), "?") {
 		return nil
 	}
-	r, ok := propFires(propDecisions, propNormalize(lit))
-	if !ok {
-		return nil
+	low := propNormalize(lit)
+	for _, d := range propDecisions {
+		if _, ok := propFires([]propRule{d.propRule}, low); ok {
+			return &propGuess{class: fixture.Commitment, literal: lit, expect: lit, confidence: d.confidence, rule: d.name, probe: d.probe}
+		}
 	}
-	return &propGuess{class: fixture.Commitment, literal: lit, expect: lit, confidence: propDecisionConfidence[r.name], rule: r.name,
-		probe: propDecisionProbe[r.name]}
+	return nil
 }

@@ -274,7 +274,14 @@ func ExamplePropose() {
 // example must yield the pattern's reference, the near miss none of its
 // kind).
 func TestProposeRuleTable(t *testing.T) {
-	for _, table := range [][]propRule{propProhibitions, propObligations, propCommitments, propDecisions, propCues} {
+	var decisions []propRule
+	for _, d := range propDecisions {
+		decisions = append(decisions, d.propRule)
+		if d.confidence <= 0 || d.confidence > 1 || d.probe == "" {
+			t.Errorf("%s: confidence %v, probe %q", d.name, d.confidence, d.probe)
+		}
+	}
+	for _, table := range [][]propRule{propProhibitions, propObligations, propCommitments, decisions, propCues} {
 		for _, r := range table {
 			t.Run(r.name, func(t *testing.T) {
 				if r.example == "" || r.nearMiss == "" {
