@@ -149,10 +149,8 @@ func (p *propProposer) constraint(s, lead, body string) *propGuess {
 		return nil // a question without its "?"
 	}
 	words := propContentWords(lit)
-	for _, c := range p.constraints {
-		if propOverlap(words, c.words) >= 0.6 && len(words) >= 2 && !propReversal.MatchString(low) {
-			return nil // a restatement in other words
-		}
+	if len(words) >= 2 && !propReversal.MatchString(low) && p.restated(words, 0.6) {
+		return nil // a restatement in other words
 	}
 	// The restatement signal's cues (cueOf): "you forgot", "I told you",
 	// "as I said" … restate; "don't forget" and "remember to" restate
@@ -162,10 +160,8 @@ func (p *propProposer) constraint(s, lead, body string) *propGuess {
 		if cue != "don't forget" && cue != "remember to" {
 			return nil
 		}
-		for _, c := range p.constraints {
-			if propOverlap(words, c.words) >= 0.5 {
-				return nil
-			}
+		if p.restated(words, 0.5) {
+			return nil
 		}
 	}
 	pr, prohibition := propFires(propProhibitions, low)
@@ -196,6 +192,17 @@ func (p *propProposer) constraint(s, lead, body string) *propGuess {
 	}
 	g.probe, g.expect = propConstraintProbe(lit, prohibition, propImperative.MatchString(low))
 	return g
+}
+
+// restated reports whether share or more of the content words words are
+// those of a constraint proposed before: a restatement in other words.
+func (p *propProposer) restated(words map[string]bool, share float64) bool {
+	for _, c := range p.constraints {
+		if propOverlap(words, c.words) >= share {
+			return true
+		}
+	}
+	return false
 }
 
 // propInterrogative opens a question proper: an auxiliary or a wh-word.

@@ -59,7 +59,12 @@ func (p *propProposer) steer(e propUtterance, from int) {
 	lit := ""
 	for _, s := range sentences(e.text) {
 		l, ok := propSteering(s)
-		if !ok || p.restates(l) || p.asked(from, l) {
+		// An earlier constraint said again (half its content words, as
+		// for a "don't forget") is no new request.
+		if words := propContentWords(l); len(words) >= 2 && p.restated(words, 0.5) {
+			continue
+		}
+		if !ok || p.covered(from, l) {
 			continue
 		}
 		if lit == "" {
@@ -100,25 +105,12 @@ func propSteering(s string) (string, bool) {
 	return lit, true
 }
 
-// restates reports whether lit says again, in other words, a constraint
-// proposed before: half its content words or more are the earlier
-// constraint's, as for a "don't forget" (constraint).
-func (p *propProposer) restates(lit string) bool {
-	words := propContentWords(lit)
-	for _, c := range p.constraints {
-		if len(words) >= 2 && propOverlap(words, c.words) >= 0.5 {
-			return true
-		}
-	}
-	return false
-}
-
-// asked reports whether an item from index from on already stands for
+// covered reports whether an item from index from on already stands for
 // lit: an open question at DefaultMinConfidence or above that is lit, or
 // a reference named in lit when lit asks for and decides nothing
 // ("rollback steps are in runbook section 9.4": the reference is the
 // item; "rebase onto soph/one-to-one instead of main" steers).
-func (p *propProposer) asked(from int, lit string) bool {
+func (p *propProposer) covered(from int, lit string) bool {
 	for _, it := range p.items[from:] {
 		switch {
 		case it.Class == fixture.OpenQuestion && it.Confidence >= DefaultMinConfidence && (strings.Contains(it.Literal, lit) || strings.Contains(lit, it.Literal)):
