@@ -154,6 +154,23 @@ var propBlindFloors = []propBlindFloor{
 	{"5b", "rules@0.4", fixture.Constraint, 0.68, 0.28, "19/27, 19/64"},
 	{"6a", "rules@0.4", fixture.Constraint, 0.58, 0.3, "21/35, 21/66"},
 	{"6b", "rules@0.4", fixture.Constraint, 0.6, 0.29, "20/32, 20/66"},
+	// Set 7 (32 sessions of 2 or 3 typed turns), labelled and scored
+	// blind with the rules of commit 5826b7e: nothing was changed after.
+	{"7a", "rules", fixture.Reference, 0.95, 0.8, "93/95, 93/112"},
+	{"7b", "rules", fixture.Reference, 0.95, 0.8, "92/95, 92/112"},
+	{"7a", "rules@0.4", fixture.Constraint, 0.7, 0.42, "14/19, 14/32"},
+	{"7b", "rules@0.4", fixture.Constraint, 0.7, 0.32, "11/15, 11/32"},
+	// The model's replies for sets 6 and 7 were made blind, for the
+	// unchanged prompt; Hybrid took the rules' commitments beside the
+	// model's after set 6 was scored (its commitments are not blind
+	// there), before set 7 was.
+	{"6a", "hybrid", fixture.Constraint, 0.66, 0.58, "24/35, 24/40"},
+	{"6b", "hybrid", fixture.Constraint, 0.72, 0.58, "24/32, 24/40"},
+	{"6a", "hybrid", fixture.Commitment, 0.75, 0.48, "8/10, 8/16"},
+	{"7a", "hybrid", fixture.Constraint, 0.66, 0.43, "13/19, 13/29"},
+	{"7b", "hybrid", fixture.Constraint, 0.7, 0.36, "11/15, 11/29"},
+	{"7a", "hybrid", fixture.Commitment, 0.42, 0.42, "4/9, 4/9"},
+	{"7b", "hybrid", fixture.Commitment, 0.32, 0.42, "4/12, 4/9"},
 }
 
 // propBlindSet is one labeller's labels of a blind set, and whether the
@@ -167,7 +184,8 @@ var propBlindSets = []propBlindSet{
 	{"2", "propose_heldout2.jsonl", true}, {"3a", "propose_blind3_a.jsonl", true}, {"3b", "propose_blind3_b.jsonl", true},
 	{"4a", "propose_blind4_a.jsonl", true}, {"4b", "propose_blind4_b.jsonl", true},
 	{"5a", "propose_blind5_a.jsonl", true}, {"5b", "propose_blind5_b.jsonl", true},
-	{"6a", "propose_blind6_a.jsonl", false}, {"6b", "propose_blind6_b.jsonl", false},
+	{"6a", "propose_blind6_a.jsonl", true}, {"6b", "propose_blind6_b.jsonl", true},
+	{"7a", "propose_blind7_a.jsonl", true}, {"7b", "propose_blind7_b.jsonl", true},
 }
 
 // TestProposeBlindSets scores three proposers — the rules, the LLM
@@ -255,6 +273,7 @@ func TestProposeLabelAgreement(t *testing.T) {
 		{"propose_blind4_a.jsonl", "propose_blind4_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {16, 17, 16, 24}, fixture.Reference: {72, 73, 72, 76}}},
 		{"propose_blind5_a.jsonl", "propose_blind5_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {19, 20, 19, 27}, fixture.Reference: {77, 80, 77, 78}}},
 		{"propose_blind6_a.jsonl", "propose_blind6_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {31, 35, 31, 32}, fixture.Commitment: {8, 10, 8, 9}, fixture.Reference: {100, 106, 100, 105}}},
+		{"propose_blind7_a.jsonl", "propose_blind7_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {15, 19, 15, 15}, fixture.Commitment: {4, 9, 4, 12}, fixture.Reference: {94, 95, 94, 95}}},
 	} {
 		a, b := propLoadRealLabels(t, c.a), propLoadRealLabels(t, c.b)
 		counts := propNewCounts()

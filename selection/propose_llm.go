@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -343,25 +344,51 @@ func llmSquash(s string) string {
 	return strings.Join(out, " ")
 }
 
+// sameItemText reports whether two literals stand for one item: one
+// contains the other once normalised, or half the content words of the
+// shorter are in the longer.
+func sameItemText(a, b string) bool {
+	na, nb := normaliseText(a), normaliseText(b)
+	if strings.Contains(na, nb) || strings.Contains(nb, na) {
+		return true
+	}
+	wa, wb := contentWords(a), contentWords(b)
+	if len(wa) > len(wb) {
+		wa, wb = wb, wa
+	}
+	return len(wa) > 0 && 2*len(commonWords(wa, wb)) >= len(wa)
+}
+
 // llmQuotes folds typographic quotes and apostrophes into ASCII ones: a
 // model may write "let’s" for the person's "let's".
 var llmQuotes = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`)
 
 // Hybrid joins two proposals of one session: the references of rules
-// (Propose) and every other item of model (LLMProposer.Propose), in turn
-// order (stable: rules' references first within a turn), ids renumbered
-// c1, c2, …, position 0. On sessions neither was written on, the rules'
-// references carried over and their constraints did not, while the
-// model's constraints carried over and its references missed the files
-// it changed without discussing them (testdata/real/labels/README.md,
-// "Blind sets"): each class is taken from the proposer that holds it.
+// (Propose); the commitments of both, a rule's left out when the model
+// proposes the same one (same turn, sameItemText); the model's
+// constraints and open questions. In turn order (stable: rules' items
+// first within a turn), ids renumbered c1, c2, …, position 0. On
+// sessions neither was written on, the rules' references carried over
+// and the model's did not (it misses the files changed without
+// discussing them); the model's constraints were right more often than
+// the rules' (about half against a third), so the rules' would dilute
+// them; each found commitments — an agent's verdicts on what to leave
+// alone — that the other missed (testdata/real/labels/README.md, "Blind
+// sets", "Blind set 6" and "Blind set 7").
 func Hybrid(rules, model Proposal) Proposal {
 	out := rules
 	out.Position = 0
 	out.Candidates = make([]ProposedItem, 0, len(rules.Candidates)+len(model.Candidates))
 	for _, c := range rules.Candidates {
-		if c.Class == fixture.Reference {
+		switch c.Class {
+		case fixture.Reference:
 			out.Candidates = append(out.Candidates, c)
+		case fixture.Commitment:
+			if !slices.ContainsFunc(model.Candidates, func(m ProposedItem) bool {
+				return m.Class == c.Class && m.Turn == c.Turn && sameItemText(m.Literal, c.Literal)
+			}) {
+				out.Candidates = append(out.Candidates, c)
+			}
 		}
 	}
 	for _, c := range model.Candidates {

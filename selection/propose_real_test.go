@@ -70,26 +70,11 @@ func propRefSame(a, b string) bool {
 
 var propHex = regexp.MustCompile(`^[0-9a-f]+$`)
 
-// propTextSame reports whether a proposal's literal stands for a label's
-// literal: one contains the other once normalised, or half the content
-// words of the shorter are in the longer.
-func propTextSame(label, got string) bool {
-	a, b := normaliseText(label), normaliseText(got)
-	if strings.Contains(a, b) || strings.Contains(b, a) {
-		return true
-	}
-	wa, wb := contentWords(label), contentWords(got)
-	if len(wa) > len(wb) {
-		wa, wb = wb, wa
-	}
-	return len(wa) > 0 && 2*len(commonWords(wa, wb)) >= len(wa)
-}
-
 // propRealMatch matches one session's proposals to its labels: a
 // reference by its identity (propRefSame, at any turn: each identifier
 // is labelled once, where it first matters, and proposed once), any other
 // class at the label's turn with a literal that stands for the label's
-// (propTextSame). Each label and each proposal is matched at most once.
+// (sameItemText). Each label and each proposal is matched at most once.
 func propRealMatch(labels []propRealLabel, got []ProposedItem) (labelHit, gotHit []bool) {
 	labelHit, gotHit = make([]bool, len(labels)), make([]bool, len(got))
 	for i, l := range labels {
@@ -101,7 +86,7 @@ func propRealMatch(labels []propRealLabel, got []ProposedItem) (labelHit, gotHit
 			if l.Class == fixture.Reference {
 				ok = propRefSame(propRefKey(l.Literal), propRefKey(g.Literal))
 			} else {
-				ok = g.Turn == l.Turn && propTextSame(l.Literal, g.Literal)
+				ok = g.Turn == l.Turn && sameItemText(l.Literal, g.Literal)
 			}
 			if ok {
 				labelHit[i], gotHit[j] = true, true
