@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
 )
 
@@ -123,6 +124,21 @@ func FuzzProposeCallInput(f *testing.F) {
 		file, _, _ := propCallInput([]byte(input))
 		if file != "" && !strings.Contains(input, file) && !strings.Contains(input, `\`) {
 			t.Errorf("file %q is not in the input %q", file, input)
+		}
+	})
+}
+
+// FuzzProposeAnswerText feeds AskUserQuestion results, as a log may hold
+// them, to propAnswerText: no panic, and nothing read from a result
+// without the answer marker or without a result.
+func FuzzProposeAnswerText(f *testing.F) {
+	for _, s := range []string{`User has answered your questions: "Q?"="A". You can now continue`, `User has answered your questions: "Q"="a \"b\"", "R"=""`, `User has answered your questions: "`, `"Q"="A"`} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, result string, has bool) {
+		got := propAnswerText(agentlog.ToolCall{Name: "AskUserQuestion", Result: result, HasResult: has})
+		if got != "" && (!has || !strings.Contains(result, propAnswerMarker)) {
+			t.Errorf("answers %q from result %q (has %v)", got, result, has)
 		}
 	})
 }

@@ -303,6 +303,10 @@ type propUtterance struct {
 	// not prose counts as the agent's mention would, kept only when the
 	// agent acted on it.
 	output bool
+	// reply is whether the person typed the text into a tool call's
+	// result — refusing the call, answering the agent's question — and
+	// not as a prompt: it is never the task's first prompt.
+	reply bool
 	// pasted is what propProse left out of a typed message (program
 	// output, code, quoted lines): its identifiers count as the agent's
 	// mentions do, kept only when the agent acted on them (pastedRefs).
@@ -312,7 +316,8 @@ type propUtterance struct {
 // propUtterances returns s's typed messages and step texts in the order
 // they were said: a message that Step steps preceded comes before step
 // Step. What a person typed when refusing a tool call (propRejectionText)
-// follows the step that made the call.
+// or answering the agent's questions (propAnswerText) follows the step
+// that made the call.
 func propUtterances(s *agentlog.Session) []propUtterance {
 	out := make([]propUtterance, 0, len(s.Messages)+len(s.Steps))
 	mi := 0
@@ -339,7 +344,10 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 		}
 		for _, c := range st.Calls {
 			if text := propRejectionText(c); text != "" {
-				out = append(out, propUtterance{turn: turn, role: "user", text: text})
+				out = append(out, propUtterance{turn: turn, role: "user", text: text, reply: true})
+			}
+			if text := propAnswerText(c); text != "" {
+				out = append(out, propUtterance{turn: turn, role: "user", text: text, reply: true})
 			}
 		}
 	}
@@ -380,7 +388,7 @@ func (p *propProposer) message(i int, e propUtterance) {
 		p.sentence(i, e, s, prev)
 		prev = s
 	}
-	if e.role == "user" && !e.plan && !e.output && e.turn >= 2 && !p.ruleSince(before) {
+	if e.role == "user" && !e.plan && !e.output && (e.turn >= 2 || e.reply) && !p.ruleSince(before) {
 		p.steer(e, before)
 	}
 }

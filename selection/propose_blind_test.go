@@ -158,8 +158,12 @@ var propBlindFloors = []propBlindFloor{
 	// blind with the rules of commit 5826b7e: nothing was changed after.
 	{"7a", "rules", fixture.Reference, 0.95, 0.8, "93/95, 93/112"},
 	{"7b", "rules", fixture.Reference, 0.95, 0.8, "92/95, 92/112"},
-	{"7a", "rules@0.4", fixture.Constraint, 0.7, 0.42, "14/19, 14/32"},
-	{"7b", "rules@0.4", fixture.Constraint, 0.7, 0.32, "11/15, 11/32"},
+	// After set 7 was scored, propose came to read a person's answers
+	// to the agent's questions (propAnswerText, from both set 6 and 7
+	// readers' notes, not from their labels): 14/19, 14/32 and 11/15,
+	// 11/32 at 0.4 before.
+	{"7a", "rules@0.4", fixture.Constraint, 0.75, 0.39, "15/19, 15/37"},
+	{"7b", "rules@0.4", fixture.Constraint, 0.75, 0.3, "12/15, 12/37"},
 	// The model's replies for sets 6 and 7 were made blind, for the
 	// unchanged prompt; Hybrid took the rules' commitments beside the
 	// model's after set 6 was scored (its commitments are not blind
@@ -167,10 +171,14 @@ var propBlindFloors = []propBlindFloor{
 	{"6a", "hybrid", fixture.Constraint, 0.66, 0.58, "24/35, 24/40"},
 	{"6b", "hybrid", fixture.Constraint, 0.72, 0.58, "24/32, 24/40"},
 	{"6a", "hybrid", fixture.Commitment, 0.75, 0.48, "8/10, 8/16"},
-	{"7a", "hybrid", fixture.Constraint, 0.66, 0.43, "13/19, 13/29"},
-	{"7b", "hybrid", fixture.Constraint, 0.7, 0.36, "11/15, 11/29"},
-	{"7a", "hybrid", fixture.Commitment, 0.42, 0.42, "4/9, 4/9"},
-	{"7b", "hybrid", fixture.Commitment, 0.32, 0.42, "4/12, 4/9"},
+	// The model was asked again for the 5 sessions whose prompt came to
+	// hold a person's answers (1664f311, 36ba8a60, 4de02c81, 9e44573d,
+	// ece0c335); set 7 gave 13/19, 13/29 and 11/15, 11/29 constraints
+	// and 4/9, 4/9 and 4/12, 4/9 commitments with the first replies.
+	{"7a", "hybrid", fixture.Constraint, 0.66, 0.38, "13/19, 13/33"},
+	{"7b", "hybrid", fixture.Constraint, 0.7, 0.32, "11/15, 11/33"},
+	{"7a", "hybrid", fixture.Commitment, 0.52, 0.4, "5/9, 5/12"},
+	{"7b", "hybrid", fixture.Commitment, 0.32, 0.32, "4/12, 4/12"},
 }
 
 // propBlindSet is one labeller's labels of a blind set, and whether the

@@ -15,9 +15,11 @@ import (
 // scope, an objection phrased as a question ("can't we get a hash from
 // git instead of the content?"). Each session words them its own way, so
 // cue words find few of them (propCues); what they share is their place.
-// A follow-up message that no rule drew a constraint from, and that is
-// not an acknowledgement, a request for information or pasted output,
-// is proposed as one constraint: its first sentence that steers.
+// A follow-up message (turn 2 on, or at any turn a refusal's words or an
+// answer to the agent's question) that no rule drew a constraint from,
+// and that is not an acknowledgement, a request for information or
+// pasted output, is proposed as one constraint: its first sentence that
+// steers.
 //
 // On the labelled sessions about one typed message in five or six holds
 // a constraint, and readers label about one in four of those this rule

@@ -1,7 +1,12 @@
 package selection
 
 import (
+	"fmt"
+	"slices"
 	"testing"
+
+	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/fixture"
 )
 
 // TestProposeSteer pins the steer rule (propose_steer.go) on follow-up
@@ -71,5 +76,49 @@ func TestProposeSteerOnce(t *testing.T) {
 		if c.Rule == "constraint/steer" {
 			t.Errorf("steer %+v", c)
 		}
+	}
+}
+
+// TestProposeAnswerText pins how an answer to the agent's
+// multiple-choice question (Claude Code's AskUserQuestion result, as the
+// dev set's logs write it) is read: the answers, one per line, without
+// the agent's questions.
+func TestProposeAnswerText(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		call agentlog.ToolCall
+		want string
+	}{
+		{"a typed answer", agentlog.ToolCall{Name: "AskUserQuestion", HasResult: true,
+			Result: `User has answered your questions: "Plan ready. What would you like to do next?"="the only way to suppress this warning is via flag, not prompt interactive". You can now continue with the user's answers in mind.`},
+			"the only way to suppress this warning is via flag, not prompt interactive"},
+		{"two answers, one quoting", agentlog.ToolCall{Name: "AskUserQuestion", HasResult: true,
+			Result: `User has answered your questions: "Amend or new commit?"="New commit", "Which name?"="call it \"steps\"". You can now continue with the user's answers in mind.`},
+			"New commit\ncall it \"steps\""},
+		{"no answer", agentlog.ToolCall{Name: "AskUserQuestion", HasResult: true, Result: "The user doesn't want to proceed with this tool use."}, ""},
+		{"no result", agentlog.ToolCall{Name: "AskUserQuestion"}, ""},
+	} {
+		if got := propAnswerText(c.call); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestProposeSteerAnswer pins that a rule the person typed as an answer
+// to the agent's question is proposed, even in the first turn: an answer
+// is never the task's first prompt.
+func TestProposeSteerAnswer(t *testing.T) {
+	s := propSession([]propMsg{{1, "user", "Add an option to disable the multi-session warning."}, {1, "assistant", "Plan ready."}}, 1)
+	s.Steps[0].Calls = []agentlog.ToolCall{{Name: "AskUserQuestion", HasResult: true,
+		Result: `User has answered your questions: "What would you like to do next?"="the only way to suppress this warning is via flag, not prompt interactive". You can now continue with the user's answers in mind.`}}
+	var got []string
+	for _, c := range Propose(s, ProposeOptions{}).Candidates {
+		if c.Class == fixture.Constraint {
+			got = append(got, fmt.Sprintf("%d %s %s", c.Turn, c.Rule, c.Literal))
+		}
+	}
+	want := []string{"1 constraint/steer the only way to suppress this warning is via flag, not prompt interactive"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -152,6 +152,35 @@ func propRejectionText(c agentlog.ToolCall) string {
 	return propProse(text)
 }
 
+// propAnswerMarker is what Claude Code writes, in the result of the
+// agent's multiple-choice question tool (AskUserQuestion), before the
+// person's answers.
+const propAnswerMarker = "User has answered your questions:"
+
+// propAnswerPair is one question and its answer in such a result:
+// "question"="answer".
+var propAnswerPair = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"`)
+
+// propAnswerText is what a person answered to the agent's questions in
+// tool call c — Claude Code's result `User has answered your questions:
+// "Q1"="A1", "Q2"="A2". You can now continue …` — the answers (an
+// option's label, or what the person typed instead), one per line,
+// without pasted material, or "" when c's result holds none. The
+// questions are the agent's words and are left out.
+func propAnswerText(c agentlog.ToolCall) string {
+	_, rest, ok := strings.Cut(c.Result, propAnswerMarker)
+	if !ok || !c.HasResult {
+		return ""
+	}
+	var answers []string
+	for _, m := range propAnswerPair.FindAllStringSubmatch(rest, -1) {
+		if a := strings.TrimSpace(strings.ReplaceAll(m[2], `\"`, `"`)); a != "" {
+			answers = append(answers, a)
+		}
+	}
+	return propProse(strings.Join(answers, "\n"))
+}
+
 // propProse is text without what a person pasted rather than wrote:
 // typedProse (shared with the restatement signal), then the lines
 // propPastedLine recognises.
