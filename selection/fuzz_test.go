@@ -142,3 +142,26 @@ func FuzzProposeAnswerText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzProposeReviewText feeds typed messages to propReviewText: no
+// panic, and what it calls a pasted review is made of the message's own
+// lines (a person's lead-in cut), never of the person's voice.
+func FuzzProposeReviewText(f *testing.F) {
+	for _, s := range []string{
+		"The RunGitCommand function is defined in testenv.go but never called anywhere in the codebase. This is dead code.",
+		"can you also check: When reusing a checkpoint, the code doesn't retrieve the AgentType. Consider retrieving it.",
+		"Variable named README but creates DOCS.md file\nLow Severity\nPromptCreateREADME has the comment \"creates a README\".",
+		"we should not do that", ": :", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := propReviewText(text)
+		for line := range strings.Lines(got) {
+			line = strings.TrimSpace(line)
+			if !strings.Contains(text, line) || propReviewPerson.MatchString(line) {
+				t.Errorf("review line %q of %q", line, text)
+			}
+		}
+	})
+}

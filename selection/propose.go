@@ -311,6 +311,10 @@ type propUtterance struct {
 	// output, code, quoted lines): its identifiers count as the agent's
 	// mentions do, kept only when the agent acted on them (pastedRefs).
 	pasted string
+	// review is the code review comment the person pasted into a typed
+	// message (propReviewText): its sentences name references, and no
+	// rule reads them as the person's constraint or question.
+	review string
 }
 
 // propUtterances returns s's typed messages and step texts in the order
@@ -331,6 +335,9 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 				u := propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text), output: !acceptedPlan(m.Text) && propOutputMessage(m.Text)}
 				if m.Kind == agentlog.Typed || m.Kind == agentlog.Queued {
 					u.pasted = propPastedText(m.Text, text)
+					if !u.plan && !u.output {
+						u.review = propReviewText(text)
+					}
 				}
 				out = append(out, u)
 			}
@@ -433,11 +440,11 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 		}
 	}
 	isQuestion := strings.HasSuffix(s, "?")
-	if e.role == "user" && !isQuestion && propReversal.MatchString(propNormalize(s)) {
+	if e.role == "user" && !isQuestion && !inReview(e.review, s) && propReversal.MatchString(propNormalize(s)) {
 		p.supersede(s)
 	}
 	switch {
-	case e.plan:
+	case e.plan, inReview(e.review, s):
 	case e.role == "user":
 		if isQuestion && !propDeclarative(body) {
 			consider(p.openQuestion(i, lead, body))

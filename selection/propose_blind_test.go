@@ -141,19 +141,19 @@ var propBlindFloors = []propBlindFloor{
 	{"3a", "rules", fixture.Commitment, 0.55, 0.7, "3/5, 3/4"},
 	{"4b", "rules", fixture.Commitment, 0.35, 0.6, "2/5, 2/3"},
 	{"5b", "rules", fixture.Commitment, 0.7, 0.95, "3/4, 3/3"},
-	{"6a", "rules", fixture.Commitment, 0.65, 0.55, "7/10, 7/12"},
-	{"6b", "rules", fixture.Commitment, 0.6, 0.45, "6/9, 6/12"},
+	{"6a", "rules", fixture.Commitment, 0.65, 0.5, "7/10, 7/13"},
+	{"6b", "rules", fixture.Commitment, 0.6, 0.45, "6/9, 6/13"},
 	// The steer rule's operating point, --min-confidence 0.4: recall
 	// bought with precision. Written with sets 2 and 3 in view; sets 4
 	// and 5 had been read for their constraints' wording, set 6 was
 	// scored blind (19/35 and 18/32 then; the directive choice of
 	// propSteer came after).
-	{"4a", "rules@0.4", fixture.Constraint, 0.68, 0.18, "12/17, 12/62"},
-	{"4b", "rules@0.4", fixture.Constraint, 0.68, 0.26, "17/24, 17/62"},
-	{"5a", "rules@0.4", fixture.Constraint, 0.78, 0.24, "16/20, 16/64"},
-	{"5b", "rules@0.4", fixture.Constraint, 0.68, 0.28, "19/27, 19/64"},
-	{"6a", "rules@0.4", fixture.Constraint, 0.58, 0.3, "21/35, 21/66"},
-	{"6b", "rules@0.4", fixture.Constraint, 0.6, 0.29, "20/32, 20/66"},
+	{"4a", "rules@0.4", fixture.Constraint, 0.68, 0.2, "12/17, 12/56"},
+	{"4b", "rules@0.4", fixture.Constraint, 0.68, 0.28, "17/24, 17/56"},
+	{"5a", "rules@0.4", fixture.Constraint, 0.78, 0.27, "16/20, 16/55"},
+	{"5b", "rules@0.4", fixture.Constraint, 0.65, 0.3, "18/27, 18/55"},
+	{"6a", "rules@0.4", fixture.Constraint, 0.6, 0.33, "22/35, 22/63"},
+	{"6b", "rules@0.4", fixture.Constraint, 0.63, 0.32, "21/32, 21/63"},
 	// Set 7 (32 sessions of 2 or 3 typed turns), labelled and scored
 	// blind with the rules of commit 5826b7e: nothing was changed after.
 	{"7a", "rules", fixture.Reference, 0.95, 0.8, "93/95, 93/112"},
@@ -162,23 +162,43 @@ var propBlindFloors = []propBlindFloor{
 	// to the agent's questions (propAnswerText, from both set 6 and 7
 	// readers' notes, not from their labels): 14/19, 14/32 and 11/15,
 	// 11/32 at 0.4 before.
-	{"7a", "rules@0.4", fixture.Constraint, 0.75, 0.39, "15/19, 15/37"},
-	{"7b", "rules@0.4", fixture.Constraint, 0.75, 0.3, "12/15, 12/37"},
+	{"7a", "rules@0.4", fixture.Constraint, 0.75, 0.39, "15/19, 15/36"},
+	{"7b", "rules@0.4", fixture.Constraint, 0.75, 0.3, "12/15, 12/36"},
 	// The model's replies for sets 6 and 7 were made blind, for the
 	// unchanged prompt; Hybrid took the rules' commitments beside the
 	// model's after set 6 was scored (its commitments are not blind
 	// there), before set 7 was.
 	{"6a", "hybrid", fixture.Constraint, 0.66, 0.58, "24/35, 24/40"},
 	{"6b", "hybrid", fixture.Constraint, 0.72, 0.58, "24/32, 24/40"},
-	{"6a", "hybrid", fixture.Commitment, 0.75, 0.48, "8/10, 8/16"},
+	{"6a", "hybrid", fixture.Commitment, 0.75, 0.45, "8/10, 8/17"},
 	// The model was asked again for the 5 sessions whose prompt came to
 	// hold a person's answers (1664f311, 36ba8a60, 4de02c81, 9e44573d,
 	// ece0c335); set 7 gave 13/19, 13/29 and 11/15, 11/29 constraints
 	// and 4/9, 4/9 and 4/12, 4/9 commitments with the first replies.
 	{"7a", "hybrid", fixture.Constraint, 0.66, 0.38, "13/19, 13/33"},
 	{"7b", "hybrid", fixture.Constraint, 0.7, 0.32, "11/15, 11/33"},
-	{"7a", "hybrid", fixture.Commitment, 0.52, 0.4, "5/9, 5/12"},
-	{"7b", "hybrid", fixture.Commitment, 0.32, 0.32, "4/12, 4/12"},
+	{"7a", "hybrid", fixture.Commitment, 0.75, 0.4, "7/9, 7/16"},
+	{"7b", "hybrid", fixture.Commitment, 0.62, 0.45, "8/12, 8/16"},
+	// Written after every set had been scored, with sets 3 to 7 in
+	// view, so none of these is blind (testdata/real/labels/README.md,
+	// "After the blind sets"): a pasted code review's comment is not the
+	// person's constraint (propReviewText), a steering sentence that
+	// words a standing want is proposed at the default cut
+	// (propSteerStanding), and four decision rows (no-fix, defer,
+	// left-out, keep) read set 7's verdicts. Before, the rules gave
+	// constraints 3/17, 3/12; 4/24, 4/12; 5/20, 5/16; 6/27, 6/16; 8/35,
+	// 8/20; 8/32, 8/20; 7/19, 7/12; 5/15, 5/12 and set 7's commitments
+	// 0/9, 0/2 and 0/12, 0/2.
+	{"4a", "rules", fixture.Constraint, 0.4, 0.42, "7/17, 7/16"},
+	{"4b", "rules", fixture.Constraint, 0.32, 0.48, "8/24, 8/16"},
+	{"5a", "rules", fixture.Constraint, 0.38, 0.52, "8/20, 8/15"},
+	{"5b", "rules", fixture.Constraint, 0.32, 0.58, "9/27, 9/15"},
+	{"6a", "rules", fixture.Constraint, 0.42, 0.55, "15/35, 15/26"},
+	{"6b", "rules", fixture.Constraint, 0.45, 0.55, "15/32, 15/26"},
+	{"7a", "rules", fixture.Constraint, 0.5, 0.65, "10/19, 10/15"},
+	{"7b", "rules", fixture.Constraint, 0.5, 0.5, "8/15, 8/15"},
+	{"7a", "rules", fixture.Commitment, 0.52, 0.52, "5/9, 5/9"},
+	{"7b", "rules", fixture.Commitment, 0.48, 0.62, "6/12, 6/9"},
 }
 
 // propBlindSet is one labeller's labels of a blind set, and whether the

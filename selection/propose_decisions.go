@@ -70,8 +70,31 @@ var propDecisions = []propVerdict{
 		example: "The Copilot suggestion for a custom `UnmarshalJSON` is overkill", nearMiss: "the overkill warning fired"}, 0.55, propProbeNotDone},
 	// A standing rule the agent states for itself.
 	{propRule{name: "commitment/self-rule", class: fixture.Commitment,
-		re:      regexp.MustCompile(`\bper (the|your) instructions,? (i|we) (should|must|will|won't|need to)\b|\b(i|we) (should|must|will|won't|will not|shouldn't)\b[^.]{0,60}\b(going forward|from now on)\b`),
+		re:      regexp.MustCompile(`\bper (the|your) instructions,? (i|we) (should|must|will|won't|need to)\b|^per your (dev |development )?(philosophy|workflow|conventions|preferences?)\b|\b(i|we) (should|must|will|won't|will not|shouldn't)\b[^.]{0,60}\b(going forward|from now on)\b`),
 		example: "Actually wait — per the instructions I should create a new commit, not amend.", nearMiss: "the cleanup should handle this going forward"}, 0.6, "What rule did the assistant set itself for its later work?"},
+	// A verdict that something needs no fix, or a change the agent
+	// declines to make ("don't need fixing because they immediately
+	// overwrite", "I wouldn't change it now that it's there").
+	{propRule{name: "commitment/no-fix", class: fixture.Commitment,
+		re:      regexp.MustCompile(`\b(don't|doesn't|do not|does not|won't|wouldn't) need (fixing|to be fixed|changing|to be changed|to change|a fix|any changes?)\b|\b(i|we) (wouldn't|won't|will not) (change|touch|fix) (it|this|that|them|these|those)\b|\bno (change|fix) (is )?needed\b`),
+		not:     regexp.MustCompile(`\b(if|whether|unless)\b`),
+		example: "The other two occurrences of this pattern (lines 228 and 331) don't need fixing", nearMiss: "Check whether the other two don't need fixing"}, 0.55, propProbeNotDone},
+	// Work set aside for later: "But that's a separate PR.", "Future
+	// tasks deferred to follow-up".
+	{propRule{name: "commitment/defer", class: fixture.Commitment,
+		re:      regexp.MustCompile(`\b(that's|that is|this is|it's|it is|belongs in|save (it|that|this) for|leave (it|that|this) for|deferred to|defer (it|that|this) to) (a |an )?(separate|follow-?up|future|later|another) (pr|pull request|change|task|ticket|issue|commit|branch)\b|\bdeferred to (a )?(follow-?up|later|a later)\b`),
+		not:     regexp.MustCompile(`\b(in|from|on) (a|the) separate (pr|branch|commit)\b`),
+		example: "But that's a separate PR.", nearMiss: "The fix landed in a separate PR."}, 0.55, propProbeNotDone},
+	// Changes left out of the commit at hand on purpose.
+	{propRule{name: "commitment/left-out", class: fixture.Commitment,
+		re:      regexp.MustCompile(`\b(left|kept|leaving|keeping|leave|keep) (them |it |those |these |this |that )?out of (the|this) (commit|pr|change)\b|\b(were|was|are|is) not (included|committed|staged) (in|with) (the|this) (commit|pr)\b`),
+		example: "are unrelated and were left out of the commit", nearMiss: "I left out a step in the commit message"}, 0.55, propProbeNotDone},
+	// A decision to keep something, said with "I'll" when the reason
+	// comes before: "Both functions are also used in `runSessionRaw`,
+	// so I'll keep them."
+	{propRule{name: "commitment/keep", class: fixture.Commitment,
+		re:      regexp.MustCompile(`\b(so|therefore|then),? (i'll|i will|we'll|we will) keep (it|them|this|that|these|those|both)( as[- ]is| unchanged| in place)?$`),
+		example: "Both functions are also used in `runSessionRaw`, so I'll keep them", nearMiss: "I'll keep them in mind"}, 0.6, propProbeKept},
 	// A scope the agent sets for the change at hand.
 	{propRule{name: "commitment/scope", class: fixture.Commitment,
 		re:      regexp.MustCompile(`^(so |but )?(for|in) (this|the current) (pr|change|branch|commit),? (let me|i'll|i will|we'll|i'm going to) (\w+ )?(only|just)\b`),

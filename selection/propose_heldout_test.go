@@ -34,8 +34,12 @@ var propHeldOutFloors = []propHeldOutFloor{
 	// (propose_cues.go), written for sessions the table rules had not
 	// seen, add 15 proposals here that the labels do not hold (16/33,
 	// 0.48): one more miss passes, two fail; about two more false
-	// proposals fail.
-	{class: fixture.Constraint, firstFound: 1, firstMatched: 1, firstProposed: 3, found: 16, items: 17, matched: 16, proposed: 33, minRecall: 0.88, minPrecision: 0.45},
+	// proposals fail. The steer rule's standing wants at the default cut
+	// (propSteerStanding, written after all blind sets with sets 3 to 7
+	// in view) add 6 more these labels do not hold ("For auto commit we
+	// only need the push hook, or?"; 16/39, 0.41): the price, in these
+	// long sessions, of the recall it buys on the blind sets.
+	{class: fixture.Constraint, firstFound: 1, firstMatched: 1, firstProposed: 3, found: 16, items: 17, matched: 16, proposed: 39, minRecall: 0.88, minPrecision: 0.38},
 	// First 0/1, none proposed; tuned 1/1, 1/1: losing it fails, as
 	// does a false commitment beside it.
 	// The agent's decisions (propDecisions, written later with blind

@@ -30,6 +30,10 @@ import (
 // propSteerConfidence is the steer rule's confidence.
 const propSteerConfidence = 0.4
 
+// propSteerStandingConfidence is the steer rule's confidence for a
+// sentence that words a standing want (propSteerStanding).
+const propSteerStandingConfidence = 0.5
+
 var (
 	// propSteerAck is a sentence that only assents or hands back: no
 	// constraint in it.
@@ -44,6 +48,22 @@ var (
 	// all that logic duplicated?"): the message's sentence to propose
 	// over an opening remark ("OK, that's part of it").
 	propSteerDirective = regexp.MustCompile(`\b(i|we) (want|need|would like|prefer|don't want)\b|\b(i|we)'d (like|prefer|rather)\b|\b(should|shouldn't|must|instead|rather|let's|please|make sure|don't|do not|never|always|only)\b|^(can|could|would) (we|you)\b|^do we (need|want|have to|really)\b|\b(why not|can't we|couldn't we)\b`)
+	// propSteerStanding marks a sentence that words a want or a rule
+	// that outlasts the step at hand: the person's wish ("I do also
+	// want to send the flags"), a rule's modal or adverb ("there should
+	// be only one way", "we always want a valid id"), a contrast
+	// ("instead of linked if-else", "not you adding that"), or an
+	// objection put as a question ("why not add it to .gitignore?").
+	propSteerStanding = regexp.MustCompile(`\b(i|we) (really |do |do also |also |still )?(want|need|would like|prefer|don't want|expect)\b|\b(i|we)'d (like|prefer|rather|expect)\b|\b(should|shouldn't|must|mustn't|always|never|only|instead|rather than|make sure|not just|no need|careful|why not|can't we|couldn't we|not you)\b`)
+	// propSteerAsks marks what reads as a standing want but is not one:
+	// a question that asks the agent's view ("should we move it too?",
+	// "what do I need to test manually?", "why do you think …?"), a
+	// regret ("I should have mentioned this earlier").
+	propSteerAsks = regexp.MustCompile(`^(should|shouldn't) (we|i|it|this|that|these|those|there|all)\b.*\?$|\b(what|which|how much|how many) (do|does|should|would) (i|we)\b|\bwhy do you think\b|\b(should|shouldn't|must) have\b`)
+	// propSteerContrast is a standing want's contrast, which holds in a
+	// question too: "should it be for all tests, not just integration
+	// tests?".
+	propSteerContrast = regexp.MustCompile(`\b(instead|rather than|not just|why not|can't we|couldn't we)\b`)
 	// propSteerSuggest marks a question that proposes rather than asks:
 	// "why not …?", "can't we …?", "shouldn't it …?", "… instead?".
 	propSteerSuggest = regexp.MustCompile(`\b(should|shouldn't|instead|rather|why not|can't we|couldn't we|wouldn't it|isn't it better|better|prefer|only|just|not|no need|don't|without|needed|necessary|really)\b`)
@@ -60,6 +80,9 @@ var (
 func (p *propProposer) steer(e propUtterance, from int) {
 	lit := ""
 	for _, s := range sentences(e.text) {
+		if inReview(e.review, s) {
+			continue
+		}
 		l, ok := propSteering(s)
 		// An earlier constraint said again (half its content words, as
 		// for a "don't forget") is no new request.
@@ -82,8 +105,21 @@ func (p *propProposer) steer(e propUtterance, from int) {
 		if !strings.HasSuffix(probe, "?") {
 			probe += "?"
 		}
-		p.add(e, propGuess{class: fixture.Constraint, literal: lit, confidence: propSteerConfidence, rule: "constraint/steer", probe: probe, expect: "yes"})
+		p.add(e, propGuess{class: fixture.Constraint, literal: lit, confidence: propSteerConfidenceOf(lit), rule: "constraint/steer", probe: probe, expect: "yes"})
 	}
+}
+
+// propSteerConfidenceOf is the steer rule's confidence in literal lit:
+// propSteerStandingConfidence when lit words a standing want
+// (propSteerStanding) and does not only ask the agent's view or regret
+// (propSteerAsks) unless it sets a contrast (propSteerContrast), else
+// propSteerConfidence.
+func propSteerConfidenceOf(lit string) float64 {
+	low := propNormalize(lit)
+	if propSteerStanding.MatchString(low) && (!propSteerAsks.MatchString(low) || propSteerContrast.MatchString(low)) {
+		return propSteerStandingConfidence
+	}
+	return propSteerConfidence
 }
 
 // propSteering reports whether a person's sentence s steers the work —

@@ -10,7 +10,8 @@ import (
 )
 
 // TestProposeSteer pins the steer rule (propose_steer.go) on follow-up
-// messages: what it proposes at confidence 0.4, or that it proposes
+// messages: what it proposes and at which confidence (0.5 for a
+// standing want, propSteerStanding; 0.4 else), or that it proposes
 // nothing, and why. Each case is a session of a first prompt and the
 // message at turn 2 (or the message alone at turn 1).
 func TestProposeSteer(t *testing.T) {
@@ -20,21 +21,25 @@ func TestProposeSteer(t *testing.T) {
 		turn int
 		text string
 		want string // "" when the rule proposes nothing
+		conf float64
 	}{
-		{"a correction", 2, "I think it's fine to run the tests in parallel, can you revert that?", "I think it's fine to run the tests in parallel, can you revert that?"},
-		{"a proposal as a question, with a reference", 2, "why not add .entire/.gitignore?", "why not add .entire/.gitignore?"},
-		{"a decision about the output", 2, "let's drop the '-' before each commit", "let's drop the '-' before each commit"},
-		{"the directive sentence over an opening remark", 2, "OK, that's part of it. I'd like all those assertions replaced with a single comparison.", "I'd like all those assertions replaced with a single comparison"},
-		{"a reference in a sentence that steers", 2, "can we rebase our branch onto `soph/one-to-one` instead of main please?", "can we rebase our branch onto `soph/one-to-one` instead of main please?"},
-		{"the first prompt is the task", 1, "Rewrite the exporter to stream rows instead of buffering them.", ""},
-		{"an acknowledgement", 2, "yes, go ahead!", ""},
-		{"a request for information", 2, "what does the retry budget default to?", ""},
-		{"a question that asks, not proposes", 2, "how are the webhooks signed?", ""},
-		{"a routine step", 2, "commit and push", ""},
-		{"a failure reported", 2, "tests are failing again", ""},
-		{"a lead-in alone", 2, "How about this logic:", ""},
-		{"a reference and nothing asked", 2, "Rollback steps are in runbook section 9.4.", ""},
-		{"a reminder", 2, "you forgot the retry budget", ""},
+		{"a correction", 2, "I think it's fine to run the tests in parallel, can you revert that?", "I think it's fine to run the tests in parallel, can you revert that?", 0.4},
+		{"a proposal as a question, with a reference", 2, "why not add .entire/.gitignore?", "why not add .entire/.gitignore?", 0.5},
+		{"a decision about the output", 2, "let's drop the '-' before each commit", "let's drop the '-' before each commit", 0.4},
+		{"the directive sentence over an opening remark", 2, "OK, that's part of it. I'd like all those assertions replaced with a single comparison.", "I'd like all those assertions replaced with a single comparison", 0.5},
+		{"a reference in a sentence that steers", 2, "can we rebase our branch onto `soph/one-to-one` instead of main please?", "can we rebase our branch onto `soph/one-to-one` instead of main please?", 0.5},
+		{"a standing want", 2, "i do also want to send the command flags and arguments", "i do also want to send the command flags and arguments", 0.5},
+		{"a regret, not a rule", 2, "um, sorry, I should have mentioned this earlier - we did a status replacement for shadow file tracking", "um, sorry, I should have mentioned this earlier - we did a status replacement for shadow file tracking", 0.4},
+		{"the first prompt is the task", 1, "Rewrite the exporter to stream rows instead of buffering them.", "", 0},
+		{"an acknowledgement", 2, "yes, go ahead!", "", 0},
+		{"a request for information", 2, "what does the retry budget default to?", "", 0},
+		{"a question that asks, not proposes", 2, "how are the webhooks signed?", "", 0},
+		{"a routine step", 2, "commit and push", "", 0},
+		{"a failure reported", 2, "tests are failing again", "", 0},
+		{"a lead-in alone", 2, "How about this logic:", "", 0},
+		{"a reference and nothing asked", 2, "Rollback steps are in runbook section 9.4.", "", 0},
+		{"a reminder", 2, "you forgot the retry budget", "", 0},
+		{"a pasted review comment", 2, "The RunGitCommand function is defined in testenv.go but never called anywhere in the codebase. This is dead code that adds maintenance burden.", "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,10 +61,37 @@ func TestProposeSteer(t *testing.T) {
 				}
 				return
 			}
-			if len(got) != 1 || got[0].Literal != tt.want || got[0].Turn != tt.turn || got[0].Confidence != propSteerConfidence || got[0].Expect != "yes" {
-				t.Fatalf("got %+v, want one steer %q at turn %d", got, tt.want, tt.turn)
+			if len(got) != 1 || got[0].Literal != tt.want || got[0].Turn != tt.turn || got[0].Confidence != tt.conf || got[0].Expect != "yes" {
+				t.Fatalf("got %+v, want one steer %q at turn %d, confidence %.1f", got, tt.want, tt.turn, tt.conf)
 			}
 		})
+	}
+}
+
+// TestProposeSteerConfidence pins which steering sentences the steer
+// rule proposes at the default cut (a standing want) and which below it.
+func TestProposeSteerConfidence(t *testing.T) {
+	for _, c := range []struct {
+		lit  string
+		want float64
+	}{
+		{"there should be only _one_ way for us to get the git author in this codebase", 0.5},
+		{"in this repo we want to commit the local-dev state", 0.5},
+		{"Adress them but be careful not to screw over existing functionality", 0.5},
+		{"can you use a switch case instead of linked ifelse?", 0.5},
+		{"should it be for all tests, not just integration tests?", 0.5},
+		{"why can't we not just use real booleans?", 0.5},
+		{"should we also log a warning in that block?", 0.4},
+		{"should these be checkpoints?", 0.4},
+		{"I should have mentioned this earlier", 0.4},
+		{"okay, so I've got that test repo open, what do I need to test manually?", 0.4},
+		{"But why do you think session logs shouldn't be overwritten?", 0.4},
+		{"let's drop the '-' before each commit", 0.4},
+		{"add a test that checks we are sending the full command", 0.4},
+	} {
+		if got := propSteerConfidenceOf(c.lit); got != c.want {
+			t.Errorf("%q: %.1f, want %.1f", c.lit, got, c.want)
+		}
 	}
 }
 

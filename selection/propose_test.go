@@ -419,3 +419,25 @@ func FuzzPropose(f *testing.F) {
 		}
 	})
 }
+
+// TestProposeDecisionWithCall pins that in a step calling a tool a
+// decision said with "I'll" after its reason ("so I'll keep them") is a
+// commitment, and "I'll read the file" narration.
+func TestProposeDecisionWithCall(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"Both functions are also used in `runSessionRaw`, so I'll keep them.", "commitment/keep"},
+		{"I'll read the file first.", ""},
+	} {
+		s := propSession([]propMsg{{1, "user", "Remove the dead trailer helpers."}, {1, "assistant", c.text}}, 1)
+		s.Steps[0].Calls = []agentlog.ToolCall{{Name: "Read", Input: []byte(`{"file_path":"cmd/session.go"}`), HasResult: true}}
+		got := ""
+		for _, it := range Propose(s, ProposeOptions{}).Candidates {
+			if it.Class == fixture.Commitment {
+				got = it.Rule
+			}
+		}
+		if got != c.want {
+			t.Errorf("%q: rule %q, want %q", c.text, got, c.want)
+		}
+	}
+}
