@@ -364,17 +364,17 @@ func sameItemText(a, b string) bool {
 var llmQuotes = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`)
 
 // Hybrid joins two proposals of one session: the references of rules
-// (Propose); the commitments of both, a rule's left out when the model
-// proposes the same one (same turn, sameItemText); the model's
-// constraints and open questions. In turn order (stable: rules' items
-// first within a turn), ids renumbered c1, c2, …, position 0. On
-// sessions neither was written on, the rules' references carried over
-// and the model's did not (it misses the files changed without
-// discussing them); the model's constraints were right more often than
-// the rules' (about half against a third), so the rules' would dilute
-// them; each found commitments — an agent's verdicts on what to leave
-// alone — that the other missed (testdata/real/labels/README.md, "Blind
-// sets", "Blind set 6" and "Blind set 7").
+// (Propose); the constraints and commitments of both, a rule's left out
+// when the model proposes the same one (same turn, sameItemText); the
+// model's open questions. In turn order (stable: rules' items first
+// within a turn), ids renumbered c1, c2, …, position 0. On sessions
+// neither was written on, the rules' references carried over and the
+// model's did not (it misses the files changed without discussing
+// them); each found constraints and commitments the other missed, and
+// a person who confirms candidates loses nothing to a wrong one but a
+// keystroke, while an item neither proposes is never measured
+// (testdata/real/labels/README.md, "Blind sets", "Blind set 6", "Blind
+// set 7" and "After the blind sets").
 func Hybrid(rules, model Proposal) Proposal {
 	out := rules
 	out.Position = 0
@@ -383,7 +383,7 @@ func Hybrid(rules, model Proposal) Proposal {
 		switch c.Class {
 		case fixture.Reference:
 			out.Candidates = append(out.Candidates, c)
-		case fixture.Commitment:
+		case fixture.Constraint, fixture.Commitment:
 			if !slices.ContainsFunc(model.Candidates, func(m ProposedItem) bool {
 				return m.Class == c.Class && m.Turn == c.Turn && sameItemText(m.Literal, c.Literal)
 			}) {

@@ -202,12 +202,12 @@ func FuzzParseLLMReply(f *testing.F) {
 	})
 }
 
-// TestHybrid pins how Hybrid joins two proposals: the rules' references
-// and commitments and the model's items but references, in turn order
-// with the rules' first within a turn, ids renumbered, position reset; a
-// rule's commitment the model also proposes (same turn, same item) is
-// left out, and so are the rules' constraints and open questions and the
-// model's references.
+// TestHybrid pins how Hybrid joins two proposals: the rules'
+// references, constraints and commitments and the model's items but
+// references, in turn order with the rules' first within a turn, ids
+// renumbered, position reset; a rule's constraint or commitment the
+// model also proposes (same turn, same item) is left out, and so are the
+// rules' open questions and the model's references.
 func TestHybrid(t *testing.T) {
 	rules := Proposal{ConversationID: "s1", Turns: 3, CompactionsExpected: 1, Position: 2, Candidates: []ProposedItem{
 		{ID: "c1", Class: fixture.Constraint, Turn: 1, Literal: "never push"},
@@ -216,6 +216,7 @@ func TestHybrid(t *testing.T) {
 		{ID: "c4", Class: fixture.Reference, Turn: 3, Literal: "#42"},
 		{ID: "c5", Class: fixture.Commitment, Turn: 3, Literal: "Deferred — no current callers"},
 		{ID: "c6", Class: fixture.OpenQuestion, Turn: 3, Literal: "should we cache?"},
+		{ID: "c7", Class: fixture.Constraint, Turn: 2, Literal: "I'd go with option 4"},
 	}}
 	model := Proposal{ConversationID: "s1", Turns: 3, CompactionsExpected: 1, Candidates: []ProposedItem{
 		{ID: "c1", Class: fixture.Reference, Turn: 1, Literal: "README.md"},
@@ -223,8 +224,8 @@ func TestHybrid(t *testing.T) {
 		{ID: "c3", Class: fixture.Commitment, Turn: 1, Literal: "I'll leave it in place"},
 	}}
 	got := Hybrid(rules, model)
-	want := []string{"c1 commitment 1 I'll leave it in place", "c2 reference 2 pkg/x.go", "c3 constraint 2 I'd go with option 4",
-		"c4 reference 3 #42", "c5 commitment 3 Deferred — no current callers"}
+	want := []string{"c1 constraint 1 never push", "c2 commitment 1 I'll leave it in place", "c3 reference 2 pkg/x.go", "c4 constraint 2 I'd go with option 4",
+		"c5 reference 3 #42", "c6 commitment 3 Deferred — no current callers"}
 	var have []string
 	for _, c := range got.Candidates {
 		have = append(have, fmt.Sprintf("%s %s %d %s", c.ID, c.Class, c.Turn, c.Literal))
@@ -235,7 +236,7 @@ func TestHybrid(t *testing.T) {
 	if got.Position != 0 || got.ConversationID != "s1" || got.Turns != 3 || got.CompactionsExpected != 1 {
 		t.Errorf("Hybrid's header %+v", got)
 	}
-	if rules.Candidates[0].ID != "c1" || len(rules.Candidates) != 6 {
+	if rules.Candidates[0].ID != "c1" || len(rules.Candidates) != 7 {
 		t.Errorf("Hybrid changed its argument: %+v", rules.Candidates)
 	}
 }

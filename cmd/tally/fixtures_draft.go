@@ -141,7 +141,7 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 	fl.StringVarP(&output, "output", "o", "", "folder to write candidates/ and contexts/ into")
 	registerLogFormat(cmd, &logFormat)
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
-	fl.StringVar(&proposer, "proposer", "rules", "rules (offline), llm (a model through the judge flags: --judge, --model, --command, --cache, …) or hybrid (the rules' references and the model's other items)")
+	fl.StringVar(&proposer, "proposer", "rules", "rules (offline), llm (a model through the judge flags: --judge, --model, --command, --cache, …) or hybrid (the model's items and the rules' references, constraints and commitments)")
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")
 	fl.BoolVar(&force, "force", false, "replace existing candidates and contexts (a review under way in a candidates file is lost)")
 	lim.register(cmd)

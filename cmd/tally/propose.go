@@ -59,8 +59,9 @@ same session is not asked twice. (--template, --recorded, --reasks and
 --no-agree are check's: given here, they are checked as there, then not
 used.) --proposer hybrid asks the
 model the same way and keeps its constraints, commitments and open
-questions, with the rules' references: on real sessions that neither was
-written on, the rules found references best and the model constraints.
+questions, with the rules' references, constraints and commitments (an
+item both propose, once): on real sessions the rules found references
+best, and each found constraints and commitments the other missed.
 
 -o writes the candidates file (atomically). --format json prints the
 candidates file itself; text prints them as a table.`,
@@ -112,7 +113,7 @@ candidates file itself; text prints them as a table.`,
 	fl.StringVarP(&output, "output", "o", "", "candidates file to write (JSON), atomically")
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")
-	fl.StringVar(&proposer, "proposer", "rules", "rules (offline), llm (a model through the judge flags: --judge, --model, --command, --cache, …) or hybrid (the rules' references and the model's other items)")
+	fl.StringVar(&proposer, "proposer", "rules", "rules (offline), llm (a model through the judge flags: --judge, --model, --command, --cache, …) or hybrid (the model's items and the rules' references, constraints and commitments)")
 	lim.register(cmd)
 	jf.register(cmd)
 	return cmd

@@ -13,7 +13,8 @@ import (
 
 // sessionProposer is --proposer: it proposes a session's items with the
 // rules; for "llm", with a model the judge flags name; for "hybrid", the
-// rules' references and the model's other items (selection.Hybrid). A
+// model's items but references and the rules' references, constraints
+// and commitments (selection.Hybrid). A
 // name other than these, or llm or hybrid with a judge that is no model,
 // is a usage error.
 func sessionProposer(ctx context.Context, name string, jf *judgeFlags, lim input.Limits, opts selection.ProposeOptions) (func(*agentlog.Session) (selection.Proposal, error), error) {
