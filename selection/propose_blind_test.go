@@ -167,8 +167,8 @@ var propBlindFloors = []propBlindFloor{
 	// to the agent's questions (propAnswerText, from both set 6 and 7
 	// readers' notes, not from their labels): 14/19, 14/32 and 11/15,
 	// 11/32 at 0.4 before.
-	{"7a", "rules@0.4", fixture.Constraint, 0.75, 0.39, "15/19, 15/36"},
-	{"7b", "rules@0.4", fixture.Constraint, 0.75, 0.3, "12/15, 12/36"},
+	{"7a", "rules@0.4", fixture.Constraint, 0.75, 0.39, "15/19, 15/37"},
+	{"7b", "rules@0.4", fixture.Constraint, 0.75, 0.3, "12/15, 12/37"},
 	// The model's replies for sets 6 and 7 were made blind, for the
 	// unchanged prompt; Hybrid took the rules' commitments beside the
 	// model's after set 6 was scored (its commitments are not blind
@@ -204,21 +204,44 @@ var propBlindFloors = []propBlindFloor{
 	{"7b", "rules", fixture.Constraint, 0.5, 0.5, "8/15, 8/15"},
 	{"7a", "rules", fixture.Commitment, 0.52, 0.52, "5/9, 5/9"},
 	{"7b", "rules", fixture.Commitment, 0.48, 0.62, "6/12, 6/9"},
+	// Set 8 (the 22 sessions of one typed turn no set had read),
+	// labelled blind and scored blind with the rules of commit efe1206
+	// (testdata/real/labels/README.md, "Blind set 8").
+	{"8a", "rules", fixture.Reference, 0.7, 0.78, "36/50, 36/45"},
+	{"8b", "rules", fixture.Reference, 0.7, 0.8, "37/51, 37/45"},
+	{"8a", "hybrid", fixture.Constraint, 0.95, 0.32, "5/5, 5/15"},
+	{"8b", "hybrid", fixture.Constraint, 0.74, 0.19, "3/4, 3/15"},
+	{"8a", "hybrid", fixture.Commitment, 0.42, 0.58, "3/7, 3/5"},
+	{"8b", "hybrid", fixture.Commitment, 0.58, 0.58, "3/5, 3/5"},
 }
 
-// propBlindSet is one labeller's labels of a blind set, and whether the
-// model's replies for its sessions are recorded (testdata/real/llm).
+// propBlindSet is one labeller's labels of a blind set, whether the
+// model's replies for its sessions are recorded (testdata/real/llm), and
+// the sessions the labeller read and found no item in: a labels file has
+// no line for them, and every proposal there is a false one.
 type propBlindSet struct {
 	name, file string
 	replies    bool
+	empty      []string
 }
 
+// propSession7Empty is set 7's session both readers found no item in
+// (blind7/notes_7a.md, notes_7b.md: a UI-wording change and a conflict
+// fix).
+const propSession7Empty = "59455d2e-4c2a-4b07-9d5f-d01f98258458"
+
+// propSession8Empty is set 8's session both readers found no item in
+// (blind8/notes_8a.md, notes_8b.md: its one changed file is named only in
+// a tool call).
+const propSession8Empty = "277dae78-39d1-4703-aeec-74104e4b1585"
+
 var propBlindSets = []propBlindSet{
-	{"2", "propose_heldout2.jsonl", true}, {"3a", "propose_blind3_a.jsonl", true}, {"3b", "propose_blind3_b.jsonl", true},
-	{"4a", "propose_blind4_a.jsonl", true}, {"4b", "propose_blind4_b.jsonl", true},
-	{"5a", "propose_blind5_a.jsonl", true}, {"5b", "propose_blind5_b.jsonl", true},
-	{"6a", "propose_blind6_a.jsonl", true}, {"6b", "propose_blind6_b.jsonl", true},
-	{"7a", "propose_blind7_a.jsonl", true}, {"7b", "propose_blind7_b.jsonl", true},
+	{name: "2", file: "propose_heldout2.jsonl", replies: true}, {name: "3a", file: "propose_blind3_a.jsonl", replies: true}, {name: "3b", file: "propose_blind3_b.jsonl", replies: true},
+	{name: "4a", file: "propose_blind4_a.jsonl", replies: true}, {name: "4b", file: "propose_blind4_b.jsonl", replies: true},
+	{name: "5a", file: "propose_blind5_a.jsonl", replies: true}, {name: "5b", file: "propose_blind5_b.jsonl", replies: true},
+	{name: "6a", file: "propose_blind6_a.jsonl", replies: true}, {name: "6b", file: "propose_blind6_b.jsonl", replies: true},
+	{name: "7a", file: "propose_blind7_a.jsonl", replies: true, empty: []string{propSession7Empty}}, {name: "7b", file: "propose_blind7_b.jsonl", replies: true, empty: []string{propSession7Empty}},
+	{name: "8a", file: "propose_blind8_a.jsonl", replies: true, empty: []string{propSession8Empty}}, {name: "8b", file: "propose_blind8_b.jsonl", replies: true, empty: []string{propSession8Empty}},
 }
 
 // TestProposeBlindSets scores three proposers — the rules, the LLM
@@ -239,6 +262,12 @@ func TestProposeBlindSets(t *testing.T) {
 	got := map[key]map[fixture.Class]*propClassCount{}
 	for _, set := range propBlindSets {
 		labels := propLoadRealLabels(t, set.file)
+		for _, id := range set.empty {
+			if len(labels[id]) > 0 {
+				t.Fatalf("set %s: session %s is listed as empty but has labels", set.name, id)
+			}
+			labels[id] = nil
+		}
 		ids := make([]string, 0, len(labels))
 		for id := range labels {
 			ids = append(ids, id)
@@ -307,6 +336,7 @@ func TestProposeLabelAgreement(t *testing.T) {
 		{"propose_blind5_a.jsonl", "propose_blind5_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {19, 20, 19, 27}, fixture.Reference: {77, 80, 77, 78}}},
 		{"propose_blind6_a.jsonl", "propose_blind6_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {31, 35, 31, 32}, fixture.Commitment: {8, 10, 8, 9}, fixture.Reference: {100, 106, 100, 105}}},
 		{"propose_blind7_a.jsonl", "propose_blind7_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {15, 19, 15, 15}, fixture.Commitment: {4, 9, 4, 12}, fixture.Reference: {94, 95, 94, 95}}},
+		{"propose_blind8_a.jsonl", "propose_blind8_b.jsonl", map[fixture.Class][4]int{fixture.Constraint: {3, 5, 3, 4}, fixture.Commitment: {4, 7, 4, 5}, fixture.Reference: {48, 50, 48, 51}}},
 	} {
 		a, b := propLoadRealLabels(t, c.a), propLoadRealLabels(t, c.b)
 		counts := propNewCounts()
