@@ -307,6 +307,9 @@ type propUtterance struct {
 	// result — refusing the call, answering the agent's question — and
 	// not as a prompt: it is never the task's first prompt.
 	reply bool
+	// refusal is whether the reply is what the person typed when
+	// refusing a tool call (propRejectionText): a redirection.
+	refusal bool
 	// pasted is what propProse left out of a typed message (program
 	// output, code, quoted lines): its identifiers count as the agent's
 	// mentions do, kept only when the agent acted on them (pastedRefs).
@@ -351,7 +354,7 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 		}
 		for _, c := range st.Calls {
 			if text := propRejectionText(c); text != "" {
-				out = append(out, propUtterance{turn: turn, role: "user", text: text, reply: true})
+				out = append(out, propUtterance{turn: turn, role: "user", text: text, reply: true, refusal: true})
 			}
 			if text := propAnswerText(c); text != "" {
 				out = append(out, propUtterance{turn: turn, role: "user", text: text, reply: true})

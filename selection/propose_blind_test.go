@@ -112,8 +112,8 @@ type propBlindFloor struct {
 // commitments, and the model's references, which the README reports.
 var propBlindFloors = []propBlindFloor{
 	{"2", "rules", fixture.Reference, 0.79, 0.65, "62/77, 62/92"},
-	{"3a", "rules", fixture.Reference, 0.89, 0.79, "82/90, 82/101"},
-	{"3b", "rules", fixture.Reference, 0.88, 0.75, "78/86, 78/101"},
+	{"3a", "rules", fixture.Reference, 0.89, 0.79, "82/90, 82/102"},
+	{"3b", "rules", fixture.Reference, 0.88, 0.75, "78/86, 78/102"},
 	{"4a", "rules", fixture.Reference, 0.88, 0.74, "66/73, 66/86"},
 	{"4b", "rules", fixture.Reference, 0.88, 0.78, "69/76, 69/86"},
 	{"5a", "rules", fixture.Reference, 0.85, 0.89, "69/80, 69/76"},
@@ -124,22 +124,24 @@ var propBlindFloors = []propBlindFloor{
 	// 16/22, 16/29; 16/17, 16/26; 15/24, 15/26; 13/20, 13/30; 17/27,
 	// 17/30; 24/35, 24/40; 24/32, 24/40; 13/19, 13/33; 11/15, 11/33.
 	{"2", "hybrid", fixture.Constraint, 0.9, 0.46, "30/32, 30/62"},
-	{"3a", "hybrid", fixture.Constraint, 0.83, 0.44, "18/21, 18/39"},
-	{"3b", "hybrid", fixture.Constraint, 0.79, 0.44, "18/22, 18/39"},
+	{"3a", "hybrid", fixture.Constraint, 0.83, 0.44, "19/21, 19/40"},
+	{"3b", "hybrid", fixture.Constraint, 0.79, 0.44, "19/22, 19/40"},
 	{"4a", "hybrid", fixture.Constraint, 0.92, 0.45, "16/17, 16/34"},
 	{"4b", "hybrid", fixture.Constraint, 0.64, 0.45, "16/24, 16/34"},
-	{"5a", "hybrid", fixture.Constraint, 0.78, 0.39, "16/20, 16/39"},
-	{"5b", "hybrid", fixture.Constraint, 0.75, 0.52, "21/27, 21/39"},
-	{"3a", "hybrid", fixture.Commitment, 0.95, 0.45, "5/5, 5/10"},
-	{"4b", "hybrid", fixture.Commitment, 0.75, 0.33, "4/5, 4/11"},
-	{"5a", "hybrid", fixture.Commitment, 0.6, 0.6, "2/3, 2/3"},
+	{"5a", "hybrid", fixture.Constraint, 0.78, 0.39, "17/20, 17/40"},
+	{"5b", "hybrid", fixture.Constraint, 0.75, 0.52, "22/27, 22/40"},
+	{"3a", "hybrid", fixture.Commitment, 0.95, 0.45, "5/5, 5/11"},
+	{"4b", "hybrid", fixture.Commitment, 0.75, 0.33, "4/5, 4/12"},
+	{"5a", "hybrid", fixture.Commitment, 0.6, 0.6, "3/3, 3/4"},
 	{"4a", "hybrid", fixture.Reference, 0.88, 0.74, "66/73, 66/86"},
 	{"5a", "hybrid", fixture.Reference, 0.85, 0.89, "69/80, 69/76"},
-	// Set 6 (labelled blind; scored blind with the rules of this
-	// commit but the no-change row of propDecisions, which was written
-	// after: see testdata/real/labels/README.md, "Blind set 6").
-	{"6a", "rules", fixture.Reference, 0.88, 0.88, "96/106, 96/106"},
-	{"6b", "rules", fixture.Reference, 0.88, 0.88, "96/105, 96/106"},
+	// Set 6 (labelled blind; scored blind with the rules of commit
+	// 5ba03c7 but the no-change row of propDecisions, which was written
+	// after: see testdata/real/labels/README.md, "Blind set 6"): 96/106,
+	// 96/106 and 96/105, 96/106 then; dot-folder paths and Markdown's
+	// bold around a path came after set 8.
+	{"6a", "rules", fixture.Reference, 0.88, 0.88, "98/106, 98/109"},
+	{"6b", "rules", fixture.Reference, 0.88, 0.88, "97/105, 97/109"},
 	// The agent's decisions (propDecisions), written with the
 	// commitments of sets 3, 4 and 5 in view, and set 6's no-change
 	// verdicts after set 6 was scored (0/10 and 0/9 before).
@@ -157,12 +159,14 @@ var propBlindFloors = []propBlindFloor{
 	{"4b", "rules@0.4", fixture.Constraint, 0.68, 0.28, "17/24, 17/56"},
 	{"5a", "rules@0.4", fixture.Constraint, 0.78, 0.27, "16/20, 16/55"},
 	{"5b", "rules@0.4", fixture.Constraint, 0.65, 0.3, "18/27, 18/55"},
-	{"6a", "rules@0.4", fixture.Constraint, 0.6, 0.33, "22/35, 22/63"},
-	{"6b", "rules@0.4", fixture.Constraint, 0.63, 0.32, "21/32, 21/63"},
+	{"6a", "rules@0.4", fixture.Constraint, 0.6, 0.33, "22/35, 22/62"},
+	{"6b", "rules@0.4", fixture.Constraint, 0.63, 0.32, "21/32, 21/62"},
 	// Set 7 (32 sessions of 2 or 3 typed turns), labelled and scored
-	// blind with the rules of commit 5826b7e: nothing was changed after.
-	{"7a", "rules", fixture.Reference, 0.95, 0.8, "93/95, 93/112"},
-	{"7b", "rules", fixture.Reference, 0.95, 0.8, "92/95, 92/112"},
+	// blind with the rules of commit 5826b7e: 93/95, 93/112 and 92/95,
+	// 92/112 then; the one more proposed since is a dot-folder path.
+	// Their session read with nothing labelled is scored too.
+	{"7a", "rules", fixture.Reference, 0.95, 0.8, "93/95, 93/113"},
+	{"7b", "rules", fixture.Reference, 0.95, 0.8, "92/95, 92/113"},
 	// After set 7 was scored, propose came to read a person's answers
 	// to the agent's questions (propAnswerText, from both set 6 and 7
 	// readers' notes, not from their labels): 14/19, 14/32 and 11/15,
@@ -173,8 +177,8 @@ var propBlindFloors = []propBlindFloor{
 	// unchanged prompt; Hybrid took the rules' commitments beside the
 	// model's after set 6 was scored (its commitments are not blind
 	// there), before set 7 was.
-	{"6a", "hybrid", fixture.Constraint, 0.78, 0.52, "28/35, 28/52"},
-	{"6b", "hybrid", fixture.Constraint, 0.82, 0.5, "27/32, 27/52"},
+	{"6a", "hybrid", fixture.Constraint, 0.78, 0.52, "29/35, 29/55"},
+	{"6b", "hybrid", fixture.Constraint, 0.82, 0.5, "28/32, 28/55"},
 	{"6a", "hybrid", fixture.Commitment, 0.75, 0.45, "8/10, 8/17"},
 	// The model was asked again for the 5 sessions whose prompt came to
 	// hold a person's answers (1664f311, 36ba8a60, 4de02c81, 9e44573d,
@@ -196,19 +200,22 @@ var propBlindFloors = []propBlindFloor{
 	// 0/9, 0/2 and 0/12, 0/2.
 	{"4a", "rules", fixture.Constraint, 0.4, 0.42, "7/17, 7/16"},
 	{"4b", "rules", fixture.Constraint, 0.32, 0.48, "8/24, 8/16"},
-	{"5a", "rules", fixture.Constraint, 0.38, 0.52, "8/20, 8/15"},
-	{"5b", "rules", fixture.Constraint, 0.32, 0.58, "9/27, 9/15"},
-	{"6a", "rules", fixture.Constraint, 0.42, 0.55, "15/35, 15/26"},
-	{"6b", "rules", fixture.Constraint, 0.45, 0.55, "15/32, 15/26"},
+	{"5a", "rules", fixture.Constraint, 0.38, 0.52, "9/20, 9/16"},
+	{"5b", "rules", fixture.Constraint, 0.32, 0.58, "10/27, 10/16"},
+	{"6a", "rules", fixture.Constraint, 0.42, 0.55, "16/35, 16/27"},
+	{"6b", "rules", fixture.Constraint, 0.45, 0.55, "16/32, 16/27"},
 	{"7a", "rules", fixture.Constraint, 0.5, 0.65, "10/19, 10/15"},
 	{"7b", "rules", fixture.Constraint, 0.5, 0.5, "8/15, 8/15"},
 	{"7a", "rules", fixture.Commitment, 0.52, 0.52, "5/9, 5/9"},
 	{"7b", "rules", fixture.Commitment, 0.48, 0.62, "6/12, 6/9"},
 	// Set 8 (the 22 sessions of one typed turn no set had read),
 	// labelled blind and scored blind with the rules of commit efe1206
-	// (testdata/real/labels/README.md, "Blind set 8").
-	{"8a", "rules", fixture.Reference, 0.7, 0.78, "36/50, 36/45"},
-	{"8b", "rules", fixture.Reference, 0.7, 0.8, "37/51, 37/45"},
+	// (testdata/real/labels/README.md, "Blind set 8"): references 36/50,
+	// 36/45 and 37/51, 37/45 then; dot-folder paths, Markdown's bold
+	// around a path and two glued URLs were read after ("After set 8").
+	// Hybrid's figures are still the blind ones.
+	{"8a", "rules", fixture.Reference, 0.7, 0.78, "41/50, 41/48"},
+	{"8b", "rules", fixture.Reference, 0.7, 0.8, "42/51, 42/48"},
 	{"8a", "hybrid", fixture.Constraint, 0.95, 0.32, "5/5, 5/15"},
 	{"8b", "hybrid", fixture.Constraint, 0.74, 0.19, "3/4, 3/15"},
 	{"8a", "hybrid", fixture.Commitment, 0.42, 0.58, "3/7, 3/5"},

@@ -38,7 +38,7 @@ const (
 )
 
 // propRefKey is a reference's identity for matching: without quotes,
-// backticks, a leading "/" or "./", a trailing ":line" or ":a-b", a
+// backticks, a leading "/" or "./", a trailing "/", ":line" or ":a-b", a
 // "commit", "branch", "PR" or "ticket" word before it, lower-cased.
 func propRefKey(s string) string {
 	s = strings.Trim(s, "`'\"“”()[]<>.,;")
@@ -46,7 +46,8 @@ func propRefKey(s string) string {
 	for _, w := range []string{"commit ", "branch ", "ticket ", "pr ", "pull request ", "issue "} {
 		low = strings.TrimPrefix(low, w)
 	}
-	low = strings.TrimPrefix(strings.TrimPrefix(low, "./"), "/")
+	// A directory's trailing slash is the same directory.
+	low = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(low, "./"), "/"), "/")
 	return propLineSuffix.ReplaceAllString(low, "")
 }
 

@@ -116,7 +116,11 @@ func propReferencesIn(s, role string, w *propWork) []propGuess {
 	}
 	for k := range propRefPatterns {
 		pat := &propRefPatterns[k]
-		for _, m := range pat.re.FindAllStringIndex(s, -1) {
+		matches := pat.re.FindAllStringIndex(s, -1)
+		if pat.rule == "reference/url" {
+			matches = propSplitURLs(s, matches)
+		}
+		for _, m := range matches {
 			a, b := m[0], m[1]
 			lit := strings.TrimRight(s[a:b], ".,;:!?`")
 			b = a + len(lit)
@@ -196,6 +200,29 @@ func propReferencesIn(s, role string, w *propWork) []propGuess {
 	}
 	return out
 }
+
+// propSplitURLs splits each URL match m of s where a second URL begins
+// inside it: two links pasted with nothing between them
+// ("…/job/62449194626https://github.com/…") are two references.
+func propSplitURLs(s string, matches [][]int) [][]int {
+	var out [][]int
+	for _, m := range matches {
+		a := m[0]
+		for {
+			k := propURLStart.FindStringIndex(s[a+1 : m[1]])
+			if k == nil {
+				break
+			}
+			out = append(out, []int{a, a + 1 + k[0]})
+			a += 1 + k[0]
+		}
+		out = append(out, []int{a, m[1]})
+	}
+	return out
+}
+
+// propURLStart is where a URL begins.
+var propURLStart = regexp.MustCompile(`https?://`)
 
 // propBranchWorked is the rule of a branch the session's git commands
 // named, found by name in prose (propReferences).
@@ -334,12 +361,16 @@ func propRefOK(s string, a, b int, pat *propRefPattern) bool {
 		// Not a Go package pattern (./x/...), and a one-slash name
 		// with a dot needs a lower-case extension ("panic/log.Fatal" is
 		// code).
+		// A one-slash name without an extension is a word pair
+		// ("and/or", "main/master") unless it is in a dot folder
+		// (".github/CODEOWNERS").
 		if strings.HasPrefix(s[b:], "/...") || strings.HasPrefix(s[b:], "...") || strings.Contains(lit, "...") ||
 			strings.HasPrefix(lit, "path/to/") ||
-			(strings.Count(lit, "/") == 1 && !propFileExt.MatchString(lit)) {
+			(strings.Count(lit, "/") == 1 && !propFileExt.MatchString(lit) && !propDotFolder.MatchString(lit)) {
 			return false
 		}
-		return (strings.ContainsAny(lit, ".") || strings.Count(lit, "/") >= 2) && !strings.ContainsAny(s[max(0, a-1):min(len(s), b+1)], "<>{}*") &&
+		return (strings.ContainsAny(lit, ".") || strings.Count(lit, "/") >= 2) && !strings.ContainsAny(s[max(0, a-1):min(len(s), b+1)], "<>{}") &&
+			!propGlob(s, a, b) &&
 			!propVersion.MatchString(lit) && strings.ContainsFunc(lit, unicode.IsLetter)
 	case "reference/numeric-id":
 		// Not part of a path, a version, a time or a number with
@@ -350,6 +381,25 @@ func propRefOK(s string, a, b int, pat *propRefPattern) bool {
 		return !strings.ContainsAny(lit, "<>{}*")
 	}
 	return true
+}
+
+// propDotFolder is a path in a dot folder: ".github/CODEOWNERS",
+// ".claude/settings.json".
+var propDotFolder = regexp.MustCompile(`^\.[a-z][\w-]*/\w`)
+
+// propGlob reports whether the path s[a:b] is part of a glob: a "*" in
+// the word that holds it ("*.go", "src/*/x.go", "**/x.go"), but not
+// Markdown's bold "**" around it ("**docs/x.md:**").
+func propGlob(s string, a, b int) bool {
+	l, r := a, b
+	for l > 0 && !unicode.IsSpace(rune(s[l-1])) {
+		l--
+	}
+	for r < len(s) && !unicode.IsSpace(rune(s[r])) {
+		r++
+	}
+	word := s[l:r]
+	return strings.Contains(strings.ReplaceAll(word, "**", ""), "*") || strings.Contains(word, "**/") || strings.Contains(word, "/**")
 }
 
 // propFileExt is a file name's lower-case extension at the end of a path.

@@ -59,7 +59,7 @@ var (
 	// a question that asks the agent's view ("should we move it too?",
 	// "what do I need to test manually?", "why do you think …?"), a
 	// regret ("I should have mentioned this earlier").
-	propSteerAsks = regexp.MustCompile(`^(should|shouldn't) (we|i|it|this|that|these|those|there|all)\b.*\?$|\b(what|which|how much|how many) (do|does|should|would) (i|we)\b|\bwhy do you think\b|\b(should|shouldn't|must) have\b`)
+	propSteerAsks = regexp.MustCompile(`^(should|shouldn't) (we|i|it|this|that|these|those|there|all)\b.*\?$|\b(what|how much|how many) (do|does|should|would)\b|\bwhy do you think\b|\b(should|shouldn't|must) have\b`)
 	// propSteerContrast is a standing want's contrast, which holds in a
 	// question too: "should it be for all tests, not just integration
 	// tests?".
@@ -83,7 +83,7 @@ func (p *propProposer) steer(e propUtterance, from int) {
 		if inReview(e.review, s) {
 			continue
 		}
-		l, ok := propSteering(s)
+		l, ok := propSteering(s, e.refusal)
 		// An earlier constraint said again (half its content words, as
 		// for a "don't forget") is no new request.
 		if words := propContentWords(l); len(words) >= 2 && p.restated(words, 0.5) {
@@ -105,7 +105,11 @@ func (p *propProposer) steer(e propUtterance, from int) {
 		if !strings.HasSuffix(probe, "?") {
 			probe += "?"
 		}
-		p.add(e, propGuess{class: fixture.Constraint, literal: lit, confidence: propSteerConfidenceOf(lit), rule: "constraint/steer", probe: probe, expect: "yes"})
+		conf := propSteerConfidenceOf(lit)
+		if e.refusal && propRefusalDirects(lit) {
+			conf = propSteerStandingConfidence
+		}
+		p.add(e, propGuess{class: fixture.Constraint, literal: lit, confidence: conf, rule: "constraint/steer", probe: probe, expect: "yes"})
 	}
 }
 
@@ -122,16 +126,48 @@ func propSteerConfidenceOf(lit string) float64 {
 	return propSteerConfidence
 }
 
+// propRefusalDirects reports whether lit, words a person typed to stop
+// a tool call, says what to do instead — a directive
+// (propSteerDirective), an imperative or a "no" first ("pull rebase
+// first", "no, I did not say commit anything"), or a fragment of three
+// words or fewer with no verb of state ("too slow.", "branch and PR.") —
+// rather than reporting what the person sees ("main is clean", "I'm
+// running it after a build"). On the labelled sessions about three in
+// five of the first held a constraint, and few of the second.
+func propRefusalDirects(lit string) bool {
+	low := propNormalize(lit)
+	if strings.HasSuffix(low, "?") {
+		return false
+	}
+	return propSteerDirective.MatchString(low) || propRefusalImperative.MatchString(low) ||
+		len(strings.Fields(low)) <= 3 && !propRefusalState.MatchString(low)
+}
+
+var (
+	// propRefusalImperative opens a refusal's words that direct.
+	propRefusalImperative = regexp.MustCompile(`^(no|nope|don't|do not|never|stop|skip|pull|merge|rebase|use|make|keep|leave|just|only|add|remove|revert|undo|move|rename|put|write|ask|commit|push)\b`)
+	// propRefusalState is a verb of state or report: a refusal's words
+	// that say what is, not what to do.
+	propRefusalState = regexp.MustCompile(`\b(is|are|was|were|am|i'm|it's|we're|they're|have|has|had|i've|we've|do|does|did|see|seems?|looks?)\b`)
+)
+
 // propSteering reports whether a person's sentence s steers the work —
 // prose (propProseSentence), not an acknowledgement, not a request for
 // information, not a reminder of something said before (the restatement
 // signal's cues) — and its literal, without list marker or final stop.
-func propSteering(s string) (string, bool) {
+// In words typed to refuse a tool call (refusal) two words steer ("too
+// slow.") and so does a routine step ("pull rebase first"): the person
+// stopped the agent to say it.
+func propSteering(s string, refusal bool) (string, bool) {
 	_, body := propLeadIn(s)
 	lit := strings.TrimRight(strings.TrimSpace(propListMarker.ReplaceAllString(body, "")), ". ")
 	low := propNormalize(lit)
-	if utf8.RuneCountInString(lit) < 6 || len(strings.Fields(lit)) < 3 || strings.HasSuffix(lit, ":") || !propProseSentence(lit) ||
-		propSteerAck.MatchString(low) || propTransient.MatchString(low) || propSteerChore.MatchString(low) {
+	minWords := 3
+	if refusal {
+		minWords = 2
+	}
+	if utf8.RuneCountInString(lit) < 6 || len(strings.Fields(lit)) < minWords || strings.HasSuffix(lit, ":") || !propProseSentence(lit) ||
+		propSteerAck.MatchString(low) || propTransient.MatchString(low) || (!refusal && propSteerChore.MatchString(low)) {
 		return "", false
 	}
 	if strings.HasSuffix(lit, "?") && propSteerInfo.MatchString(propInterjection.ReplaceAllString(low, "")) && !propSteerSuggest.MatchString(low) {

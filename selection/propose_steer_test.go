@@ -154,3 +154,43 @@ func TestProposeSteerAnswer(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestProposeSteerRefusal pins what the steer rule makes of the words a
+// person typed when refusing a tool call (Claude Code's result, as the
+// dev set's logs write it): a redirection is proposed at the default cut
+// even when short, a report of what the person sees below it, and the
+// text Claude Code writes when the person chose to clarify the agent's
+// questions is not the person's.
+func TestProposeSteerRefusal(t *testing.T) {
+	for _, c := range []struct {
+		said string
+		want string // "" when nothing is proposed
+		conf float64
+	}{
+		{"too slow.", "too slow", 0.5},
+		{"pull rebase first", "pull rebase first", 0.5},
+		{"branch and PR.", "branch and PR", 0.5},
+		{"main is clean", "main is clean", 0.4},
+		{"I'm running `./entire status` after a build", "I'm running `./entire status` after a build", 0.4},
+		{propClarifyMarker + "\n    This means they may have additional information, context or questions for you.", "", 0},
+	} {
+		s := propSession([]propMsg{{1, "user", "Run the integration tests and fix what fails."}, {1, "assistant", "Running them."}}, 1)
+		s.Steps[0].Calls = []agentlog.ToolCall{{Name: "Bash", HasResult: true, IsError: true,
+			Result: "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). " + propRejectMarker + "\n" + c.said}}
+		var got []ProposedItem
+		for _, it := range Propose(s, ProposeOptions{}).Candidates {
+			if it.Class == fixture.Constraint {
+				got = append(got, it)
+			}
+		}
+		if c.want == "" {
+			if len(got) != 0 {
+				t.Errorf("%q: proposed %+v", c.said, got)
+			}
+			continue
+		}
+		if len(got) != 1 || got[0].Literal != c.want || got[0].Confidence != c.conf || got[0].Rule != "constraint/steer" {
+			t.Errorf("%q: got %+v, want one steer %q at %.1f", c.said, got, c.want, c.conf)
+		}
+	}
+}

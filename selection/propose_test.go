@@ -112,6 +112,8 @@ func TestProposeRules(t *testing.T) {
 		{"user", "The file is UTF-8 encoded.", "", "", 0, "", "UTF-8 is a standard, not a ticket"},
 		{"assistant", "Replied to 2734651368, then pushed.", fixture.Reference, "2734651368", 0.6, "reference/numeric-id", "an id before a list comma (\", \" is not a thousands separator)"},
 		{"assistant", "Reading payments/ratelimit.py to see how LoadQueue is wired.", fixture.Reference, "payments/ratelimit.py", 0.3, "reference/path", "a bare path is working state"},
+		{"user", "create me a .github/CODEOWNERS file", fixture.Reference, ".github/CODEOWNERS", 0.6, "reference/path", "a one-slash name without an extension in a dot folder is a path, not a word pair"},
+		{"user", "run the linter on src/*/handlers.go", "", "", 0, "", "a path in a glob names no one file"},
 		{"assistant", "TestSchemaConcurrent fails: expected 1200, got 1199.", "", "", 0, "", "a status line"},
 	}
 	for _, tt := range tests {
@@ -439,5 +441,19 @@ func TestProposeDecisionWithCall(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%q: rule %q, want %q", c.text, got, c.want)
 		}
+	}
+}
+
+// TestProposeURLsGlued pins that two links a person pasted with nothing
+// between them are two references, not one URL holding the other.
+func TestProposeURLsGlued(t *testing.T) {
+	p := Propose(propSession([]propMsg{{1, "user", "the failing run: https://github.com/acme/cli/actions/runs/216https://github.com/acme/cli/pull/7"}}, 1), ProposeOptions{})
+	var got []string
+	for _, c := range p.Candidates {
+		got = append(got, c.Literal)
+	}
+	want := []string{"https://github.com/acme/cli/actions/runs/216", "https://github.com/acme/cli/pull/7"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -140,13 +140,19 @@ func propTypedText(m agentlog.Message) string {
 // call the person refused, before the words the person typed.
 const propRejectMarker = "To tell you how to proceed, the user said:"
 
+// propClarifyMarker opens the text Claude Code itself writes after the
+// marker when the person chose to clarify the agent's multiple-choice
+// questions rather than answer them: its words, not the person's.
+const propClarifyMarker = "The user wants to clarify these questions."
+
 // propRejectionText is what a person typed when refusing tool call c —
 // Claude Code's result "The user doesn't want to proceed with this tool
 // use. … To tell you how to proceed, the user said:\n<text>" — without
-// pasted material, or "" when c's result holds none.
+// pasted material, or "" when c's result holds none or only Claude
+// Code's own words (propClarifyMarker).
 func propRejectionText(c agentlog.ToolCall) string {
 	_, text, ok := strings.Cut(c.Result, propRejectMarker)
-	if !ok || !c.HasResult {
+	if !ok || !c.HasResult || strings.HasPrefix(strings.TrimSpace(text), propClarifyMarker) {
 		return ""
 	}
 	return propProse(text)
