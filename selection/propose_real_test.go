@@ -51,7 +51,7 @@ func propRefKey(s string) string {
 	return propLineSuffix.ReplaceAllString(low, "")
 }
 
-var propLineSuffix = regexp.MustCompile(`(:\d+(-\d+)?)+$|#l\d+(-l?\d+)?$`)
+var propLineSuffix = regexp.MustCompile(`(:\d+(-\d+)?(,\d+(-\d+)?)*)+$|#l\d+(-l?\d+)?$`)
 
 // propRefSame reports whether two reference keys name one thing: equal,
 // one path a suffix of the other at a "/", or one commit hash a prefix

@@ -33,7 +33,8 @@ const propPath = `(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z]\w{0,9}`
 var propRefPatterns = []propRefPattern{
 	{re: regexp.MustCompile(`https?://[^\s<>"'()\[\]` + "`" + `]+`), kind: "URL", confidence: 0.8, rule: "reference/url",
 		example: "Details are at https://example.com/runbooks/42.", ref: "https://example.com/runbooks/42", nearMiss: "use https for every call"},
-	{re: regexp.MustCompile(propPath + `:\d+(?:-\d+)?\b`), kind: "file and line", confidence: 0.85, rule: "reference/file-line",
+	// Lines in a list with no space ("x.go:42,75") are the file's too.
+	{re: regexp.MustCompile(propPath + `:\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*\b`), kind: "file and line", confidence: 0.85, rule: "reference/file-line",
 		example: "The off-by-one is at internal/inventory/retry.go:397.", ref: "internal/inventory/retry.go:397", nearMiss: "It failed at 12:30."},
 	{re: regexp.MustCompile(propPath + ` rev(?:ision)?\.? ?\d+\b`), kind: "document and revision", confidence: 0.85, rule: "reference/revision",
 		example: "I'm keeping the write-up in report.md rev 14.", ref: "report.md rev 14", nearMiss: "the next revision of the report"},
@@ -467,8 +468,8 @@ var (
 	propTicketKey = regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b`)
 )
 
-// propLineTail is a ":line" or ":a-b" after a file name.
-var propLineTail = regexp.MustCompile(`(:\d+(-\d+)?)+$`)
+// propLineTail is a ":line", ":a-b" or ":a,b" after a file name.
+var propLineTail = regexp.MustCompile(`(:\d+(-\d+)?(,\d+(-\d+)?)*)+$`)
 
 // propExtendLeft moves a to take in the word before it ("runbook" in
 // "runbook section 3.4") unless that word is a stop word.

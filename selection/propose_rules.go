@@ -48,7 +48,10 @@ var (
 		// see it" describe and are no prohibition.
 		{"prohibition/never", fixture.Constraint, regexp.MustCompile(`(^|[,;:(] ?|\b(please|also|and|so|just|then|oh|pls|plz) )(never|don't|do not)\b|\b(must not|mustn't|must never|should not|shouldn't|should never|(you|we|it|they) may not|(you|we) (cannot|can't|can not)|not allowed to)\b`),
 			"never commit to main", "the stop hook currently never writes to stdout",
-			regexp.MustCompile(`\bshould(n't| not) be (too|that|so|very|much|a problem|an issue|hard|difficult)\b|\b(don't|do not) (we|you|i|they)\b`)},
+			// Not a negative modal inside a condition ("if we can't
+			// determine the shell, print a warning"), nor a permission
+			// ("don't worry about linting for now").
+			regexp.MustCompile(`\bshould(n't| not) be (too|that|so|very|much|a problem|an issue|hard|difficult)\b|\b(don't|do not) (we|you|i|they)\b|\b(if|when|whenever|unless|whether|in case) (we|you) (cannot|can't|can not)\b|\b(don't|do not) worry\b`)},
 		{"prohibition/no", fixture.Constraint, regexp.MustCompile(`(^|[,;] )no [\w-]+( [\w-]+)? (in|to|on|into|for|until|before|without|anywhere|ever|allowed|please)\b`),
 			"no force-pushes to develop", "I've still got a shadow, no condensation commit", nil},
 		{"prohibition/avoid", fixture.Constraint, regexp.MustCompile(`^(avoid|skip|stop \w+ing)\b|[,;] (avoid|skip)\b`),
@@ -261,6 +264,9 @@ func propConstraintProbe(lit string, prohibition, imperative bool) (probe, expec
 		clause = strings.TrimSpace(text[:i])
 	}
 	switch {
+	case propPermission.MatchString(low):
+		// "don't worry about linting for now": a leave, not a ban.
+		probe, expect = "Does this rule from the user still hold: "+text+"?", "yes"
 	case strings.HasPrefix(low, "never "):
 		probe, expect = "Is the agent forbidden to "+text[len("never "):]+"?", "yes"
 	case strings.HasPrefix(low, "don't ") || strings.HasPrefix(low, "don’t "):
@@ -280,6 +286,10 @@ func propConstraintProbe(lit string, prohibition, imperative bool) (probe, expec
 	}
 	return strings.TrimSpace(propUserMe.Replace(" " + probe)), expect
 }
+
+// propPermission opens a person's sentence that relieves the agent of
+// something rather than forbids it.
+var propPermission = regexp.MustCompile(`^(don't|don’t|do not) (worry|bother|stress|sweat)\b`)
 
 var (
 	// propNegatedWill is a refusal's auxiliary in propIWill's opening.

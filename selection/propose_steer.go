@@ -109,7 +109,16 @@ func (p *propProposer) steer(e propUtterance, from int) {
 		if e.refusal && propRefusalDirects(lit) {
 			conf = propSteerStandingConfidence
 		}
-		p.add(e, propGuess{class: fixture.Constraint, literal: lit, confidence: conf, rule: "constraint/steer", probe: probe, expect: "yes"})
+		// The rule names where the words were typed: a prompt, a
+		// refused tool call, an answer to the agent's question.
+		rule := "constraint/steer"
+		switch {
+		case e.refusal:
+			rule += "/refusal"
+		case e.reply:
+			rule += "/answer"
+		}
+		p.add(e, propGuess{class: fixture.Constraint, literal: lit, confidence: conf, rule: rule, probe: probe, expect: "yes"})
 	}
 }
 

@@ -149,7 +149,7 @@ func TestProposeSteerAnswer(t *testing.T) {
 			got = append(got, fmt.Sprintf("%d %s %s", c.Turn, c.Rule, c.Literal))
 		}
 	}
-	want := []string{"1 constraint/steer the only way to suppress this warning is via flag, not prompt interactive"}
+	want := []string{"1 constraint/steer/answer the only way to suppress this warning is via flag, not prompt interactive"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -189,7 +189,7 @@ func TestProposeSteerRefusal(t *testing.T) {
 			}
 			continue
 		}
-		if len(got) != 1 || got[0].Literal != c.want || got[0].Confidence != c.conf || got[0].Rule != "constraint/steer" {
+		if len(got) != 1 || got[0].Literal != c.want || got[0].Confidence != c.conf || got[0].Rule != "constraint/steer/refusal" {
 			t.Errorf("%q: got %+v, want one steer %q at %.1f", c.said, got, c.want, c.conf)
 		}
 	}

@@ -114,6 +114,8 @@ func TestProposeRules(t *testing.T) {
 		{"assistant", "Reading payments/ratelimit.py to see how LoadQueue is wired.", fixture.Reference, "payments/ratelimit.py", 0.3, "reference/path", "a bare path is working state"},
 		{"user", "create me a .github/CODEOWNERS file", fixture.Reference, ".github/CODEOWNERS", 0.6, "reference/path", "a one-slash name without an extension in a dot folder is a path, not a word pair"},
 		{"user", "run the linter on src/*/handlers.go", "", "", 0, "", "a path in a glob names no one file"},
+		{"user", "the flaky asserts are at scenario_checkpoint_test.go:42,75", fixture.Reference, "scenario_checkpoint_test.go:42,75", 0.85, "reference/file-line", "lines listed with no space are the file's (a new user's trial found \":42\" alone)"},
+		{"user", "If the shell is known, install the completions, and if we can't determine it, print a warning.", "", "", 0, "", `"can't" inside a condition is no prohibition (a new user's trial found the probe "May if … we determine …?" with the negation dropped)`},
 		{"assistant", "TestSchemaConcurrent fails: expected 1200, got 1199.", "", "", 0, "", "a status line"},
 	}
 	for _, tt := range tests {
@@ -121,7 +123,7 @@ func TestProposeRules(t *testing.T) {
 			p := Propose(propSession([]propMsg{{2, tt.role, tt.text}}, 2), ProposeOptions{})
 			// The steer rule reads a whole follow-up message when no
 			// sentence rule did (TestProposeSteer pins it).
-			p.Candidates = slices.DeleteFunc(p.Candidates, func(c ProposedItem) bool { return c.Rule == "constraint/steer" })
+			p.Candidates = slices.DeleteFunc(p.Candidates, func(c ProposedItem) bool { return strings.HasPrefix(c.Rule, "constraint/steer") })
 			if tt.class == "" && tt.rule == "" {
 				if len(p.Candidates) != 0 {
 					t.Fatalf("%s: proposed %+v", tt.reason, p.Candidates)
@@ -159,6 +161,9 @@ func TestProposeDrafts(t *testing.T) {
 		{"user", "Please keep this in mind: tests must not hit the network; stub S3.", "May tests hit the network?", "no"},
 		{"user", "Ground rule: target release/2.4 with every PR, never main.", "Must the agent target release/2.4 with every PR, never main?", "yes"},
 		{"user", "Before you start: commit messages follow Conventional Commits.", "Does this rule from the user still hold: commit messages follow Conventional Commits?", "yes"},
+		// A leave is no ban (a new user's trial found "Is the agent
+		// forbidden to worry about linting …?").
+		{"user", "Don't worry about linting for now, just continue.", "Does this rule from the user still hold: don't worry about linting for now, just continue?", "yes"},
 		{"assistant", "I'll open the PR against develop, not main.", "What did the assistant commit to about the PR?", "open the PR against develop, not main"},
 		{"assistant", "I'll keep the old /v1/orders endpoint until the mobile app ships 4.2.", "What did the assistant commit to about the old /v1/orders endpoint?", "keep the old /v1/orders endpoint until the mobile app ships 4.2"},
 		{"assistant", "I'll ask before deleting any S3 objects.", "What did the assistant commit to (“I'll ask before deleting any …”)?", "ask before deleting any S3 objects"},

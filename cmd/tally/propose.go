@@ -27,7 +27,7 @@ func newProposeCmd(opts *options) *cobra.Command {
 		jf              judgeFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "propose LOG [--session ID] [--log-format F] [--proposer rules|llm|hybrid] [-o CANDIDATES.json]",
+		Use:   "propose LOG [--session ID] [--log-format F] [--proposer rules|llm|hybrid] [--min-confidence C] [-o CANDIDATES.json]",
 		Short: "Propose candidate fixture items from an agent session, for review",
 		Long: `propose runs the arrival-time classifier over an agent session and
 proposes the items that bind later turns — constraints the person set,
