@@ -234,7 +234,7 @@ func (p *propProposer) objection(s, body string) *propGuess {
 	}
 	lit := strings.TrimSpace(propListMarker.ReplaceAllString(body, ""))
 	g := &propGuess{class: fixture.Constraint, literal: lit, confidence: 0.7, rule: "constraint/" + r.name,
-		probe: "Does this objection from the user still hold: " + propUserMe.Replace(" " + propLowerFirst(lit))[1:], expect: "yes"}
+		probe: "Does this objection from the user still hold: " + propQuote(lit) + "?", expect: "yes"}
 	if c, ok := propObjectionConfidence[r.name]; ok {
 		g.confidence = c
 	}
@@ -248,6 +248,12 @@ var propWhStatement = regexp.MustCompile(`^(what|why|how|when|where|who|which) (
 // propImperative is an opening obligation verb: its probe asks "Must the
 // agent …?".
 var propImperative = regexp.MustCompile(`^(always|only|keep|leave|use|target|stick to|make sure|ensure|pin|limit|preserve)\b`)
+
+// propQuote is a person's words quoted in a probe, as said: first person
+// stays theirs inside the quotes.
+func propQuote(s string) string {
+	return "“" + strings.TrimSpace(s) + "”"
+}
 
 var (
 	propMustNot = regexp.MustCompile(`^(.+?) (must not|mustn't|may not|cannot|can't|should not|shouldn't) (.+)$`)
@@ -266,7 +272,7 @@ func propConstraintProbe(lit string, prohibition, imperative bool) (probe, expec
 	switch {
 	case propPermission.MatchString(low):
 		// "don't worry about linting for now": a leave, not a ban.
-		probe, expect = "Does this rule from the user still hold: "+text+"?", "yes"
+		return "Does this rule from the user still hold: " + propQuote(lit) + "?", "yes"
 	case strings.HasPrefix(low, "never "):
 		probe, expect = "Is the agent forbidden to "+text[len("never "):]+"?", "yes"
 	case strings.HasPrefix(low, "don't ") || strings.HasPrefix(low, "don’t "):
@@ -274,7 +280,9 @@ func propConstraintProbe(lit string, prohibition, imperative bool) (probe, expec
 		probe, expect = "Is the agent forbidden to "+rest+"?", "yes"
 	case strings.HasPrefix(low, "do not "):
 		probe, expect = "Is the agent forbidden to "+text[len("do not "):]+"?", "yes"
-	case strings.HasPrefix(low, "no "):
+	case prohibition && strings.HasPrefix(low, "no "):
+		// Only a prohibition's "no": "no revert those changes" is "no,
+		// revert them".
 		probe, expect = "Does the user forbid "+text[len("no "):]+"?", "yes"
 	case prohibition && propMustNot.MatchString(clause):
 		m := propMustNot.FindStringSubmatch(clause)
@@ -282,7 +290,9 @@ func propConstraintProbe(lit string, prohibition, imperative bool) (probe, expec
 	case imperative:
 		probe, expect = "Must the agent "+text+"?", "yes"
 	default:
-		probe, expect = "Does this rule from the user still hold: "+text+"?", "yes"
+		// The person's words, quoted as said: a rewrite to "the user"
+		// would leave "the user think" and "I'd" behind.
+		return "Does this rule from the user still hold: " + propQuote(lit) + "?", "yes"
 	}
 	return strings.TrimSpace(propUserMe.Replace(" " + probe)), expect
 }
@@ -414,7 +424,7 @@ func (p *propProposer) openQuestion(i int, lead, body string) *propGuess {
 		}
 	}
 	g := &propGuess{class: fixture.OpenQuestion, literal: body, expect: "no — still open",
-		probe: "Has the user decided this question yet: " + propUserMe.Replace(" " + body)[1:]}
+		probe: "Has the user decided this question yet: " + propQuote(body)}
 	switch {
 	case lead != "" && propDeferLead.MatchString(propNormalize(lead)):
 		g.confidence, g.rule = 0.9, "open_question/deferred"

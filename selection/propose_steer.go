@@ -101,10 +101,7 @@ func (p *propProposer) steer(e propUtterance, from int) {
 		}
 	}
 	if lit != "" {
-		probe := "Does this request from the user still hold: " + propUserMe.Replace(" " + propLowerFirst(lit))[1:]
-		if !strings.HasSuffix(probe, "?") {
-			probe += "?"
-		}
+		probe := "Does this request from the user still hold: " + propQuote(lit) + "?"
 		conf := propSteerConfidenceOf(lit)
 		if e.refusal && propRefusalDirects(lit) {
 			conf = propSteerStandingConfidence

@@ -158,12 +158,15 @@ func TestProposeDrafts(t *testing.T) {
 		{"user", "Also, don't deploy to staging without asking me first.", "Is the agent forbidden to deploy to staging without asking the user first?", "yes"},
 		{"user", "Important: do not change the column types in audit_log.", "Is the agent forbidden to change the column types in audit_log?", "yes"},
 		{"user", "Also, no force-pushes to develop.", "Does the user forbid force-pushes to develop?", "yes"},
+		// A correction's "no" forbids nothing (a probe review found
+		// "Does the user forbid revert those changes …?").
+		{"user", "no revert those changes, I think it's correct if it's part of the commit", "Does this rule from the user still hold: “no revert those changes, I think it's correct if it's part of the commit”?", "yes"},
 		{"user", "Please keep this in mind: tests must not hit the network; stub S3.", "May tests hit the network?", "no"},
 		{"user", "Ground rule: target release/2.4 with every PR, never main.", "Must the agent target release/2.4 with every PR, never main?", "yes"},
-		{"user", "Before you start: commit messages follow Conventional Commits.", "Does this rule from the user still hold: commit messages follow Conventional Commits?", "yes"},
+		{"user", "Before you start: commit messages follow Conventional Commits.", "Does this rule from the user still hold: “commit messages follow Conventional Commits”?", "yes"},
 		// A leave is no ban (a new user's trial found "Is the agent
 		// forbidden to worry about linting …?").
-		{"user", "Don't worry about linting for now, just continue.", "Does this rule from the user still hold: don't worry about linting for now, just continue?", "yes"},
+		{"user", "Don't worry about linting for now, just continue.", "Does this rule from the user still hold: “Don't worry about linting for now, just continue”?", "yes"},
 		{"assistant", "I'll open the PR against develop, not main.", "What did the assistant commit to about the PR?", "open the PR against develop, not main"},
 		{"assistant", "I'll keep the old /v1/orders endpoint until the mobile app ships 4.2.", "What did the assistant commit to about the old /v1/orders endpoint?", "keep the old /v1/orders endpoint until the mobile app ships 4.2"},
 		{"assistant", "I'll ask before deleting any S3 objects.", "What did the assistant commit to (“I'll ask before deleting any …”)?", "ask before deleting any S3 objects"},
@@ -172,7 +175,10 @@ func TestProposeDrafts(t *testing.T) {
 		{"assistant", "OK — I won't delete the old cache files.", "What did the assistant commit to about the old cache files?", "won't delete the old cache files"},
 		{"assistant", "Got it - I will not amend commits going forward.", "What did the assistant commit to about commits going forward?", "will not amend commits going forward"},
 		{"assistant", "I won’t push until you've reviewed it.", "What did the assistant commit to (“I won’t push until you've reviewed …”)?", "won’t push until you've reviewed it"},
-		{"user", "Would an enum be better than a varchar for orders.status?", "Has the user decided this question yet: Would an enum be better than a varchar for orders.status?", "no — still open"},
+		{"user", "Would an enum be better than a varchar for orders.status?", "Has the user decided this question yet: “Would an enum be better than a varchar for orders.status?”", "no — still open"},
+		// A person's words are quoted as said, first person and all (a
+		// probe review found "so the user think I'd prefer …").
+		{"user", "I think I'd prefer it moved to the sessions package, ideally.", "Does this rule from the user still hold: “I think I'd prefer it moved to the sessions package, ideally”?", "yes"},
 		{"user", "I'm keeping the write-up in report.md rev 14.", "Which document and revision does “I'm keeping the write-up in …” refer to?", "report.md rev 14"},
 		{"user", "Use snapshot stg-2026-01-22.", "Which snapshot was mentioned?", "snapshot stg-2026-01-22"},
 	}

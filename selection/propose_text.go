@@ -55,12 +55,17 @@ func propNormalize(s string) string {
 	return strings.ToLower(strings.NewReplacer("’", "'", "‘", "'").Replace(s))
 }
 
+// propFirstPerson is the pronoun I, alone or contracted: a capital that
+// stays.
+var propFirstPerson = regexp.MustCompile(`^I(['’](m|d|ll|ve))?[,.;:]?$`)
+
 // propLowerFirst lower-cases the first letter of s unless the first word
-// looks like a name (a second capital, a digit or punctuation in it).
+// looks like a name (a second capital, a digit or punctuation in it) or
+// is the pronoun I.
 func propLowerFirst(s string) string {
 	word, _, _ := strings.Cut(s, " ")
 	r, size := utf8.DecodeRuneInString(word)
-	if !unicode.IsUpper(r) {
+	if !unicode.IsUpper(r) || propFirstPerson.MatchString(word) {
 		return s
 	}
 	for _, c := range word[size:] {
