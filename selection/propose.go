@@ -425,6 +425,10 @@ type propGuess struct {
 	expect     string
 	confidence float64
 	rule       string
+	// kind and context are a reference's: what it names ("file",
+	// "commit") and its sentence with the reference elided, which the
+	// probe quotes (propRefProbe).
+	kind, context string
 }
 
 func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
@@ -469,6 +473,18 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 		refRole = "pasted"
 	}
 	refs := propReferencesIn(s, refRole, p.work)
+	for k := range refs {
+		// "Committed as `abc1234`." says nothing of which commit: the
+		// sentence before it in the message does.
+		if r := &refs[k]; propRefProbeWords(r.context) < 3 && prev != "" {
+			before := strings.Fields(prev)
+			if len(before) > 12 {
+				before = append([]string{"…"}, before[len(before)-12:]...)
+			}
+			r.context = strings.Join(before, " ") + " " + r.context
+			r.probe = propRefProbe(r.kind, r.context)
+		}
+	}
 	if len(refs) > 0 {
 		top := refs[0]
 		for _, r := range refs[1:] {

@@ -193,11 +193,7 @@ func propReferencesIn(s, role string, w *propWork) []propGuess {
 		}
 		conf := propRefConfidence(sp.p, lit, s, role, w)
 		ctx := strings.TrimSpace(strings.TrimRight(s[:sp.a]+"…"+s[sp.b:], ". "))
-		probe := "Which " + sp.p.kind + " does “" + ctx + "” refer to?"
-		if len(strings.Fields(strings.ReplaceAll(ctx, "…", ""))) < 2 {
-			probe = "Which " + sp.p.kind + " was mentioned?"
-		}
-		out = append(out, propGuess{class: fixture.Reference, literal: lit, probe: probe, expect: lit, confidence: conf, rule: sp.p.rule})
+		out = append(out, propGuess{class: fixture.Reference, literal: lit, probe: propRefProbe(sp.p.kind, ctx), expect: lit, confidence: conf, rule: sp.p.rule, kind: sp.p.kind, context: ctx})
 	}
 	return out
 }
@@ -224,6 +220,28 @@ func propSplitURLs(s string, matches [][]int) [][]int {
 
 // propURLStart is where a URL begins.
 var propURLStart = regexp.MustCompile(`https?://`)
+
+// propRefProbe drafts a reference's probe: which kind of thing the
+// context (its sentence with the reference elided as "…") refers to, or,
+// when the context holds under two words, which was mentioned.
+func propRefProbe(kind, context string) string {
+	if propRefProbeWords(context) < 2 {
+		return "Which " + kind + " was mentioned?"
+	}
+	return "Which " + kind + " does “" + context + "” refer to?"
+}
+
+// propRefProbeWords counts the words of a reference's context: its
+// tokens with a letter or digit in them.
+func propRefProbeWords(context string) int {
+	n := 0
+	for _, f := range strings.Fields(context) {
+		if strings.ContainsFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			n++
+		}
+	}
+	return n
+}
 
 // propBranchWorked is the rule of a branch the session's git commands
 // named, found by name in prose (propReferences).

@@ -468,3 +468,22 @@ func TestProposeURLsGlued(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestProposeRefProbeContext pins that a reference whose sentence says
+// little ("Committed as `abc1234`.") is asked about with the sentence
+// before it, so two commits of one session get two probes (a probe
+// review found three commits sharing one).
+func TestProposeRefProbeContext(t *testing.T) {
+	s := propSession([]propMsg{{1, "user", "Fix the race in the stop hook and commit."},
+		{1, "assistant", "Fixed the race in the stop hook by taking the lock first. Committed as `3f9a2c1`."}}, 1)
+	var got []string
+	for _, c := range Propose(s, ProposeOptions{}).Candidates {
+		if c.Class == fixture.Reference {
+			got = append(got, c.Probe)
+		}
+	}
+	want := []string{"Which commit does “Fixed the race in the stop hook by taking the lock first. Committed as `…`” refer to?"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
