@@ -13,6 +13,9 @@ for l in open(''+__import__('sys').argv[1]+''):
             if line.startswith('  ######## TYPED WHILE'): mode='U'; continue
             if line.startswith('  A['): mode='A'
             elif line.startswith('    [REFUSED'): mode='U'
+            # An answer to the agent's question (the dump's AskUserQuestion
+            # line, from set 8 on) is the person's text too.
+            elif line.startswith('    [AskUserQuestion'): mode='U'
             elif line.startswith('    ['): mode=None; continue
             elif line.startswith('=== COMPACTION'): continue
             if mode: turns[cur][mode]+=line
