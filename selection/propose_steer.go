@@ -22,16 +22,20 @@ import (
 // steers.
 //
 // On the labelled sessions about one typed message in five or six holds
-// a constraint, and readers label about one in four of those this rule
-// proposes (testdata/real/labels/README.md, "Blind set 6"); it is below
-// DefaultMinConfidence, so `tally propose --min-confidence 0.4` trades
-// precision for recall.
+// a constraint, and readers label about one in five of those this rule
+// proposes (testdata/real/labels/README.md, "Blind set 6" and "After the
+// blind sets"). Two kinds were right about two times in five or more and
+// are proposed at DefaultMinConfidence: a sentence that words a standing
+// want (propSteerStanding) and a refusal's words that direct
+// (propRefusalDirects). The rest is below it, so `tally propose
+// --min-confidence 0.4` trades precision for recall.
 
 // propSteerConfidence is the steer rule's confidence.
 const propSteerConfidence = 0.4
 
 // propSteerStandingConfidence is the steer rule's confidence for a
-// sentence that words a standing want (propSteerStanding).
+// sentence that words a standing want (propSteerStanding) and for a
+// refusal's words that direct (propRefusalDirects).
 const propSteerStandingConfidence = 0.5
 
 var (
@@ -102,10 +106,6 @@ func (p *propProposer) steer(e propUtterance, from int) {
 	}
 	if lit != "" {
 		probe := "Does this request from the user still hold: " + propQuote(lit) + "?"
-		conf := propSteerConfidenceOf(lit)
-		if e.refusal && propRefusalDirects(lit) {
-			conf = propSteerStandingConfidence
-		}
 		// The rule names where the words were typed: a prompt, a
 		// refused tool call, an answer to the agent's question.
 		rule := "constraint/steer"
@@ -115,18 +115,20 @@ func (p *propProposer) steer(e propUtterance, from int) {
 		case e.reply:
 			rule += "/answer"
 		}
-		p.add(e, propGuess{class: fixture.Constraint, literal: lit, confidence: conf, rule: rule, probe: probe, expect: "yes"})
+		p.add(e, propGuess{class: fixture.Constraint, literal: lit, confidence: propSteerConfidenceOf(lit, e.refusal), rule: rule, probe: probe, expect: "yes"})
 	}
 }
 
-// propSteerConfidenceOf is the steer rule's confidence in literal lit:
-// propSteerStandingConfidence when lit words a standing want
-// (propSteerStanding) and does not only ask the agent's view or regret
-// (propSteerAsks) unless it sets a contrast (propSteerContrast), else
-// propSteerConfidence.
-func propSteerConfidenceOf(lit string) float64 {
+// propSteerConfidenceOf is the steer rule's confidence in literal lit,
+// typed to refuse a tool call when refusal: propSteerStandingConfidence
+// when lit words a standing want (propSteerStanding) and does not only
+// ask the agent's view or regret (propSteerAsks) unless it sets a
+// contrast (propSteerContrast), or when a refusal's words direct
+// (propRefusalDirects); else propSteerConfidence.
+func propSteerConfidenceOf(lit string, refusal bool) float64 {
 	low := propNormalize(lit)
-	if propSteerStanding.MatchString(low) && (!propSteerAsks.MatchString(low) || propSteerContrast.MatchString(low)) {
+	if propSteerStanding.MatchString(low) && (!propSteerAsks.MatchString(low) || propSteerContrast.MatchString(low)) ||
+		refusal && propRefusalDirects(lit) {
 		return propSteerStandingConfidence
 	}
 	return propSteerConfidence

@@ -89,7 +89,7 @@ func TestProposeSteerConfidence(t *testing.T) {
 		{"let's drop the '-' before each commit", 0.4},
 		{"add a test that checks we are sending the full command", 0.4},
 	} {
-		if got := propSteerConfidenceOf(c.lit); got != c.want {
+		if got := propSteerConfidenceOf(c.lit, false); got != c.want {
 			t.Errorf("%q: %.1f, want %.1f", c.lit, got, c.want)
 		}
 	}
