@@ -71,7 +71,7 @@ var (
 	propObligations = []propRule{
 		{"obligation/always", fixture.Constraint, regexp.MustCompile(`^(always|only)\b|\balways (run|use|check|keep|ask|test|push|commit|make|write|add)\b`),
 			"always run specs locally before push", "it always fails on CI", nil},
-		{"obligation/keep", fixture.Constraint, regexp.MustCompile(`^(keep|leave|stick to|pin|limit|target|preserve|make sure|ensure)\b|\b(i'd|i would|let's|we should|we'll|we will|please) (keep|leave|stick to|preserve)\b|(^|[,;:] |\b(and|also|please|but|always|need to) )make sure\b|\b(keep|leave) (it|this|that|them|these|those|the [\w.-]+)( [\w.-]+)? (as is|as-is|unchanged|alone|the same|untouched|in place)\b`),
+		{"obligation/keep", fixture.Constraint, regexp.MustCompile(`^(keep|leave|stick to|pin|limit|target|preserve|make sure|ensure)\b|\b(i'd|i would|let's|we should|we'll|we will|please) (keep|leave|stick to|preserve)\b|(^|[,;:] |\b(and|also|please|but|always|need to|let's|lets) )make sure\b|\b(keep|leave) (it|this|that|them|these|those|the [\w.-]+)( [\w.-]+)? (as is|as-is|unchanged|alone|the same|untouched|in place)\b`),
 			"keep all the color changes we made", "update the documentation make sure it reads well", nil},
 		{"obligation/use", fixture.Constraint, regexp.MustCompile(`^use \S+(, not|,? instead of|,? rather than)\b|^use \S+ (for|to|when|with)\b`),
 			"use pnpm, not npm, for installs", "use it", nil},

@@ -63,6 +63,7 @@ func TestProposeRules(t *testing.T) {
 		{"user", "Before you start: commit messages follow Conventional Commits.", fixture.Constraint, "commit messages follow Conventional Commits", 0.9, "constraint/lead-in+obligation", "a norm stated as a fact"},
 		{"user", "Important: the release notes stay in English.", fixture.Constraint, "the release notes stay in English", 0.6, "constraint/lead-in", "a rule lead-in alone"},
 		{"user", "Use pnpm, not npm, for installs.", fixture.Constraint, "Use pnpm, not npm, for installs", 0.6, "constraint/obligation/use", "an opening obligation verb without lead-in"},
+		{"user", "let's make sure we're using US English everywhere please", fixture.Constraint, "let's make sure we're using US English everywhere please", 0.6, "constraint/obligation/keep", `"let's make sure" binds as "please make sure" does`},
 		{"user", "Thanks. Keep going.", "", "", 0, "", "acknowledgement: keep going is not a standing rule"},
 		{"user", "Hm, not what I expected. Dig into payments/queue.py.", fixture.Reference, "payments/queue.py", 0.6, "reference/path", `"not what I expected" is no prohibition; a path a person typed names a file of the work`},
 		{"user", "Go with the simpler version.", "", "", 0, "", "a one-off direction, no rule"},
