@@ -54,8 +54,9 @@ func propReviewText(text string) string {
 		keep = append(keep, line)
 	}
 	body := strings.Join(keep, "\n")
-	if len(body) < 100 || !(strings.ContainsAny(body[:1], "ABCDEFGHIJKLMNOPQRSTUVWXYZ\"`") || propReviewCode.FindStringIndex(body) != nil && propReviewCode.FindStringIndex(body)[0] == 0) ||
-		!propReviewCode.MatchString(body) || !propReviewCue.MatchString(body) {
+	code := propReviewCode.FindStringIndex(body)
+	if len(body) < 100 || code == nil || !propReviewCue.MatchString(body) ||
+		!strings.ContainsAny(body[:1], "ABCDEFGHIJKLMNOPQRSTUVWXYZ\"`") && code[0] != 0 {
 		return ""
 	}
 	return body
