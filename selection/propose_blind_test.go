@@ -111,7 +111,7 @@ type propBlindFloor struct {
 // elsewhere. Not held: the rules' constraints (0.17 to 0.62 recall) and
 // commitments, and the model's references, which the README reports.
 var propBlindFloors = []propBlindFloor{
-	{"2", "rules", fixture.Reference, 0.79, 0.65, "62/77, 62/92"},
+	{"2", "rules", fixture.Reference, 0.79, 0.65, "63/77, 63/93"},
 	{"3a", "rules", fixture.Reference, 0.89, 0.79, "82/90, 82/102"},
 	{"3b", "rules", fixture.Reference, 0.88, 0.75, "78/86, 78/102"},
 	{"4a", "rules", fixture.Reference, 0.88, 0.74, "66/73, 66/86"},
@@ -138,10 +138,10 @@ var propBlindFloors = []propBlindFloor{
 	// Set 6 (labelled blind; scored blind with the rules of commit
 	// 5ba03c7 but the no-change row of propDecisions, which was written
 	// after: see testdata/real/labels/README.md, "Blind set 6"): 96/106,
-	// 96/106 and 96/105, 96/106 then; dot-folder paths and Markdown's
-	// bold around a path came after set 8.
-	{"6a", "rules", fixture.Reference, 0.88, 0.88, "98/106, 98/109"},
-	{"6b", "rules", fixture.Reference, 0.88, 0.88, "97/105, 97/109"},
+	// 96/106 and 96/105, 96/106 then; dot-folder paths, Markdown's bold
+	// around a path and refused changes' files came after set 8.
+	{"6a", "rules", fixture.Reference, 0.88, 0.88, "99/106, 99/110"},
+	{"6b", "rules", fixture.Reference, 0.88, 0.88, "98/105, 98/110"},
 	// The agent's decisions (propDecisions), written with the
 	// commitments of sets 3, 4 and 5 in view, and set 6's no-change
 	// verdicts after set 6 was scored (0/10 and 0/9 before).
@@ -212,10 +212,11 @@ var propBlindFloors = []propBlindFloor{
 	// labelled blind and scored blind with the rules of commit efe1206
 	// (testdata/real/labels/README.md, "Blind set 8"): references 36/50,
 	// 36/45 and 37/51, 37/45 then; dot-folder paths, Markdown's bold
-	// around a path and two glued URLs were read after ("After set 8").
+	// around a path, two glued URLs and files whose change the person
+	// refused were read after ("After set 8").
 	// Hybrid's figures are still the blind ones.
-	{"8a", "rules", fixture.Reference, 0.7, 0.78, "41/50, 41/48"},
-	{"8b", "rules", fixture.Reference, 0.7, 0.8, "42/51, 42/48"},
+	{"8a", "rules", fixture.Reference, 0.7, 0.78, "42/50, 42/49"},
+	{"8b", "rules", fixture.Reference, 0.7, 0.8, "43/51, 43/49"},
 	{"8a", "hybrid", fixture.Constraint, 0.95, 0.32, "5/5, 5/15"},
 	{"8b", "hybrid", fixture.Constraint, 0.74, 0.19, "3/4, 3/15"},
 	{"8a", "hybrid", fixture.Commitment, 0.42, 0.58, "3/7, 3/5"},

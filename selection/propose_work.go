@@ -169,7 +169,10 @@ func propWorkOf(s *agentlog.Session) *propWork {
 			file, cmd, patch := propCallInput(c.Input)
 			switch propToolKind(c.Name) {
 			case "file":
-				if file != "" && !c.IsError {
+				// A change the person refused still names a file of the
+				// work: they stopped the agent to redirect it ("branch
+				// and PR"), the fix is still to go there.
+				if file != "" && (!c.IsError || propRefused(c)) {
 					w.addFile(file)
 				}
 			case "shell":
@@ -185,6 +188,16 @@ func propWorkOf(s *agentlog.Session) *propWork {
 	}
 	return w
 }
+
+// propRefused reports whether the person refused tool call c (Claude
+// Code's result "The user doesn't want to proceed with this tool use").
+func propRefused(c agentlog.ToolCall) bool {
+	return c.IsError && strings.HasPrefix(strings.TrimPrefix(c.Result, "Error: "), propRefusedResult)
+}
+
+// propRefusedResult opens the result Claude Code writes for a tool call
+// the person refused.
+const propRefusedResult = "The user doesn't want to proceed with this tool use."
 
 // propForLoop is a shell for loop: its variable, its word list and its
 // body.

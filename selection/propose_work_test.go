@@ -167,3 +167,20 @@ func FuzzProposeWork(f *testing.F) {
 		}
 	})
 }
+
+// TestProposeWorkRefused pins that a file change the person refused
+// still names a file of the work (the person stopped the agent to
+// redirect it), and that a change that failed does not.
+func TestProposeWorkRefused(t *testing.T) {
+	refused := propCall("Edit", map[string]string{"file_path": "/repo/cmd/cli/agent_test.go"}, "Error: "+propRefusedResult+" The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). "+propRejectMarker+"\nbranch and PR.")
+	refused.IsError = true
+	failed := propCall("Edit", map[string]string{"file_path": "/repo/cmd/cli/setup.go"}, "<tool_use_error>String to replace not found in file.</tool_use_error>")
+	failed.IsError = true
+	w := propWorkOf(&agentlog.Session{Steps: []agentlog.Step{{Calls: []agentlog.ToolCall{refused, failed}}}})
+	if !w.changed("agent_test.go") {
+		t.Error("the refused edit's file is not a file of the work")
+	}
+	if w.changed("setup.go") {
+		t.Error("the failed edit's file is a file of the work")
+	}
+}
