@@ -48,9 +48,10 @@ var propHeldOutFloors = []propHeldOutFloor{
 	// "**Keep as-is** - single checkpoint mode is for quick one-off
 	// migrations", "You're right, that would be overkill" — so 1/3.
 	{class: fixture.Commitment, firstFound: 0, firstMatched: 0, firstProposed: 0, found: 1, items: 1, matched: 1, proposed: 3, minRecall: 1, minPrecision: 0.33},
-	// First 67/78 found, 67/161 right; tuned 72/78, 72/85: three more
-	// misses or about six more false proposals fail.
-	{class: fixture.Reference, firstFound: 67, firstMatched: 67, firstProposed: 161, found: 72, items: 78, matched: 72, proposed: 85, minRecall: 0.89, minPrecision: 0.8},
+	// First 67/78 found, 67/161 right; tuned 72/78, 72/85, then 72/86
+	// once a refused change's file counts as the work's: three more
+	// misses or about five more false proposals fail.
+	{class: fixture.Reference, firstFound: 67, firstMatched: 67, firstProposed: 161, found: 72, items: 78, matched: 72, proposed: 86, minRecall: 0.89, minPrecision: 0.8},
 }
 
 // TestProposeScoreHeldOut scores Propose, at DefaultMinConfidence, on 6
