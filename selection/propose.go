@@ -310,6 +310,10 @@ type propUtterance struct {
 	// refusal is whether the reply is what the person typed when
 	// refusing a tool call (propRejectionText): a redirection.
 	refusal bool
+	// queued is whether the person typed the message while the agent
+	// worked (agentlog.Queued): a follow-up, never the task's first
+	// prompt, whatever its turn.
+	queued bool
 	// pasted is what propProse left out of a typed message (program
 	// output, code, quoted lines): its identifiers count as the agent's
 	// mentions do, kept only when the agent acted on them (pastedRefs).
@@ -335,7 +339,7 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 				continue
 			}
 			if text := propTypedText(m); text != "" {
-				u := propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text), output: !acceptedPlan(m.Text) && propOutputMessage(m.Text)}
+				u := propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text), output: !acceptedPlan(m.Text) && propOutputMessage(m.Text), queued: m.Kind == agentlog.Queued}
 				if m.Kind == agentlog.Typed || m.Kind == agentlog.Queued {
 					u.pasted = propPastedText(m.Text, text)
 					if !u.plan && !u.output {
@@ -398,7 +402,7 @@ func (p *propProposer) message(i int, e propUtterance) {
 		p.sentence(i, e, s, prev)
 		prev = s
 	}
-	if e.role == "user" && !e.plan && !e.output && (e.turn >= 2 || e.reply) && !p.ruleSince(before) {
+	if e.role == "user" && !e.plan && !e.output && (e.turn >= 2 || e.reply || e.queued) && !p.ruleSince(before) {
 		p.steer(e, before)
 	}
 }

@@ -128,8 +128,8 @@ var propBlindFloors = []propBlindFloor{
 	{"3b", "hybrid", fixture.Constraint, 0.79, 0.44, "19/22, 19/40"},
 	{"4a", "hybrid", fixture.Constraint, 0.92, 0.45, "16/17, 16/34"},
 	{"4b", "hybrid", fixture.Constraint, 0.64, 0.45, "16/24, 16/34"},
-	{"5a", "hybrid", fixture.Constraint, 0.78, 0.39, "17/20, 17/40"},
-	{"5b", "hybrid", fixture.Constraint, 0.75, 0.52, "22/27, 22/40"},
+	{"5a", "hybrid", fixture.Constraint, 0.78, 0.39, "17/20, 17/41"},
+	{"5b", "hybrid", fixture.Constraint, 0.75, 0.52, "22/27, 22/41"},
 	{"3a", "hybrid", fixture.Commitment, 0.95, 0.45, "5/5, 5/11"},
 	{"4b", "hybrid", fixture.Commitment, 0.75, 0.33, "4/5, 4/12"},
 	{"5a", "hybrid", fixture.Commitment, 0.6, 0.6, "3/3, 3/4"},
@@ -157,10 +157,10 @@ var propBlindFloors = []propBlindFloor{
 	// propSteer came after).
 	{"4a", "rules@0.4", fixture.Constraint, 0.68, 0.2, "12/17, 12/56"},
 	{"4b", "rules@0.4", fixture.Constraint, 0.68, 0.28, "17/24, 17/56"},
-	{"5a", "rules@0.4", fixture.Constraint, 0.78, 0.27, "16/20, 16/55"},
-	{"5b", "rules@0.4", fixture.Constraint, 0.65, 0.3, "18/27, 18/55"},
-	{"6a", "rules@0.4", fixture.Constraint, 0.6, 0.33, "23/35, 23/62"},
-	{"6b", "rules@0.4", fixture.Constraint, 0.63, 0.32, "21/32, 21/62"},
+	{"5a", "rules@0.4", fixture.Constraint, 0.78, 0.27, "16/20, 16/56"},
+	{"5b", "rules@0.4", fixture.Constraint, 0.65, 0.3, "18/27, 18/56"},
+	{"6a", "rules@0.4", fixture.Constraint, 0.6, 0.33, "23/35, 23/63"},
+	{"6b", "rules@0.4", fixture.Constraint, 0.63, 0.32, "21/32, 21/63"},
 	// Set 7 (32 sessions of 2 or 3 typed turns), labelled and scored
 	// blind with the rules of commit 5826b7e: 93/95, 93/112 and 92/95,
 	// 92/112 then; the one more proposed since is a dot-folder path.
@@ -171,8 +171,8 @@ var propBlindFloors = []propBlindFloor{
 	// to the agent's questions (propAnswerText, from both set 6 and 7
 	// readers' notes, not from their labels): 14/19, 14/32 and 11/15,
 	// 11/32 at 0.4 before.
-	{"7a", "rules@0.4", fixture.Constraint, 0.75, 0.39, "15/19, 15/37"},
-	{"7b", "rules@0.4", fixture.Constraint, 0.75, 0.3, "12/15, 12/37"},
+	{"7a", "rules@0.4", fixture.Constraint, 0.75, 0.39, "15/19, 15/38"},
+	{"7b", "rules@0.4", fixture.Constraint, 0.75, 0.3, "12/15, 12/38"},
 	// The model's replies for sets 6 and 7 were made blind, for the
 	// unchanged prompt; Hybrid took the rules' commitments beside the
 	// model's after set 6 was scored (its commitments are not blind
@@ -200,8 +200,8 @@ var propBlindFloors = []propBlindFloor{
 	// 0/9, 0/2 and 0/12, 0/2.
 	{"4a", "rules", fixture.Constraint, 0.4, 0.42, "7/17, 7/16"},
 	{"4b", "rules", fixture.Constraint, 0.32, 0.48, "8/24, 8/16"},
-	{"5a", "rules", fixture.Constraint, 0.38, 0.52, "9/20, 9/16"},
-	{"5b", "rules", fixture.Constraint, 0.32, 0.58, "10/27, 10/16"},
+	{"5a", "rules", fixture.Constraint, 0.38, 0.52, "9/20, 9/17"},
+	{"5b", "rules", fixture.Constraint, 0.32, 0.58, "10/27, 10/17"},
 	{"6a", "rules", fixture.Constraint, 0.42, 0.55, "16/35, 16/26"},
 	{"6b", "rules", fixture.Constraint, 0.45, 0.55, "15/32, 15/26"},
 	{"7a", "rules", fixture.Constraint, 0.5, 0.65, "10/19, 10/15"},

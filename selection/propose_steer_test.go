@@ -194,3 +194,21 @@ func TestProposeSteerRefusal(t *testing.T) {
 		}
 	}
 }
+
+// TestProposeSteerQueued pins that a prompt the person typed while the
+// agent worked on the first one is read as a follow-up: it is not the
+// task statement, whatever its turn.
+func TestProposeSteerQueued(t *testing.T) {
+	s := propSession([]propMsg{{1, "user", "Standardise the spelling to US English in the docs."}, {1, "assistant", "Working on it."}}, 1)
+	s.Messages = append(s.Messages, agentlog.Message{Kind: agentlog.Queued, Turn: 0, Step: 1, Text: "can scope this to the files of this PR only"})
+	var got []string
+	for _, c := range Propose(s, ProposeOptions{MinConfidence: 0.4}).Candidates {
+		if c.Class == fixture.Constraint {
+			got = append(got, fmt.Sprintf("%d %s %s", c.Turn, c.Rule, c.Literal))
+		}
+	}
+	want := []string{"1 constraint/steer can scope this to the files of this PR only"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
