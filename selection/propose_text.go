@@ -141,6 +141,16 @@ func propTypedText(m agentlog.Message) string {
 	return propProse(m.Text)
 }
 
+// propRefused reports whether the person refused tool call c (Claude
+// Code's result "The user doesn't want to proceed with this tool use").
+func propRefused(c agentlog.ToolCall) bool {
+	return c.IsError && strings.HasPrefix(strings.TrimPrefix(c.Result, "Error: "), propRefusedResult)
+}
+
+// propRefusedResult opens the result Claude Code writes for a tool call
+// the person refused.
+const propRefusedResult = "The user doesn't want to proceed with this tool use."
+
 // propRejectMarker is what Claude Code writes, in the result of a tool
 // call the person refused, before the words the person typed.
 const propRejectMarker = "To tell you how to proceed, the user said:"

@@ -189,16 +189,6 @@ func propWorkOf(s *agentlog.Session) *propWork {
 	return w
 }
 
-// propRefused reports whether the person refused tool call c (Claude
-// Code's result "The user doesn't want to proceed with this tool use").
-func propRefused(c agentlog.ToolCall) bool {
-	return c.IsError && strings.HasPrefix(strings.TrimPrefix(c.Result, "Error: "), propRefusedResult)
-}
-
-// propRefusedResult opens the result Claude Code writes for a tool call
-// the person refused.
-const propRefusedResult = "The user doesn't want to proceed with this tool use."
-
 // propForLoop is a shell for loop: its variable, its word list and its
 // body.
 var propForLoop = regexp.MustCompile(`(?s)\bfor (\w+) in ([^;\n]+?)\s*(?:;|\n)\s*do\b(.*?)\bdone\b`)
