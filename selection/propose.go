@@ -579,7 +579,7 @@ func (p *propProposer) add(e propUtterance, g propGuess) {
 // propReversal marks a person's sentence that takes back or replaces an
 // earlier instruction: "actually", "scratch that", "instead", "forget
 // what I said", "never mind", "no longer", "you can now", "it's fine to".
-var propReversal = regexp.MustCompile(`^(actually|scratch that|change of plan|on second thought|correction)\b|\b(instead|forget (that|what i said|about)|never ?mind|ignore (that|what i said|my (earlier|previous))|changed my mind|no longer|not anymore|any ?more|you can now|go ahead and|it's (fine|ok|okay) to|feel free to)\b`)
+var propReversal = regexp.MustCompile(`^(actually|scratch that|change of plan|on second thought|correction)\b|\b(instead|forget (that|what i said|about)|never ?mind|ignore (that$|what i said|my (earlier|previous|last))|changed my mind|no longer|not anymore|any ?more|you can now|go ahead and|it's (fine|ok|okay) to|feel free to)\b`)
 
 // supersede drops every constraint proposed so far that sentence s, which
 // takes back or replaces an instruction, is about: at least half, and at

@@ -177,8 +177,8 @@ var propBlindFloors = []propBlindFloor{
 	// unchanged prompt; Hybrid took the rules' commitments beside the
 	// model's after set 6 was scored (its commitments are not blind
 	// there), before set 7 was.
-	{"6a", "hybrid", fixture.Constraint, 0.78, 0.52, "29/35, 29/55"},
-	{"6b", "hybrid", fixture.Constraint, 0.82, 0.5, "28/32, 28/55"},
+	{"6a", "hybrid", fixture.Constraint, 0.82, 0.52, "30/35, 30/55"},
+	{"6b", "hybrid", fixture.Constraint, 0.86, 0.5, "29/32, 29/55"},
 	{"6a", "hybrid", fixture.Commitment, 0.75, 0.45, "8/10, 8/17"},
 	// The model was asked again for the 5 sessions whose prompt came to
 	// hold a person's answers (1664f311, 36ba8a60, 4de02c81, 9e44573d,
@@ -197,13 +197,16 @@ var propBlindFloors = []propBlindFloor{
 	// left-out, keep) read set 7's verdicts. Before, the rules gave
 	// constraints 3/17, 3/12; 4/24, 4/12; 5/20, 5/16; 6/27, 6/16; 8/35,
 	// 8/20; 8/32, 8/20; 7/19, 7/12; 5/15, 5/12 and set 7's commitments
-	// 0/9, 0/2 and 0/12, 0/2.
-	{"4a", "rules", fixture.Constraint, 0.4, 0.42, "7/17, 7/16"},
-	{"4b", "rules", fixture.Constraint, 0.32, 0.48, "8/24, 8/16"},
-	{"5a", "rules", fixture.Constraint, 0.38, 0.52, "9/20, 9/17"},
-	{"5b", "rules", fixture.Constraint, 0.32, 0.58, "10/27, 10/17"},
-	{"6a", "rules", fixture.Constraint, 0.42, 0.55, "16/35, 16/26"},
-	{"6b", "rules", fixture.Constraint, 0.45, 0.55, "15/32, 15/26"},
+	// 0/9, 0/2 and 0/12, 0/2. After set 8 ("Epistemic should, explaining
+	// instead", not blind either) sets 4 to 6 gave 7/17, 7/16; 8/24,
+	// 8/16; 9/20, 9/17; 10/27, 10/17; 16/35, 16/26; 15/32, 15/26, and
+	// hybrid 29/35, 29/55 and 28/32, 28/55 on set 6.
+	{"4a", "rules", fixture.Constraint, 0.4, 0.52, "7/17, 7/13"},
+	{"4b", "rules", fixture.Constraint, 0.32, 0.6, "8/24, 8/13"},
+	{"5a", "rules", fixture.Constraint, 0.38, 0.58, "9/20, 9/15"},
+	{"5b", "rules", fixture.Constraint, 0.32, 0.64, "10/27, 10/15"},
+	{"6a", "rules", fixture.Constraint, 0.52, 0.65, "19/35, 19/28"},
+	{"6b", "rules", fixture.Constraint, 0.54, 0.62, "18/32, 18/28"},
 	{"7a", "rules", fixture.Constraint, 0.5, 0.65, "10/19, 10/15"},
 	{"7b", "rules", fixture.Constraint, 0.5, 0.5, "8/15, 8/15"},
 	{"7a", "rules", fixture.Commitment, 0.52, 0.52, "5/9, 5/9"},

@@ -77,6 +77,27 @@ var propCueConfidence = map[string]float64{
 	"cue/spec":        0.5,
 }
 
+// propEpistemic is "should" said of what is likely rather than of what
+// must be: an expectation ("it should be fine", "we should be seeing
+// some come through now") or a counterfactual ("it should have
+// failed"). The cue rules read a sentence without it, so "it should
+// have failed but we should definitely have one" still binds by its
+// second clause. Linguists call the two senses of the modal epistemic
+// and deontic (Palmer, Mood and Modality, 2nd ed., 2001, ch. 1).
+var propEpistemic = regexp.MustCompile(`\bshould(n't| not)? (now |still |already |probably |definitely |really )?(be (fine|ok|okay|good|enough|easy|simple|straightforward|trivial|quick|possible|seeing|getting|showing|working|running|coming)|have (been|gotten|got|had|\w+ed|seen|shown|run|done|made|known|written))\b`)
+
+// propExplains reports whether a sentence holding "instead of" explains
+// or reports rather than prefers: a hypothetical walked through ("if
+// the config is nil this can panic instead of …", "for example, …"), a
+// count observed ("back to 19 instead of 26"), a lead-in to pasted text
+// ending in a colon, or a fragment that is only the "instead of" phrase.
+func propExplains(low string) bool {
+	return propExplainRe.MatchString(low)
+}
+
+// propExplainRe is propExplains' pattern.
+var propExplainRe = regexp.MustCompile(`^(if|when|for example|for instance|e\.g\.|say)\b|\binstead of \d|:$|^instead of [^,]*$`)
+
 // propAsk is a request for information or for one action now: not a
 // rule, whatever cue it holds ("can you check what should be shown?").
 var propAsk = regexp.MustCompile(`^(can|could|would|will) (you|u) (please )?(check|show|explain|tell|look|run|print|give|summari[sz]e|help|list|find|verify|confirm)\b|^(what|how|where|when|who|which|why)\b|^(commit|push|run|check|show|explain|print|list)\b`)
@@ -135,8 +156,8 @@ func propCue(lit string) *propGuess {
 	if !propProseSentence(lit) || propAsk.MatchString(low) {
 		return nil
 	}
-	r, ok := propFires(propCues, low)
-	if !ok {
+	r, ok := propFires(propCues, propEpistemic.ReplaceAllString(low, "—"))
+	if !ok || r.name == "cue/preference" && strings.Contains(low, "instead of") && propExplains(low) {
 		return nil
 	}
 	return &propGuess{class: fixture.Constraint, literal: lit, confidence: propCueConfidence[r.name], rule: "constraint/" + r.name}

@@ -62,6 +62,17 @@ func TestProposeCues(t *testing.T) {
 		{"def format_number(n):", ""},
 		{"for the change in x.go I think if we fail to open the repository we should bail out", "constraint/cue/should"},
 		{"I don't think it matters", ""},
+		// "should" of what is likely, not of what must be (propEpistemic).
+		{"using the git cli for this should be fine, since it's against the local worktree", ""},
+		{"hmm, we should be seeing some lastInteractions come through now", ""},
+		{"I hope there isn't one since it should have failed but we should definitely have one testing the scenario", "constraint/cue/should"},
+		// "instead of" that explains or reports (propExplains).
+		{"For example, if the agent adds 10 lines and the user removes 5, TotalCommitted reports 10 instead of 7", ""},
+		{"If repo.Config() returns a config without Raw, this can panic and break the tests instead of fixing them", ""},
+		{"this explain is back to 19 instead of 26", ""},
+		{"Instead of passing the empty existingAgentType, the code should either:", ""},
+		{"instead of getting the content", ""},
+		{"for every test in redact_test.go I'd like to see literal expectations instead of strings.Contains checks", "constraint/cue/preference"},
 	} {
 		g := propCue(c.text)
 		switch {
@@ -249,6 +260,40 @@ func propCheckChanged(t *testing.T, w *propWork, cases []propChanged) {
 	for _, c := range cases {
 		if got := w.changed(c.mention); got != c.changed {
 			t.Errorf("changed(%q) = %v, want %v (files %v, globs %v)", c.mention, got, c.changed, w.files, w.globs)
+		}
+	}
+}
+
+// TestProposeLeadInBeforePaste pins that a lead-in before pasted output
+// is read as the person's words, and that a later "ignore that lint
+// error" says the rule again rather than taking it back (propReversal:
+// only "ignore that" alone reverses).
+func TestProposeLeadInBeforePaste(t *testing.T) {
+	s := propSession([]propMsg{
+		{2, "user", "ignore this warning: SA4006 this value of err is never used (staticcheck)"},
+		{3, "user", "add a comment into the code to ignore that lint warning"},
+	}, 3)
+	var got []string
+	for _, c := range Propose(s, ProposeOptions{}).Candidates {
+		if c.Class == fixture.Constraint {
+			got = append(got, c.Literal)
+		}
+	}
+	if len(got) == 0 || got[0] != "ignore this warning" {
+		t.Errorf("constraints %q, want \"ignore this warning\" first", got)
+	}
+	for _, c := range []struct {
+		body string
+		want bool
+	}{
+		{"SA4006 this value of err is never used (staticcheck)", true},
+		{"cmd/hooks.go:332:2: missing cases in switch", true},
+		{"Troy", false},
+		{"keep the tests fast and the names short", false},
+		{"", false},
+	} {
+		if got := propPasted(c.body); got != c.want {
+			t.Errorf("propPasted(%q) = %v, want %v", c.body, got, c.want)
 		}
 	}
 }

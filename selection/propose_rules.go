@@ -65,11 +65,11 @@ var (
 			"let's do this as a separate PR", "I merged another PR yesterday", nil},
 		// A dislike or preference stated by the person: a standing
 		// judgement on how the work should look.
-		{"prohibition/dislike", fixture.Constraint, regexp.MustCompile(`\bi (don't|do not|really don't) (like|love|want)\b|\bi (hate|dislike)\b|\bi('d| would) (rather|prefer)( not)?\b|\bi prefer\b`),
+		{"prohibition/dislike", fixture.Constraint, regexp.MustCompile(`\bi (really |just )?(don't|do not)( really| quite| particularly| much)? (like|love|want)\b|\bi (hate|dislike)\b|\bi('d| would) (rather|prefer)( not)?\b|\bi prefer\b`),
 			"I don't like turn as a label", "do you like it?", nil},
 	}
 	propObligations = []propRule{
-		{"obligation/always", fixture.Constraint, regexp.MustCompile(`^(always|only)\b|\balways (run|use|check|keep|ask|test|push|commit|make|write|add)\b`),
+		{"obligation/always", fixture.Constraint, regexp.MustCompile(`^(always|only)\b|\balways (run|use|check|keep|ask|test|push|commit|make|write|add)\b|([,;:] |\b(and|but|then|so|please|just) )always [a-z]*[a-rt-z]\b`),
 			"always run specs locally before push", "it always fails on CI", nil},
 		{"obligation/keep", fixture.Constraint, regexp.MustCompile(`^(keep|leave|stick to|pin|limit|target|preserve|make sure|ensure)\b|\b(i'd|i would|let's|we should|we'll|we will|please) (keep|leave|stick to|preserve)\b|(^|[,;:] |\b(and|also|please|but|always|need to|let's|lets) )make sure\b|\b(keep|leave) (it|this|that|them|these|those|the [\w.-]+)( [\w.-]+)? (as is|as-is|unchanged|alone|the same|untouched|in place)\b`),
 			"keep all the color changes we made", "update the documentation make sure it reads well", nil},
@@ -144,6 +144,11 @@ func (p *propProposer) constraint(s, lead, body string) *propGuess {
 		return nil
 	}
 	lit := strings.TrimRight(propListMarker.ReplaceAllString(body, ""), ". ")
+	if lead != "" && propPasted(lit) {
+		// "ignore this error: cmd/hooks.go:332:2: missing cases …":
+		// before pasted output the lead-in is what the person said.
+		lit, lead = lead, ""
+	}
 	low := propNormalize(lit)
 	if utf8.RuneCountInString(lit) < 8 || propTransient.MatchString(low) {
 		return nil

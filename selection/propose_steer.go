@@ -121,13 +121,20 @@ func (p *propProposer) steer(e propUtterance, from int) {
 
 // propSteerConfidenceOf is the steer rule's confidence in literal lit,
 // typed to refuse a tool call when refusal: propSteerStandingConfidence
-// when lit words a standing want (propSteerStanding) and does not only
+// when lit words a standing want (propSteerStanding, read without an
+// epistemic "should" or an explaining "instead") and does not only
 // ask the agent's view or regret (propSteerAsks) unless it sets a
 // contrast (propSteerContrast), or when a refusal's words direct
 // (propRefusalDirects); else propSteerConfidence.
 func propSteerConfidenceOf(lit string, refusal bool) float64 {
 	low := propNormalize(lit)
-	if propSteerStanding.MatchString(low) && (!propSteerAsks.MatchString(low) || propSteerContrast.MatchString(low)) ||
+	// Neither a "should" of what is likely nor an "instead" in an
+	// explanation words a want (propEpistemic, propExplains).
+	want := propEpistemic.ReplaceAllString(low, "—")
+	if propExplains(low) {
+		want = strings.ReplaceAll(want, "instead", "—")
+	}
+	if propSteerStanding.MatchString(want) && (!propSteerAsks.MatchString(low) || propSteerContrast.MatchString(want)) ||
 		refusal && propRefusalDirects(lit) {
 		return propSteerStandingConfidence
 	}

@@ -88,6 +88,10 @@ func TestProposeSteerConfidence(t *testing.T) {
 		{"But why do you think session logs shouldn't be overwritten?", 0.4},
 		{"let's drop the '-' before each commit", 0.4},
 		{"add a test that checks we are sending the full command", 0.4},
+		{"using the git cli for this should be fine", 0.4},
+		{"hmm, we should be seeing some lastInteractions come through now", 0.4},
+		{"If the config has no Raw, this can panic and break integration tests instead of fixing them", 0.4},
+		{"hmm, we seem to be missing checkpoints again, this explain is back to 19 instead of 26", 0.4},
 	} {
 		if got := propSteerConfidenceOf(c.lit, false); got != c.want {
 			t.Errorf("%q: %.1f, want %.1f", c.lit, got, c.want)

@@ -118,6 +118,10 @@ func TestProposeRules(t *testing.T) {
 		{"user", "the flaky asserts are at scenario_checkpoint_test.go:42,75", fixture.Reference, "scenario_checkpoint_test.go:42,75", 0.85, "reference/file-line", "lines listed with no space are the file's (a new user's trial found \":42\" alone)"},
 		{"user", "If the shell is known, install the completions, and if we can't determine it, print a warning.", "", "", 0, "", `"can't" inside a condition is no prohibition (a new user's trial found the probe "May if … we determine …?" with the negation dropped)`},
 		{"assistant", "TestSchemaConcurrent fails: expected 1200, got 1199.", "", "", 0, "", "a status line"},
+		{"user", "I don't quite like that commit though - it gets rid of the informative output.", fixture.Constraint, "I don't quite like that commit though - it gets rid of the informative output", 0.7, "constraint/prohibition/dislike", "a dislike with an adverb in it"},
+		{"user", "if there is an error, always exit with os.Exit(1)", fixture.Constraint, "if there is an error, always exit with os.Exit(1)", 0.6, "constraint/obligation/always", `"always" opening the clause after a condition`},
+		{"user", "it somehow always fails on CI, and always returns 1", "", "", 0, "", `"always" before a verb in the third person describes`},
+		{"user", "ignore this warning: SA4006 this value of err is never used (staticcheck)", fixture.Constraint, "ignore this warning", 0.7, "constraint/prohibition/defer", "before pasted output the lead-in is what the person said (propPasted)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

@@ -50,6 +50,15 @@ func propLeadIn(s string) (lead, body string) {
 	return "", s
 }
 
+// propPasted reports whether the body of a sentence after its lead-in is
+// pasted rather than said: three tokens or more that are not prose
+// (propProseSentence), or an opening token that is no word (a path, a
+// file:line, a quote). The "Troy" of "Project: Troy" is said.
+func propPasted(body string) bool {
+	f := strings.Fields(body)
+	return len(f) > 0 && (len(f) >= 3 && !propProseSentence(body) || !propWordToken(strings.Trim(f[0], ".,;:!?()\"'`*")))
+}
+
 // propNormalize lower-cases s and straightens its apostrophes.
 func propNormalize(s string) string {
 	return strings.ToLower(strings.NewReplacer("’", "'", "‘", "'").Replace(s))
