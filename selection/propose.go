@@ -411,10 +411,12 @@ func (p *propProposer) message(i int, e propUtterance) {
 // from of items: a message a constraint rule read. (A reference in it
 // does not count — "rebase onto soph/one-to-one, not main" names a
 // branch and steers — nor an open question: "can't we get a hash from
-// git instead?" asks and objects.)
+// git instead?" asks and objects — nor a pick among the agent's options,
+// which the words after it often explain: "I like Option 1 …; in this
+// repo we want to commit the local-dev state".)
 func (p *propProposer) ruleSince(from int) bool {
 	for _, it := range p.items[from:] {
-		if it.Class == fixture.Constraint {
+		if it.Class == fixture.Constraint && it.Rule != "constraint/cue/pick" {
 			return true
 		}
 	}

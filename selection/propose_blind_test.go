@@ -170,9 +170,9 @@ var propBlindFloors = []propBlindFloor{
 	// After set 7 was scored, propose came to read a person's answers
 	// to the agent's questions (propAnswerText, from both set 6 and 7
 	// readers' notes, not from their labels): 14/19, 14/32 and 11/15,
-	// 11/32 at 0.4 before.
-	{"7a", "rules@0.4", fixture.Constraint, 0.75, 0.39, "15/19, 15/38"},
-	{"7b", "rules@0.4", fixture.Constraint, 0.75, 0.3, "12/15, 12/38"},
+	// 11/32 at 0.4 before; 15/19, 15/38 and 12/15, 12/38 before propPick.
+	{"7a", "rules@0.4", fixture.Constraint, 0.8, 0.4, "16/19, 16/38"},
+	{"7b", "rules@0.4", fixture.Constraint, 0.8, 0.32, "13/15, 13/38"},
 	// The model's replies for sets 6 and 7 were made blind, for the
 	// unchanged prompt; Hybrid took the rules' commitments beside the
 	// model's after set 6 was scored (its commitments are not blind
@@ -200,15 +200,17 @@ var propBlindFloors = []propBlindFloor{
 	// 0/9, 0/2 and 0/12, 0/2. After set 8 ("Epistemic should, explaining
 	// instead", not blind either) sets 4 to 6 gave 7/17, 7/16; 8/24,
 	// 8/16; 9/20, 9/17; 10/27, 10/17; 16/35, 16/26; 15/32, 15/26, and
-	// hybrid 29/35, 29/55 and 28/32, 28/55 on set 6.
-	{"4a", "rules", fixture.Constraint, 0.4, 0.52, "7/17, 7/13"},
-	{"4b", "rules", fixture.Constraint, 0.32, 0.6, "8/24, 8/13"},
-	{"5a", "rules", fixture.Constraint, 0.38, 0.58, "9/20, 9/15"},
-	{"5b", "rules", fixture.Constraint, 0.32, 0.64, "10/27, 10/15"},
-	{"6a", "rules", fixture.Constraint, 0.52, 0.65, "19/35, 19/28"},
-	{"6b", "rules", fixture.Constraint, 0.54, 0.62, "18/32, 18/28"},
-	{"7a", "rules", fixture.Constraint, 0.5, 0.65, "10/19, 10/15"},
-	{"7b", "rules", fixture.Constraint, 0.5, 0.5, "8/15, 8/15"},
+	// hybrid 29/35, 29/55 and 28/32, 28/55 on set 6; a pick among the
+	// agent's options (propPick) and a refusal's imperative then found
+	// one more on every set but 5a.
+	{"4a", "rules", fixture.Constraint, 0.45, 0.55, "8/17, 8/14"},
+	{"4b", "rules", fixture.Constraint, 0.36, 0.6, "9/24, 9/14"},
+	{"5a", "rules", fixture.Constraint, 0.44, 0.55, "9/20, 9/16"},
+	{"5b", "rules", fixture.Constraint, 0.4, 0.66, "11/27, 11/16"},
+	{"6a", "rules", fixture.Constraint, 0.55, 0.66, "20/35, 20/29"},
+	{"6b", "rules", fixture.Constraint, 0.58, 0.63, "19/32, 19/29"},
+	{"7a", "rules", fixture.Constraint, 0.55, 0.66, "11/19, 11/16"},
+	{"7b", "rules", fixture.Constraint, 0.58, 0.55, "9/15, 9/16"},
 	{"7a", "rules", fixture.Commitment, 0.52, 0.52, "5/9, 5/9"},
 	{"7b", "rules", fixture.Commitment, 0.48, 0.62, "6/12, 6/9"},
 	// Set 8 (the 22 sessions of one typed turn no set had read),

@@ -21,8 +21,9 @@ import (
 // --min-confidence 0.4` shows those too.
 
 // propCues are the cue rules, read on a person's sentence that is prose
-// (propProseSentence) and not a request for information (propAsk). The
-// first that fires gives the candidate its rule and confidence.
+// (propProseSentence) and not a request for information (propAsk); on
+// one that is not prose only propPick is. The first that fires gives the
+// candidate its rule and confidence.
 var propCues = []propRule{
 	{name: "cue/dont", class: fixture.Constraint,
 		re: regexp.MustCompile(`(^|[,;:(] ?|\b(also|and|but|so|just|please|then|pls|plz|ok|okay) )(don't|do not|never)\b`),
@@ -60,10 +61,21 @@ var propCues = []propRule{
 	{name: "cue/spec", class: fixture.Constraint,
 		re:      regexp.MustCompile(`^(order|sort|group|limit|filter) (by|to)\b|^using \S+ (and|with|to|for|directly)\b`),
 		example: "order by latest timestamp desc", nearMiss: "ordering is broken"},
+	propPick,
 }
+
+// propPick is the cue rule for a pick among the options the agent
+// listed, by number, letter or count ("do 1,2 and 5", "Option A", "all
+// four", "let's fix 3 too"). It is the last cue, and the only one read
+// on a sentence too short or too numeric to be prose. A bare "1" is not
+// read: readers of the labelled sessions left every one unlabelled.
+var propPick = propRule{name: "cue/pick", class: fixture.Constraint,
+	re:      regexp.MustCompile(`^((let's|lets|please|ok|okay|yes|yeah|sure|then|and|i think)[,.]? )*(do|fix|go with|take|pick|implement|address|apply|handle|tackle|use) (the )?((option|approach|variant|item|point|number) ?)?#?(\d{1,2}|[a-f])\b((, ?| and | & |/| \+ )#?(\d{1,2}|[a-f]))*( too| as well| first| only| then| for now)?( please)?[.!]?$|^(option|approach|variant|plan) [a-f\d][.!]?$|^(all|both) (two|three|four|five|six|of (them|those|these))[.!]?$|^(i like|i prefer|i'd pick|i'd take|i'd go with) (option|approach|variant) [a-f\d]\b`),
+	example: "do 1,2 and 5", nearMiss: "do a git log to have a look around"}
 
 // propCueConfidence is each cue rule's confidence.
 var propCueConfidence = map[string]float64{
+	"cue/pick":        0.5,
 	"cue/dont":        0.75,
 	"cue/judgement":   0.7,
 	"cue/preference":  0.65,
@@ -153,10 +165,14 @@ var propCodeOpen = regexp.MustCompile(`^(def|func|class) \w+[(:]|^(import|packag
 // rules, or returns nil.
 func propCue(lit string) *propGuess {
 	low := propNormalize(lit)
-	if !propProseSentence(lit) || propAsk.MatchString(low) {
+	if propAsk.MatchString(low) {
 		return nil
 	}
-	r, ok := propFires(propCues, propEpistemic.ReplaceAllString(low, "—"))
+	cues := propCues
+	if !propProseSentence(lit) {
+		cues = []propRule{propPick}
+	}
+	r, ok := propFires(cues, propEpistemic.ReplaceAllString(low, "—"))
 	if !ok || r.name == "cue/preference" && strings.Contains(low, "instead of") && propExplains(low) {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,6 +74,16 @@ func TestProposeCues(t *testing.T) {
 		{"Instead of passing the empty existingAgentType, the code should either:", ""},
 		{"instead of getting the content", ""},
 		{"for every test in redact_test.go I'd like to see literal expectations instead of strings.Contains checks", "constraint/cue/preference"},
+		// A pick among the agent's options (propPick), prose or not.
+		{"do 1,2 and 5", "constraint/cue/pick"},
+		{"Option A", "constraint/cue/pick"},
+		{"all four", "constraint/cue/pick"},
+		{"let's fix 3 too", "constraint/cue/pick"},
+		{"I like Option 1, from an enabling perspective:", "constraint/cue/pick"},
+		{"1", ""},
+		{"2.", ""},
+		{"all four tests pass now", ""},
+		{"we have 3 options here", ""},
 	} {
 		g := propCue(c.text)
 		switch {
@@ -295,5 +306,24 @@ func TestProposeLeadInBeforePaste(t *testing.T) {
 		if got := propPasted(c.body); got != c.want {
 			t.Errorf("propPasted(%q) = %v, want %v", c.body, got, c.want)
 		}
+	}
+}
+
+// TestProposePickThenSteer pins that a pick among the agent's options
+// leaves the steer rule free to read the words that explain it.
+func TestProposePickThenSteer(t *testing.T) {
+	s := propSession([]propMsg{
+		{1, "user", "Set up the local dev install."},
+		{2, "user", "I like Option 1, from an enabling perspective:\nin this repo we want to commit the local-dev state"},
+	}, 2)
+	var got []string
+	for _, c := range Propose(s, ProposeOptions{}).Candidates {
+		if c.Class == fixture.Constraint {
+			got = append(got, c.Rule+" "+c.Literal)
+		}
+	}
+	want := []string{"constraint/cue/pick I like Option 1, from an enabling perspective:", "constraint/steer in this repo we want to commit the local-dev state"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -99,7 +99,10 @@ func (p *propProposer) steer(e propUtterance, from int) {
 		if lit == "" {
 			lit = l
 		}
-		if propSteerDirective.MatchString(propNormalize(l)) {
+		// A refusal's imperative ("Make the impl that works same for
+		// both agents") says what to do, as a directive does; a routine
+		// step ("Try again.") does not outrank what came before it.
+		if low := propNormalize(l); propSteerDirective.MatchString(low) || e.refusal && propRefusalDirects(l) && !propSteerChore.MatchString(low) {
 			lit = l
 			break
 		}

@@ -164,7 +164,8 @@ func TestProposeSteerAnswer(t *testing.T) {
 // dev set's logs write it): a redirection is proposed at the default cut
 // even when short, a report of what the person sees below it, and the
 // text Claude Code writes when the person chose to clarify the agent's
-// questions is not the person's.
+// questions is not the person's. Of several sentences the one that
+// directs is proposed.
 func TestProposeSteerRefusal(t *testing.T) {
 	for _, c := range []struct {
 		said string
@@ -176,6 +177,10 @@ func TestProposeSteerRefusal(t *testing.T) {
 		{"branch and PR.", "branch and PR", 0.5},
 		{"main is clean", "main is clean", 0.4},
 		{"I'm running `./entire status` after a build", "I'm running `./entire status` after a build", 0.4},
+		// An imperative after a remark is what the refusal says to do;
+		// a routine step after one is not.
+		{"we do have that field on the other sessions too. Make one implementation for both agents, the simplest possible", "Make one implementation for both agents, the simplest possible", 0.5},
+		{"huh, that's what my expectation says. Try again.", "huh, that's what my expectation says", 0.4},
 		{propClarifyMarker + "\n    This means they may have additional information, context or questions for you.", "", 0},
 	} {
 		s := propSession([]propMsg{{1, "user", "Run the integration tests and fix what fails."}, {1, "assistant", "Running them."}}, 1)
