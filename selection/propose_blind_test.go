@@ -123,13 +123,13 @@ var propBlindFloors = []propBlindFloor{
 	// with the model's alone they were 25/32, 25/42; 16/21, 16/29;
 	// 16/22, 16/29; 16/17, 16/26; 15/24, 15/26; 13/20, 13/30; 17/27,
 	// 17/30; 24/35, 24/40; 24/32, 24/40; 13/19, 13/33; 11/15, 11/33.
-	{"2", "hybrid", fixture.Constraint, 0.9, 0.46, "30/32, 30/62"},
-	{"3a", "hybrid", fixture.Constraint, 0.83, 0.44, "19/21, 19/40"},
-	{"3b", "hybrid", fixture.Constraint, 0.79, 0.44, "19/22, 19/40"},
-	{"4a", "hybrid", fixture.Constraint, 0.92, 0.45, "16/17, 16/34"},
-	{"4b", "hybrid", fixture.Constraint, 0.64, 0.45, "16/24, 16/34"},
-	{"5a", "hybrid", fixture.Constraint, 0.78, 0.39, "17/20, 17/41"},
-	{"5b", "hybrid", fixture.Constraint, 0.75, 0.52, "22/27, 22/41"},
+	{"2", "hybrid", fixture.Constraint, 0.9, 0.46, "30/32, 30/61"},
+	{"3a", "hybrid", fixture.Constraint, 0.83, 0.44, "20/21, 20/42"},
+	{"3b", "hybrid", fixture.Constraint, 0.79, 0.44, "21/22, 21/42"},
+	{"4a", "hybrid", fixture.Constraint, 0.92, 0.45, "17/17, 17/31"},
+	{"4b", "hybrid", fixture.Constraint, 0.64, 0.45, "17/24, 17/31"},
+	{"5a", "hybrid", fixture.Constraint, 0.78, 0.39, "17/20, 17/40"},
+	{"5b", "hybrid", fixture.Constraint, 0.75, 0.52, "23/27, 23/40"},
 	{"3a", "hybrid", fixture.Commitment, 0.95, 0.45, "5/5, 5/11"},
 	{"4b", "hybrid", fixture.Commitment, 0.75, 0.33, "4/5, 4/12"},
 	{"5a", "hybrid", fixture.Commitment, 0.6, 0.6, "3/3, 3/4"},
@@ -155,12 +155,12 @@ var propBlindFloors = []propBlindFloor{
 	// and 5 had been read for their constraints' wording, set 6 was
 	// scored blind (19/35 and 18/32 then; the directive choice of
 	// propSteer came after).
-	{"4a", "rules@0.4", fixture.Constraint, 0.68, 0.2, "12/17, 12/56"},
-	{"4b", "rules@0.4", fixture.Constraint, 0.68, 0.28, "17/24, 17/56"},
+	{"4a", "rules@0.4", fixture.Constraint, 0.68, 0.2, "14/17, 14/54"},
+	{"4b", "rules@0.4", fixture.Constraint, 0.68, 0.28, "19/24, 19/54"},
 	{"5a", "rules@0.4", fixture.Constraint, 0.78, 0.27, "16/20, 16/56"},
-	{"5b", "rules@0.4", fixture.Constraint, 0.65, 0.3, "18/27, 18/56"},
-	{"6a", "rules@0.4", fixture.Constraint, 0.6, 0.33, "23/35, 23/63"},
-	{"6b", "rules@0.4", fixture.Constraint, 0.63, 0.32, "21/32, 21/63"},
+	{"5b", "rules@0.4", fixture.Constraint, 0.65, 0.3, "19/27, 19/56"},
+	{"6a", "rules@0.4", fixture.Constraint, 0.6, 0.33, "27/35, 27/66"},
+	{"6b", "rules@0.4", fixture.Constraint, 0.63, 0.32, "25/32, 25/66"},
 	// Set 7 (32 sessions of 2 or 3 typed turns), labelled and scored
 	// blind with the rules of commit 5826b7e: 93/95, 93/112 and 92/95,
 	// 92/112 then; the one more proposed since is a dot-folder path.
@@ -177,8 +177,8 @@ var propBlindFloors = []propBlindFloor{
 	// unchanged prompt; Hybrid took the rules' commitments beside the
 	// model's after set 6 was scored (its commitments are not blind
 	// there), before set 7 was.
-	{"6a", "hybrid", fixture.Constraint, 0.82, 0.52, "30/35, 30/55"},
-	{"6b", "hybrid", fixture.Constraint, 0.86, 0.5, "29/32, 29/55"},
+	{"6a", "hybrid", fixture.Constraint, 0.82, 0.52, "31/35, 31/56"},
+	{"6b", "hybrid", fixture.Constraint, 0.86, 0.5, "30/32, 30/56"},
 	{"6a", "hybrid", fixture.Commitment, 0.75, 0.45, "8/10, 8/17"},
 	// The model was asked again for the 5 sessions whose prompt came to
 	// hold a person's answers (1664f311, 36ba8a60, 4de02c81, 9e44573d,
@@ -202,13 +202,16 @@ var propBlindFloors = []propBlindFloor{
 	// 8/16; 9/20, 9/17; 10/27, 10/17; 16/35, 16/26; 15/32, 15/26, and
 	// hybrid 29/35, 29/55 and 28/32, 28/55 on set 6; a pick among the
 	// agent's options (propPick) and a refusal's imperative then found
-	// one more on every set but 5a.
-	{"4a", "rules", fixture.Constraint, 0.45, 0.55, "8/17, 8/14"},
-	{"4b", "rules", fixture.Constraint, 0.36, 0.6, "9/24, 9/14"},
-	{"5a", "rules", fixture.Constraint, 0.44, 0.55, "9/20, 9/16"},
-	{"5b", "rules", fixture.Constraint, 0.4, 0.66, "11/27, 11/16"},
-	{"6a", "rules", fixture.Constraint, 0.55, 0.66, "20/35, 20/29"},
-	{"6b", "rules", fixture.Constraint, 0.58, 0.63, "19/32, 19/29"},
+	// one more on every set but 5a; objections to duplication and to a
+	// change needed "at all", and three more ways a review bot words a
+	// finding (propReviewCue), one more on sets 3, 4 and 6 and nine
+	// fewer wrong.
+	{"4a", "rules", fixture.Constraint, 0.5, 0.65, "9/17, 9/13"},
+	{"4b", "rules", fixture.Constraint, 0.4, 0.7, "10/24, 10/13"},
+	{"5a", "rules", fixture.Constraint, 0.44, 0.58, "9/20, 9/15"},
+	{"5b", "rules", fixture.Constraint, 0.4, 0.7, "11/27, 11/15"},
+	{"6a", "rules", fixture.Constraint, 0.58, 0.68, "21/35, 21/30"},
+	{"6b", "rules", fixture.Constraint, 0.6, 0.65, "20/32, 20/30"},
 	{"7a", "rules", fixture.Constraint, 0.55, 0.66, "11/19, 11/16"},
 	{"7b", "rules", fixture.Constraint, 0.58, 0.55, "9/15, 9/16"},
 	{"7a", "rules", fixture.Commitment, 0.52, 0.52, "5/9, 5/9"},

@@ -3,6 +3,7 @@ package selection
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // This file holds what the proposer knows of a code review a person
@@ -25,19 +26,20 @@ var (
 	propReviewPerson = regexp.MustCompile(`(?i)\b(i|i'm|i've|i'd|i'll|me|my|we|we're|we've|we'd|we'll|us|our|let's|lets|you|your|you're|you've|u)\b`)
 	// propReviewCue is a phrase of a reviewer's finding: a severity, a
 	// consequence, a suggestion worded as reviewers word it.
-	propReviewCue = regexp.MustCompile(`(?i)\b(consider(ing)?|(low|medium|high|critical) severity|severity:|this (means|could|would|may|might|will|can) (cause|lead|result|allow|break|make|be)|which (could|would|may|might|can) (cause|lead|result|allow|make)|potentially|lacks?|(is|are) (never|not) (called|used|cleared|set|shown|displayed|checked|handled|validated|tested|updated|closed|filtered|captured|reset)|never (called|used|executed|shown|displayed|cleared|captured)|unused|only used (in|by)|never shown|dead code|misleading|inconsistent|incorrect(ly)?|unnecessary|silently|to avoid|maintainability|for consistency)\b`)
+	propReviewCue = regexp.MustCompile(`(?i)\b(consider(ing)?|(low|medium|high|critical) severity|severity:|this (means|could|would|may|might|will|can) (cause|lead|result|allow|break|make|be)|which (could|would|may|might|can) (cause|lead|result|allow|make)|potentially|lacks?|(is|are) (never|not) (called|used|cleared|set|shown|displayed|checked|handled|validated|tested|updated|closed|filtered|captured|reset)|never (called|used|executed|shown|displayed|cleared|captured)|unused|only used (in|by)|never shown|dead code|misleading|inconsistent|incorrect(ly)?|unnecessary|silently|to avoid|maintainability|for consistency|(leading|leads|resulting|results) (to|in)|(easier|harder) to (diagnose|debug|read|maintain|understand|test|reason about)|without (any )?(context|diagnostic)|duplicates (the )?logic|adds (unnecessary )?complexity)\b`)
 	// propReviewCode is a code identifier: backquoted, camelCase or
 	// MixedCase, snake_case, a call, a dotted name.
 	propReviewCode = regexp.MustCompile("`[^`]+`|\\b[a-z]+[A-Z]\\w*|\\b[A-Z][a-z]+[A-Z]\\w*|\\b[A-Za-z]+_\\w+|\\w\\(\\)|\\b[A-Za-z]\\w*\\.[A-Za-z]\\w*")
 	// propReviewLead is a person's lead-in before a pasted comment on
-	// the same line: "can you also check: When reusing …".
+	// the same line: "can you also check: When reusing …", "now do:
+	// Medium: …".
 	propReviewLead = regexp.MustCompile(`^[^:]{1,40}:\s+`)
 )
 
 // propReviewText is the part of a typed message's prose that is a code
 // review's comment the person pasted, "" when there is none: the lines
 // not in the person's voice (propReviewPerson; a short lead-in ending in
-// ":" on a line is the person's), when together they are 100 characters
+// ":" on a line is the person's when in their voice or in lower case), when together they are 100 characters
 // or more, open with a capital letter, a quote, a backquote or a code
 // identifier, name code (propReviewCode) and word a finding
 // (propReviewCue).
@@ -45,7 +47,9 @@ func propReviewText(text string) string {
 	var keep []string
 	for line := range strings.Lines(text) {
 		line = strings.TrimSpace(line)
-		if lead := propReviewLead.FindString(line); lead != "" && propReviewPerson.MatchString(lead) {
+		// A lead-in is the person's when it is in their voice or opens
+		// in lower case, as no review bot's comment does.
+		if lead := propReviewLead.FindString(line); lead != "" && (propReviewPerson.MatchString(lead) || unicode.IsLower(rune(lead[0]))) {
 			line = line[len(lead):]
 		}
 		if line == "" || strings.HasSuffix(line, ":") || propReviewPerson.MatchString(line) {

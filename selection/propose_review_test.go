@@ -30,6 +30,15 @@ func TestProposeReviewText(t *testing.T) {
 			"The command string sent to posthog only contains the last command of cobra. If \"entire session list\" is sending \"list\" it should send \"entire session list\".", ""},
 		{"a person's words", "I think we should consider moving readConfig() into the config package, it is unused elsewhere and misleading.", ""},
 		{"too short", "lint fail: unused variable x_y", ""},
+		{"a lower-case lead-in and a numbered finding",
+			"now do: Medium: YAGNI Violations\n1.\ngetSessionIDFromCheckpoint() (rewind.go:775-817) - duplicates logic available through ReadCheckpointMetadata()",
+			"Medium: YAGNI Violations\n1.\ngetSessionIDFromCheckpoint() (rewind.go:775-817) - duplicates logic available through ReadCheckpointMetadata()"},
+		{"a consequence worded as a reviewer words it",
+			"In EnsureSetup(), the error from InstallGitHook(true) is returned without context. Wrapping this error would make failures easier to diagnose.",
+			"In EnsureSetup(), the error from InstallGitHook(true) is returned without context. Wrapping this error would make failures easier to diagnose."},
+		{"a bug walked through, leading to its consequence",
+			"In CalculateAttribution, the user edits are only counted for files in filesTouched. Edits to other files are dropped, leading to inflated agent percentages.",
+			"In CalculateAttribution, the user edits are only counted for files in filesTouched. Edits to other files are dropped, leading to inflated agent percentages."},
 	} {
 		if got := propReviewText(c.text); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)

@@ -108,7 +108,7 @@ var (
 	propObjections = []propRule{
 		{"objection/default", fixture.Constraint, regexp.MustCompile(`\b(should|shouldn't|shall|can|could|would) (we|it|this|that|the [\w-]+) [^?]*\bby default\b|\bdefault(s)? to\b[^?]*\binstead\b`),
 			"should we dry-run by default?", "what is the default timeout?", nil},
-		{"objection/just-for", fixture.Constraint, regexp.MustCompile(`\bjust (for|to do) (that|this|it)\?$|\b(do|would|should) we (really|even|actually) (need|want)\b|^(shouldn't|wouldn't|isn't|aren't|doesn't|don't) (we|it|this|that|you)\b[^?]*\b(instead|rather|better|enough)\b`),
+		{"objection/just-for", fixture.Constraint, regexp.MustCompile(`\bjust (for|to do) (that|this|it)\?$|\b(do|would|should) we (really|even|actually) (need|want)\b|\bdo we need\b[^?]*\b(at all|to be duplicated|twice)\b|\b(copied|duplicated|repeated) (multiple|several|many) times\b|^(shouldn't|wouldn't|isn't|aren't|doesn't|don't) (we|it|this|that|you)\b[^?]*\b(instead|rather|better|enough)\b`),
 			"we don't have an option to skip the hooks, so we would need to add it just for that?", "can you do it just for me?", nil},
 		{"objection/order", fixture.Constraint, regexp.MustCompile(`\bfirst, (then|and then|after that|later)\b`),
 			"maybe the standalone skill first, then we can figure out how to wire it in?", "what did you do first?", nil},
@@ -126,7 +126,7 @@ var (
 		// fix it that it keeps using the old state file?", "… so we are
 		// always using the latest code?"): the property binds later
 		// work; 0.55 (propObjectionConfidence).
-		{"objection/lasting-request", fixture.Constraint, regexp.MustCompile(`^(can|could) (we|you) [^?]*\b(keeps? (using|working|reading|writing)|always|only|limit|never|without|too)\b`),
+		{"objection/lasting-request", fixture.Constraint, regexp.MustCompile(`^(can|could) (we|you) [^?]*\b(keeps? (using|working|reading|writing)|always|only|limit|never|without)\b`),
 			"can you limit that more to have only access to that specific branch somehow?", "can you check the logs?", nil},
 	}
 	// propObjectionConfidence is an objection rule's confidence where it

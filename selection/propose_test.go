@@ -121,6 +121,9 @@ func TestProposeRules(t *testing.T) {
 		{"user", "I don't quite like that commit though - it gets rid of the informative output.", fixture.Constraint, "I don't quite like that commit though - it gets rid of the informative output", 0.7, "constraint/prohibition/dislike", "a dislike with an adverb in it"},
 		{"user", "if there is an error, always exit with os.Exit(1)", fixture.Constraint, "if there is an error, always exit with os.Exit(1)", 0.6, "constraint/obligation/always", `"always" opening the clause after a condition`},
 		{"user", "it somehow always fails on CI, and always returns 1", "", "", 0, "", `"always" before a verb in the third person describes`},
+		{"user", "Do we need the change in the setup doc at all then?", fixture.Constraint, "Do we need the change in the setup doc at all then?", 0.7, "constraint/objection/just-for", "doubting a change is needed at all objects to it"},
+		{"user", "do we have this code block copied multiple times now?", fixture.Constraint, "do we have this code block copied multiple times now?", 0.7, "constraint/objection/just-for", "pointing at duplication objects to it"},
+		{"user", "can you do a web search if others have the DNS issue too?", "", "", 0, "", `a "too" asks for one more thing now, no lasting property`},
 		{"user", "ignore this warning: SA4006 this value of err is never used (staticcheck)", fixture.Constraint, "ignore this warning", 0.7, "constraint/prohibition/defer", "before pasted output the lead-in is what the person said (propPasted)"},
 	}
 	for _, tt := range tests {
