@@ -184,8 +184,8 @@ var propBlindFloors = []propBlindFloor{
 	// hold a person's answers (1664f311, 36ba8a60, 4de02c81, 9e44573d,
 	// ece0c335); set 7 gave 13/19, 13/29 and 11/15, 11/29 constraints
 	// and 4/9, 4/9 and 4/12, 4/9 commitments with the first replies.
-	{"7a", "hybrid", fixture.Constraint, 0.72, 0.36, "14/19, 14/36"},
-	{"7b", "hybrid", fixture.Constraint, 0.7, 0.29, "11/15, 11/36"},
+	{"7a", "hybrid", fixture.Constraint, 0.72, 0.36, "15/19, 15/37"},
+	{"7b", "hybrid", fixture.Constraint, 0.7, 0.29, "12/15, 12/37"},
 	{"7a", "hybrid", fixture.Commitment, 0.75, 0.4, "7/9, 7/16"},
 	{"7b", "hybrid", fixture.Commitment, 0.62, 0.45, "8/12, 8/16"},
 	// Written after every set had been scored, with sets 3 to 7 in
@@ -210,10 +210,10 @@ var propBlindFloors = []propBlindFloor{
 	{"4b", "rules", fixture.Constraint, 0.4, 0.7, "10/24, 10/13"},
 	{"5a", "rules", fixture.Constraint, 0.44, 0.58, "9/20, 9/15"},
 	{"5b", "rules", fixture.Constraint, 0.4, 0.7, "11/27, 11/15"},
-	{"6a", "rules", fixture.Constraint, 0.58, 0.68, "21/35, 21/30"},
-	{"6b", "rules", fixture.Constraint, 0.6, 0.65, "20/32, 20/30"},
-	{"7a", "rules", fixture.Constraint, 0.55, 0.66, "11/19, 11/16"},
-	{"7b", "rules", fixture.Constraint, 0.58, 0.55, "9/15, 9/16"},
+	{"6a", "rules", fixture.Constraint, 0.58, 0.68, "22/35, 22/31"},
+	{"6b", "rules", fixture.Constraint, 0.6, 0.65, "21/32, 21/31"},
+	{"7a", "rules", fixture.Constraint, 0.55, 0.66, "12/19, 12/17"},
+	{"7b", "rules", fixture.Constraint, 0.58, 0.55, "10/15, 10/17"},
 	{"7a", "rules", fixture.Commitment, 0.52, 0.52, "5/9, 5/9"},
 	{"7b", "rules", fixture.Commitment, 0.48, 0.62, "6/12, 6/9"},
 	// Set 8 (the 22 sessions of one typed turn no set had read),

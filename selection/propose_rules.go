@@ -124,10 +124,14 @@ var (
 			"the issue is that this only works if the user has access to the upstream repo, right?", "what is the issue?", nil},
 		// A request that sets a lasting property of the work ("can we
 		// fix it that it keeps using the old state file?", "… so we are
-		// always using the latest code?"): the property binds later
-		// work; 0.55 (propObjectionConfidence).
-		{"objection/lasting-request", fixture.Constraint, regexp.MustCompile(`^(can|could) (we|you) [^?]*\b(keeps? (using|working|reading|writing)|always|only|limit|never|without)\b`),
-			"can you limit that more to have only access to that specific branch somehow?", "can you check the logs?", nil},
+		// always using the latest code?", "can we rebase onto X instead
+		// of main?"): the property binds later work; 0.55
+		// (propObjectionConfidence).
+		{"objection/lasting-request", fixture.Constraint, regexp.MustCompile(`^(can|could) (we|you) [^?]*\b(keeps? (using|working|reading|writing)|always|only|limit|never|without|instead of|rather than)\b`),
+			"can you limit that more to have only access to that specific branch somehow?", "can you check the logs?",
+			// Asking the agent to find something out sets nothing
+			// ("can you check if … a https url instead of a git url?").
+			regexp.MustCompile(`^(can|could) (you|we) (please )?(check|verify|confirm|see|look|find out|investigate|search|test)\b`)},
 	}
 	// propObjectionConfidence is an objection rule's confidence where it
 	// is not objection()'s 0.7.

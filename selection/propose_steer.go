@@ -57,8 +57,9 @@ var (
 	// want to send the flags"), a rule's modal or adverb ("there should
 	// be only one way", "we always want a valid id"), a contrast
 	// ("instead of linked if-else", "not you adding that"), or an
-	// objection put as a question ("why not add it to .gitignore?").
-	propSteerStanding = regexp.MustCompile(`\b(i|we) (really |do |do also |also |still )?(want|need|would like|prefer|don't want|expect)\b|\b(i|we)'d (like|prefer|rather|expect)\b|\b(should|shouldn't|must|mustn't|always|never|only|instead|rather than|make sure|not just|no need|careful|why not|can't we|couldn't we|not you)\b`)
+	// objection put as a question ("why not add it to .gitignore?", "is
+	// there any way to not repeat the whole error?").
+	propSteerStanding = regexp.MustCompile(`\b(i|we) (really |do |do also |also |still )?(want|need|would like|prefer|don't want|expect)\b|\b(i|we)'d (like|prefer|rather|expect)\b|\b(should|shouldn't|must|mustn't|always|never|only|instead|rather than|make sure|not just|no need|careful|why not|can't we|couldn't we|not you|any (chance|way) (we|to))\b`)
 	// propSteerAsks marks what reads as a standing want but is not one:
 	// a question that asks the agent's view ("should we move it too?",
 	// "what do I need to test manually?", "why do you think …?"), a

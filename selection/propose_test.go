@@ -124,6 +124,7 @@ func TestProposeRules(t *testing.T) {
 		{"user", "Do we need the change in the setup doc at all then?", fixture.Constraint, "Do we need the change in the setup doc at all then?", 0.7, "constraint/objection/just-for", "doubting a change is needed at all objects to it"},
 		{"user", "do we have this code block copied multiple times now?", fixture.Constraint, "do we have this code block copied multiple times now?", 0.7, "constraint/objection/just-for", "pointing at duplication objects to it"},
 		{"user", "can you do a web search if others have the DNS issue too?", "", "", 0, "", `a "too" asks for one more thing now, no lasting property`},
+		{"user", "can you check if there would be issues with a https url instead of a git url?", "", "", 0, "", "asking the agent to find something out sets nothing"},
 		{"user", "ignore this warning: SA4006 this value of err is never used (staticcheck)", fixture.Constraint, "ignore this warning", 0.7, "constraint/prohibition/defer", "before pasted output the lead-in is what the person said (propPasted)"},
 	}
 	for _, tt := range tests {

@@ -29,6 +29,25 @@ func TestProposeObjectionTable(t *testing.T) {
 	}
 }
 
+// TestProposeObjectionCases pins which objection rule, if any, reads a
+// few questions from the dev set's sessions.
+func TestProposeObjectionCases(t *testing.T) {
+	for _, c := range []struct{ text, rule string }{
+		{"can we rebase our branch onto the release branch instead of main please?", "objection/lasting-request"},
+		{"can you use a switch case instead of linked ifelse?", "objection/lasting-request"},
+		{"can you check if there would be issues with a https url instead of a git url?", ""},
+		{"can you do a web search if others have the DNS issue too?", ""},
+		{"Do we need all the logic in promptShellCompletion and setupShellCompletionNonInteractive to be duplicated?", "objection/just-for"},
+		{"do we have this code block copied multiple times now?", "objection/just-for"},
+		{"do we have a test for this?", ""},
+	} {
+		r, ok := propFires(propObjections, propNormalize(c.text))
+		if got := map[bool]string{true: r.name}[ok]; got != c.rule {
+			t.Errorf("%q: %q, want %q", c.text, got, c.rule)
+		}
+	}
+}
+
 // propCall is a tool call with its input and result.
 func propCall(name string, input map[string]string, result string) agentlog.ToolCall {
 	b, _ := json.Marshal(input)
