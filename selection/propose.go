@@ -514,6 +514,11 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 			}
 		}
 	}
+	if best != nil && (best.rule == "constraint/cue/pick" || best.rule == "constraint/cue/choice") {
+		if picked := propPickOptions(p.agentBefore(i), best.literal); picked != nil {
+			best.probe, best.expect = propPickProbe(picked), "yes"
+		}
+	}
 	if best != nil {
 		if best.class == fixture.Constraint {
 			p.constraints = append(p.constraints, propConstraint{words: propContentWords(best.literal), item: len(p.items)})

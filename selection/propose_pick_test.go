@@ -1,0 +1,94 @@
+package selection
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tally-eval/tally/fixture"
+)
+
+// TestProposePickOptions pins how a pick is resolved against the options
+// the agent listed, in the four ways agents on the dev set's sessions
+// list them: the last list when a message has two, an option written
+// "Option N" for "option N"; and that a pick naming no listed option is
+// left alone.
+func TestProposePickOptions(t *testing.T) {
+	numbered := "Review done.\n\n#### 1. Subtle coupling in the guard (minor)\n\ntext\n\n#### 2. Carry-forward is intentional\n\n#### 5. Missing test: partial failure\n\nSuggestions are mostly about points 1, 2."
+	labelled := "Two fix options:\n\n**Option A**: Set `BaseCommit` when creating warning state\n- simpler\n\n**Option B**: Initialize missing fields when the conflict resolves\n\nWhich approach do you prefer?"
+	heading := "### Option 1\nWrapper in the committed file\n\n### Option 2: Local dev requires removing hooks\n"
+	table := "Remaining:\n\n| # | Issue |\n|---|-------|\n| 2 | Hash prefix collision guard |\n| 4 | Dedup migrate-and-persist |\n"
+	twoLists := "Both are active because:\n1. Both have state files\n2. Both have a base commit\n\n**Possible fixes:**\n\n1. **Check if condensed but no new work**\n2. **Require the current-session file**\n\nWhich approach do you prefer?"
+	inline := "Remaining tasks: #2 (filter stale sessions), #3 (fix log routing), #4 (investigate reset cleanup)."
+	for _, c := range []struct {
+		agent, pick string
+		want        []string // label: text; nil when unresolved
+	}{
+		{numbered, "do 1,2 and 5", []string{"1: Subtle coupling in the guard (minor)", "2: Carry-forward is intentional", "5: Missing test: partial failure"}},
+		{labelled, "Option A", []string{"A: Set `BaseCommit` when creating warning state"}},
+		{labelled, "I like option b", []string{"B: Initialize missing fields when the conflict resolves"}},
+		{heading, "I like Option 1, from an enabling perspective:", []string{"1: Wrapper in the committed file"}},
+		{table, "all four", []string{"2: Hash prefix collision guard", "4: Dedup migrate-and-persist"}},
+		{inline, "yeah let's tackle 2 and 3", []string{"2: filter stale sessions", "3: fix log routing"}},
+		{twoLists, "let's go with option 1", []string{"1: Check if condensed but no new work"}},
+		{twoLists, "both", []string{"1: Check if condensed but no new work", "2: Require the current-session file"}},
+		{heading + "\n**Option 1** - commit the wrapper\n", "1", []string{"1: commit the wrapper"}},
+		{numbered, "let's fix 3 too", nil},
+		{"No options here, just a report.", "do 1", nil},
+	} {
+		var got []string
+		for _, o := range propPickOptions(c.agent, c.pick) {
+			got = append(got, o.label+": "+o.text)
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") || (got == nil) != (c.want == nil) {
+			t.Errorf("%q: got %q, want %q", c.pick, got, c.want)
+		}
+	}
+	long := "1. " + strings.Repeat("word ", 40)
+	if o := propOptions(long); len(o) != 1 || utf8.RuneCountInString(o[0].text) > propOptionMaxRunes+1 || !strings.HasSuffix(o[0].text, "…") {
+		t.Errorf("a long option: %+v", o)
+	}
+}
+
+// TestProposePickProbe pins the probe drafted for a pick in a session:
+// the options' words, so a judge can find the choice in a summary; the
+// literal stays the person's words.
+func TestProposePickProbe(t *testing.T) {
+	s := propSession([]propMsg{
+		{1, "user", "Review the branch."},
+		{1, "assistant", "Found three things:\n\n1. Unchecked error in the fetch\n2. Missing timeout on the push\n3. Dead code in cleanup.go\n\nWhich should I fix?"},
+		{2, "user", "do 1 and 3"},
+	}, 2)
+	var got []ProposedItem
+	for _, c := range Propose(s, ProposeOptions{}).Candidates {
+		if c.Class == fixture.Constraint {
+			got = append(got, c)
+		}
+	}
+	want := "Does the user's choice still hold: of the options the agent listed, 1 (“Unchecked error in the fetch”) and 3 (“Dead code in cleanup.go”)?"
+	if len(got) != 1 || got[0].Literal != "do 1 and 3" || got[0].Probe != want || got[0].Expect != "yes" {
+		t.Errorf("got %+v, want the pick with probe %q", got, want)
+	}
+}
+
+// FuzzProposePickOptions checks that reading an agent's options and
+// resolving a pick against them never panics, and that every option
+// resolved is one the agent's message lists.
+func FuzzProposePickOptions(f *testing.F) {
+	f.Add("1. one\n2. two", "do 1 and 2")
+	f.Add("**Option A**: x\n**Option B**: y", "Option B")
+	f.Add("| 3 | z |", "all of them")
+	f.Add("#2 (a) #3 (b)", "2")
+	f.Fuzz(func(t *testing.T, agent, pick string) {
+		opts := propOptions(agent)
+		for _, o := range propPickOptions(agent, pick) {
+			found := false
+			for _, k := range opts {
+				found = found || k == o
+			}
+			if !found {
+				t.Fatalf("resolved %+v, not among %+v", o, opts)
+			}
+		}
+	})
+}
