@@ -224,3 +224,36 @@ func TestProposeSteerQueued(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestProposeSteerProbe pins the steer rule's probe for each kind of
+// sentence: a question asked, a request (an imperative, a polite
+// question, a refusal's words that direct) and a report. A review of 361
+// drafted probes found questions and reports drafted as requests.
+func TestProposeSteerProbe(t *testing.T) {
+	const (
+		asked   = "Does what the user asked for with this question still hold: “%s”?"
+		request = "Does this request from the user still hold: “%s”?"
+		said    = "Does what the user said here still hold: “%s”?"
+	)
+	for _, c := range []struct {
+		lit     string
+		refusal bool
+		form    string
+	}{
+		{"should we move paths.EntireSessionID too?", false, asked},
+		{"why not adding .entire/.gitignore?", false, asked},
+		{"how do we detect other sessions", false, asked},
+		{"can we maybe refactor that too?", false, request},
+		{"yes, then please go back and change your replies to include the fix sha", false, request},
+		{"Lets do the implementation too", false, request},
+		{"rebase off parent, push", false, request},
+		{"too slow", true, request},
+		{"too slow", false, said},
+		{"we have an import cycle now", false, said},
+		{"running `mise run test:ci` shows a bunch of errors in the integration tests", false, said},
+	} {
+		if got, want := propSteerProbe(c.lit, c.refusal), fmt.Sprintf(c.form, c.lit); got != want {
+			t.Errorf("%q (refusal %v): %s, want %s", c.lit, c.refusal, got, want)
+		}
+	}
+}
