@@ -203,3 +203,20 @@ func TestProposeWorkRefused(t *testing.T) {
 		t.Error("the failed edit's file is a file of the work")
 	}
 }
+
+// TestProposeHexKind pins that a hex id is asked for as what the word
+// before it names, and as a commit otherwise.
+func TestProposeHexKind(t *testing.T) {
+	for _, c := range []struct{ s, kind string }{
+		{"Found entire-checkpoint: 3a1f9c2b7d4e in the trailer.", "checkpoint id"},
+		{`the state file has "session_id": "a6c3cac2f45b" now`, "session id"},
+		{"Rewound to checkpoint `e3402324506f` as asked.", "checkpoint id"},
+		{"Committed as `6984823`.", "commit"},
+		{"git bisect says commit ab70bc2 is the first bad one.", "commit"},
+	} {
+		refs := propReferencesIn(c.s, "assistant", nil)
+		if len(refs) != 1 || refs[0].kind != c.kind || !strings.HasPrefix(refs[0].probe, "Which "+c.kind+" ") {
+			t.Errorf("%q: %+v, want one %s", c.s, refs, c.kind)
+		}
+	}
+}
