@@ -514,10 +514,8 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 			}
 		}
 	}
-	if best != nil && (best.rule == "constraint/cue/pick" || best.rule == "constraint/cue/choice") {
-		if picked := propPickOptions(p.agentBefore(i), best.literal); picked != nil {
-			best.probe, best.expect = propPickProbe(picked), "yes"
-		}
+	if best != nil && e.role == "user" && best.class == fixture.Constraint {
+		p.pickContext(i, best)
 	}
 	if best != nil {
 		if best.class == fixture.Constraint {

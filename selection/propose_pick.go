@@ -3,6 +3,7 @@ package selection
 import (
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -22,8 +23,9 @@ var (
 	propOptionLabel = regexp.MustCompile(`(?i)^\s*(?:#{1,6}\s*)?(?:[-*]\s+)?(?:\*\*)?(?:option|approach|variant|choice)\s+([a-z]|\d{1,2})\b(?:\*\*)?\s*[:.)\-—–]*\s*(?:\*\*)?\s*(.*)$`)
 	// propOptionNumber is a numbered item or heading.
 	propOptionNumber = regexp.MustCompile(`^\s*(?:#{1,6}\s*)?(\d{1,2})[.)]\s+(.+)$`)
-	// propOptionRow is a table row whose first cell is a number.
-	propOptionRow = regexp.MustCompile(`^\s*\|\s*#?(\d{1,2})\s*\|\s*(.+?)\s*\|`)
+	// propOptionRow is a table row whose first cell is a number; its
+	// words are the wordiest of the other cells (propOptionCell).
+	propOptionRow = regexp.MustCompile(`^\s*\|\s*#?(\d{1,2})\s*\|(.+)$`)
 	// propOptionInline is an option inside a sentence: "Remaining
 	// tasks: #2 (filter stale sessions), #3 (fix log routing)".
 	propOptionInline = regexp.MustCompile(`#(\d{1,2}) \(([^()]{3,80})\)`)
@@ -52,10 +54,10 @@ func propOptions(agent string) []propOption {
 	lines := strings.Split(agent, "\n")
 	for i, line := range lines {
 		var m []string
-		named := false
+		kind := 0 // 1 a label word, 2 a number, 3 a table row
 		for k, re := range []*regexp.Regexp{propOptionLabel, propOptionNumber, propOptionRow} {
 			if m = re.FindStringSubmatch(line); m != nil {
-				named = k == 0
+				kind = k + 1
 				break
 			}
 		}
@@ -65,12 +67,16 @@ func propOptions(agent string) []propOption {
 			}
 			continue
 		}
-		text := propOptionText(m[2])
+		words := m[2]
+		if kind == 3 {
+			words = propOptionCell(words)
+		}
+		text := propOptionText(words)
 		for k := i + 1; text == "" && k < len(lines) && k <= i+2; k++ {
 			text = propOptionText(lines[k])
 		}
 		if text != "" {
-			out = append(out, propOption{label: m[1], text: text, named: named})
+			out = append(out, propOption{label: m[1], text: text, named: kind == 1})
 		}
 	}
 	return out
@@ -142,15 +148,20 @@ func propLastList(opts []propOption) []propOption {
 // propPickProbe drafts the probe of a pick whose options are known: the
 // choice in the agent's words, so a judge can find it in a summary.
 func propPickProbe(picked []propOption) string {
-	parts := make([]string, len(picked))
-	for i, o := range picked {
+	return "Does the user's choice still hold: of the options the agent listed, " + propOptionList(picked) + "?"
+}
+
+// propOptionList lists options with their words: 1 (“…”), 2 (“…”) and 5
+// (“…”).
+func propOptionList(opts []propOption) string {
+	parts := make([]string, len(opts))
+	for i, o := range opts {
 		parts[i] = o.label + " (" + propQuote(o.text) + ")"
 	}
-	list := parts[0]
 	if n := len(parts); n > 1 {
-		list = strings.Join(parts[:n-1], ", ") + " and " + parts[n-1]
+		return strings.Join(parts[:n-1], ", ") + " and " + parts[n-1]
 	}
-	return "Does the user's choice still hold: of the options the agent listed, " + list + "?"
+	return parts[0]
 }
 
 // agentBefore is the text of the last assistant message before
@@ -162,4 +173,42 @@ func (p *propProposer) agentBefore(i int) string {
 		}
 	}
 	return ""
+}
+
+// pickContext gives constraint g, from the person's utterance i, the
+// options it names: a pick or a choice by label is probed for what was
+// picked (propPickProbe); another constraint that names items of the
+// agent's list ("skip 5, 7, 8 and do the rest") keeps its probe, with
+// the items' words after it.
+func (p *propProposer) pickContext(i int, g *propGuess) {
+	if !propPickLabels.MatchString(propNormalize(g.literal)) && !propPickAll.MatchString(propNormalize(g.literal)) {
+		return
+	}
+	picked := propPickOptions(p.agentBefore(i), g.literal)
+	switch {
+	case picked == nil:
+	case g.rule == "constraint/cue/pick" || g.rule == "constraint/cue/choice":
+		g.probe, g.expect = propPickProbe(picked), "yes"
+	case !propPickAll.MatchString(propNormalize(g.literal)):
+		g.probe += " In the agent's list just before: " + propOptionList(picked) + "."
+	}
+}
+
+// propOptionCell is the cell of a table row's rest (cells after the
+// number, "|"-separated) with the most letters: "| 5 | 2734651404 |
+// explain.go:486 | O(N*M) isAncestorOf performance |" gives the last.
+func propOptionCell(rest string) string {
+	best, most := "", -1
+	for _, c := range strings.Split(rest, "|") {
+		n := 0
+		for _, r := range c {
+			if unicode.IsLetter(r) {
+				n++
+			}
+		}
+		if n > most {
+			best, most = strings.TrimSpace(c), n
+		}
+	}
+	return best
 }

@@ -18,6 +18,7 @@ func TestProposePickOptions(t *testing.T) {
 	labelled := "Two fix options:\n\n**Option A**: Set `BaseCommit` when creating warning state\n- simpler\n\n**Option B**: Initialize missing fields when the conflict resolves\n\nWhich approach do you prefer?"
 	heading := "### Option 1\nWrapper in the committed file\n\n### Option 2: Local dev requires removing hooks\n"
 	table := "Remaining:\n\n| # | Issue |\n|---|-------|\n| 2 | Hash prefix collision guard |\n| 4 | Dedup migrate-and-persist |\n"
+	wide := "| # | Comment | Location | Issue |\n|---|---|---|---|\n| 5 | 2734651404 | explain.go:486 | O(N*M) isAncestorOf performance |\n| 7 | 2734662587 | explain.go:405 | Unnecessary wrapper runExplainDefault |\n"
 	twoLists := "Both are active because:\n1. Both have state files\n2. Both have a base commit\n\n**Possible fixes:**\n\n1. **Check if condensed but no new work**\n2. **Require the current-session file**\n\nWhich approach do you prefer?"
 	inline := "Remaining tasks: #2 (filter stale sessions), #3 (fix log routing), #4 (investigate reset cleanup)."
 	for _, c := range []struct {
@@ -33,6 +34,7 @@ func TestProposePickOptions(t *testing.T) {
 		{twoLists, "let's go with option 1", []string{"1: Check if condensed but no new work"}},
 		{twoLists, "both", []string{"1: Check if condensed but no new work", "2: Require the current-session file"}},
 		{heading + "\n**Option 1** - commit the wrapper\n", "1", []string{"1: commit the wrapper"}},
+		{wide, "skip 5, 7 and do the rest", []string{"5: O(N*M) isAncestorOf performance", "7: Unnecessary wrapper runExplainDefault"}},
 		{numbered, "let's fix 3 too", nil},
 		{"No options here, just a report.", "do 1", nil},
 	} {
@@ -91,4 +93,24 @@ func FuzzProposePickOptions(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestProposeListContext pins that a constraint naming items of the
+// agent's list keeps its probe with the items' words after it.
+func TestProposeListContext(t *testing.T) {
+	s := propSession([]propMsg{
+		{1, "user", "Go through the review comments."},
+		{1, "assistant", "| # | Comment | Issue |\n|---|---|---|\n| 5 | 2734651404 | O(N*M) performance |\n| 7 | 2734662587 | Unnecessary wrapper |\n| 8 | 2734662589 | Exported unused functions |"},
+		{2, "user", "skip 5, 7, 8 and do the rest"},
+	}, 2)
+	var got []string
+	for _, c := range Propose(s, ProposeOptions{}).Candidates {
+		if c.Class == fixture.Constraint && c.Literal == "skip 5, 7, 8 and do the rest" {
+			got = append(got, c.Probe)
+		}
+	}
+	want := "In the agent's list just before: 5 (“O(N*M) performance”), 7 (“Unnecessary wrapper”) and 8 (“Exported unused functions”)."
+	if len(got) != 1 || !strings.HasSuffix(got[0], want) {
+		t.Errorf("probes %q, want one ending %q", got, want)
+	}
 }

@@ -235,6 +235,15 @@ var propInterjection = regexp.MustCompile(`^((yes|yeah|yep|no|nope|ok|okay|right
 
 // objection classifies a person's question that states a constraint
 // (propObjections), 0.7 — 0.85 for a default the person proposes.
+// propObjectionProbe drafts an objection's probe. It asks whether the
+// person raised it, not whether it still holds: the agent mostly acts on
+// an objection, and a summary that records the fix ("now one shared
+// helper") would read as contradicting "does this objection still
+// hold?" (a new user's trial found 8 such probes in 29 constraints).
+func propObjectionProbe(lit string) string {
+	return "Did the user raise this objection, which later work must respect: " + propQuote(lit) + "?"
+}
+
 func (p *propProposer) objection(s, body string) *propGuess {
 	low := propNormalize(strings.TrimSpace(propListMarker.ReplaceAllString(body, "")))
 	r, ok := propFires(propObjections, low)
@@ -243,7 +252,7 @@ func (p *propProposer) objection(s, body string) *propGuess {
 	}
 	lit := strings.TrimSpace(propListMarker.ReplaceAllString(body, ""))
 	g := &propGuess{class: fixture.Constraint, literal: lit, confidence: 0.7, rule: "constraint/" + r.name,
-		probe: "Does this objection from the user still hold: " + propQuote(lit) + "?", expect: "yes"}
+		probe: propObjectionProbe(lit), expect: "yes"}
 	if c, ok := propObjectionConfidence[r.name]; ok {
 		g.confidence = c
 	}

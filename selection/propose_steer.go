@@ -229,11 +229,14 @@ func propSteerProbe(lit string, refusal bool) string {
 	case propSteerPolite.MatchString(low):
 		return "Does this request from the user still hold: " + propQuote(lit) + "?"
 	case strings.HasSuffix(strings.TrimSpace(lit), "?") || propInterrogative.MatchString(low) && !strings.HasPrefix(low, "and ") && !strings.HasPrefix(low, "or "):
-		return "Does what the user asked for with this question still hold: " + propQuote(lit) + "?"
+		// Whether it was asked, not whether it still holds: an answer
+		// or a fix in the summary does not contradict it
+		// (propObjectionProbe).
+		return "Did the user raise this question, which later work must respect: " + propQuote(lit) + "?"
 	case propSteerDirective.MatchString(low) || propImperative.MatchString(low) || propRefusalImperative.MatchString(low) || propSteerVerbFirst.MatchString(low) || refusal && propRefusalDirects(lit):
 		return "Does this request from the user still hold: " + propQuote(lit) + "?"
 	default:
-		return "Does what the user said here still hold: " + propQuote(lit) + "?"
+		return "Did the user say this, which later work must respect: " + propQuote(lit) + "?"
 	}
 }
 

@@ -231,9 +231,9 @@ func TestProposeSteerQueued(t *testing.T) {
 // drafted probes found questions and reports drafted as requests.
 func TestProposeSteerProbe(t *testing.T) {
 	const (
-		asked   = "Does what the user asked for with this question still hold: “%s”?"
+		asked   = "Did the user raise this question, which later work must respect: “%s”?"
 		request = "Does this request from the user still hold: “%s”?"
-		said    = "Does what the user said here still hold: “%s”?"
+		said    = "Did the user say this, which later work must respect: “%s”?"
 	)
 	for _, c := range []struct {
 		lit     string

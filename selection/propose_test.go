@@ -188,6 +188,10 @@ func TestProposeDrafts(t *testing.T) {
 		// A person's words are quoted as said, first person and all (a
 		// probe review found "so the user think I'd prefer …").
 		{"user", "I think I'd prefer it moved to the sessions package, ideally.", "Does this rule from the user still hold: “I think I'd prefer it moved to the sessions package, ideally”?", "yes"},
+		// An objection asks whether it was raised: a fix in the summary
+		// does not contradict it (a new user's trial found "does this
+		// objection still hold? yes" after the agent had acted on it).
+		{"user", "doesn't git know if it's a binary file?", "Did the user raise this objection, which later work must respect: “doesn't git know if it's a binary file?”?", "yes"},
 		{"user", "I'm keeping the write-up in report.md rev 14.", "Which document and revision does “I'm keeping the write-up in …” refer to?", "report.md rev 14"},
 		{"user", "Use snapshot stg-2026-01-22.", "Which snapshot was mentioned?", "snapshot stg-2026-01-22"},
 	}
