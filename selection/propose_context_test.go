@@ -114,3 +114,24 @@ func TestProposeListContext(t *testing.T) {
 		t.Errorf("probes %q, want one ending %q", got, want)
 	}
 }
+
+// TestProposeReferent pins that a short constraint pointing back with a
+// pronoun gets the agent's offer or question it answers, and nothing
+// when the agent had only reported.
+func TestProposeReferent(t *testing.T) {
+	for _, c := range []struct{ agent, want string }{
+		{"Found the cause. I'll add a Source field to track where sessions came from.", " The agent had just said: “I'll add a Source field to track where sessions came from”."},
+		{"Fixed. All tests pass!", ""},
+	} {
+		s := propSession([]propMsg{{1, "user", "Find out why the hook fails."}, {1, "assistant", c.agent}, {2, "user", "no, that is overkill"}}, 2)
+		var got []string
+		for _, it := range Propose(s, ProposeOptions{}).Candidates {
+			if it.Literal == "no, that is overkill" {
+				got = append(got, it.Probe)
+			}
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0], "Does this rule from the user still hold: “no, that is overkill”?") || !strings.HasSuffix(got[0], "?"+c.want) {
+			t.Errorf("after %q: probes %q, want one ending %q", c.agent, got, "?"+c.want)
+		}
+	}
+}
