@@ -45,7 +45,7 @@ func LoadCandidates(path string, lim input.Limits) (Proposal, error) {
 
 var (
 	proposalFields = []string{"conversation_id", "turns", "compactions_expected", "candidates", "position"}
-	itemFields     = []string{"id", "class", "turn", "role", "literal", "probe", "expect", "confidence", "rule", "status", "message"}
+	itemFields     = []string{"id", "class", "turn", "role", "literal", "probe", "expect", "confidence", "rule", "status", "message", "line"}
 	requiredItem   = []string{"id", "class", "turn", "literal", "probe", "expect"}
 )
 
@@ -55,7 +55,7 @@ var (
 // Required: conversation_id, turns, compactions_expected and candidates,
 // and in each candidate id, class, turn, literal, probe and expect.
 // Optional: position (default 0), and a candidate's status (default
-// pending), confidence (default 0), role, rule and message. Every problem
+// pending), confidence (default 0), role, rule, message and line. Every problem
 // is reported, as fixture.Problems with line, column and field: malformed
 // JSON or UTF-8 (only that problem then), unknown or repeated fields,
 // missing fields and values of the wrong type, and everything
@@ -421,6 +421,13 @@ func (d *checker) item(n *node, path string) ProposedItem {
 	} else {
 		d.skip(join(path, "turn"))
 	}
+	if _, present := m["line"]; present {
+		if l, ok := d.integer(m, path, "line", false, n); ok {
+			it.Line = l
+		} else {
+			d.skip(join(path, "line"))
+		}
+	}
 	if c := m["confidence"]; c != nil {
 		f, err := c.num.Float64()
 		if c.kind != 'n' || err != nil {
@@ -486,6 +493,9 @@ func (d *checker) check(p *Proposal) {
 		blank(f("literal"), c.Literal)
 		blank(f("probe"), c.Probe)
 		blank(f("expect"), c.Expect)
+		if ok(f("line")) && c.Line < 0 {
+			d.add(f("line"), -1, fmt.Sprintf("%d is not a line (lines are numbered from 1; 0 or none when unknown)", c.Line))
+		}
 		if ok(f("confidence")) && !(c.Confidence >= 0 && c.Confidence <= 1) {
 			d.add(f("confidence"), -1, fmt.Sprintf("%v is outside 0..1", c.Confidence))
 		}

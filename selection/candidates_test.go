@@ -34,9 +34,12 @@ func TestParseCandidatesSample(t *testing.T) {
 		t.Fatalf("%+v", p)
 	}
 	c := p.Candidates[2]
-	if c.Class != fixture.Reference || c.Turn != 41 || c.Confidence != 0.85 || c.Status != ReviewPending || c.Role != "user" || c.Rule != "reference/revision" {
+	if c.Class != fixture.Reference || c.Turn != 41 || c.Confidence != 0.85 || c.Status != ReviewPending || c.Role != "user" || c.Rule != "reference/revision" || c.Line != 0 {
 		t.Errorf("%+v", c)
 	}
+	// A candidate's log line, when given, is read and written back.
+	p.Candidates[2].Line = 118
+
 	// What Propose writes, ParseCandidates reads back the same.
 	js, _ := json.Marshal(p)
 	q, err := ParseCandidates("again.json", js)
@@ -68,6 +71,8 @@ func TestParseCandidatesProblems(t *testing.T) {
       "rule": "constraint`, `"confidence": "high",
       "rule": "constraint`, []string{`c.json:14:21: candidates[0].confidence: want a number from 0 to 1, got string "high"`}},
 		{"confidence out of range", `"confidence": 0.85`, `"confidence": 1.5`, []string{"c.json:40:21: candidates[2].confidence: 1.5 is outside 0..1"}},
+		{"negative line", `"confidence": 0.85`, `"line": -3, "confidence": 0.85`, []string{"c.json:40:15: candidates[2].line: -3 is not a line (lines are numbered from 1; 0 or none when unknown)"}},
+		{"line not a number", `"confidence": 0.85`, `"line": "40", "confidence": 0.85`, []string{`c.json:40:15: candidates[2].line: want a whole number, got string "40"`}},
 		{"bad class", `"class": "commitment"`, `"class": "promise"`, []string{`c.json:21:16: candidates[1].class: "promise" is not a class (want constraint, commitment, open_question or reference)`}},
 		{"position beyond", `"position": 0`, `"position": 4`, []string{"c.json:46:15: position: 4 is outside 0..3 (the number of candidates)"}},
 		{"missing literal", `"literal": "report.md rev 14",`, ``, []string{"c.json:32:5: candidates[2].literal: missing"}},

@@ -71,6 +71,9 @@ type ProposedItem struct {
 	Rule       string        `json:"rule"`       // the classifier rule that fired
 	Status     ReviewStatus  `json:"status"`
 	Message    string        `json:"message"` // the whole message it was found in
+	// Line is the log line the message starts on, to find it by (0 when
+	// the log's format does not say).
+	Line int `json:"line,omitempty"`
 }
 
 // Item returns the fixture item pi stands for.
@@ -291,6 +294,9 @@ type propUtterance struct {
 	turn int
 	role string
 	text string
+	// line is the log line the text starts on (a tool result's for a
+	// reply typed into one; 0 when the format does not say).
+	line int
 	// acts is whether the step also calls a tool: its "I'll …" then
 	// narrates what the call does.
 	acts bool
@@ -339,7 +345,7 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 				continue
 			}
 			if text := propTypedText(m); text != "" {
-				u := propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text), output: !acceptedPlan(m.Text) && propOutputMessage(m.Text), queued: m.Kind == agentlog.Queued}
+				u := propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text), output: !acceptedPlan(m.Text) && propOutputMessage(m.Text), queued: m.Kind == agentlog.Queued, line: m.Line}
 				if m.Kind == agentlog.Typed || m.Kind == agentlog.Queued {
 					u.pasted = propPastedText(m.Text, text)
 					if !u.plan && !u.output {
@@ -354,14 +360,18 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 		addMessages(i)
 		turn := max(1, st.Turn+1)
 		if strings.TrimSpace(st.Text) != "" {
-			out = append(out, propUtterance{turn: turn, role: "assistant", text: st.Text, acts: len(st.Calls) > 0})
+			out = append(out, propUtterance{turn: turn, role: "assistant", text: st.Text, acts: len(st.Calls) > 0, line: st.Line})
 		}
 		for _, c := range st.Calls {
+			line := c.ResultLine
+			if line == 0 {
+				line = st.Line
+			}
 			if text := propRejectionText(c); text != "" {
-				out = append(out, propUtterance{turn: turn, role: "user", text: text, reply: true, refusal: true})
+				out = append(out, propUtterance{turn: turn, role: "user", text: text, reply: true, refusal: true, line: line})
 			}
 			if text := propAnswerText(c); text != "" {
-				out = append(out, propUtterance{turn: turn, role: "user", text: text, reply: true})
+				out = append(out, propUtterance{turn: turn, role: "user", text: text, reply: true, line: line})
 			}
 		}
 	}
@@ -577,7 +587,7 @@ func (p *propProposer) add(e propUtterance, g propGuess) {
 	p.dropped = append(p.dropped, false)
 	p.items = append(p.items, ProposedItem{
 		Class: g.class, Turn: e.turn, Role: e.role, Literal: g.literal, Probe: g.probe, Expect: g.expect,
-		Confidence: propClamp(g.confidence), Rule: g.rule, Status: ReviewPending, Message: e.text,
+		Confidence: propClamp(g.confidence), Rule: g.rule, Status: ReviewPending, Message: e.text, Line: e.line,
 	})
 }
 

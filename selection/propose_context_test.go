@@ -135,3 +135,25 @@ func TestProposeReferent(t *testing.T) {
 		}
 	}
 }
+
+// TestProposeLine pins that a candidate carries the log line of the
+// message it was found in: a typed prompt's, the agent's step's.
+func TestProposeLine(t *testing.T) {
+	s := propSession([]propMsg{
+		{1, "user", "Ground rule: never push to main."},
+		{1, "assistant", "Got it - I won't amend commits going forward."},
+	}, 1)
+	for i := range s.Messages {
+		s.Messages[i].Line = 3
+	}
+	for i := range s.Steps {
+		s.Steps[i].Line = 9
+	}
+	got := map[string]int{}
+	for _, c := range Propose(s, ProposeOptions{}).Candidates {
+		got[c.Role] = c.Line
+	}
+	if got["user"] != 3 || got["assistant"] != 9 {
+		t.Errorf("lines by role %v, want user 3, assistant 9", got)
+	}
+}

@@ -293,7 +293,7 @@ func parseLLMReply(reply string, s *agentlog.Session, utts []propUtterance) ([]P
 		}
 		items = append(items, ProposedItem{Class: *it.Class, Turn: *it.Turn, Role: role, Literal: lit,
 			Probe: strings.TrimSpace(*it.Probe), Expect: strings.TrimSpace(*it.Expect), Confidence: *it.Confidence,
-			Status: ReviewPending, Message: u.text})
+			Status: ReviewPending, Message: u.text, Line: u.line})
 	}
 	// Turn order, stable: the model may list by class.
 	for i := 1; i < len(items); i++ {

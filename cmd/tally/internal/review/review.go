@@ -208,7 +208,11 @@ func (r *Review) draw(s *screen, msg string) {
 		it := p.Candidates[p.Position]
 		s.wrapped(fmt.Sprintf("item %d of %d · %s · %s · turn %d · said by %s · confidence %.2f",
 			p.Position+1, n, Printable(it.ID), Printable(string(it.Class)), it.Turn, Printable(orDash(it.Role)), it.Confidence), w)
-		s.wrapped(fmt.Sprintf("rule %s · status %s", Printable(orDash(it.Rule)), Printable(string(it.Status))), w)
+		where := ""
+		if it.Line > 0 {
+			where = fmt.Sprintf(" · log line %d", it.Line)
+		}
+		s.wrapped(fmt.Sprintf("rule %s · status %s%s", Printable(orDash(it.Rule)), Printable(string(it.Status)), where), w)
 		s.line("")
 		for _, f := range [][2]string{{"message", it.Message}, {"literal", it.Literal}, {"probe", it.Probe}, {"expect", it.Expect}} {
 			if f[0] == "message" && f[1] == "" {
