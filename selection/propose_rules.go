@@ -120,8 +120,13 @@ var (
 			"doesn't git know if it's a binary file?", "does git know if it's a binary file?", nil},
 		{"objection/lapse", fixture.Constraint, regexp.MustCompile(`^((but|so|and|hmm+|wait)[:,]? )*(we|you) (didn't|haven't|never|did not|have not|forgot to) \w+`),
 			"we didn't write or change any tests?", "did we write tests?", nil},
-		{"objection/problem", fixture.Constraint, regexp.MustCompile(`^((but|so|and|hmm+)[:,]? )*(the|one|my) (issue|problem|catch|concern) (is|here is|was)\b|\b(only|not|no|still|but) [^?]*, right\?$`),
+		{"objection/problem", fixture.Constraint, regexp.MustCompile(`^((but|so|and|hmm+)[:,]? )*(the|one|my) (issue|problem|catch|concern) (is|here is|was)\b`),
 			"the issue is that this only works if the user has access to the upstream repo, right?", "what is the issue?", nil},
+		// A belief checked with a tag question ("but while that test
+		// runs my git config is messed up, right?") is mostly a worry
+		// the agent answers: 0.4 (propObjectionConfidence).
+		{"objection/right", fixture.Constraint, regexp.MustCompile(`\b(only|not|no|still|but) [^?]*, right\?$`),
+			"but that would now still just make the hook visibly fail, right?", "that's right?", nil},
 		// A request that sets a lasting property of the work ("can we
 		// fix it that it keeps using the old state file?", "… so we are
 		// always using the latest code?", "can we rebase onto X instead
@@ -135,7 +140,7 @@ var (
 	}
 	// propObjectionConfidence is an objection rule's confidence where it
 	// is not objection()'s 0.7.
-	propObjectionConfidence = map[string]float64{"objection/default": 0.85, "objection/lasting-request": 0.55}
+	propObjectionConfidence = map[string]float64{"objection/default": 0.85, "objection/lasting-request": 0.55, "objection/right": 0.4}
 	propRestatement         = regexp.MustCompile(`^(i said|i've said|i have said|again[:,]|(don't|do not) forget[:,]|as i (mentioned|said|told you)|reminder[:,]|i already (told|said)|like i said|once more[:,]|please remember|remember[:,]|to repeat|i told you)`)
 	propTransient           = regexp.MustCompile(`^(keep (going|at it|it up|me (posted|updated|in the loop)|on)|leave it (there|for now|as is))\b|^no (wait|worries|problem|idea|thanks|need)\b`)
 	propRuleLead            = regexp.MustCompile(`\b(rule|rules|requirement|constraint|policy|important|before you start|keep (this )?in mind|non-negotiable|heads up|must)\b`)

@@ -40,10 +40,20 @@ func TestProposeObjectionCases(t *testing.T) {
 		{"Do we need all the logic in promptShellCompletion and setupShellCompletionNonInteractive to be duplicated?", "objection/just-for"},
 		{"do we have this code block copied multiple times now?", "objection/just-for"},
 		{"do we have a test for this?", ""},
+		{"the issue is that this only works if the user has access to the upstream repo, right?", "objection/problem"},
+		{"but while that test is running my local git config is messed up, right?", "objection/right"},
 	} {
 		r, ok := propFires(propObjections, propNormalize(c.text))
 		if got := map[bool]string{true: r.name}[ok]; got != c.rule {
 			t.Errorf("%q: %q, want %q", c.text, got, c.rule)
+		}
+	}
+	// A belief checked with "right?" is below the default cut: on the
+	// labelled sets it was a constraint 2 times in 10.
+	s := propSession([]propMsg{{1, "user", "Add the test."}, {2, "user", "but while that test is running my local git config is messed up, right?"}}, 2)
+	for _, c := range Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence}).Candidates {
+		if c.Turn == 2 {
+			t.Errorf("proposed at the default cut: %+v", c)
 		}
 	}
 }
