@@ -61,12 +61,7 @@ func TestProposePickProbe(t *testing.T) {
 		{1, "assistant", "Found three things:\n\n1. Unchecked error in the fetch\n2. Missing timeout on the push\n3. Dead code in cleanup.go\n\nWhich should I fix?"},
 		{2, "user", "do 1 and 3"},
 	}, 2)
-	var got []ProposedItem
-	for _, c := range Propose(s, ProposeOptions{}).Candidates {
-		if c.Class == fixture.Constraint {
-			got = append(got, c)
-		}
-	}
+	got := propConstraints(s, ProposeOptions{})
 	want := "Does the user's choice still hold: of the options the agent listed, 1 (“Unchecked error in the fetch”) and 3 (“Dead code in cleanup.go”)?"
 	if len(got) != 1 || got[0].Literal != "do 1 and 3" || got[0].Probe != want || got[0].Expect != "yes" {
 		t.Errorf("got %+v, want the pick with probe %q", got, want)

@@ -285,10 +285,8 @@ func TestProposeLeadInBeforePaste(t *testing.T) {
 		{3, "user", "add a comment into the code to ignore that lint warning"},
 	}, 3)
 	var got []string
-	for _, c := range Propose(s, ProposeOptions{}).Candidates {
-		if c.Class == fixture.Constraint {
-			got = append(got, c.Literal)
-		}
+	for _, c := range propConstraints(s, ProposeOptions{}) {
+		got = append(got, c.Literal)
 	}
 	if len(got) == 0 || got[0] != "ignore this warning" {
 		t.Errorf("constraints %q, want \"ignore this warning\" first", got)
@@ -317,10 +315,8 @@ func TestProposePickThenSteer(t *testing.T) {
 		{2, "user", "I like Option 1, from an enabling perspective:\nin this repo we want to commit the local-dev state"},
 	}, 2)
 	var got []string
-	for _, c := range Propose(s, ProposeOptions{}).Candidates {
-		if c.Class == fixture.Constraint {
-			got = append(got, c.Rule+" "+c.Literal)
-		}
+	for _, c := range propConstraints(s, ProposeOptions{}) {
+		got = append(got, c.Rule+" "+c.Literal)
 	}
 	want := []string{"constraint/cue/pick I like Option 1, from an enabling perspective:", "constraint/steer in this repo we want to commit the local-dev state"}
 	if !slices.Equal(got, want) {

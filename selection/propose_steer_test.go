@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/tally-eval/tally/agentlog"
-	"github.com/tally-eval/tally/fixture"
 )
 
 // TestProposeSteer pins the steer rule (propose_steer.go) on follow-up
@@ -151,10 +150,8 @@ func TestProposeSteerAnswer(t *testing.T) {
 	s.Steps[0].Calls = []agentlog.ToolCall{{Name: "AskUserQuestion", HasResult: true,
 		Result: `User has answered your questions: "What would you like to do next?"="the only way to suppress this warning is via flag, not prompt interactive". You can now continue with the user's answers in mind.`}}
 	var got []string
-	for _, c := range Propose(s, ProposeOptions{}).Candidates {
-		if c.Class == fixture.Constraint {
-			got = append(got, fmt.Sprintf("%d %s %s", c.Turn, c.Rule, c.Literal))
-		}
+	for _, c := range propConstraints(s, ProposeOptions{}) {
+		got = append(got, fmt.Sprintf("%d %s %s", c.Turn, c.Rule, c.Literal))
 	}
 	want := []string{"1 constraint/steer/answer the only way to suppress this warning is via flag, not prompt interactive"}
 	if !slices.Equal(got, want) {
@@ -189,12 +186,7 @@ func TestProposeSteerRefusal(t *testing.T) {
 		s := propSession([]propMsg{{1, "user", "Run the integration tests and fix what fails."}, {1, "assistant", "Running them."}}, 1)
 		s.Steps[0].Calls = []agentlog.ToolCall{{Name: "Bash", HasResult: true, IsError: true,
 			Result: "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). " + propRejectMarker + "\n" + c.said}}
-		var got []ProposedItem
-		for _, it := range Propose(s, ProposeOptions{}).Candidates {
-			if it.Class == fixture.Constraint {
-				got = append(got, it)
-			}
-		}
+		got := propConstraints(s, ProposeOptions{})
 		if c.want == "" {
 			if len(got) != 0 {
 				t.Errorf("%q: proposed %+v", c.said, got)
@@ -214,10 +206,8 @@ func TestProposeSteerQueued(t *testing.T) {
 	s := propSession([]propMsg{{1, "user", "Standardise the spelling to US English in the docs."}, {1, "assistant", "Working on it."}}, 1)
 	s.Messages = append(s.Messages, agentlog.Message{Kind: agentlog.Queued, Turn: 0, Step: 1, Text: "can scope this to the files of this PR only"})
 	var got []string
-	for _, c := range Propose(s, ProposeOptions{MinConfidence: 0.4}).Candidates {
-		if c.Class == fixture.Constraint {
-			got = append(got, fmt.Sprintf("%d %s %s", c.Turn, c.Rule, c.Literal))
-		}
+	for _, c := range propConstraints(s, ProposeOptions{MinConfidence: 0.4}) {
+		got = append(got, fmt.Sprintf("%d %s %s", c.Turn, c.Rule, c.Literal))
 	}
 	want := []string{"1 constraint/steer can scope this to the files of this PR only"}
 	if !slices.Equal(got, want) {

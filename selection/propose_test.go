@@ -42,6 +42,18 @@ func propSession(msgs []propMsg, turns int, compactions ...int) *agentlog.Sessio
 	return s
 }
 
+// propConstraints is what Propose proposes for s with opts, constraints
+// only.
+func propConstraints(s *agentlog.Session, opts ProposeOptions) []ProposedItem {
+	var out []ProposedItem
+	for _, c := range Propose(s, opts).Candidates {
+		if c.Class == fixture.Constraint {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // TestProposeRules pins each rule of the classifier on one message: what
 // it proposes (at confidence ≥ 0 — everything, but the steer rule) or
 // that it proposes nothing, and why.
