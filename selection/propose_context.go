@@ -33,9 +33,9 @@ var (
 	// propOptionInline is an option inside a sentence: "Remaining
 	// tasks: #2 (filter stale sessions), #3 (fix log routing)".
 	propOptionInline = regexp.MustCompile(`#(\d{1,2}) \(([^()]{3,80})\)`)
-	// propPickLabels are the labels a pick names: numbers, and letters
-	// after a label word.
-	propPickLabels = regexp.MustCompile(`\b(?:option|approach|variant|choice) ([a-z])\b|\b(\d{1,2})\b`)
+	// propPickLabels are the labels a pick names: a letter or number
+	// after a label word ("option 1", "Option A"), or a bare number.
+	propPickLabels = regexp.MustCompile(`\b(?:(?:option|approach|variant|choice) ([a-z]|\d{1,2})|(\d{1,2}))\b`)
 	// propPickAll picks every option.
 	propPickAll = regexp.MustCompile(`^(all|both)\b`)
 )
@@ -118,8 +118,7 @@ func propPickOptions(agent, pick string) []propOption {
 	}
 	var out []propOption
 	for _, m := range propPickLabels.FindAllStringSubmatch(low, -1) {
-		label := m[1] + m[2]
-		named := m[1] != "" || strings.Contains(low, "option "+label)
+		label, named := m[1]+m[2], m[1] != ""
 		i := -1
 		for k, o := range opts {
 			if strings.EqualFold(o.label, label) && (i < 0 || !named || o.named || !opts[i].named) {

@@ -98,17 +98,12 @@ var propCueConfidence = map[string]float64{
 // and deontic (Palmer, Mood and Modality, 2nd ed., 2001, ch. 1).
 var propEpistemic = regexp.MustCompile(`\bshould(n't| not)? (now |still |already |probably |definitely |really )?(be (fine|ok|okay|good|enough|easy|simple|straightforward|trivial|quick|possible|seeing|getting|showing|working|running|coming)|have (been|gotten|got|had|\w+ed|seen|shown|run|done|made|known|written))\b`)
 
-// propExplains reports whether a sentence holding "instead of" explains
-// or reports rather than prefers: a hypothetical walked through ("if
-// the config is nil this can panic instead of …", "for example, …"), a
-// count observed ("back to 19 instead of 26"), a lead-in to pasted text
-// ending in a colon, or a fragment that is only the "instead of" phrase.
-func propExplains(low string) bool {
-	return propExplainRe.MatchString(low)
-}
-
-// propExplainRe is propExplains' pattern.
-var propExplainRe = regexp.MustCompile(`^(if|when|for example|for instance|e\.g\.|say)\b|\binstead of \d|:$|^instead of [^,]*$`)
+// propExplains marks a sentence whose "instead of" explains or reports
+// rather than prefers: a hypothetical walked through ("if the config is
+// nil this can panic instead of …", "for example, …"), a count observed
+// ("back to 19 instead of 26"), a lead-in to pasted text ending in a
+// colon, or a fragment that is only the "instead of" phrase.
+var propExplains = regexp.MustCompile(`^(if|when|for example|for instance|e\.g\.|say)\b|\binstead of \d|:$|^instead of [^,]*$`)
 
 // propAsk is a request for information or for one action now: not a
 // rule, whatever cue it holds ("can you check what should be shown?").
@@ -173,7 +168,7 @@ func propCue(lit string) *propGuess {
 		cues = []propRule{propPick}
 	}
 	r, ok := propFires(cues, propEpistemic.ReplaceAllString(low, "—"))
-	if !ok || r.name == "cue/preference" && strings.Contains(low, "instead of") && propExplains(low) {
+	if !ok || r.name == "cue/preference" && strings.Contains(low, "instead of") && propExplains.MatchString(low) {
 		return nil
 	}
 	return &propGuess{class: fixture.Constraint, literal: lit, confidence: propCueConfidence[r.name], rule: "constraint/" + r.name}

@@ -135,7 +135,7 @@ func propSteerConfidenceOf(lit string, refusal bool) float64 {
 	// Neither a "should" of what is likely nor an "instead" in an
 	// explanation words a want (propEpistemic, propExplains).
 	want := propEpistemic.ReplaceAllString(low, "—")
-	if propExplains(low) {
+	if propExplains.MatchString(low) {
 		want = strings.ReplaceAll(want, "instead", "—")
 	}
 	if propSteerStanding.MatchString(want) && (!propSteerAsks.MatchString(low) || propSteerContrast.MatchString(want)) ||
