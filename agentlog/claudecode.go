@@ -486,11 +486,17 @@ func (cr *ccReader) assistant(rec *ccRecord) error {
 	}
 	if text != "" {
 		st.Text = join(st.Text, text)
+		if st.TextLine == 0 {
+			st.TextLine = cr.line
+		}
 	}
 	for _, p := range parts {
 		switch p.Type {
 		case "text":
 			st.Text = join(st.Text, p.Text)
+			if st.TextLine == 0 && p.Text != "" {
+				st.TextLine = cr.line
+			}
 		case "thinking":
 			st.Thinking = join(st.Thinking, p.Thinking)
 		case "tool_use":

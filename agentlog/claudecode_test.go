@@ -273,3 +273,23 @@ func TestReadClaudeCodeQueued(t *testing.T) {
 		t.Errorf("%d lines counted, want 16", s.Records.Lines())
 	}
 }
+
+// TestClaudeCodeTextLine pins a step's TextLine: the line of the record
+// holding its first text part, after a record of thinking alone (Claude
+// Code writes one response as several records sharing message.id).
+func TestClaudeCodeTextLine(t *testing.T) {
+	log := `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"Fix the build."}}
+{"type":"assistant","uuid":"a1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"Looking."}]}}
+{"type":"assistant","uuid":"a2","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"I'll fix config.go:239."}]}}
+`
+	sessions, err := ReadAll(strings.NewReader(log), "t.jsonl", ClaudeCode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sessions) != 1 || len(sessions[0].Steps) != 1 {
+		t.Fatalf("sessions %+v", sessions)
+	}
+	if st := sessions[0].Steps[0]; st.Line != 2 || st.TextLine != 3 || st.Records != 2 {
+		t.Errorf("step line %d, text line %d, records %d; want 2, 3, 2", st.Line, st.TextLine, st.Records)
+	}
+}

@@ -376,6 +376,9 @@ func (cr *cxReader) item(it *cxItem) error {
 		case "assistant":
 			st := cr.current()
 			st.Text = join(st.Text, partsText(it.Content))
+			if st.TextLine == 0 && st.Text != "" {
+				st.TextLine = cr.line
+			}
 		default: // developer and system text: instructions, not a user record
 			cr.skip(kind)
 			return nil

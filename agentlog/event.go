@@ -80,8 +80,11 @@ type Step struct {
 	// Turn is the index of the turn it belongs to, -1 before the first.
 	Turn int
 	// Line is the line of the step's first record; Records is the number
-	// of records grouped into it.
+	// of records grouped into it. TextLine is the line of the record
+	// holding its first text part (0 when it has no text): Claude Code
+	// often writes a response's thinking first.
 	Line, Records int
+	TextLine      int
 	Model         string
 	// Text and Thinking are the text and thinking parts, joined by "\n".
 	Text, Thinking string

@@ -253,6 +253,9 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 			s.Messages = append(s.Messages, msg)
 		case "assistant":
 			st := Step{Turn: len(s.Turns) - 1, Line: line, Records: 1, Text: text, Thinking: m.Reasoning}
+			if text != "" {
+				st.TextLine = line
+			}
 			for _, tc := range m.ToolCalls {
 				if tc.ID != "" {
 					calls[tc.ID] = [2]int{len(s.Steps), len(st.Calls)}

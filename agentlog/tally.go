@@ -284,7 +284,11 @@ func (t *tallyReader) add(ev *tallyEvent) {
 // step starts a step at turn.
 func (t *tallyReader) step(turn, line int, text string) {
 	s := t.s
-	s.Steps = append(s.Steps, Step{Turn: turn, Line: line, Text: text})
+	st := Step{Turn: turn, Line: line, Text: text}
+	if text != "" {
+		st.TextLine = line
+	}
+	s.Steps = append(s.Steps, st)
 	s.Turns[turn].Steps++
 }
 

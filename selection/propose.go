@@ -10,6 +10,7 @@
 package selection
 
 import (
+	"cmp"
 	"math"
 	"regexp"
 	"strconv"
@@ -71,8 +72,9 @@ type ProposedItem struct {
 	Rule       string        `json:"rule"`       // the classifier rule that fired
 	Status     ReviewStatus  `json:"status"`
 	Message    string        `json:"message"` // the whole message it was found in
-	// Line is the log line the message starts on, to find it by (0 when
-	// the log's format does not say).
+	// Line is the log line of the message, to find it by: a typed
+	// prompt's record, the record holding the agent's text, the tool
+	// result a reply was typed into (0 when the format does not say).
 	Line int `json:"line,omitempty"`
 }
 
@@ -360,7 +362,7 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 		addMessages(i)
 		turn := max(1, st.Turn+1)
 		if strings.TrimSpace(st.Text) != "" {
-			out = append(out, propUtterance{turn: turn, role: "assistant", text: st.Text, acts: len(st.Calls) > 0, line: st.Line})
+			out = append(out, propUtterance{turn: turn, role: "assistant", text: st.Text, acts: len(st.Calls) > 0, line: cmp.Or(st.TextLine, st.Line)})
 		}
 		for _, c := range st.Calls {
 			line := c.ResultLine
