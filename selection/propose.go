@@ -365,10 +365,7 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 			out = append(out, propUtterance{turn: turn, role: "assistant", text: st.Text, acts: len(st.Calls) > 0, line: cmp.Or(st.TextLine, st.Line)})
 		}
 		for _, c := range st.Calls {
-			line := c.ResultLine
-			if line == 0 {
-				line = st.Line
-			}
+			line := cmp.Or(c.ResultLine, st.Line)
 			if text := propRejectionText(c); text != "" {
 				out = append(out, propUtterance{turn: turn, role: "user", text: text, reply: true, refusal: true, line: line})
 			}
@@ -527,7 +524,7 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 		}
 	}
 	if best != nil && e.role == "user" && best.class == fixture.Constraint {
-		p.pickContext(i, best)
+		p.agentContext(i, best)
 	}
 	if best != nil {
 		if best.class == fixture.Constraint {

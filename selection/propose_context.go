@@ -178,24 +178,25 @@ func (p *propProposer) agentBefore(i int) string {
 	return ""
 }
 
-// pickContext gives constraint g, from the person's utterance i, the
+// agentContext gives constraint g, from the person's utterance i, the
 // options it names: a pick or a choice by label is probed for what was
 // picked (propPickProbe); another constraint that names items of the
 // agent's list ("skip 5, 7, 8 and do the rest") keeps its probe, with
 // the items' words after it. One that names none gets its referent
 // (referent).
-func (p *propProposer) pickContext(i int, g *propGuess) {
-	if !propPickLabels.MatchString(propNormalize(g.literal)) && !propPickAll.MatchString(propNormalize(g.literal)) {
-		p.referent(i, g)
-		return
+func (p *propProposer) agentContext(i int, g *propGuess) {
+	low := propNormalize(g.literal)
+	all := propPickAll.MatchString(low)
+	var picked []propOption
+	if all || propPickLabels.MatchString(low) {
+		picked = propPickOptions(p.agentBefore(i), g.literal)
 	}
-	picked := propPickOptions(p.agentBefore(i), g.literal)
 	switch {
 	case picked == nil:
 		p.referent(i, g)
 	case g.rule == "constraint/cue/pick" || g.rule == "constraint/cue/choice":
 		g.probe, g.expect = propPickProbe(picked), "yes"
-	case !propPickAll.MatchString(propNormalize(g.literal)):
+	case !all:
 		g.probe += " In the agent's list just before: " + propOptionList(picked) + "."
 	}
 }

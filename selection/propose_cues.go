@@ -105,6 +105,17 @@ var propEpistemic = regexp.MustCompile(`\bshould(n't| not)? (now |still |already
 // colon, or a fragment that is only the "instead of" phrase.
 var propExplains = regexp.MustCompile(`^(if|when|for example|for instance|e\.g\.|say)\b|\binstead of \d|:$|^instead of [^,]*$`)
 
+// propWantText is low, a lower-cased sentence, as the steer rule reads it
+// for a standing want: without a "should" of what is likely
+// (propEpistemic) and without an "instead" that explains (propExplains).
+func propWantText(low string) string {
+	want := propEpistemic.ReplaceAllString(low, "—")
+	if propExplains.MatchString(low) {
+		want = strings.ReplaceAll(want, "instead", "—")
+	}
+	return want
+}
+
 // propAsk is a request for information or for one action now: not a
 // rule, whatever cue it holds ("can you check what should be shown?").
 var propAsk = regexp.MustCompile(`^(can|could|would|will) (you|u) (please )?(check|show|explain|tell|look|run|print|give|summari[sz]e|help|list|find|verify|confirm)\b|^(what|how|where|when|who|which|why)\b|^(commit|push|run|check|show|explain|print|list)\b`)
@@ -167,6 +178,11 @@ func propCue(lit string) *propGuess {
 	if !propProseSentence(lit) {
 		cues = []propRule{propPick}
 	}
+	// A sentence whose "instead of" explains is not read as a
+	// preference, nor as anything else the cues find in it ("Instead of
+	// passing the empty value, the code should either:" opens a pasted
+	// review's list); the steer rule reads the same sentence without its
+	// "instead" (propWantText).
 	r, ok := propFires(cues, propEpistemic.ReplaceAllString(low, "—"))
 	if !ok || r.name == "cue/preference" && strings.Contains(low, "instead of") && propExplains.MatchString(low) {
 		return nil

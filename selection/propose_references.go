@@ -194,8 +194,10 @@ func propReferencesIn(s, role string, w *propWork) []propGuess {
 		conf := propRefConfidence(sp.p, lit, s, role, w)
 		ctx := strings.TrimSpace(strings.TrimRight(s[:sp.a]+"…"+s[sp.b:], ". "))
 		kind := sp.p.kind
-		if m := propHexKind.FindStringSubmatch(s[max(0, sp.a-30):sp.a]); m != nil && sp.p.kind == "commit" && sp.p.rule != "reference/commit" {
-			kind = strings.ToLower(m[1]) + " id"
+		if sp.p.kind == "commit" && sp.p.rule != "reference/commit" {
+			if m := propHexKind.FindStringSubmatch(s[max(0, sp.a-30):sp.a]); m != nil {
+				kind = strings.ToLower(m[1]) + " id"
+			}
 		}
 		out = append(out, propGuess{class: fixture.Reference, literal: lit, probe: propRefProbe(kind, ctx), expect: lit, confidence: conf, rule: sp.p.rule, kind: kind, context: ctx})
 	}

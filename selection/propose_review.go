@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // This file holds what the proposer knows of a code review a person
@@ -49,7 +50,7 @@ func propReviewText(text string) string {
 		line = strings.TrimSpace(line)
 		// A lead-in is the person's when it is in their voice or opens
 		// in lower case, as no review bot's comment does.
-		if lead := propReviewLead.FindString(line); lead != "" && (propReviewPerson.MatchString(lead) || unicode.IsLower(rune(lead[0]))) {
+		if lead := propReviewLead.FindString(line); lead != "" && (propReviewPerson.MatchString(lead) || propLowerStart(lead)) {
 			line = line[len(lead):]
 		}
 		if line == "" || strings.HasSuffix(line, ":") || propReviewPerson.MatchString(line) {
@@ -80,4 +81,10 @@ func inReview(review, s string) bool {
 		return strings.Contains(review, s[len(lead):])
 	}
 	return false
+}
+
+// propLowerStart reports whether s opens with a lower-case letter.
+func propLowerStart(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r)
 }

@@ -132,12 +132,7 @@ func (p *propProposer) steer(e propUtterance, from int) {
 // (propRefusalDirects); else propSteerConfidence.
 func propSteerConfidenceOf(lit string, refusal bool) float64 {
 	low := propNormalize(lit)
-	// Neither a "should" of what is likely nor an "instead" in an
-	// explanation words a want (propEpistemic, propExplains).
-	want := propEpistemic.ReplaceAllString(low, "—")
-	if propExplains.MatchString(low) {
-		want = strings.ReplaceAll(want, "instead", "—")
-	}
+	want := propWantText(low)
 	if propSteerStanding.MatchString(want) && (!propSteerAsks.MatchString(low) || propSteerContrast.MatchString(want)) ||
 		refusal && propRefusalDirects(lit) {
 		return propSteerStandingConfidence
