@@ -265,7 +265,7 @@ type ProposeOptions struct {
 // and "I" of a user become "the user" in a probe. They are drafts: review
 // is where a person fixes them.
 func Propose(s *agentlog.Session, opts ProposeOptions) Proposal {
-	p := &propProposer{seenRefs: map[string]int{}, seenLits: map[string]bool{}, work: propWorkOf(s)}
+	p := &propProposer{seenRefs: map[string]int{}, seenLits: map[string]bool{}, sent: map[string]bool{}, work: propWorkOf(s)}
 	p.index(propUtterances(s))
 	for i, u := range p.utts {
 		p.message(i, u)
@@ -388,6 +388,7 @@ type propProposer struct {
 	constraints []propConstraint // each constraint proposed
 	seenRefs    map[string]int   // a reference's identity → its index in items
 	seenLits    map[string]bool  // class + literal already proposed
+	sent        map[string]bool  // each message the person typed, its words joined by one space
 	work        *propWork        // what the session's tool calls worked on
 	fileIDs     []string         // the file identities in seenRefs, in order
 }
@@ -402,8 +403,17 @@ func (p *propProposer) index(utts []propUtterance) {
 	}
 }
 
-// message classifies the sentences of utterance i.
+// message classifies the sentences of utterance i. A message the person
+// typed before, word for word, is passed over: sent again after an
+// interruption, it says nothing new.
 func (p *propProposer) message(i int, e propUtterance) {
+	if e.role == "user" {
+		key := strings.Join(strings.Fields(e.text), " ")
+		if p.sent[key] {
+			return
+		}
+		p.sent[key] = true
+	}
 	sentences := sentences(e.text)
 	prev := ""
 	before := len(p.items)
@@ -527,10 +537,11 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 		p.agentContext(i, best)
 	}
 	if best != nil {
-		if best.class == fixture.Constraint {
-			p.constraints = append(p.constraints, propConstraint{words: propContentWords(best.literal), item: len(p.items)})
+		// A constraint is remembered only when proposed: the same
+		// words proposed before are not proposed again (add).
+		if item := len(p.items); p.add(e, *best) && best.class == fixture.Constraint {
+			p.constraints = append(p.constraints, propConstraint{words: propContentWords(best.literal), item: item})
 		}
-		p.add(e, *best)
 	}
 }
 
@@ -577,10 +588,12 @@ func (p *propProposer) refIdentity(r propGuess) string {
 	return id
 }
 
-func (p *propProposer) add(e propUtterance, g propGuess) {
+// add proposes g, found in what e said, unless its class and literal
+// were proposed before; it reports whether it did.
+func (p *propProposer) add(e propUtterance, g propGuess) bool {
 	key := string(g.class) + "\x00" + g.literal
 	if p.seenLits[key] {
-		return
+		return false
 	}
 	p.seenLits[key] = true
 	p.dropped = append(p.dropped, false)
@@ -588,6 +601,7 @@ func (p *propProposer) add(e propUtterance, g propGuess) {
 		Class: g.class, Turn: e.turn, Role: e.role, Literal: g.literal, Probe: g.probe, Expect: g.expect,
 		Confidence: propClamp(g.confidence), Rule: g.rule, Status: ReviewPending, Message: e.text, Line: e.line,
 	})
+	return true
 }
 
 // propReversal marks a person's sentence that takes back or replaces an
@@ -598,11 +612,18 @@ var propReversal = regexp.MustCompile(`^(actually|scratch that|change of plan|on
 // supersede drops every constraint proposed so far that sentence s, which
 // takes back or replaces an instruction, is about: at least half, and at
 // least two, of the constraint's content words are in s. A constraint s
-// states in their place is proposed as usual.
+// states in their place is proposed as usual. The same words sent again
+// (a message typed a second time after an interruption) take nothing
+// back.
 func (p *propProposer) supersede(s string) {
 	words := propContentWords(s)
+	again := propNormalize(strings.TrimRight(s, ". "))
 	kept := p.constraints[:0]
 	for _, c := range p.constraints {
+		if propNormalize(p.items[c.item].Literal) == again {
+			kept = append(kept, c)
+			continue
+		}
 		n := 0
 		for w := range c.words {
 			if words[w] {

@@ -128,8 +128,8 @@ var propBlindFloors = []propBlindFloor{
 	{"3b", "hybrid", fixture.Constraint, 0.79, 0.44, "21/22, 21/41"},
 	{"4a", "hybrid", fixture.Constraint, 0.92, 0.45, "17/17, 17/31"},
 	{"4b", "hybrid", fixture.Constraint, 0.64, 0.45, "17/24, 17/31"},
-	{"5a", "hybrid", fixture.Constraint, 0.78, 0.39, "17/20, 17/40"},
-	{"5b", "hybrid", fixture.Constraint, 0.75, 0.52, "23/27, 23/40"},
+	{"5a", "hybrid", fixture.Constraint, 0.78, 0.39, "18/20, 18/41"},
+	{"5b", "hybrid", fixture.Constraint, 0.75, 0.52, "24/27, 24/41"},
 	{"3a", "hybrid", fixture.Commitment, 0.95, 0.45, "5/5, 5/11"},
 	{"4b", "hybrid", fixture.Commitment, 0.75, 0.33, "4/5, 4/12"},
 	{"5a", "hybrid", fixture.Commitment, 0.6, 0.6, "3/3, 3/4"},
@@ -157,10 +157,10 @@ var propBlindFloors = []propBlindFloor{
 	// propSteer came after).
 	{"4a", "rules@0.4", fixture.Constraint, 0.68, 0.2, "14/17, 14/54"},
 	{"4b", "rules@0.4", fixture.Constraint, 0.68, 0.28, "19/24, 19/54"},
-	{"5a", "rules@0.4", fixture.Constraint, 0.78, 0.27, "16/20, 16/56"},
-	{"5b", "rules@0.4", fixture.Constraint, 0.65, 0.3, "19/27, 19/56"},
-	{"6a", "rules@0.4", fixture.Constraint, 0.6, 0.33, "27/35, 27/66"},
-	{"6b", "rules@0.4", fixture.Constraint, 0.63, 0.32, "25/32, 25/66"},
+	{"5a", "rules@0.4", fixture.Constraint, 0.78, 0.27, "18/20, 18/56"},
+	{"5b", "rules@0.4", fixture.Constraint, 0.65, 0.3, "20/27, 20/56"},
+	{"6a", "rules@0.4", fixture.Constraint, 0.6, 0.33, "29/35, 29/68"},
+	{"6b", "rules@0.4", fixture.Constraint, 0.63, 0.32, "26/32, 26/68"},
 	// Set 7 (32 sessions of 2 or 3 typed turns), labelled and scored
 	// blind with the rules of commit 5826b7e: 93/95, 93/112 and 92/95,
 	// 92/112 then; the one more proposed since is a dot-folder path.
@@ -171,8 +171,8 @@ var propBlindFloors = []propBlindFloor{
 	// to the agent's questions (propAnswerText, from both set 6 and 7
 	// readers' notes, not from their labels): 14/19, 14/32 and 11/15,
 	// 11/32 at 0.4 before; 15/19, 15/38 and 12/15, 12/38 before propPick.
-	{"7a", "rules@0.4", fixture.Constraint, 0.8, 0.4, "16/19, 16/38"},
-	{"7b", "rules@0.4", fixture.Constraint, 0.8, 0.32, "13/15, 13/38"},
+	{"7a", "rules@0.4", fixture.Constraint, 0.8, 0.4, "16/19, 16/39"},
+	{"7b", "rules@0.4", fixture.Constraint, 0.8, 0.32, "13/15, 13/39"},
 	// The model's replies for sets 6 and 7 were made blind, for the
 	// unchanged prompt; Hybrid took the rules' commitments beside the
 	// model's after set 6 was scored (its commitments are not blind
@@ -184,8 +184,8 @@ var propBlindFloors = []propBlindFloor{
 	// hold a person's answers (1664f311, 36ba8a60, 4de02c81, 9e44573d,
 	// ece0c335); set 7 gave 13/19, 13/29 and 11/15, 11/29 constraints
 	// and 4/9, 4/9 and 4/12, 4/9 commitments with the first replies.
-	{"7a", "hybrid", fixture.Constraint, 0.72, 0.36, "15/19, 15/37"},
-	{"7b", "hybrid", fixture.Constraint, 0.7, 0.29, "12/15, 12/37"},
+	{"7a", "hybrid", fixture.Constraint, 0.72, 0.36, "15/19, 15/38"},
+	{"7b", "hybrid", fixture.Constraint, 0.7, 0.29, "12/15, 12/38"},
 	{"7a", "hybrid", fixture.Commitment, 0.75, 0.4, "7/9, 7/16"},
 	{"7b", "hybrid", fixture.Commitment, 0.62, 0.45, "8/12, 8/16"},
 	// Written after every set had been scored, with sets 3 to 7 in
@@ -206,15 +206,19 @@ var propBlindFloors = []propBlindFloor{
 	// change needed "at all", and three more ways a review bot words a
 	// finding (propReviewCue), one more on sets 3, 4 and 6 and nine
 	// fewer wrong; a belief checked with ", right?" below the cut
-	// (objection/right), one fewer found on set 3 and eight fewer wrong.
+	// (objection/right), one fewer found on set 3 and eight fewer wrong;
+	// a want the person words for how the work must be (cue/want) and a
+	// message sent again word for word read once, one more found on
+	// sets 5, 6b and 8 and two on 6a, for one more wrong on 6a and sets
+	// 7, two on 6b.
 	{"4a", "rules", fixture.Constraint, 0.5, 0.65, "9/17, 9/13"},
 	{"4b", "rules", fixture.Constraint, 0.4, 0.7, "10/24, 10/13"},
-	{"5a", "rules", fixture.Constraint, 0.44, 0.58, "9/20, 9/15"},
-	{"5b", "rules", fixture.Constraint, 0.4, 0.7, "11/27, 11/15"},
-	{"6a", "rules", fixture.Constraint, 0.58, 0.68, "22/35, 22/30"},
-	{"6b", "rules", fixture.Constraint, 0.6, 0.65, "21/32, 21/30"},
-	{"7a", "rules", fixture.Constraint, 0.55, 0.66, "12/19, 12/17"},
-	{"7b", "rules", fixture.Constraint, 0.58, 0.55, "10/15, 10/17"},
+	{"5a", "rules", fixture.Constraint, 0.44, 0.58, "10/20, 10/16"},
+	{"5b", "rules", fixture.Constraint, 0.4, 0.7, "12/27, 12/16"},
+	{"6a", "rules", fixture.Constraint, 0.58, 0.68, "24/35, 24/33"},
+	{"6b", "rules", fixture.Constraint, 0.6, 0.65, "22/32, 22/33"},
+	{"7a", "rules", fixture.Constraint, 0.55, 0.66, "12/19, 12/18"},
+	{"7b", "rules", fixture.Constraint, 0.58, 0.55, "10/15, 10/18"},
 	{"7a", "rules", fixture.Commitment, 0.52, 0.52, "5/9, 5/9"},
 	{"7b", "rules", fixture.Commitment, 0.48, 0.62, "6/12, 6/9"},
 	// Set 8 (the 22 sessions of one typed turn no set had read),

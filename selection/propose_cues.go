@@ -37,6 +37,14 @@ var propCues = []propRule{
 	{name: "cue/preference", class: fixture.Constraint,
 		re:      regexp.MustCompile(`\bi'?d (go with|prefer|prefere|rather|keep|vote for|use|say we)\b|\bi'?d like (it|this|that|us|you|them|the) \w+|\bi would (keep|prefer|rather|even|go with|use)\b|\bideally\b|\bi prefer\b|\b(a |the )?(better|best|cleaner|simpler|safer) (idea|approach|way|option|place)\b|\bit's better to\b|\binstead of\b|\bi (still )?feel (like |that )?(it|this|we|the|getting|having|using|[a-z]+ing)\b`),
 		example: "ideally just rebase onto main", nearMiss: "I'd like to do two things"},
+	// A want the person words for how the work must be ("I want the
+	// notification that the reviewer is sent", "I do want this command
+	// to behave like:"), not a task to start ("I want to add …") nor a
+	// wish to learn something ("I want to know why …").
+	{name: "cue/want", class: fixture.Constraint,
+		re:      regexp.MustCompile(`\bi (do |really |also |just |still )?(want|would like|need) (it|this|that|these|those|them|the|a|an|to (be|have|see|get|keep|use|show|call|only|always|never))\b|\bi (do |really |also )?want (it|this|that|these|those|them|the \w+) to\b`),
+		not:     regexp.MustCompile(`\bi (do |really |also |just |still )?(want|would like|need) to (see|get) (if|whether|what|how|why|where|which|the (logs?|output|diff|error))\b`),
+		example: "Then on stop hook I want a notification if a review is still pending", nearMiss: "I want to see if the tests pass"},
 	{name: "cue/correction", class: fixture.Constraint,
 		re:      regexp.MustCompile(`^(no|nope|nah)[,.!]? (revert|ignore|don't|do not|we|that's|it's|that|this|it|i|keep|leave|use|not|undo|remove|drop|stop|just|rather|instead)\b`),
 		example: "no revert those changes", nearMiss: "No matching commits found"},
@@ -80,6 +88,7 @@ var propCueConfidence = map[string]float64{
 	"cue/judgement":   0.7,
 	"cue/preference":  0.65,
 	"cue/correction":  0.6,
+	"cue/want":        0.55,
 	"cue/from-now-on": 0.65,
 	"cue/for-now":     0.55,
 	"cue/keep":        0.55,

@@ -75,6 +75,11 @@ func TestProposeCues(t *testing.T) {
 		{"instead of getting the content", ""},
 		{"for every test in redact_test.go I'd like to see literal expectations instead of strings.Contains checks", "constraint/cue/preference"},
 		// A pick among the agent's options (propPick), prose or not.
+		{"Then on stop hook I want a notification if a review is still pending", "constraint/cue/want"},
+		{"I do want this command to behave like:", "constraint/cue/want"},
+		{"I want it to print the short status by default", "constraint/cue/want"},
+		{"I want to see if the tests pass first", ""},
+		{"I want you to run the tests", ""},
 		{"do 1,2 and 5", "constraint/cue/pick"},
 		{"Option A", "constraint/cue/pick"},
 		{"all four", "constraint/cue/pick"},

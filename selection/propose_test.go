@@ -406,6 +406,25 @@ func TestProposeSessions(t *testing.T) {
 			"2 0.90 open_question/deferred",
 			"3 0.80 open_question/decision",
 		}},
+		// A message sent again word for word (after an interruption)
+		// says nothing new: nothing at its turn, not even the steer
+		// rule's opening remark.
+		{"sent again", propSession([]propMsg{
+			{2, "user", "great, new change. I want the /0 folder created first instead"},
+			{2, "assistant", "Stopped."},
+			{3, "user", "great, new change.\nI want the /0 folder created first instead"},
+		}, 3), 0, turnClassLiteral, []string{
+			"2 constraint I want the /0 folder created first instead",
+		}},
+		// The same sentence in a later message is no take-back of
+		// itself: its "instead" drops nothing.
+		{"said again", propSession([]propMsg{
+			{2, "user", "I want the cache keyed per tenant instead."},
+			{2, "assistant", "Stopped."},
+			{3, "user", "Sorry, that got cut off. I want the cache keyed per tenant instead."},
+		}, 3), DefaultMinConfidence, turnClassLiteral, []string{
+			"2 constraint I want the cache keyed per tenant instead",
+		}},
 		// An accepted plan ("Implement the following plan:", the agent's
 		// text sent as the person's) gives its references and no
 		// constraint or question.
