@@ -426,22 +426,6 @@ func (p *propProposer) message(i int, e propUtterance) {
 	}
 }
 
-// ruleSince reports whether a constraint was proposed at or after index
-// from of items: a message a constraint rule read. (A reference in it
-// does not count — "rebase onto soph/one-to-one, not main" names a
-// branch and steers — nor an open question: "can't we get a hash from
-// git instead?" asks and objects — nor a pick among the agent's options,
-// which the words after it often explain: "I like Option 1 …; in this
-// repo we want to commit the local-dev state".)
-func (p *propProposer) ruleSince(from int) bool {
-	for _, it := range p.items[from:] {
-		if it.Class == fixture.Constraint && it.Rule != "constraint/cue/pick" {
-			return true
-		}
-	}
-	return false
-}
-
 // propGuess is one classification of a sentence.
 type propGuess struct {
 	class      fixture.Class
@@ -543,49 +527,6 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 			p.constraints = append(p.constraints, propConstraint{words: propContentWords(best.literal), item: item})
 		}
 	}
-}
-
-// addRefs proposes the references refs, found in what e said: each once,
-// where it first appears; a later mention that is surer of it raises its
-// confidence, and a file:line after the bare file replaces it.
-func (p *propProposer) addRefs(e propUtterance, refs []propGuess) {
-	for _, r := range refs {
-		// A reference is proposed once, where it first appears; a
-		// later mention that is surer of it raises its confidence.
-		id := p.refIdentity(r)
-		if k, ok := p.seenRefs[id]; ok && r.rule == "reference/file-line" && !propLineTail.MatchString(p.items[k].Literal) {
-			// The file named bare before, now with its line: the
-			// located mention replaces it, one reference to the file.
-			p.dropped[k] = true
-			r.confidence = max(r.confidence, p.items[k].Confidence)
-			delete(p.seenRefs, id)
-		}
-		if k, ok := p.seenRefs[id]; ok {
-			if it := &p.items[k]; r.confidence > it.Confidence {
-				it.Confidence, it.Rule = propClamp(r.confidence), r.rule
-			}
-			continue
-		}
-		p.seenRefs[id] = len(p.items)
-		p.add(e, r)
-	}
-}
-
-// refIdentity is r's identity (propRefIdentity), or, for a file, that
-// of a file already proposed that it names too (propSameFile): "x.go"
-// after "pkg/x.go" is the same reference.
-func (p *propProposer) refIdentity(r propGuess) string {
-	id := propRefIdentity(r)
-	if _, ok := p.seenRefs[id]; ok || !strings.HasPrefix(id, "file:") {
-		return id
-	}
-	for _, k := range p.fileIDs {
-		if propSameFile(id, k) {
-			return k
-		}
-	}
-	p.fileIDs = append(p.fileIDs, id)
-	return id
 }
 
 // add proposes g, found in what e said, unless its class and literal

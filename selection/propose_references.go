@@ -520,3 +520,47 @@ func propExtendLeft(s string, a int) int {
 	}
 	return i
 }
+
+// addRefs proposes the references refs, found in what e said: each once,
+// where it first appears; a later mention that is surer of it raises its
+// confidence, and a file:line after the bare file replaces it.
+func (p *propProposer) addRefs(e propUtterance, refs []propGuess) {
+	for _, r := range refs {
+		// A reference is proposed once, where it first appears; a
+		// later mention that is surer of it raises its confidence.
+		id := p.refIdentity(r)
+		if k, ok := p.seenRefs[id]; ok && r.rule == "reference/file-line" && !propLineTail.MatchString(p.items[k].Literal) {
+			// The file named bare before, now with its line: the
+			// located mention replaces it, one reference to the file.
+			p.dropped[k] = true
+			r.confidence = max(r.confidence, p.items[k].Confidence)
+			delete(p.seenRefs, id)
+		}
+		if k, ok := p.seenRefs[id]; ok {
+			if it := &p.items[k]; r.confidence > it.Confidence {
+				it.Confidence, it.Rule = propClamp(r.confidence), r.rule
+			}
+			continue
+		}
+		if k := len(p.items); p.add(e, r) {
+			p.seenRefs[id] = k
+		}
+	}
+}
+
+// refIdentity is r's identity (propRefIdentity), or, for a file, that
+// of a file already proposed that it names too (propSameFile): "x.go"
+// after "pkg/x.go" is the same reference.
+func (p *propProposer) refIdentity(r propGuess) string {
+	id := propRefIdentity(r)
+	if _, ok := p.seenRefs[id]; ok || !strings.HasPrefix(id, "file:") {
+		return id
+	}
+	for _, k := range p.fileIDs {
+		if propSameFile(id, k) {
+			return k
+		}
+	}
+	p.fileIDs = append(p.fileIDs, id)
+	return id
+}

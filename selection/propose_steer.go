@@ -243,3 +243,19 @@ var propSteerPolite = regexp.MustCompile(`^((yes|yeah|ok|okay|so|and|then|now|al
 // assent or a connective ("yes, force push", "then commit", "create a
 // new worktree").
 var propSteerVerbFirst = regexp.MustCompile(`^((yes|yeah|ok|okay|sure|and|then|so|now|also|pls)[,.]? )*(lets|add|create|update|run|commit|push|fix|remove|delete|rename|move|change|make|use|write|file|open|close|check|test|try|continue|complete|do|implement|refactor|drop|revert|merge|rebase|pull|sort|group|print|show|respond|reply|address|adress|document|clean|split|extract|replace|simplify|finish|go|start|stop|wait|force)\b`)
+
+// ruleSince reports whether a constraint was proposed at or after index
+// from of items: a message a constraint rule read. (A reference in it
+// does not count — "rebase onto soph/one-to-one, not main" names a
+// branch and steers — nor an open question: "can't we get a hash from
+// git instead?" asks and objects — nor a pick among the agent's options,
+// which the words after it often explain: "I like Option 1 …; in this
+// repo we want to commit the local-dev state".)
+func (p *propProposer) ruleSince(from int) bool {
+	for _, it := range p.items[from:] {
+		if it.Class == fixture.Constraint && it.Rule != "constraint/cue/pick" {
+			return true
+		}
+	}
+	return false
+}

@@ -531,3 +531,26 @@ func TestProposeRefProbeContext(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestProposeRefSameLiteral pins a reference whose literal was proposed
+// before under another identity (a branch, then the same words as a
+// path): it is not proposed again, and a later, surer mention of it
+// changes no other item. Before, the path's identity was remembered at
+// the index the next item took, and a later mention raised a person's
+// constraint to the path's confidence and rule (set 2, 2cfdacb8).
+func TestProposeRefSameLiteral(t *testing.T) {
+	p := &propProposer{seenRefs: map[string]int{}, seenLits: map[string]bool{}, sent: map[string]bool{}}
+	e := propUtterance{turn: 1, role: "user"}
+	p.addRefs(e, []propGuess{{class: fixture.Reference, literal: "entire/checkpoints/v1", confidence: 0.7, rule: "reference/branch"}})
+	p.addRefs(e, []propGuess{{class: fixture.Reference, literal: "entire/checkpoints/v1", confidence: 0.3, rule: "reference/path"}})
+	p.add(e, propGuess{class: fixture.Constraint, literal: "Can you help me build that action", confidence: 0.4, rule: "constraint/steer"})
+	p.addRefs(e, []propGuess{{class: fixture.Reference, literal: "entire/checkpoints/v1", confidence: 0.6, rule: "reference/path"}})
+	var got []string
+	for _, it := range p.items {
+		got = append(got, fmt.Sprintf("%s %.2f %s", it.Class, it.Confidence, it.Rule))
+	}
+	want := []string{"reference 0.70 reference/branch", "constraint 0.40 constraint/steer"}
+	if !slices.Equal(got, want) {
+		t.Errorf("items %q, want %q", got, want)
+	}
+}
