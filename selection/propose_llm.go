@@ -151,8 +151,14 @@ func llmSessionLines(utts []propUtterance) string {
 // in turn order, ids c1, c2, …, every one pending, those below
 // opts.MinConfidence left out, each with rule "llm/" and the backend's
 // name, its role the speaker of the turn's line that holds the literal;
-// an item listed again (same class, turn and literal) is left out.
-// The reply must parse (ParseLLMReply); an error names what was wrong
+// an item listed again (same class, turn and literal) is left out, and
+// so is a constraint or open question found in an accepted plan
+// (acceptedPlan): the plan is the agent's words sent as the person's,
+// which the prompt's classes leave out but its lines cannot mark, and
+// which the rules read only for references. On the labelled sets the
+// model had proposed 43 such constraints for each reader, none of them
+// labelled (testdata/real/labels/README.md, "The model's constraints
+// from accepted plans"). The reply must parse (ParseLLMReply); an error names what was wrong
 // with it. A reply that parsed is cached (p.Cache).
 func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts ProposeOptions) (Proposal, error) {
 	if p.Backend == nil {
@@ -192,7 +198,7 @@ func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts Prop
 	for _, it := range items {
 		// The same item listed twice (a model repeats itself) is one.
 		key := string(it.Class) + "\x00" + strconv.Itoa(it.Turn) + "\x00" + llmSquash(it.Literal)
-		if it.Confidence < opts.MinConfidence || seen[key] {
+		if it.Confidence < opts.MinConfidence || seen[key] || llmFromPlan(utts, it) {
 			continue
 		}
 		seen[key] = true
@@ -201,6 +207,17 @@ func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts Prop
 		out.Candidates = append(out.Candidates, it)
 	}
 	return out, nil
+}
+
+// llmFromPlan reports whether it, a constraint or an open question, was
+// found in an accepted plan: the line of its turn that holds its literal
+// (llmFind) is one.
+func llmFromPlan(utts []propUtterance, it ProposedItem) bool {
+	if it.Class != fixture.Constraint && it.Class != fixture.OpenQuestion {
+		return false
+	}
+	u, ok := llmFind(utts, it.Turn, it.Literal)
+	return ok && u.plan
 }
 
 // llmItem is one item of a reply, as the model writes it.

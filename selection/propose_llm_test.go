@@ -146,6 +146,34 @@ func TestLLMProposer(t *testing.T) {
 	}
 }
 
+// TestLLMProposerPlan: of an accepted plan (the agent's words sent as
+// the person's) the model's constraints and open questions are left
+// out, its references kept; the person's own line of the same turn
+// keeps its constraint.
+func TestLLMProposerPlan(t *testing.T) {
+	s := propSession([]propMsg{
+		{1, "user", "Implement the following plan:\n\n# Plan\n\n- Never touch `setup.go`.\n- Should we also cover Gemini?"},
+		{1, "user", "and keep the old flag working"},
+	}, 1)
+	b := &llmScript{reply: `{"items": [
+		{"class": "constraint", "turn": 1, "literal": "Never touch ` + "`setup.go`" + `.", "probe": "May it touch setup.go?", "expect": "no", "confidence": 0.9},
+		{"class": "open_question", "turn": 1, "literal": "Should we also cover Gemini?", "probe": "Gemini?", "expect": "open", "confidence": 0.8},
+		{"class": "reference", "turn": 1, "literal": "setup.go", "probe": "Which file?", "expect": "setup.go", "confidence": 0.7},
+		{"class": "constraint", "turn": 1, "literal": "keep the old flag working", "probe": "Must the old flag work?", "expect": "yes", "confidence": 0.8}]}`}
+	got, err := LLMProposer{Backend: b}.Propose(context.Background(), s, ProposeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, c := range got.Candidates {
+		rows = append(rows, fmt.Sprintf("%s %s", c.Class, c.Literal))
+	}
+	want := []string{"reference setup.go", "constraint keep the old flag working"}
+	if !slices.Equal(rows, want) {
+		t.Errorf("got %q, want %q", rows, want)
+	}
+}
+
 // TestLLMProposerCommand runs the proposer through judge's command
 // backend and a scripted judge (testdata/propose_llm/judge.sh), counting
 // the script's runs: the second proposal comes from the cache.

@@ -54,7 +54,9 @@ the prompt is selection.LLMPrompt followed by the session's lines; the
 reply must be one JSON object {"items": [...]} whose every item names a
 class, a turn of the session, a literal copied from that turn, a probe, an
 expected answer and a confidence, or the command fails saying what was
-wrong. Replies that parsed are kept in the judge cache (--cache), so the
+wrong. The model's constraints and open questions found in an accepted
+plan ("Implement the following plan: …", the agent's words) are left out.
+Replies that parsed are kept in the judge cache (--cache), so the
 same session is not asked twice. (--template, --recorded, --reasks and
 --no-agree are check's: given here, they are checked as there, then not
 used.) --proposer hybrid asks the
