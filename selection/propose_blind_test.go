@@ -135,8 +135,8 @@ var propBlindFloors = []propBlindFloor{
 	{"4b", "hybrid", fixture.Constraint, 0.64, 0.55, "17/24, 17/29"},
 	{"5a", "hybrid", fixture.Constraint, 0.78, 0.55, "18/20, 18/32"},
 	{"5b", "hybrid", fixture.Constraint, 0.75, 0.7, "24/27, 24/32"},
-	{"3a", "hybrid", fixture.Commitment, 0.95, 0.45, "5/5, 5/11"},
-	{"4b", "hybrid", fixture.Commitment, 0.75, 0.33, "4/5, 4/12"},
+	{"3a", "hybrid", fixture.Commitment, 0.95, 0.45, "5/5, 5/10"},
+	{"4b", "hybrid", fixture.Commitment, 0.75, 0.33, "4/5, 4/11"},
 	{"5a", "hybrid", fixture.Commitment, 0.6, 0.6, "3/3, 3/4"},
 	{"4a", "hybrid", fixture.Reference, 0.88, 0.74, "66/73, 66/86"},
 	{"5a", "hybrid", fixture.Reference, 0.85, 0.89, "69/80, 69/76"},
@@ -149,12 +149,14 @@ var propBlindFloors = []propBlindFloor{
 	{"6b", "rules", fixture.Reference, 0.88, 0.88, "98/105, 98/110"},
 	// The agent's decisions (propDecisions), written with the
 	// commitments of sets 3, 4 and 5 in view, and set 6's no-change
-	// verdicts after set 6 was scored (0/10 and 0/9 before).
-	{"3a", "rules", fixture.Commitment, 0.55, 0.7, "3/5, 3/4"},
-	{"4b", "rules", fixture.Commitment, 0.35, 0.6, "2/5, 2/3"},
+	// verdicts after set 6 was scored (0/10 and 0/9 before). The as-is
+	// row went below the cut after every set had been scored (an item 4
+	// times in 18): 3/5, 3/4; 2/5, 2/3; 7/10, 7/13 and 6/9, 6/13 before.
+	{"3a", "rules", fixture.Commitment, 0.38, 0.7, "2/5, 2/2"},
+	{"4b", "rules", fixture.Commitment, 0.18, 0.6, "1/5, 1/1"},
 	{"5b", "rules", fixture.Commitment, 0.7, 0.95, "3/4, 3/3"},
-	{"6a", "rules", fixture.Commitment, 0.65, 0.5, "7/10, 7/13"},
-	{"6b", "rules", fixture.Commitment, 0.6, 0.45, "6/9, 6/13"},
+	{"6a", "rules", fixture.Commitment, 0.65, 0.5, "7/10, 7/12"},
+	{"6b", "rules", fixture.Commitment, 0.6, 0.45, "6/9, 6/12"},
 	// The steer rule's operating point, --min-confidence 0.4: recall
 	// bought with precision. Written with sets 2 and 3 in view; sets 4
 	// and 5 had been read for their constraints' wording, set 6 was
@@ -184,7 +186,7 @@ var propBlindFloors = []propBlindFloor{
 	// there), before set 7 was.
 	{"6a", "hybrid", fixture.Constraint, 0.82, 0.65, "31/35, 31/46"},
 	{"6b", "hybrid", fixture.Constraint, 0.86, 0.63, "30/32, 30/46"},
-	{"6a", "hybrid", fixture.Commitment, 0.75, 0.45, "8/10, 8/17"},
+	{"6a", "hybrid", fixture.Commitment, 0.75, 0.45, "8/10, 8/16"},
 	// The model was asked again for the 5 sessions whose prompt came to
 	// hold a person's answers (1664f311, 36ba8a60, 4de02c81, 9e44573d,
 	// ece0c335); set 7 gave 13/19, 13/29 and 11/15, 11/29 constraints
@@ -237,8 +239,8 @@ var propBlindFloors = []propBlindFloor{
 	{"8b", "rules", fixture.Reference, 0.7, 0.8, "43/51, 43/49"},
 	{"8a", "hybrid", fixture.Constraint, 0.95, 0.8, "5/5, 5/6"},
 	{"8b", "hybrid", fixture.Constraint, 0.74, 0.48, "3/4, 3/6"},
-	{"8a", "hybrid", fixture.Commitment, 0.42, 0.58, "3/7, 3/5"},
-	{"8b", "hybrid", fixture.Commitment, 0.58, 0.58, "3/5, 3/5"},
+	{"8a", "hybrid", fixture.Commitment, 0.42, 0.58, "3/7, 3/4"},
+	{"8b", "hybrid", fixture.Commitment, 0.58, 0.58, "3/5, 3/4"},
 }
 
 // propBlindSet is one labeller's labels of a blind set, whether the

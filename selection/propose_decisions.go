@@ -19,8 +19,8 @@ import (
 
 // propVerdict is a decision rule: the rule, the confidence of what it
 // finds and the question it drafts. On the labelled sessions an agent's
-// as-is verdict was an item about one time in two (an agent also
-// narrates what a change leaves as it is): 0.55 unless said.
+// verdict was an item about one time in two (an agent also narrates
+// what a change leaves as it is): 0.55 unless said.
 type propVerdict struct {
 	propRule
 	confidence float64
@@ -41,11 +41,16 @@ var propDecisions = []propVerdict{
 		example: "Leaving it in place is correct", nearMiss: "Leaving the office now"}, 0.7, propProbeKept},
 	// A verdict to keep, leave or let something remain as it is, said
 	// as an imperative or a decision ("**Leave as-is** - harmless",
-	// "those should remain as-is since …").
+	// "those should remain as-is since …"). Below the default cut: an
+	// agent mostly says it of one option among those it offers the
+	// person ("- **Keep as-is:** `checkpoint/` …", "or keep as-is for
+	// accessibility") or of what a test checks ("… without our marker
+	// left alone"), and over the labelled sets (each reader counted) it
+	// was an item 4 times in 18.
 	{propRule{name: "commitment/as-is", class: fixture.Commitment,
 		re:      regexp.MustCompile(`\b(keep|leave|left|kept|remain|remains|stay|stays)\b( [^.?!]{0,40}?)? (as[- ]is|in place|alone|untouched)\b`),
 		not:     regexp.MustCompile(`\b(is|are|was|were) (already )?(left )?in place\b|\breturns? [^.]{0,30}as[- ]is\b|\bused as[- ]is\b`),
-		example: "Keep the current implementation as-is.", nearMiss: "Returns the string as-is if less than 3 chars."}, 0.55, propProbeKept},
+		example: "Keep the current implementation as-is.", nearMiss: "Returns the string as-is if less than 3 chars."}, 0.45, propProbeKept},
 	// Something not done on purpose: the agent decided against it.
 	{propRule{name: "commitment/intentional", class: fixture.Commitment,
 		re: regexp.MustCompile(`\b(intentionally|deliberately) (left|kept|skipped|not|omitted|unchanged)\b|\b(skipped|left|kept|omitted|unchanged|not changed|not fixed|not addressed) (intentionally|deliberately|on purpose)\b|\backnowledged as intentional\b`),
