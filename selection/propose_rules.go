@@ -208,6 +208,11 @@ func (p *propProposer) constraint(s, lead, body string) *propGuess {
 		g.confidence, g.rule = c.confidence, c.rule
 	}
 	g.probe, g.expect = propConstraintProbe(lit, prohibition, propImperative.MatchString(low))
+	if g.rule == "constraint/cue/want" {
+		// "I want a notification if a review is pending" says how the
+		// work must be: a requirement, not a rule.
+		g.probe = "Does this requirement from the user still hold: " + propQuote(lit) + "?"
+	}
 	return g
 }
 

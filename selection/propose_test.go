@@ -204,6 +204,7 @@ func TestProposeDrafts(t *testing.T) {
 		// does not contradict it (a new user's trial found "does this
 		// objection still hold? yes" after the agent had acted on it).
 		{"user", "doesn't git know if it's a binary file?", "Did the user raise this objection, which later work must respect: “doesn't git know if it's a binary file?”?", "yes"},
+		{"user", "Then on stop hook I want a notification if a review is still pending.", "Does this requirement from the user still hold: “Then on stop hook I want a notification if a review is still pending”?", "yes"},
 		{"user", "I'm keeping the write-up in report.md rev 14.", "Which document and revision does “I'm keeping the write-up in …” refer to?", "report.md rev 14"},
 		{"user", "Use snapshot stg-2026-01-22.", "Which snapshot was mentioned?", "snapshot stg-2026-01-22"},
 	}
