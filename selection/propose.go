@@ -265,7 +265,7 @@ type ProposeOptions struct {
 // and "I" of a user become "the user" in a probe. They are drafts: review
 // is where a person fixes them.
 func Propose(s *agentlog.Session, opts ProposeOptions) Proposal {
-	p := &propProposer{seenRefs: map[string]int{}, seenLits: map[string]bool{}, sent: map[string]bool{}, work: propWorkOf(s)}
+	p := &propProposer{seenRefs: map[string]int{}, seenLits: map[string]bool{}, work: propWorkOf(s)}
 	p.index(propUtterances(s))
 	for i, u := range p.utts {
 		p.message(i, u)
@@ -388,9 +388,9 @@ type propProposer struct {
 	constraints []propConstraint // each constraint proposed
 	seenRefs    map[string]int   // a reference's identity → its index in items
 	seenLits    map[string]bool  // class + literal already proposed
-	sent        map[string]bool  // each message the person typed, its words joined by one space
+	lastSent    string           // the person's last message, its words joined by one space
 	work        *propWork        // what the session's tool calls worked on
-	fileIDs     []string         // the file identities in seenRefs, in order
+	fileIDs     []string         // the file identities seen (refIdentity), in order
 }
 
 func (p *propProposer) index(utts []propUtterance) {
@@ -403,16 +403,17 @@ func (p *propProposer) index(utts []propUtterance) {
 	}
 }
 
-// message classifies the sentences of utterance i. A message the person
-// typed before, word for word, is passed over: sent again after an
-// interruption, it says nothing new.
+// message classifies the sentences of utterance i. A message the same,
+// word for word, as the person's last one is passed over: sent again
+// after an interruption, it says nothing new. (An earlier instruction
+// repeated after others is read: it may restore one taken back.)
 func (p *propProposer) message(i int, e propUtterance) {
 	if e.role == "user" {
 		key := strings.Join(strings.Fields(e.text), " ")
-		if p.sent[key] {
+		if key != "" && key == p.lastSent {
 			return
 		}
-		p.sent[key] = true
+		p.lastSent = key
 	}
 	sentences := sentences(e.text)
 	prev := ""

@@ -39,11 +39,12 @@ var propCues = []propRule{
 		example: "ideally just rebase onto main", nearMiss: "I'd like to do two things"},
 	// A want the person words for how the work must be ("I want the
 	// notification that the reviewer is sent", "I do want this command
-	// to behave like:"), not a task to start ("I want to add …") nor a
-	// wish to learn something ("I want to know why …").
+	// to behave like:"), not a task to start ("I want to add …"), a wish
+	// to learn or be sure of something ("I want to see if …", "I want to
+	// be sure …") nor a thing to hand over now ("I want a summary").
 	{name: "cue/want", class: fixture.Constraint,
-		re:      regexp.MustCompile(`\bi (do |really |also |just |still )?(want|would like|need) (it|this|that|these|those|them|the|a|an|to (be|have|see|get|keep|use|show|call|only|always|never))\b|\bi (do |really |also )?want (it|this|that|these|those|them|the \w+) to\b`),
-		not:     regexp.MustCompile(`\bi (do |really |also |just |still )?(want|would like|need) to (see|get) (if|whether|what|how|why|where|which|the (logs?|output|diff|error))\b`),
+		re:      regexp.MustCompile(`\bi (do |really |also |just |still )?(want|would like) (it|this|that|these|those|them|the|a|an|to (be|have|see|get|keep|use|show|call|only|always|never))\b`),
+		not:     regexp.MustCompile(`\b(want|would like) to (see|get) (if|whether|what|how|why|where|which|the (logs?|output|diff|error|stack))\b|\b(want|would like) to be (sure|certain|clear)\b|\b(want|would like) (a|an) (pr|pull request|summary|explanation|review|list|overview|report|quick look|look)\b`),
 		example: "Then on stop hook I want a notification if a review is still pending", nearMiss: "I want to see if the tests pass"},
 	{name: "cue/correction", class: fixture.Constraint,
 		re:      regexp.MustCompile(`^(no|nope|nah)[,.!]? (revert|ignore|don't|do not|we|that's|it's|that|this|it|i|keep|leave|use|not|undo|remove|drop|stop|just|rather|instead)\b`),

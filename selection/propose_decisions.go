@@ -18,9 +18,8 @@ import (
 // propIWill finds no promise.
 
 // propVerdict is a decision rule: the rule, the confidence of what it
-// finds and the question it drafts. On the labelled sessions an agent's
-// verdict was an item about one time in two (an agent also narrates
-// what a change leaves as it is): 0.55 unless said.
+// finds and the question it drafts: 0.55 unless said, a verdict that
+// on the labelled sessions was an item about one time in two.
 type propVerdict struct {
 	propRule
 	confidence float64

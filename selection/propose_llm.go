@@ -152,13 +152,13 @@ func llmSessionLines(utts []propUtterance) string {
 // opts.MinConfidence left out, each with rule "llm/" and the backend's
 // name, its role the speaker of the turn's line that holds the literal;
 // an item listed again (same class, turn and literal) is left out, and
-// so is a constraint or open question found in an accepted plan
-// (acceptedPlan): the plan is the agent's words sent as the person's,
+// so is a constraint or open question found only in an accepted plan
+// (llmFromPlan): the plan is the agent's words sent as the person's,
 // which the prompt's classes leave out but its lines cannot mark, and
 // which the rules read only for references. On the labelled sets the
-// model had proposed 43 such constraints for each reader, none of them
-// labelled (testdata/real/labels/README.md, "The model's constraints
-// from accepted plans"). The reply must parse (ParseLLMReply); an error names what was wrong
+// model had proposed 45 such constraints for each reader, none of them
+// labelled (testdata/real/labels/README.md, "After the second trial").
+// The reply must parse (ParseLLMReply); an error names what was wrong
 // with it. A reply that parsed is cached (p.Cache).
 func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts ProposeOptions) (Proposal, error) {
 	if p.Backend == nil {
@@ -210,14 +210,24 @@ func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts Prop
 }
 
 // llmFromPlan reports whether it, a constraint or an open question, was
-// found in an accepted plan: the line of its turn that holds its literal
-// (llmFind) is one.
+// found only in an accepted plan: a plan of its turn holds its literal
+// and no other line of the turn does (the person may repeat the plan's
+// words in their own).
 func llmFromPlan(utts []propUtterance, it ProposedItem) bool {
 	if it.Class != fixture.Constraint && it.Class != fixture.OpenQuestion {
 		return false
 	}
-	u, ok := llmFind(utts, it.Turn, it.Literal)
-	return ok && u.plan
+	want, plan := llmSquash(it.Literal), false
+	for _, u := range utts {
+		if u.turn != it.Turn || !strings.Contains(llmSquash(u.text), want) {
+			continue
+		}
+		if !u.plan {
+			return false
+		}
+		plan = true
+	}
+	return plan
 }
 
 // llmItem is one item of a reply, as the model writes it.

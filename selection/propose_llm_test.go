@@ -149,10 +149,10 @@ func TestLLMProposer(t *testing.T) {
 // TestLLMProposerPlan: of an accepted plan (the agent's words sent as
 // the person's) the model's constraints and open questions are left
 // out, its references kept; the person's own line of the same turn
-// keeps its constraint.
+// keeps its constraint, even in words the plan has too.
 func TestLLMProposerPlan(t *testing.T) {
 	s := propSession([]propMsg{
-		{1, "user", "Implement the following plan:\n\n# Plan\n\n- Never touch `setup.go`.\n- Should we also cover Gemini?"},
+		{1, "user", "Implement the following plan:\n\n# Plan\n\n- Never touch `setup.go`.\n- Should we also cover Gemini?\n- And keep the old flag working."},
 		{1, "user", "and keep the old flag working"},
 	}, 1)
 	b := &llmScript{reply: `{"items": [

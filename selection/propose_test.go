@@ -417,6 +417,16 @@ func TestProposeSessions(t *testing.T) {
 		}, 3), 0, turnClassLiteral, []string{
 			"2 constraint I want the /0 folder created first instead",
 		}},
+		// An instruction said again after another took it back is
+		// read again: it restores what was taken back.
+		{"restored", propSession([]propMsg{
+			{1, "user", "Use Postgres for the cache store."},
+			{2, "user", "Actually, use SQLite for the cache store instead."},
+			{3, "user", "Use Postgres for the cache store."},
+		}, 3), DefaultMinConfidence, turnClassLiteral, []string{
+			"2 constraint Actually, use SQLite for the cache store instead",
+			"3 constraint Use Postgres for the cache store",
+		}},
 		// The same sentence in a later message is no take-back of
 		// itself: its "instead" drops nothing.
 		{"said again", propSession([]propMsg{
@@ -540,7 +550,7 @@ func TestProposeRefProbeContext(t *testing.T) {
 // the index the next item took, and a later mention raised a person's
 // constraint to the path's confidence and rule (set 2, 2cfdacb8).
 func TestProposeRefSameLiteral(t *testing.T) {
-	p := &propProposer{seenRefs: map[string]int{}, seenLits: map[string]bool{}, sent: map[string]bool{}}
+	p := &propProposer{seenRefs: map[string]int{}, seenLits: map[string]bool{}}
 	e := propUtterance{turn: 1, role: "user"}
 	p.addRefs(e, []propGuess{{class: fixture.Reference, literal: "entire/checkpoints/v1", confidence: 0.7, rule: "reference/branch"}})
 	p.addRefs(e, []propGuess{{class: fixture.Reference, literal: "entire/checkpoints/v1", confidence: 0.3, rule: "reference/path"}})
