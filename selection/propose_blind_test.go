@@ -136,7 +136,7 @@ var propBlindFloors = []propBlindFloor{
 	{"5a", "hybrid", fixture.Constraint, 0.78, 0.55, "18/20, 18/32"},
 	{"5b", "hybrid", fixture.Constraint, 0.75, 0.7, "24/27, 24/32"},
 	{"3a", "hybrid", fixture.Commitment, 0.95, 0.45, "5/5, 5/10"},
-	{"4b", "hybrid", fixture.Commitment, 0.75, 0.33, "4/5, 4/11"},
+	{"4b", "hybrid", fixture.Commitment, 0.75, 0.33, "4/5, 4/12"},
 	{"5a", "hybrid", fixture.Commitment, 0.6, 0.6, "3/3, 3/4"},
 	{"4a", "hybrid", fixture.Reference, 0.88, 0.74, "66/73, 66/86"},
 	{"5a", "hybrid", fixture.Reference, 0.85, 0.89, "69/80, 69/76"},
@@ -149,11 +149,13 @@ var propBlindFloors = []propBlindFloor{
 	{"6b", "rules", fixture.Reference, 0.88, 0.88, "98/105, 98/110"},
 	// The agent's decisions (propDecisions), written with the
 	// commitments of sets 3, 4 and 5 in view, and set 6's no-change
-	// verdicts after set 6 was scored (0/10 and 0/9 before). The as-is
-	// row went below the cut after every set had been scored (an item 4
-	// times in 18): 3/5, 3/4; 2/5, 2/3; 7/10, 7/13 and 6/9, 6/13 before.
+	// verdicts after set 6 was scored (0/10 and 0/9 before). After
+	// every set had been scored the as-is row went below the cut (an
+	// item 4 times in 18) and the no-change row came to read "the
+	// existing code is correct": 3/5, 3/4; 2/5, 2/3; 7/10, 7/13 and 6/9,
+	// 6/13 before.
 	{"3a", "rules", fixture.Commitment, 0.38, 0.7, "2/5, 2/2"},
-	{"4b", "rules", fixture.Commitment, 0.18, 0.6, "1/5, 1/1"},
+	{"4b", "rules", fixture.Commitment, 0.18, 0.45, "1/5, 1/2"},
 	{"5b", "rules", fixture.Commitment, 0.7, 0.95, "3/4, 3/3"},
 	{"6a", "rules", fixture.Commitment, 0.65, 0.5, "7/10, 7/12"},
 	{"6b", "rules", fixture.Commitment, 0.6, 0.45, "6/9, 6/12"},
@@ -193,8 +195,8 @@ var propBlindFloors = []propBlindFloor{
 	// and 4/9, 4/9 and 4/12, 4/9 commitments with the first replies.
 	{"7a", "hybrid", fixture.Constraint, 0.72, 0.48, "15/19, 15/30"},
 	{"7b", "hybrid", fixture.Constraint, 0.7, 0.38, "12/15, 12/30"},
-	{"7a", "hybrid", fixture.Commitment, 0.75, 0.4, "7/9, 7/16"},
-	{"7b", "hybrid", fixture.Commitment, 0.62, 0.45, "8/12, 8/16"},
+	{"7a", "hybrid", fixture.Commitment, 0.75, 0.4, "7/9, 7/17"},
+	{"7b", "hybrid", fixture.Commitment, 0.62, 0.45, "9/12, 9/17"},
 	// Written after every set had been scored, with sets 3 to 7 in
 	// view, so none of these is blind (testdata/real/labels/README.md,
 	// "After the blind sets"): a pasted code review's comment is not the
@@ -226,21 +228,25 @@ var propBlindFloors = []propBlindFloor{
 	{"6b", "rules", fixture.Constraint, 0.6, 0.65, "22/32, 22/33"},
 	{"7a", "rules", fixture.Constraint, 0.55, 0.66, "12/19, 12/18"},
 	{"7b", "rules", fixture.Constraint, 0.58, 0.55, "10/15, 10/18"},
-	{"7a", "rules", fixture.Commitment, 0.52, 0.52, "5/9, 5/9"},
-	{"7b", "rules", fixture.Commitment, 0.48, 0.62, "6/12, 6/9"},
+	{"7a", "rules", fixture.Commitment, 0.52, 0.48, "5/9, 5/10"},
+	{"7b", "rules", fixture.Commitment, 0.48, 0.62, "7/12, 7/10"},
 	// Set 8 (the 22 sessions of one typed turn no set had read),
 	// labelled blind and scored blind with the rules of commit efe1206
 	// (testdata/real/labels/README.md, "Blind set 8"): references 36/50,
 	// 36/45 and 37/51, 37/45 then; dot-folder paths, Markdown's bold
 	// around a path, two glued URLs and files whose change the person
 	// refused were read after ("After set 8").
-	// Hybrid's figures are still the blind ones.
+	// Hybrid's constraints are the blind figures but for the model's
+	// constraints from accepted plans, left out after (5/5, 5/15 and 3/4,
+	// 3/15 blind). Its commitments were 3/7, 3/5 and 3/5, 3/5 blind;
+	// after every set had been scored, "keep X as-is" went below the cut
+	// and "the existing code is correct" became a no-change verdict.
 	{"8a", "rules", fixture.Reference, 0.7, 0.78, "42/50, 42/49"},
 	{"8b", "rules", fixture.Reference, 0.7, 0.8, "43/51, 43/49"},
 	{"8a", "hybrid", fixture.Constraint, 0.95, 0.8, "5/5, 5/6"},
 	{"8b", "hybrid", fixture.Constraint, 0.74, 0.48, "3/4, 3/6"},
-	{"8a", "hybrid", fixture.Commitment, 0.42, 0.58, "3/7, 3/4"},
-	{"8b", "hybrid", fixture.Commitment, 0.58, 0.58, "3/5, 3/4"},
+	{"8a", "hybrid", fixture.Commitment, 0.42, 0.58, "4/7, 4/5"},
+	{"8b", "hybrid", fixture.Commitment, 0.58, 0.58, "4/5, 4/5"},
 }
 
 // propBlindSet is one labeller's labels of a blind set, whether the

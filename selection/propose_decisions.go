@@ -60,9 +60,12 @@ var propDecisions = []propVerdict{
 	// A verdict that something needs no change: "the comment is fine
 	// as-is", "the remaining usages are legitimate", "an intentional
 	// trade-off", "not part of this change. Skip.", "Deferred — no
-	// current callers".
+	// current callers", "so the existing `fileExists` is fine".
 	{propRule{name: "commitment/no-change", class: fixture.Commitment,
-		re:      regexp.MustCompile(`\b(fine|ok|okay|correct|good) (as[- ]is|to keep|to leave)\b|\b(are|is) (all )?legitimate\b|\bintentional (trade-?off|design|choice|decision)\b|\bintentionally (correct|so|that way)\b|\bnot part of (this|the) (change|pr|task|scope|fix)\b|^(\*\*)?(deferred|won't fix|skipped|out of scope)(\*\*)? ?(—|–|-|:)`),
+		re: regexp.MustCompile(`\b(fine|ok|okay|correct|good) (as[- ]is|to keep|to leave)\b|\b(are|is) (all )?legitimate\b|\bintentional (trade-?off|design|choice|decision)\b|\bintentionally (correct|so|that way)\b|\bnot part of (this|the) (change|pr|task|scope|fix)\b|\b(current|existing) (\S+ ){1,3}(is|are) (already )?(fine|correct)\b|^(\*\*)?(deferred|won't fix|skipped|out of scope)(\*\*)? ?(—|–|-|:)`),
+		// A verdict still to reach decides nothing: "let me check
+		// whether the existing code is correct".
+		not:     regexp.MustCompile(`\b(whether|check|verify|confirm)\b`),
 		example: "Pre-existing code, not part of this change. Skip.", nearMiss: "The test is part of this change"}, 0.55, "What did the assistant decide needs no change?"},
 	// A recommendation to keep what exists.
 	{propRule{name: "commitment/keep-current", class: fixture.Commitment,

@@ -35,9 +35,9 @@ type propReadersFloor struct {
 // README.md, "Two readers at once").
 var propReadersFloors = []propReadersFloor{
 	{"rules", fixture.Constraint, 0.64, 0.7, "69/104, 80/110"},
-	{"rules", fixture.Commitment, 0.55, 0.75, "13/23, 21/27"},
+	{"rules", fixture.Commitment, 0.62, 0.75, "15/23, 24/31"},
 	{"hybrid", fixture.Constraint, 0.9, 0.62, "97/104, 115/177"},
-	{"hybrid", fixture.Commitment, 0.85, 0.53, "20/23, 34/61"},
+	{"hybrid", fixture.Commitment, 0.88, 0.53, "21/23, 36/64"},
 }
 
 // TestProposeTwoReaders scores the rules and Hybrid on the blind sets two

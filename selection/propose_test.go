@@ -94,6 +94,8 @@ func TestProposeRules(t *testing.T) {
 		{"user", "The conflict resolution shouldn't be too hard, please take a look.", "", "", 0, "", "an estimate, not a prohibition"},
 		{"user", "The RunGitCommand function is defined in testenv.go but never called anywhere.", fixture.Reference, "testenv.go", 0.6, "reference/path", "a description (\"but never called\"), no prohibition; the file a person names is a reference"},
 		{"assistant", "Once CI is green, I'll tag v1.2.0.", fixture.Commitment, "Once CI is green, I'll tag v1.2.0", 0.9, "commitment/until", "a leading clause, and the version's dots do not split the sentence"},
+		{"assistant", "So the existing code is correct — no `t.Parallel()` needed here.", fixture.Commitment, "So the existing code is correct — no `t.Parallel()` needed here", 0.55, "commitment/no-change", "a verdict that what exists stays as it is"},
+		{"assistant", "Let me check whether the existing code is correct.", "", "", 0, "", "a check to make, not a verdict"},
 		{"assistant", "Let me find where LoadQueue lives.", "", "", 0, "", "an immediate action, not a commitment"},
 		{"user", "I'll review it tonight.", "", "", 0, "", "commitments are the assistant's"},
 		// Open questions.
