@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/spf13/cobra"
 
@@ -216,8 +217,17 @@ func writeSelectText(w io.Writer, name string, r *selection.Result) error {
 	row("compactions", float64(tot.Compactions), func(c *selection.Comparison) selection.Spread { return c.Compactions }, 0, 1)
 	row("decisions", float64(tot.Decisions), func(c *selection.Comparison) selection.Spread { return c.Decisions }, 0, 1)
 	row("items", float64(tot.Items), func(c *selection.Comparison) selection.Spread { return c.Items }, 0, 1)
-	row("annotation hours at 15 min", tot.HoursAuthoring, func(c *selection.Comparison) selection.Spread { return c.HoursAuthoring }, 1, 1)
-	row("annotation hours at 2 min", tot.HoursReview, func(c *selection.Comparison) selection.Spread { return c.HoursReview }, 1, 1)
+	hours := func(label string, sel float64, sp func(*selection.Comparison) selection.Spread) {
+		vals := []float64{sel}
+		if c != nil {
+			s := sp(c)
+			vals = append(vals, s.Mean, s.Low, s.High)
+		}
+		d := hourDecimals(vals...)
+		row(label, sel, sp, d, d)
+	}
+	hours("annotation hours at 15 min", tot.HoursAuthoring, func(c *selection.Comparison) selection.Spread { return c.HoursAuthoring })
+	hours("annotation hours at 2 min", tot.HoursReview, func(c *selection.Comparison) selection.Spread { return c.HoursReview })
 	if err := t.Flush(); err != nil {
 		return err
 	}
@@ -263,4 +273,21 @@ func writeSelectText(w io.Writer, name string, r *selection.Result) error {
 		writeWarnings(w, r.Warnings)
 	}
 	return nil
+}
+
+// hourDecimals is how many decimals show annotation hours vals: one,
+// unless the smallest that is not zero would then read 0.0; then enough
+// for its first two significant digits (0.044 hours, 2.6 minutes, is
+// "0.044"), at most three.
+func hourDecimals(vals ...float64) int {
+	low := math.Inf(1)
+	for _, v := range vals {
+		if v > 0 && v < low {
+			low = v
+		}
+	}
+	if low >= 0.05 {
+		return 1
+	}
+	return min(3, int(math.Ceil(-math.Log10(low)))+1)
 }

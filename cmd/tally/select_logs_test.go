@@ -103,3 +103,25 @@ func TestSelectRealLogs(t *testing.T) {
 	t.Logf("dev set: %d sessions, %d proposed items; selected 10 with %d decisions against random %.1f (%.0f–%.0f)",
 		sum.Read, sum.ProposedItems, sum.Selected.Decisions, sum.Random.Decisions.Mean, sum.Random.Decisions.Low, sum.Random.Decisions.High)
 }
+
+// TestHourDecimals pins how annotation hours are shown: one decimal,
+// unless the smallest value that is not zero would read 0.0, then two
+// significant digits of it, at most three decimals.
+func TestHourDecimals(t *testing.T) {
+	for _, c := range []struct {
+		vals []float64
+		want int
+	}{
+		{[]float64{1.3, 0.9, 0.8, 1.0}, 1},
+		{[]float64{0.3}, 1},
+		{[]float64{0.05}, 1},
+		{[]float64{0.035, 0.034}, 3},
+		{[]float64{0.049}, 3},
+		{[]float64{0.004}, 3},
+		{[]float64{0, 0}, 1},
+	} {
+		if got := hourDecimals(c.vals...); got != c.want {
+			t.Errorf("hourDecimals(%v) = %d, want %d", c.vals, got, c.want)
+		}
+	}
+}
