@@ -105,15 +105,19 @@ type propBlindFloor struct {
 // for each session, for the LLMPrompt of this commit, by model sessions
 // that read only the prompt (testdata/real/labels/README.md, "Blind sets
 // 3, 4 and 5", gives every figure). Hybrid's references are the rules'.
-// Set 5's rules' references were 67 found of 74 proposed when it was
+// Set 3's rules' references were 82/90, 82/102 and 78/86, 78/102 before
+// a linter's or compiler's diagnostic line ("Error: x.go:87:1: …")
+// counted as pasted output and a package path ending in a type
+// ("…/strategy.Strategy") stopped counting as a file, after a new
+// user's third trial. Set 5's rules' references were 67 found of 74 proposed when it was
 // scored; files named in pasted program output that the agent then
 // changed (pastedRefs, from a new user's trial) added 2 there and none
 // elsewhere. Not held: the rules' constraints (0.17 to 0.62 recall) and
 // commitments, and the model's references, which the README reports.
 var propBlindFloors = []propBlindFloor{
 	{"2", "rules", fixture.Reference, 0.79, 0.65, "63/77, 63/93"},
-	{"3a", "rules", fixture.Reference, 0.89, 0.79, "82/90, 82/102"},
-	{"3b", "rules", fixture.Reference, 0.88, 0.75, "78/86, 78/102"},
+	{"3a", "rules", fixture.Reference, 0.89, 0.79, "82/90, 82/98"},
+	{"3b", "rules", fixture.Reference, 0.88, 0.75, "78/86, 78/98"},
 	{"4a", "rules", fixture.Reference, 0.88, 0.74, "66/73, 66/86"},
 	{"4b", "rules", fixture.Reference, 0.88, 0.78, "69/76, 69/86"},
 	{"5a", "rules", fixture.Reference, 0.85, 0.89, "69/80, 69/76"},
@@ -166,8 +170,8 @@ var propBlindFloors = []propBlindFloor{
 	// propSteer came after).
 	{"4a", "rules@0.4", fixture.Constraint, 0.68, 0.2, "14/17, 14/54"},
 	{"4b", "rules@0.4", fixture.Constraint, 0.68, 0.28, "19/24, 19/54"},
-	{"5a", "rules@0.4", fixture.Constraint, 0.78, 0.27, "18/20, 18/56"},
-	{"5b", "rules@0.4", fixture.Constraint, 0.65, 0.3, "20/27, 20/56"},
+	{"5a", "rules@0.4", fixture.Constraint, 0.78, 0.27, "18/20, 18/55"},
+	{"5b", "rules@0.4", fixture.Constraint, 0.65, 0.3, "20/27, 20/55"},
 	{"6a", "rules@0.4", fixture.Constraint, 0.6, 0.33, "29/35, 29/68"},
 	{"6b", "rules@0.4", fixture.Constraint, 0.63, 0.32, "26/32, 26/68"},
 	// Set 7 (32 sessions of 2 or 3 typed turns), labelled and scored

@@ -138,7 +138,7 @@ var propAsk = regexp.MustCompile(`^(can|could|would|will) (you|u) (please )?(che
 // keyword.
 func propProseSentence(s string) bool {
 	t := strings.TrimSpace(s)
-	if t == "" || strings.ContainsAny(t[:1], "\"{[=<>#$|") || codeLine(t) || propCodeOpen.MatchString(t) {
+	if t == "" || strings.ContainsAny(t[:1], "\"{[=<>#$|") || codeLine(t) || propCodeOpen.MatchString(t) || propDiagnostic.MatchString(t) {
 		return false
 	}
 	tokens, words := 0, 0
@@ -173,6 +173,12 @@ func propWordToken(w string) bool {
 	}
 	return prev == 'a'
 }
+
+// propDiagnostic is a compiler's, linter's or test runner's diagnostic:
+// a file, its line (and column) and a message, after an optional level
+// ("Error: cmd/x/y.go:87:1: NewX returns interface (ireturn)", "main.c:3:
+// warning: …"), as go vet, golangci-lint, gcc, tsc and eslint print them.
+var propDiagnostic = regexp.MustCompile(`(?i)^((error|warning|warn|note|info|fatal|panic)(\[[\w-]+\])?:\s*)?[\w./-]+\.\w+[:(]\d+([:,]\d+)?\)?:`)
 
 // propCodeOpen opens a line of code or a program's banner.
 var propCodeOpen = regexp.MustCompile(`^(def|func|class) \w+[(:]|^(import|package) [\w"./]+$|^(var|const|let) \w+ =|^return \S+$|^(if|for|while|elif|else)\b.*[:{]$|^\w+ :?= |:=|":|=>`)

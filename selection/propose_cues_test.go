@@ -122,6 +122,9 @@ func TestProposeProseAndOutput(t *testing.T) {
 		{"Files touched (agent-modified):", true}, // a heading reads as prose by form
 		{`  "files_touched": [`, false},
 		{"accumulated := userAdded - nonAgent", false},
+		{"Error: cmd/entire/cli/strategy/auto_commit.go:87:1: NewAutoCommitStrategy returns interface (ireturn)", false},
+		{"main.c:3:5: warning: unused variable x", false},
+		{"src/app.ts(12,5): error TS2322: Type string is not assignable", false},
 		{"create mode 100644 99/1c62f11ee3/metadata.json", false},
 	} {
 		if got := propProseSentence(c.line); got != c.prose {

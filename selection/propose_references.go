@@ -70,7 +70,7 @@ var propRefPatterns = []propRefPattern{
 		example: "Replied to comment 2734843645.", ref: "2734843645", nearMiss: "it added 51894 lines"},
 	{re: regexp.MustCompile("`" + `[\w-]+(?:/[\w-]+)+` + "`"), kind: "name", confidence: 0.6, rule: "reference/quoted-name",
 		example: "The metadata lives on `entire/sessions`.", ref: "`entire/sessions`", nearMiss: "Claude/Gemini hooks"},
-	{re: regexp.MustCompile(`(?:~?/)?(?:[\w.-]+/)+[\w.-]*\w|\b[\w-]+\.(?:md|go|py|ts|tsx|js|jsx|json|jsonl|ya?ml|toml|txt|sql|sh|rs|java|kt|rb|proto|tf|cfg|ini|lock|mod|sum|csv|xml|html|css|tmpl)\b`), kind: "file", confidence: 0.3, rule: "reference/path",
+	{re: regexp.MustCompile(`(?:~?/)?(?:[\w.-]+/)+[\w.-]*\w|(?:\B\.)?\b[\w-]+\.(?:md|go|py|ts|tsx|js|jsx|json|jsonl|ya?ml|toml|txt|sql|sh|rs|java|kt|rb|proto|tf|cfg|ini|lock|mod|sum|csv|xml|html|css|tmpl)\b`), kind: "file", confidence: 0.3, rule: "reference/path",
 		example: "Changed `cmd/entire/cli/resume.go` to log the agent.", ref: "cmd/entire/cli/resume.go", nearMiss: "and/or"},
 }
 
@@ -401,7 +401,7 @@ func propRefOK(s string, a, b int, pat *propRefPattern) bool {
 			return false
 		}
 		return (strings.ContainsAny(lit, ".") || strings.Count(lit, "/") >= 2) && !strings.ContainsAny(s[max(0, a-1):min(len(s), b+1)], "<>{}") &&
-			!propGlob(s, a, b) &&
+			!propGlob(s, a, b) && !propTypeTail.MatchString(lit) &&
 			!propVersion.MatchString(lit) && strings.ContainsFunc(lit, unicode.IsLetter)
 	case "reference/numeric-id":
 		// Not part of a path, a version, a time or a number with
@@ -413,6 +413,11 @@ func propRefOK(s string, a, b int, pat *propRefPattern) bool {
 	}
 	return true
 }
+
+// propTypeTail ends a package path and a type named in it, not a file:
+// "github.com/acme/cli/strategy.Strategy" (no file extension is a
+// capitalised word).
+var propTypeTail = regexp.MustCompile(`\.[A-Z][a-z]\w*$`)
 
 // propDotFolder is a path in a dot folder: ".github/CODEOWNERS",
 // ".claude/settings.json".

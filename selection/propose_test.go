@@ -128,6 +128,8 @@ func TestProposeRules(t *testing.T) {
 		{"assistant", "Replied to 2734651368, then pushed.", fixture.Reference, "2734651368", 0.6, "reference/numeric-id", "an id before a list comma (\", \" is not a thousands separator)"},
 		{"assistant", "Reading payments/ratelimit.py to see how LoadQueue is wired.", fixture.Reference, "payments/ratelimit.py", 0.3, "reference/path", "a bare path is working state"},
 		{"user", "create me a .github/CODEOWNERS file", fixture.Reference, ".github/CODEOWNERS", 0.6, "reference/path", "a one-slash name without an extension in a dot folder is a path, not a word pair"},
+		{"user", "add it to the allow list in `.golangci.yaml`", fixture.Reference, ".golangci.yaml", 0.6, "reference/path", "a dot file keeps its dot (a new user's trial found \"golangci.yaml\")"},
+		{"user", "it returns github.com/acme/cli/strategy.Strategy now", "", "", 0, "", "a package path and a type named in it is no file"},
 		{"user", "run the linter on src/*/handlers.go", "", "", 0, "", "a path in a glob names no one file"},
 		{"user", "the flaky asserts are at scenario_checkpoint_test.go:42,75", fixture.Reference, "scenario_checkpoint_test.go:42,75", 0.85, "reference/file-line", "lines listed with no space are the file's (a new user's trial found \":42\" alone)"},
 		{"user", "If the shell is known, install the completions, and if we can't determine it, print a warning.", "", "", 0, "", `"can't" inside a condition is no prohibition (a new user's trial found the probe "May if … we determine …?" with the negation dropped)`},
