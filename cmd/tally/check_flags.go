@@ -186,6 +186,20 @@ func (c *checkFlags) breakerSetting() int {
 // folder first if need be; when the write fails, the folders it created
 // are removed again, so a failed run leaves nothing behind.
 func writeCreatingFolder(path string, write func(io.Writer) error) error {
+	created, err := createFolder(path)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(path, write); err != nil {
+		removeFolders(created)
+		return err
+	}
+	return nil
+}
+
+// createFolder creates the folder of path if need be, and returns the
+// folders it created, deepest first.
+func createFolder(path string) ([]string, error) {
 	var created []string
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(dir); err == nil || !errors.Is(err, fs.ErrNotExist) || dir == filepath.Dir(dir) {
@@ -195,14 +209,16 @@ func writeCreatingFolder(path string, write func(io.Writer) error) error {
 	}
 	if len(created) > 0 {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("creating the output folder: %w", err)
+			return nil, fmt.Errorf("creating the output folder: %w", err)
 		}
 	}
-	err := atomicfile.Write(path, write)
-	if err != nil {
-		for _, dir := range created { // deepest first; Remove keeps a folder that is not empty
-			_ = os.Remove(dir)
-		}
+	return created, nil
+}
+
+// removeFolders removes the folders createFolder created, deepest first;
+// a folder that is not empty stays.
+func removeFolders(created []string) {
+	for _, dir := range created {
+		_ = os.Remove(dir)
 	}
-	return err
 }

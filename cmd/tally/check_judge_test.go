@@ -467,3 +467,57 @@ func TestCheckDeadlineWarmCache(t *testing.T) {
 		t.Error("the verdicts from the cache differ from the run that cached them")
 	}
 }
+
+// TestJudgeScriptReplies pins the example command judge's replies
+// (examples/judge-command/judge.sh) to prompts written for the cases a
+// new user's trial on real summaries met: a yes/no probe answered by
+// the polarity of the line it finds, the words a probe quotes as its
+// keywords, one shared word as no evidence, and a probe for a commit
+// answered only by a line naming one; and its agreement replies.
+func TestJudgeScriptReplies(t *testing.T) {
+	script, err := filepath.Abs(filepath.Join("..", "..", "examples", "judge-command", "judge.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("awk"); err != nil {
+		t.Skip("no awk on PATH")
+	}
+	verdict := func(context, probe string) string {
+		return "Read the context.\n<context>\n" + context + "\n</context>\nQuestion: " + probe + "\nReply with JSON: {\"reasoning\": ..., \"answer\": ..., \"verdict\": ...}\n"
+	}
+	agreement := func(first, second string) string {
+		return "Two answers were given to the same question.\n<first_answer>\n" + first + "\n</first_answer>\n<second_answer>\n" + second + "\n</second_answer>\n"
+	}
+	for _, c := range []struct {
+		name, prompt, want string
+	}{
+		{"a rule found, same polarity", verdict("The user said: keep the retry loop in the worker.", "Does this rule from the user still hold: “keep the retry loop in the worker”?"),
+			`"answer": "yes: The user said: keep the retry loop in the worker.", "verdict": "supported"`},
+		{"forbidden and never", verdict("Never modify files under /migrations.", "Is the agent forbidden to modify files under /migrations?"),
+			`"answer": "yes: Never modify files under /migrations.", "verdict": "supported"`},
+		{"a permission asked, a prohibition found", verdict("Rule: don't push branches to origin main.", "May the agent push branches to origin main?"),
+			`"answer": "no: Rule: don't push branches to origin main.", "verdict": "supported"`},
+		{"only tally's wording shared", verdict("The user asked for a rule about holding the lock.", "Does this rule from the user still hold: “squash commits before merging”?"),
+			`"answer": "", "verdict": "absent"`},
+		{"one shared word", verdict("Pushed the branch.", "Which commit does “Pushed as `…`” refer to?"),
+			`"answer": "", "verdict": "absent"`},
+		{"the commit named", verdict("Pushed as 69a35cf4 to origin.", "Which commit does “Pushed as `…`” refer to?"),
+			`"answer": "Pushed as 69a35cf4 to origin.", "verdict": "supported"`},
+		{"yes against no", agreement("yes", "no: Rule: don't push."), `{"agree": "no"}`},
+		{"yes against yes", agreement("yes", "yes: keep the retry loop"), `{"agree": "yes"}`},
+		{"words of the expected answer", agreement("develop", "Plan: the PR will target the develop branch."), `{"agree": "yes"}`},
+		{"an answer without them", agreement("develop", "Plan: the PR will target the main branch."), `{"agree": "no"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(script)
+			cmd.Stdin = strings.NewReader(c.prompt)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if !strings.Contains(string(out), c.want) {
+				t.Errorf("reply %s, want it to hold %s", out, c.want)
+			}
+		})
+	}
+}

@@ -28,8 +28,9 @@ type reviewJSON struct {
 
 func newReviewCmd(opts *options) *cobra.Command {
 	var (
-		output string
-		lim    limitFlags
+		output         string
+		accept, reject []string
+		lim            limitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "review CANDIDATES.json -o FIXTURE.json",
@@ -50,9 +51,16 @@ same command again resumes where the review stopped; FIXTURE.json always
 holds the items accepted so far and passes tally fixtures validate. The
 fixture keeps the candidates' ids, in turn order.
 
-review needs a terminal: run it in an interactive shell.`,
-		Example: "  tally review cands.json -o examples/quarterly/fixtures/sess_2026_01_06_75ad.json",
-		Args:    cobra.ExactArgs(1),
+review needs a terminal: run it in an interactive shell. Without one,
+--accept and --reject decide by candidate id (comma-separated, or the
+flag given again; "rest" is every candidate the lists do not name that
+is still pending) and write both files once: a script, or a person who
+read the candidates file, can review that way. Probes and expected
+answers can be corrected in the candidates file before. The folder of
+-o is created if need be.`,
+		Example: "  tally review cands.json -o examples/quarterly/fixtures/sess_2026_01_06_75ad.json\n" +
+			"  tally review cands.json --accept c1,c3,c4 --reject rest -o fixtures/sess_2026_01_06_75ad.json",
+		Args: cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
 			cands := args[0]
 			if same(cands, output) {
@@ -62,18 +70,31 @@ review needs a terminal: run it in an interactive shell.`,
 			if err != nil {
 				return err
 			}
-			in, _ := cmd.InOrStdin().(*os.File)
-			out, _ := cmd.OutOrStdout().(*os.File)
-			if err := review.CheckTerminal(in, out); err != nil {
-				return fmt.Errorf("review needs a terminal (%w); run it in an interactive shell — decisions are saved after each one, so it can be stopped and resumed", err)
-			}
 			store := review.Store{Candidates: cands, Fixture: output}
-			if err := store.Save(&p); err != nil { // the fixture reflects the state from the start
+			batch := len(accept) > 0 || len(reject) > 0
+			in, _ := cmd.InOrStdin().(*os.File)
+			out := cmd.OutOrStdout()
+			term, _ := out.(*os.File)
+			if batch {
+				if err := review.Decide(&p, accept, reject); err != nil {
+					return fmt.Errorf("%s: %w", cands, err)
+				}
+			} else if err := review.CheckTerminal(in, term); err != nil {
+				return fmt.Errorf("review needs a terminal (%w); run it in an interactive shell, or decide by id with --accept and --reject — decisions are saved after each one, so it can be stopped and resumed", err)
+			}
+			created, err := createFolder(output)
+			if err != nil {
 				return err
 			}
-			r := &review.Review{Proposal: &p, Save: store.Save, Output: output}
-			o, err := review.RunTerminal(in, out, r)
-			if err != nil {
+			if err := store.Save(&p); err != nil { // the fixture reflects the state from the start
+				removeFolders(created)
+				return err
+			}
+			var o review.Outcome
+			if batch {
+				c := review.Count(p)
+				o = review.Outcome{Complete: c.Pending == 0, Counts: c}
+			} else if o, err = review.RunTerminal(in, term, &review.Review{Proposal: &p, Save: store.Save, Output: output}); err != nil {
 				return err
 			}
 			res := reviewJSON{Candidates: cands, Output: output, ConversationID: p.ConversationID, Total: len(p.Candidates),
@@ -90,6 +111,8 @@ review needs a terminal: run it in an interactive shell.`,
 		}),
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "fixture file to write (JSON), after every decision")
+	cmd.Flags().StringSliceVar(&accept, "accept", nil, "accept these candidates by id, without a terminal (\"rest\": the others still pending)")
+	cmd.Flags().StringSliceVar(&reject, "reject", nil, "reject these candidates by id, without a terminal (\"rest\": the others still pending)")
 	lim.register(cmd)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd

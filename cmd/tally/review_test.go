@@ -166,7 +166,7 @@ func TestReviewNeedsTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer devnull.Close()
-	want := "tally: review needs a terminal (stdin is not one); run it in an interactive shell — decisions are saved after each one, so it can be stopped and resumed\n"
+	want := "tally: review needs a terminal (stdin is not one); run it in an interactive shell, or decide by id with --accept and --reject — decisions are saved after each one, so it can be stopped and resumed\n"
 	for _, stdin := range []io.Reader{strings.NewReader("aaa"), devnull} {
 		out, errOut, code := cliIn(t, stdin, "review", cands, "-o", fx)
 		if code != 1 || errOut != want || out != "" {
@@ -490,5 +490,67 @@ func TestReviewPTYTypedAhead(t *testing.T) {
 	}
 	if p.Position != 0 {
 		t.Errorf("position %d after keys typed ahead, want 0", p.Position)
+	}
+}
+
+// TestReviewBatch: --accept and --reject decide by id without a
+// terminal, "rest" takes what is still pending, the folder of -o is
+// created, and a second run changes only what it names; an unknown id
+// or one in both lists fails naming the flag and the file, and writes
+// nothing.
+func TestReviewBatch(t *testing.T) {
+	dir := t.TempDir()
+	cands := filepath.Join(dir, "cands.json")
+	if _, e, code := cliIn(t, nil, "propose", exampleLog, "--session", exampleSession, "--min-confidence", exampleMinConfidence, "-o", cands); code != 0 {
+		t.Fatal(e)
+	}
+	p, err := selection.LoadCandidates(cands, input.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(p.Candidates)
+	if n < 3 {
+		t.Fatalf("%d candidates: the example session should give at least 3", n)
+	}
+	fx := filepath.Join(dir, "new", "fixtures", "fx.json")
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--accept", "c1,c999"}, `--accept: no candidate "c999" among the`},
+		{[]string{"--accept", "c1", "--reject", "c1"}, `--reject: candidate "c1" is in both lists`},
+		{[]string{"--accept", "rest", "--reject", "rest"}, `--reject: "rest" is in both lists`},
+	} {
+		_, errOut, code := cliIn(t, nil, append([]string{"review", cands, "-o", fx}, bad.args...)...)
+		if code != 1 || !strings.Contains(errOut, cands+": "+bad.want) {
+			t.Errorf("%v: exit %d, stderr %q", bad.args, code, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
+			t.Errorf("%v: a failed review left %v", bad.args, err)
+		}
+	}
+	out, errOut, code := cliIn(t, nil, "review", cands, "--accept", "c1", "--accept", "c2", "-o", fx)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := fmt.Sprintf("%d pending; resume with: tally review %s -o %s\n", n-2, cands, fx); !strings.HasSuffix(out, want) {
+		t.Errorf("stdout %q, want it to end %q", out, want)
+	}
+	out, errOut, code = cliIn(t, nil, "review", cands, "--reject", "rest", "-o", fx)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, fmt.Sprintf("%d of %d decided (2 accepted, %d rejected)", n, n, n-2)) {
+		t.Errorf("stdout %q", out)
+	}
+	p, err = selection.LoadCandidates(cands, input.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Position != n || p.Candidates[0].Status != selection.ReviewAccepted || p.Candidates[n-1].Status != selection.ReviewRejected {
+		t.Errorf("position %d, statuses %s … %s", p.Position, p.Candidates[0].Status, p.Candidates[n-1].Status)
+	}
+	if _, errOut, code := cliIn(t, nil, "fixtures", "validate", fx); code != 0 {
+		t.Errorf("the fixture does not validate: %s", errOut)
 	}
 }

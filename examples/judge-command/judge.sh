@@ -1,6 +1,12 @@
 #!/bin/sh
 # A keyword judge for `tally check --judge command`: a complete, working
-# example of the command judge's protocol, in POSIX sh and awk only.
+# example of the command judge's protocol, in POSIX sh and awk only. It
+# reads words, not meaning: on the bundled example it agrees with a
+# careful reader, but on real summaries it finds fewer supported items
+# than a model would and misses inversions said in other words. Use it
+# to see the protocol work and to test a pipeline offline; judge a real
+# system with a model (--judge anthropic or openai, or a command that
+# wraps one).
 #
 #   tally check --fixtures F --contexts C --system S -o verdicts.jsonl \
 #       --judge command --command examples/judge-command/judge.sh
@@ -14,15 +20,27 @@
 #    It holds the compacted context between <context> and </context>
 #    lines and the probe on a line "Question: ...". This judge takes the
 #    probe's keywords (words of four letters or more, common words left
-#    out) and finds the context line holding most of them: none on any
-#    line is "absent"; otherwise "supported", with that line as the
-#    answer. (It never answers "contradicted" itself: tally's agreement
+#    out; when the probe quotes the item in “…”, the words inside the
+#    quotes only, so tally's own wording of the probe counts for
+#    nothing) and finds the context line holding most of them. Fewer
+#    than two of them, or fewer than half, on any line is "absent": one
+#    shared word is no evidence, unless the probe has only one and asks
+#    for a file or a commit that the line names. Otherwise "supported", with that line as
+#    the answer (to a probe for a file or a commit, only a line that
+#    names one, by an extension or a hex string, answers); to a yes/no probe ("Does this rule … still hold: “…”?",
+#    "May …?", "Is the agent forbidden to …?") the answer starts "yes"
+#    or "no": "no" when one of the probe and the line is negated (not,
+#    never, no, without, n't, forbidden) and the other is not. A probe
+#    that asks whether the user raised something is answered "yes" when
+#    found. (It never answers "contradicted" itself: tally's agreement
 #    question, below, catches a supported answer that is not the
 #    expected one.)
 #  - The agreement prompt starts with "Two answers were given" and holds
 #    the fixture's expected answer between <first_answer> tags and the
-#    judge's answer between <second_answer> tags. This judge agrees when
-#    every word of the expected answer is in the judge's answer.
+#    judge's answer between <second_answer> tags. An expected "yes" or
+#    "no" agrees with an answer that starts with the same word; any
+#    other expected answer agrees when each of its words is in the
+#    judge's answer.
 #
 # Tag names carry a hash suffix ("<context-1a2b3c4d5e6f>") when the text
 # inside mentions the tag itself; both forms are accepted here.
@@ -52,6 +70,26 @@ function jsonstr(s,    out, i, c) {
 	}
 	return "\"" out "\""
 }
+# negated reports whether s says no: not, never, no, nor, without,
+# cannot, forbid, forbidden, or a contraction ending in n-apostrophe-t.
+function negated(s) {
+	s = " " tolower(s) " "
+	gsub(/n\047t|n\342\200\231t/, " not ", s)
+	gsub(/[^a-z]+/, " ", s)
+	return s ~ / (not|never|no|nor|without|forbidden|forbid|cannot) /
+}
+# hexid reports whether s holds a commit-like id: seven or more hex
+# digits, with a digit and a letter among them, not inside a word.
+function hexid(s,    t, ok) {
+	s = tolower(s)
+	while (match(s, /[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+/)) {
+		t = substr(s, RSTART, RLENGTH)
+		ok = (RSTART == 1 || substr(s, RSTART - 1, 1) !~ /[a-z0-9_]/) && substr(s, RSTART + RLENGTH, 1) !~ /[a-z0-9_]/
+		if (ok && t ~ /[0-9]/ && t ~ /[a-f]/) return 1
+		s = substr(s, RSTART + RLENGTH)
+	}
+	return 0
+}
 BEGIN {
 	split("what which when where whom whose does should would could will must " \
 		"still agent this that there their them they with from have into about " \
@@ -72,35 +110,57 @@ where == "second" { second = second " " $0; next }
 kind == "verdict" && /^Question: / && probe == "" { probe = substr($0, 11) }
 END {
 	if (kind == "agreement") {
-		n2 = words(second, w2)
-		for (i = 1; i <= n2; i++) have[w2[i]] = 1
 		n1 = words(first, w1)
+		n2 = words(second, w2)
+		if (n1 == 1 && (w1[1] == "yes" || w1[1] == "no") && (w2[1] == "yes" || w2[1] == "no")) {
+			printf "{\"agree\": \"%s\"}\n", (w1[1] == w2[1]) ? "yes" : "no"
+			exit 0
+		}
+		for (i = 1; i <= n2; i++) have[w2[i]] = 1
 		agree = (n1 > 0) ? "yes" : "no"
 		for (i = 1; i <= n1; i++) if (!(w1[i] in have)) agree = "no"
 		printf "{\"agree\": \"%s\"}\n", agree
 		exit 0
 	}
+	# The words the probe quotes, when it quotes the item.
+	text = probe
+	qo = index(text, "\342\200\234")
+	if (qo > 0) {
+		rest = substr(text, qo + 3)
+		qc = index(rest, "\342\200\235")
+		if (qc > 0) text = substr(rest, 1, qc - 1)
+	}
 	nk = 0
-	n = words(probe, pw)
+	n = words(text, pw)
 	for (i = 1; i <= n; i++) {
 		w = pw[i]
 		if (length(w) >= 4 && !(w in stop) && !(w in iskey)) { iskey[w] = 1; nk++ }
 	}
+	# A probe for a file or a commit is answered only by a line that
+	# names one.
+	need = ""
+	if (tolower(probe) ~ /^which file/) need = "[A-Za-z0-9_-]\\.[a-z][a-z0-9]*([^A-Za-z0-9]|$)"
+	else if (tolower(probe) ~ /^which commit/) need = "hex"
 	best = 0; line = ""
 	for (l = 1; l <= nctx; l++) {
 		if (ctx[l] ~ /^(system|user|assistant|tool):$/) continue
+		if (need == "hex" && !hexid(ctx[l]) || need != "" && need != "hex" && ctx[l] !~ need) continue
 		split("", seen)
 		m = words(ctx[l], cw); score = 0
 		for (i = 1; i <= m; i++) if ((cw[i] in iskey) && !(cw[i] in seen)) { seen[cw[i]] = 1; score++ }
 		if (score > best) { best = score; line = ctx[l] }
 	}
-	if (best == 0) {
+	if ((best < 2 && !(need != "" && best == 1 && nk == 1)) || 2 * best < nk) {
 		printf "{\"reasoning\": %s, \"answer\": \"\", \"verdict\": \"absent\"}\n", \
-			jsonstr("none of the " nk " probe keywords is in the context")
+			jsonstr("at most " best " of the " nk " probe keywords on one line of the context")
 		exit 0
 	}
 	sub(/^[ \t]+/, "", line); sub(/[ \t]+$/, "", line)
+	answer = line
+	if (tolower(probe) ~ /^did the user raise/) answer = "yes: " line
+	else if (tolower(probe) ~ /^(does|do|is|are|must|may|can|should|did|has|have|will|was|were) /)
+		answer = ((negated(probe) == negated(line)) ? "yes: " : "no: ") line
 	printf "{\"reasoning\": %s, \"answer\": %s, \"verdict\": \"supported\"}\n", \
-		jsonstr(best " of the " nk " probe keywords on one line of the context"), jsonstr(line)
+		jsonstr(best " of the " nk " probe keywords on one line of the context"), jsonstr(answer)
 }
 '
