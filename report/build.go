@@ -333,7 +333,10 @@ func (b *builder) compute() error {
 		only     = make([][2][]ItemKey, nc)
 		errPairs = make([]pairedErrors, nc)
 		totals   [2]fixture.Counts
-		contr    contradictionPairs
+		// judgeErrors counts each system's contradictions a reviewer
+		// found otherwise.
+		judgeErrors [2]int
+		contr       contradictionPairs
 		// The rule's paired counts by conversation: as checked, and in
 		// the candidate's favour (every error pair that could be a gain
 		// and every unpaired item-compaction counted as a gain).
@@ -374,6 +377,9 @@ func (b *builder) compute() error {
 			}
 			counts[ci][s].Add(rec.Verdict)
 			totals[s].Add(rec.Verdict)
+			if rec.Verdict == fixture.Contradicted && b.reviewed(s, row, rec.Verdict) != fixture.Contradicted {
+				judgeErrors[s]++
+			}
 			cur[ci][s].N++
 			if rec.Verdict.Retained() {
 				cur[ci][s].K++
@@ -483,10 +489,16 @@ func (b *builder) compute() error {
 		onlyInc += len(only[ci][0])
 		onlyCand += len(only[ci][1])
 	}
+	// The contradictions a reviewer found otherwise are judge errors,
+	// counted against neither system's gate.
+	reviewed := totals
+	for s := range reviewed {
+		reviewed[s].Contradicted -= judgeErrors[s]
+	}
 	r.Contradictions = ContradictionRow{
 		Max:       max,
-		Incumbent: totals[0].Contradicted, Candidate: totals[1].Contradicted,
-		IncumbentGate: contradictionGate(totals[0], max), CandidateGate: contradictionGate(totals[1], max),
+		Incumbent: reviewed[0].Contradicted, Candidate: reviewed[1].Contradicted,
+		IncumbentGate: contradictionGate(reviewed[0], max), CandidateGate: contradictionGate(reviewed[1], max),
 		Change:        contradictionChange(contr, onlyInc+onlyCand, reg.Rule),
 		New:           contr.new,
 		Overruled:     contr.overruled,

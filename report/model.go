@@ -159,7 +159,10 @@ type ClassRow struct {
 
 // ContradictionRow counts contradicted items in each system.
 type ContradictionRow struct {
-	Max                  int // the gate: maximum contradictions (default 0)
+	Max int // the gate: maximum contradictions (default 0)
+	// Incumbent and Candidate count each system's contradictions, less
+	// those a reviewer found otherwise (report.yaml's reviews:): a judge
+	// error is not counted against the gate.
 	Incumbent, Candidate int
 	IncumbentGate        GateStatus
 	CandidateGate        GateStatus

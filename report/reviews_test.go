@@ -72,6 +72,11 @@ func TestReviewsOverruleContradictions(t *testing.T) {
 	if !slices.Equal(c.Overruled, news[:1]) || len(c.New) != len(news)-1 || slices.Contains(c.New, news[0]) {
 		t.Errorf("overruled %v, new %d (was %d)", c.Overruled, len(c.New), len(news))
 	}
+	// The overruled one is a judge error: the candidate's count against
+	// the gate drops by one, the incumbent's stays.
+	if c.Candidate != base.Contradictions.Candidate-1 || c.Incumbent != base.Contradictions.Incumbent {
+		t.Errorf("contradictions counted %d and %d, want %d and %d", c.Incumbent, c.Candidate, base.Contradictions.Incumbent, base.Contradictions.Candidate-1)
+	}
 	found := false
 	for _, w := range r.Warnings {
 		found = found || strings.Contains(w, "reviews: 2 of 4 reviews not used: 1 of another system than \"incumbent\" and \"candidate\", 1 of no item-compaction either system checked, 0 of an item edited since it was reviewed")
