@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/cmd/tally/internal/review"
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
 )
@@ -27,6 +29,11 @@ type validateJSON struct {
 	Fixtures int            `json:"fixtures"`
 	Items    int            `json:"items"`
 	ByClass  map[string]int `json:"by_class"`
+	// Empty and NoCompaction name the fixtures that are valid but check
+	// nothing: no item, or no compaction expected, so no compacted
+	// context can be checked against them.
+	Empty        []string `json:"empty,omitempty"`
+	NoCompaction []string `json:"no_compaction,omitempty"`
 }
 
 // agentLogFormat reports whether the file at path (a regular file; a
@@ -71,6 +78,12 @@ at most --max-file (default 4GiB); sizes take KiB, MiB, GiB or TiB.`,
 			err := fixture.Loader{Limits: lim.Limits}.Walk(func(f fixture.Fixture) error {
 				sum.Fixtures++
 				sum.Items += len(f.MustSurvive)
+				if len(f.MustSurvive) == 0 {
+					sum.Empty = append(sum.Empty, f.ConversationID)
+				}
+				if f.CompactionsExpected == 0 {
+					sum.NoCompaction = append(sum.NoCompaction, f.ConversationID)
+				}
 				for _, it := range f.MustSurvive {
 					sum.ByClass[string(it.Class)]++
 				}
@@ -94,9 +107,32 @@ at most --max-file (default 4GiB); sizes take KiB, MiB, GiB or TiB.`,
 				fmt.Fprintf(w, ", %d %s", sum.ByClass[string(c)], c)
 			}
 			fmt.Fprintln(w)
+			// Valid, but checking nothing: said, with the first names.
+			if n := len(sum.Empty); n == 1 {
+				fmt.Fprintf(w, "note: 1 fixture has no item, so it checks nothing: %s\n", firstNames(sum.Empty))
+			} else if n > 1 {
+				fmt.Fprintf(w, "note: %d fixtures have no item, so they check nothing: %s\n", n, firstNames(sum.Empty))
+			}
+			if n := len(sum.NoCompaction); n == 1 {
+				fmt.Fprintf(w, "note: 1 fixture expects no compaction (compactions_expected 0), so no compacted context can be checked against it: %s\n", firstNames(sum.NoCompaction))
+			} else if n > 1 {
+				fmt.Fprintf(w, "note: %d fixtures expect no compaction (compactions_expected 0), so no compacted context can be checked against them: %s\n", n, firstNames(sum.NoCompaction))
+			}
 			return nil
 		}),
 	}
 	lim.register(cmd)
 	return cmd
+}
+
+// firstNames lists up to three of names, printable, and how many more.
+func firstNames(names []string) string {
+	out := make([]string, 0, 3)
+	for _, n := range names[:min(3, len(names))] {
+		out = append(out, review.Printable(n))
+	}
+	if len(names) > 3 {
+		out = append(out, fmt.Sprintf("and %d more", len(names)-3))
+	}
+	return strings.Join(out, ", ")
 }

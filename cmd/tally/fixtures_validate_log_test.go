@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,5 +25,31 @@ func TestFixturesValidateAgentLog(t *testing.T) {
 	}
 	if _, stderr, code := cli(t, "fixtures", "validate", exampleFixtures); code != 0 {
 		t.Errorf("the example's fixtures: exit %d: %s", code, stderr)
+	}
+}
+
+// TestFixturesValidateChecksNothing: a fixture with no item, or one that
+// expects no compaction, is valid but checks nothing, and validate says
+// so under its ok line (a new user's trial got "ok: 1 fixtures, 0 items"
+// for a review quit before any decision, and "ok" for a session that
+// never compacted, and learned it only from check).
+func TestFixturesValidateChecksNothing(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"empty.json": `{"conversation_id": "s_empty", "turns": 4, "compactions_expected": 1, "must_survive": []}`,
+		"none.json": `{"conversation_id": "s_none", "turns": 4, "compactions_expected": 0, "must_survive": [
+  {"id": "c1", "class": "reference", "turn": 1, "literal": "x.go", "probe": "Which file?", "expect": "x.go"}]}`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, stderr, code := cli(t, "fixtures", "validate", dir)
+	want := "ok: 2 fixtures, 1 items, 0 constraint, 0 commitment, 0 open_question, 1 reference\n" +
+		"note: 1 fixture has no item, so it checks nothing: s_empty\n" +
+		"note: 1 fixture expects no compaction (compactions_expected 0), so no compacted context can be checked against it: s_none\n"
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stdout %q, want %q; stderr %q", code, stdout, want, stderr)
 	}
 }
