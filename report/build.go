@@ -123,6 +123,7 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 	if err := b.errorRates(); err != nil {
 		return nil, err
 	}
+	r.Decision.Blind = blindSpot(r.ErrorRates)
 	if cfg.Replay != "" {
 		if err := b.replay(); err != nil {
 			return nil, err

@@ -22,6 +22,7 @@ func (d Decision) Verdict() string {
 //	blocks — rows that got worse under the candidate: constraint; undecided (judge errors; re-run tally check): reference
 //	blocks — undecided (judge errors; re-run tally check): constraint
 //	does not block — no row got worse under the candidate
+//	does not block — no row got worse under the candidate; but this gate blocks a 10-point drop in one class's retention with probability 0.0% (constraint), 0.0% (reference)
 func (d Decision) Headline() string { return d.HeadlineWith(plain) }
 
 // HeadlineWith is Headline with each row name passed through name: a
@@ -39,7 +40,24 @@ func (d Decision) HeadlineWith(name func(string) string) string {
 	case d.Blocks:
 		return d.Verdict() + " — " + d.undecidedText(name)
 	}
-	return d.Verdict() + " — no row got worse under the candidate"
+	return d.Verdict() + " — no row got worse under the candidate" + d.blindText(name)
+}
+
+// blindText is "; but this gate blocks a 10-point drop in one class's
+// retention with probability 4.0% (constraint), 61.0% (reference)" when
+// the change does not block and the gate is blind to a drop of interest
+// (Blind), else "".
+func (d Decision) blindText(name func(string) string) string {
+	bs := d.Blind
+	if d.Blocks || bs == nil {
+		return ""
+	}
+	parts := make([]string, len(bs.Classes))
+	for i, c := range bs.Classes {
+		parts[i] = pct(bs.Power[i]) + " (" + name(c) + ")"
+	}
+	return fmt.Sprintf("; but this gate blocks %s %s-point drop in one class's retention with probability %s",
+		article(100*bs.Drop), strconvNum(100*bs.Drop), strings.Join(parts, ", "))
 }
 
 // WorseText names the rows that got worse: "rows that got worse under the

@@ -1,8 +1,11 @@
 package report
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tally-eval/tally/rule"
 )
 
 // TestDecisionWording pins the decision's words, the ones every output
@@ -43,6 +46,11 @@ func TestDecisionWording(t *testing.T) {
 			"", "undecided (items checked by one system only, and judge errors): commitment", "", ""},
 		{"does not block", "no row worse, no backlog", Decision{},
 			"does not block", "does not block — no row got worse under the candidate", "", "", "", ""},
+		{"does not block, blind", "a gate that would miss a drop of interest says so on the verdict line",
+			Decision{Blind: &BlindSpot{Drop: 0.10, Classes: []string{"constraint", "reference"}, Power: []float64{0, 0.612}}},
+			"does not block", "does not block — no row got worse under the candidate; but this gate blocks a 10-point drop in one class's retention with probability 0.0% (constraint), 61.2% (reference)", "", "", "", ""},
+		{"blocks, blind", "a block is no blind spot", Decision{Blocks: true, Worse: []string{"constraint"}, Blind: &BlindSpot{Drop: 0.10, Classes: []string{"constraint"}, Power: []float64{0}}},
+			"blocks", "blocks — rows that got worse under the candidate: constraint", "rows that got worse under the candidate: constraint", "", "", ""},
 		{"does not block, backlog", "a gate unmet by both is backlog, not a block",
 			Decision{Backlog: []string{"reference"}, CandidateUnmet: []string{"reference"}},
 			"does not block", "does not block — no row got worse under the candidate", "", "",
@@ -85,6 +93,39 @@ func TestHeadlineWith(t *testing.T) {
 		words := d.HeadlineWith(func(string) string { return "" })
 		if i := strings.IndexAny(words, "<>&*_`[]\\"); i >= 0 {
 			t.Errorf("the headline's words %q hold a markup character at %d", words, i)
+		}
+	}
+}
+
+// TestBlindSpot: the largest drop of interest that some class blocks
+// with probability under one half, with every class's probability; none
+// when every class sees every drop, or when the rates are unknown.
+func TestBlindSpot(t *testing.T) {
+	rates := func(power ...[]float64) *ErrorRates {
+		er := &ErrorRates{Known: true, Drops: []float64{0.03, 0.10}}
+		for i, row := range power {
+			er.Classes = append(er.Classes, rule.Class{Name: []string{"constraint", "reference"}[i]})
+			var cs []rule.Characteristics
+			for _, p := range row {
+				cs = append(cs, rule.Characteristics{Block: p})
+			}
+			er.Power = append(er.Power, cs)
+		}
+		return er
+	}
+	for _, c := range []struct {
+		name string
+		er   *ErrorRates
+		want *BlindSpot
+	}{
+		{"blind to both drops", rates([]float64{0.01, 0.2}, []float64{0.3, 0.9}), &BlindSpot{Drop: 0.10, Classes: []string{"constraint", "reference"}, Power: []float64{0.2, 0.9}}},
+		{"blind to the small drop only", rates([]float64{0.4, 0.8}, []float64{0.6, 0.9}), &BlindSpot{Drop: 0.03, Classes: []string{"constraint", "reference"}, Power: []float64{0.4, 0.6}}},
+		{"sees both", rates([]float64{0.5, 0.8}, []float64{0.6, 0.9}), nil},
+		{"unknown", &ErrorRates{}, nil},
+		{"none", nil, nil},
+	} {
+		if got := blindSpot(c.er); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
 		}
 	}
 }

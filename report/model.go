@@ -231,6 +231,20 @@ type Decision struct {
 	Unpaired, JudgeErrors int
 	// Rule states the regression rule in words, exactly as applied.
 	Rule string
+	// Blind, when the change does not block, is the largest drop of
+	// interest the gate would miss more often than it would catch in
+	// some class (its error rates, ErrorRates); nil when the rates are
+	// unknown or every class would see it.
+	Blind *BlindSpot
+}
+
+// BlindSpot is a drop in one class's retention that a gate which did
+// not block would have caught with probability under one half: the drop
+// and, per class, the probability of blocking it.
+type BlindSpot struct {
+	Drop    float64 // a share: 0.10 is a 10-point drop
+	Classes []string
+	Power   []float64
 }
 
 // ItemRow is one item at one compaction, both systems side by side.

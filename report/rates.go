@@ -327,3 +327,30 @@ func article(x float64) string {
 	}
 	return "a"
 }
+
+// blindSpot is the largest drop of er.Drops that some class's gate
+// blocks with probability under one half, with every class's
+// probability of blocking it; nil when the rates are unknown or every
+// class blocks every drop at least half the time.
+func blindSpot(er *ErrorRates) *BlindSpot {
+	if er == nil || !er.Known || len(er.Classes) == 0 {
+		return nil
+	}
+	best := -1
+	for j, d := range er.Drops {
+		for i := range er.Classes {
+			if er.Power[i][j].Block < 0.5 && (best < 0 || d > er.Drops[best]) {
+				best = j
+			}
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	bs := &BlindSpot{Drop: er.Drops[best]}
+	for i, c := range er.Classes {
+		bs.Classes = append(bs.Classes, c.Name)
+		bs.Power = append(bs.Power, er.Power[i][best].Block)
+	}
+	return bs
+}
