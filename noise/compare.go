@@ -367,7 +367,7 @@ func warnings(m *Measure) []string {
 			quote(m.A.System), quote(m.B.System)))
 	}
 	if diagonal(m.Table) {
-		w = append(w, "the two runs gave every pair the same verdict: a second run answered from the judge cache (tally check --cache) or by the recorded judge measures no noise; judge the second run afresh (--cache \"\" or a folder of its own) or check a second set of compacted contexts")
+		w = append(w, "the two runs gave every pair the same verdict: a second run answered from the judge cache (tally check --cache), by the recorded judge or by any judge that answers a question the same way every time (a keyword script) measures no noise; judge the second run afresh (--cache \"\" or a folder of its own) with a model, or check a second set of compacted contexts")
 	}
 	if u := m.Unpaired; u.OnlyA+u.OnlyB > 0 {
 		w = append(w, fmt.Sprintf("%s only in %s and %s only in %s are unpaired and in no figure: both runs should check the same fixtures and contexts",
