@@ -461,7 +461,7 @@ func (b *builder) compute() error {
 		if reg.Rule.Clustered && row.Rule.Tested {
 			if d := discordantConversations(pairs[ci]); d > 0 && d < fewDiscordantClusters {
 				r.Warnings = append(r.Warnings, fmt.Sprintf(
-					"%s: the clustered test rests on %d %s with a lost or gained item; below about %d its large-sample approximation is rough and its actual level may differ from α (the error rates below, and tally plan fixtures, give the false-block rate at this size)",
+					"%s: the clustered test rests on %d %s with a lost or gained item; below about %d its large-sample approximation is rough and its actual level may differ from α (this report's error rates of the rule, and tally plan fixtures, give the false-block rate at this size)",
 					cl, d, format.Plural(d, "conversation", "conversations"), fewDiscordantClusters))
 			}
 		}
