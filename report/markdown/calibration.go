@@ -58,7 +58,12 @@ func (m *writer) calibration(r *report.Report) {
 			m.printf("| %s | %d | %d | %d |\n", label, row[0], row[1], row[2])
 		}
 		m.printf("\n%d %s, %d of them the judge's verdict; κ = %s", a.Reviews, format.Plural(a.Reviews, "review", "reviews"), a.Equal(), kappa(a))
-		if iv := a.Kappa.Interval; finite(iv.Lower) && finite(iv.Upper) {
+		switch iv := a.Kappa.Interval; {
+		case finite(iv.Lower) && finite(iv.Upper) && iv.Lower == iv.Upper:
+			// A standard error of 0 gives no interval: said as tally
+			// calibrate says it.
+			m.printf(" (no interval: its standard error is 0)")
+		case finite(iv.Lower) && finite(iv.Upper):
 			m.printf(" (%s interval %s to %s)", format.Confidence(r.Confidence), signed(iv.Lower), signed(iv.Upper))
 		}
 		m.printf("; contradictions confirmed: %d of %d.\n\n", a.ContradictionsConfirmed, a.ContradictionsJudged)

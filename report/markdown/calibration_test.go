@@ -142,3 +142,21 @@ func TestWriteCalibrationHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteCalibrationDegenerateKappa: a κ whose standard error is 0
+// (every review on one side of the table) has no interval, and the
+// agreement line says so as tally calibrate does, not "interval 0.00 to
+// 0.00" (a new user's trial met it with 0 of 19 reviews agreeing).
+func TestWriteCalibrationDegenerateKappa(t *testing.T) {
+	r := sample.Calibrated(t)
+	a := &r.Calibration.Agreement[0]
+	a.Kappa.Kappa, a.Kappa.StandardError = 0, 0
+	a.Kappa.Interval.Lower, a.Kappa.Interval.Upper = 0, 0
+	sec := calibrationSection(t, string(markdown(t, r)))
+	if !strings.Contains(sec, "; κ = 0.00 (no interval: its standard error is 0); contradictions confirmed:") {
+		t.Errorf("no degenerate κ wording in:\n%s", sec)
+	}
+	if strings.Contains(sec, "interval 0.00 to 0.00") || strings.Contains(sec, "interval +0.00 to +0.00") {
+		t.Errorf("a degenerate interval printed:\n%s", sec)
+	}
+}
