@@ -479,7 +479,13 @@ func (b *builder) compute() error {
 		}
 		for s, name := range []string{r.Incumbent, r.Candidate} {
 			if counts[ci][s].Items == 0 {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s has no %s items checked; its row cannot pass", cl, name, cl))
+				// Only a gated row can fail for want of items; an
+				// ungated one just has nothing to show.
+				w := fmt.Sprintf("%s: %s has no %s items checked", cl, name, cl)
+				if gated {
+					w += "; its row cannot pass"
+				}
+				r.Warnings = append(r.Warnings, w)
 			}
 		}
 	}

@@ -367,6 +367,21 @@ func TestDraftQuarter(t *testing.T) {
 			t.Errorf("report.md does not show %q", want)
 		}
 	}
+	// A class the fixture has no items of is said, but its row is not
+	// gated (gates.retained is not set), so it is not said it cannot pass.
+	for _, cl := range fixture.Classes {
+		if slices.ContainsFunc(q.fixture.MustSurvive, func(it fixture.Item) bool { return it.Class == cl }) {
+			continue
+		}
+		// Markdown escapes the class's underscore.
+		w := strings.ReplaceAll(fmt.Sprintf("has no %s items checked", cl), "_", `\_`)
+		if !strings.Contains(q.reportMD, w) {
+			t.Errorf("report.md does not say %q", w)
+		}
+	}
+	if strings.Contains(q.reportMD, "cannot pass") {
+		t.Errorf("report.md says a row with no gate cannot pass")
+	}
 }
 
 // TestDraftQuarterReal does the same on a real session of the folder
