@@ -252,7 +252,7 @@ func (er *ErrorRates) mcse(c rule.Characteristics) string {
 	if c.Method != rule.MethodSimulation {
 		return ""
 	}
-	return fmt.Sprintf(" (Monte-Carlo standard error %.1f points)", 100*math.Max(c.StandardError, 1/float64(c.Replicates)))
+	return fmt.Sprintf(" (Monte-Carlo standard error %.1f points)", 100*c.MonteCarloError())
 }
 
 // noisePairs is the noise measurement's pairs of the named class.

@@ -111,6 +111,18 @@ func (r Rule) Characteristics(classes []Class, s Scenario, opts SimOptions) (Cha
 	return out, nil
 }
 
+// MonteCarloError is the Monte-Carlo error to print beside a simulated
+// Block: StandardError, but at least 1/Replicates, since an estimate of
+// 0 or 1 has a plug-in standard error sqrt(p(1 − p)/R) of 0 while the
+// simulation resolves no probability finer than one fixture set in R.
+// 0 when exact.
+func (c Characteristics) MonteCarloError() float64 {
+	if c.Method != MethodSimulation || c.Replicates == 0 {
+		return 0
+	}
+	return math.Max(c.StandardError, 1/float64(c.Replicates))
+}
+
 // ClassStandardError is the Monte-Carlo standard error of class i's
 // Block; 0 when exact.
 func (c Characteristics) ClassStandardError(i int) float64 {

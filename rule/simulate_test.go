@@ -152,3 +152,26 @@ func TestEstimateCorrelation(t *testing.T) {
 		}
 	}
 }
+
+// TestMonteCarloError: the binomial standard error sqrt(p(1 − p)/R) of a
+// simulated proportion (e.g. Koehler, Brown and Haneuse, "On the
+// assessment of Monte Carlo error in simulation-based statistical
+// analyses", The American Statistician 63(2), 2009), floored at one fixture set in
+// R, and 0 when exact.
+func TestMonteCarloError(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    Characteristics
+		want float64
+	}{
+		{"p 0.05 of 2000", Characteristics{Method: MethodSimulation, Block: 0.05, StandardError: math.Sqrt(0.05 * 0.95 / 2000), Replicates: 2000}, 0.004873397172404482},
+		{"p 0 of 2000: the floor", Characteristics{Method: MethodSimulation, Replicates: 2000}, 0.0005},
+		{"p 1 of 400: the floor", Characteristics{Method: MethodSimulation, Block: 1, Replicates: 400}, 0.0025},
+		{"exact", Characteristics{Method: MethodExact, Block: 0.3}, 0},
+		{"no replicates", Characteristics{Method: MethodSimulation}, 0},
+	} {
+		if got := tc.c.MonteCarloError(); math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -480,7 +480,7 @@ func mcText(c rule.Characteristics) string {
 	if c.Method == rule.MethodExact {
 		return " (exact; items independent)"
 	}
-	return fmt.Sprintf(" (simulated: %d fixture sets, seed %d, Monte-Carlo standard error %.1f points)", c.Replicates, c.Seed, 100*c.StandardError)
+	return fmt.Sprintf(" (simulated: %d fixture sets, seed %d, Monte-Carlo standard error %.1f points)", c.Replicates, c.Seed, 100*c.MonteCarloError())
 }
 
 // planFixturesJSON is the JSON contract of `tally plan fixtures`.
