@@ -418,8 +418,12 @@ func (p *propProposer) message(i int, e propUtterance) {
 	sentences := sentences(e.text)
 	prev := ""
 	before := len(p.items)
-	for _, s := range sentences {
-		p.sentence(i, e, s, prev)
+	for k, s := range sentences {
+		next := ""
+		if k+1 < len(sentences) {
+			next = sentences[k+1]
+		}
+		p.sentence(i, e, s, prev, next)
 		prev = s
 	}
 	if e.role == "user" && !e.plan && !e.output && (e.turn >= 2 || e.reply || e.queued) && !p.ruleSince(before) {
@@ -441,7 +445,7 @@ type propGuess struct {
 	kind, context string
 }
 
-func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
+func (p *propProposer) sentence(i int, e propUtterance, s, prev, next string) {
 	lead, body := propLeadIn(s)
 	if lead == "" && propShortSentence(prev) {
 		// "Thinking ahead. Is …?": a short sentence before counts as a
@@ -484,16 +488,26 @@ func (p *propProposer) sentence(i int, e propUtterance, s, prev string) {
 	}
 	refs := propReferencesIn(s, refRole, p.work)
 	for k := range refs {
+		r := &refs[k]
 		// "Committed as `abc1234`." says nothing of which commit: the
 		// sentence before it in the message does.
-		if r := &refs[k]; propRefProbeWords(r.context) < 3 && prev != "" {
+		if propRefProbeWords(r.context) < 3 && prev != "" {
 			before := strings.Fields(prev)
-			if len(before) > 12 {
-				before = append([]string{"…"}, before[len(before)-12:]...)
+			if len(before) > propRefContextWords {
+				before = append([]string{"…"}, before[len(before)-propRefContextWords:]...)
 			}
 			r.context = strings.Join(before, " ") + " " + r.context
-			r.probe = propRefProbe(r.kind, r.context)
 		}
+		// A heading of the agent's summary ("### 3. `strategy/x.go`")
+		// says nothing of the file either: the line under it does.
+		if propRefProbeWords(r.context) < 2 && next != "" {
+			after := strings.Fields(next)
+			if len(after) > propRefContextWords {
+				after = append(after[:propRefContextWords], "…")
+			}
+			r.context += " " + strings.Join(after, " ")
+		}
+		r.probe = propRefProbe(r.kind, r.context, refRole)
 	}
 	if len(refs) > 0 {
 		top := refs[0]

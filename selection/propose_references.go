@@ -199,7 +199,7 @@ func propReferencesIn(s, role string, w *propWork) []propGuess {
 				kind = strings.ToLower(m[1]) + " id"
 			}
 		}
-		out = append(out, propGuess{class: fixture.Reference, literal: lit, probe: propRefProbe(kind, ctx), expect: lit, confidence: conf, rule: sp.p.rule, kind: kind, context: ctx})
+		out = append(out, propGuess{class: fixture.Reference, literal: lit, probe: propRefProbe(kind, ctx, role), expect: lit, confidence: conf, rule: sp.p.rule, kind: kind, context: ctx})
 	}
 	return out
 }
@@ -235,13 +235,24 @@ var propURLStart = regexp.MustCompile(`https?://`)
 
 // propRefProbe drafts a reference's probe: which kind of thing the
 // context (its sentence with the reference elided as "…") refers to, or,
-// when the context holds under two words, which was mentioned.
-func propRefProbe(kind, context string) string {
+// when the context holds under two words, which one the person or the
+// agent (role) named.
+func propRefProbe(kind, context, role string) string {
 	if propRefProbeWords(context) < 2 {
-		return "Which " + kind + " was mentioned?"
+		switch role {
+		case "user":
+			return "Which " + kind + " did the user name?"
+		case "assistant":
+			return "Which " + kind + " did the agent name?"
+		}
+		return "Which " + kind + " was named in output pasted into the session?"
 	}
 	return "Which " + kind + " does “" + context + "” refer to?"
 }
+
+// propRefContextWords is how many words of the sentence before or after
+// a reference its probe quotes when its own sentence says too little.
+const propRefContextWords = 12
 
 // propRefProbeWords counts the words of a reference's context: its
 // tokens with a letter or digit in them.

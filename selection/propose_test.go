@@ -210,7 +210,8 @@ func TestProposeDrafts(t *testing.T) {
 		{"user", "doesn't git know if it's a binary file?", "Did the user raise this objection, which later work must respect: “doesn't git know if it's a binary file?”?", "yes"},
 		{"user", "Then on stop hook I want a notification if a review is still pending.", "Does this requirement from the user still hold: “Then on stop hook I want a notification if a review is still pending”?", "yes"},
 		{"user", "I'm keeping the write-up in report.md rev 14.", "Which document and revision does “I'm keeping the write-up in …” refer to?", "report.md rev 14"},
-		{"user", "Use snapshot stg-2026-01-22.", "Which snapshot was mentioned?", "snapshot stg-2026-01-22"},
+		{"user", "Use snapshot stg-2026-01-22.", "Which snapshot did the user name?", "snapshot stg-2026-01-22"},
+		{"user", "https://github.com/entireio/cli/pull/2", "Which URL did the user name?", "https://github.com/entireio/cli/pull/2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -533,17 +534,30 @@ func TestProposeURLsGlued(t *testing.T) {
 // before it, so two commits of one session get two probes (a probe
 // review found three commits sharing one).
 func TestProposeRefProbeContext(t *testing.T) {
-	s := propSession([]propMsg{{1, "user", "Fix the race in the stop hook and commit."},
-		{1, "assistant", "Fixed the race in the stop hook by taking the lock first. Committed as `3f9a2c1`."}}, 1)
-	var got []string
-	for _, c := range Propose(s, ProposeOptions{}).Candidates {
-		if c.Class == fixture.Reference {
-			got = append(got, c.Probe)
+	for _, tc := range []struct {
+		name string
+		msgs []propMsg
+		want []string
+	}{
+		{"the sentence before", []propMsg{{1, "user", "Fix the race in the stop hook and commit."},
+			{1, "assistant", "Fixed the race in the stop hook by taking the lock first. Committed as `3f9a2c1`."}},
+			[]string{"Which commit does “Fixed the race in the stop hook by taking the lock first. Committed as `…`” refer to?"}},
+		// A heading of the agent's summary of changes says nothing of
+		// its file: the line under it does (a new user's trial found
+		// "Which file was mentioned?" 16 times in 352 drafted probes).
+		{"the line under a heading", []propMsg{{1, "user", "Fix the rewind bug."},
+			{1, "assistant", "## Summary of Changes\n\n### 3. `strategy/manual_commit_types.go`\n- Added the ArchivedSession struct to hold the transcripts of every archived session on rewind"}},
+			[]string{"Which file does “### 3. `…` - Added the ArchivedSession struct to hold the transcripts of every archived …” refer to?"}},
+	} {
+		var got []string
+		for _, c := range Propose(propSession(tc.msgs, 1), ProposeOptions{}).Candidates {
+			if c.Class == fixture.Reference {
+				got = append(got, c.Probe)
+			}
 		}
-	}
-	want := []string{"Which commit does “Fixed the race in the stop hook by taking the lock first. Committed as `…`” refer to?"}
-	if !slices.Equal(got, want) {
-		t.Errorf("got %q, want %q", got, want)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 
