@@ -40,6 +40,10 @@ type Session struct {
 
 	// OrphanResults counts tool results whose call is not in the session.
 	OrphanResults int
+	// Dropped counts what was read but left out of the model, by what it
+	// is ("content part/image_url": a message's part that is not text),
+	// nil when nothing was.
+	Dropped map[string]int
 	// Records counts the lines read and skipped, by record type.
 	Records Counts
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/tally-eval/tally/internal/input"
 )
@@ -30,19 +32,25 @@ const Generic Format = "generic"
 //	   {"role": "tool", "tool_call_id": "c1", "content": "package main …", "is_error": false}],
 //	 "compactions": [{"after_message": 4, "summary": "…", "trigger": "auto", "tokens_before": 120000}]}
 //
-// "cwd", the working directory (Session.Cwd), and "started", when the
-// session started (an RFC 3339 time, Session.Start), are optional. The messages
-// are OpenAI chat-completions messages, with three additions:
-// "injected" on a user message, "is_error" on a tool message, and
-// "reasoning" on an assistant message. How they map:
+// "session_id" is required, once per file. "cwd", the working directory
+// (Session.Cwd), and "started", when the session started (an RFC 3339
+// time, Session.Start), are optional. The messages are OpenAI
+// chat-completions messages, with three additions: "injected" on a user
+// or system message, "is_error" on a tool message, and "reasoning" on an
+// assistant message. How they map:
 //
-//   - content is a string or a list of parts; the text of "text" parts is
-//     joined by "\n", other parts are counted as "[type]" in tool results
-//     and left out elsewhere.
+//   - content is a string or a list of parts; the text of "text",
+//     "input_text" and "output_text" parts is joined by "\n", other parts
+//     are counted as "[type]" in tool results and in Session.Dropped
+//     elsewhere.
 //   - A user message is a Message, typed unless it has "injected": a
-//     string naming a Kind ("meta", "system reminder", "command output",
-//     "compaction summary", …; see Kind.String) gives that kind, any other
-//     string or true gives Meta, false or null leaves it typed.
+//     string naming a Kind that is not typed ("meta", "system reminder",
+//     "command output", "compaction summary", "queued", …; see
+//     Kind.String) gives that kind, true gives Meta, false or null leaves
+//     it typed, and any other string is an error.
+//   - A user or system message marked "compaction summary" is a
+//     compaction at its index when "compactions" lists none there, and
+//     gives its text to a listed one without a summary.
 //   - An assistant message is a Step (no ID), its tool_calls its calls:
 //     arguments is a string of JSON (kept as that JSON when valid) or a
 //     JSON value.
@@ -54,17 +62,17 @@ const Generic Format = "generic"
 //     (0 ≤ after_message ≤ len(messages)), with its summary, trigger and
 //     tokens_before.
 //
-// Errors name file:line(:column), and the message's index when it is at
-// fault. Session.Records counts "session" lines read and blank lines
-// skipped.
+// Errors name file:line(:column), and the message's index and column
+// when it is at fault. Session.Records counts "session" lines read and
+// blank lines skipped.
 
 // gSession is one line of the generic format.
 type gSession struct {
-	SessionID   string        `json:"session_id"`
-	Cwd         string        `json:"cwd"`
-	Started     string        `json:"started"`
-	Messages    *[]gMessage   `json:"messages"`
-	Compactions []gCompaction `json:"compactions"`
+	SessionID   string             `json:"session_id"`
+	Cwd         string             `json:"cwd"`
+	Started     string             `json:"started"`
+	Messages    *[]json.RawMessage `json:"messages"`
+	Compactions []gCompaction      `json:"compactions"`
 }
 
 // gMessage is one chat message.
@@ -124,10 +132,12 @@ type genericReader struct {
 	blank, malformed int
 	held             *Session
 	eof              bool
+	// ids holds the line of each session id read.
+	ids map[string]int
 }
 
 func newGenericReader(r io.Reader, name string, o Options) *genericReader {
-	return &genericReader{name: name, lines: input.NewLines(r, name, o.MaxLine), bad: o.bad()}
+	return &genericReader{name: name, lines: input.NewLines(r, name, o.MaxLine), bad: o.bad(), ids: map[string]int{}}
 }
 
 // count puts the lines counted since the last session on s.
@@ -158,8 +168,14 @@ func (g *genericReader) next() (*Session, error) {
 		} else if len(bytes.TrimSpace(b)) == 0 {
 			g.blank++
 			continue
-		} else {
-			s, err = genericSession(b, g.name, g.lines.Line())
+		} else if s, err = genericSession(b, g.name, g.lines.Line()); err == nil {
+			// One session per line: a session id twice is a session
+			// split in two, or two sessions one id.
+			if first, ok := g.ids[s.ID]; ok {
+				s, err = nil, fmt.Errorf("%s:%d: session_id %q is the session of line %d too", g.name, g.lines.Line(), s.ID, first)
+			} else {
+				g.ids[s.ID] = g.lines.Line()
+			}
 		}
 		if err != nil {
 			if g.bad == nil {
@@ -197,7 +213,28 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 	if g.Messages == nil {
 		return nil, errorf(`session has no "messages"`)
 	}
-	msgs := *g.Messages
+	if g.SessionID == "" {
+		return nil, errorf(`session has no "session_id"`)
+	}
+	raws := *g.Messages
+	msgs := make([]gMessage, len(raws))
+	at := 0 // where to look for the next message's bytes in the line
+	for i, raw := range raws {
+		base := 0
+		if k := bytes.Index(b[at:], raw); k >= 0 {
+			base = at + k
+			at = base + len(raw)
+		}
+		if err := json.Unmarshal(raw, &msgs[i]); err != nil {
+			// encoding/json's offset counts the bytes read, so the
+			// column is base plus it; with none, the message's start.
+			col := base + int(jsonOffset(err))
+			if col == base {
+				col++
+			}
+			return nil, fmt.Errorf("%s:%d:%d: messages[%d]: %w", name, line, col, i, err)
+		}
+	}
 	s := &Session{Name: name, ID: g.SessionID, Cwd: g.Cwd, Format: Generic,
 		Records: Counts{Read: map[string]int{"session": 1}, Skipped: map[string]int{}}}
 	if g.Started != "" {
@@ -212,6 +249,17 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 		}
 		if n := *c.AfterMessage; n < 0 || n > len(msgs) {
 			return nil, errorf("compactions[%d]: after_message %d is not in 0…%d", i, n, len(msgs))
+		}
+	}
+	kinds := make([]Kind, len(msgs))
+	for i := range msgs {
+		k, err := injectedKind(msgs[i].Injected)
+		if err != nil {
+			return nil, errorf("messages[%d]: %v", i, err)
+		}
+		kinds[i] = k
+		if k == CompactSummary && (msgs[i].Role == "user" || msgs[i].Role == "system" || msgs[i].Role == "developer") {
+			comps = summaryCompaction(comps, i, msgs[i].Content.text())
 		}
 	}
 	sort.SliceStable(comps, func(i, j int) bool { return *comps[i].AfterMessage < *comps[j].AfterMessage })
@@ -231,22 +279,22 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 			break
 		}
 		m := &msgs[i]
-		text := m.Content.Text
-		for _, p := range m.Content.Parts {
-			if p.Type == "text" {
-				text = join(text, p.Text)
+		text := m.Content.text()
+		if m.Role != "tool" {
+			for _, p := range m.Content.Parts {
+				if !genericTextPart(p.Type) {
+					if s.Dropped == nil {
+						s.Dropped = map[string]int{}
+					}
+					s.Dropped["content part/"+p.Type]++
+				}
 			}
 		}
 		switch m.Role {
 		case "system", "developer":
 		case "user":
-			msg := Message{Turn: len(s.Turns) - 1, Step: len(s.Steps), Line: line, Text: text}
-			k, err := injectedKind(m.Injected)
-			if err != nil {
-				return nil, errorf("messages[%d]: %v", i, err)
-			}
-			msg.Kind = k
-			if k.Typed() {
+			msg := Message{Turn: len(s.Turns) - 1, Step: len(s.Steps), Line: line, Text: text, Kind: kinds[i]}
+			if msg.Kind.Typed() {
 				msg.Turn = len(s.Turns)
 				s.Turns = append(s.Turns, Turn{Message: len(s.Messages), FirstStep: len(s.Steps)})
 			}
@@ -268,7 +316,7 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 			}
 		case "tool":
 			for _, p := range m.Content.Parts {
-				if p.Type != "text" {
+				if !genericTextPart(p.Type) {
 					text = join(text, "["+p.Type+"]")
 				}
 			}
@@ -284,6 +332,55 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// genericTextPart is whether a content part of this type is text: the
+// chat-completions API's "text" and the Responses API's "input_text" and
+// "output_text".
+func genericTextPart(typ string) bool {
+	return typ == "text" || typ == "input_text" || typ == "output_text"
+}
+
+// text is the content's text: the string, or its text parts joined by
+// "\n" (genericTextPart).
+func (c ccContent) text() string {
+	text := c.Text
+	for _, p := range c.Parts {
+		if genericTextPart(p.Type) {
+			text = join(text, p.Text)
+		}
+	}
+	return text
+}
+
+// summaryCompaction records the compaction a message marked "compaction
+// summary" at index i stands for: the one listed at after_message i gets
+// the message's text as its summary when it has none; with none listed
+// there, the message makes one.
+func summaryCompaction(comps []gCompaction, i int, text string) []gCompaction {
+	for k := range comps {
+		if *comps[k].AfterMessage == i {
+			if comps[k].Summary == "" {
+				comps[k].Summary = text
+			}
+			return comps
+		}
+	}
+	return append(comps, gCompaction{AfterMessage: &i, Summary: text})
+}
+
+// jsonOffset is the byte offset encoding/json gives an error, 0 when it
+// gives none.
+func jsonOffset(err error) int64 {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return se.Offset
+	case errors.As(err, &te):
+		return te.Offset
+	}
+	return 0
 }
 
 // injectedKind reads a user message's "injected" field.
@@ -303,7 +400,18 @@ func injectedKind(raw json.RawMessage) (Kind, error) {
 				return Kind(k), nil
 			}
 		}
-		return Meta, nil
+		return Typed, fmt.Errorf("injected: %q is not a reason tally knows (%s), true or false", s, injectedNames())
 	}
 	return Typed, fmt.Errorf("injected is %.20s, not a string or a boolean", raw)
+}
+
+// injectedNames lists the reasons "injected" may name, quoted.
+func injectedNames() string {
+	var names []string
+	for k := range kindNames {
+		if !Kind(k).Typed() {
+			names = append(names, strconv.Quote(kindNames[k]))
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -2,8 +2,10 @@ package agentlog
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,8 +28,8 @@ func TestReadGeneric(t *testing.T) {
 		{"ids", s.ID + "|" + s2.ID, "g-1|g-2", ""},
 		{"cwd", s.Cwd + "|" + s2.Cwd, "/src|", "optional: g-2 has none"},
 		{"format", s.Format, Generic, ""},
-		{"kinds", kinds(s), []Kind{Typed, Meta, CompactSummary, Typed, Meta, Meta},
-			`injected "meta", "compaction summary", true, and a reason that names no kind`},
+		{"kinds", kinds(s), []Kind{Typed, Meta, CompactSummary, Typed, Meta, Queued},
+			`injected "meta", "compaction summary", true and "queued"`},
 		{"turns", s.Turns, []Turn{{Message: 0, FirstStep: 0, Steps: 1}, {Message: 3, FirstStep: 1, Steps: 1}}, "the system message is not a message"},
 		{"step 0", s.Steps[0].Text + "|" + s.Steps[0].Thinking, "Running the tests.|start with go test", ""},
 		{"calls", s.Steps[0].Calls, []ToolCall{
@@ -74,13 +76,23 @@ func TestReadGenericErrors(t *testing.T) {
 	}{
 		{"not JSON", `{"messages":[},`, "x.jsonl:1:14: invalid character '}'"},
 		{"no messages", "\n" + `{"session_id":"s"}`, `x.jsonl:2: session has no "messages"`},
-		{"messages not a list", `{"messages":{}}`, "x.jsonl:1:13: json: cannot unmarshal object"},
-		{"unknown role", `{"messages":[{"role":"user","content":"a"},{"role":"function","content":"b"}]}`,
+		{"no session id", `{"messages":[]}`, `x.jsonl:1: session has no "session_id"`},
+		{"messages not a list", `{"session_id":"s","messages":{}}`, "x.jsonl:1:30: json: cannot unmarshal object"},
+		{"unknown role", `{"session_id":"s","messages":[{"role":"user","content":"a"},{"role":"function","content":"b"}]}`,
 			`x.jsonl:1: messages[1]: role "function" is not`},
-		{"content of the wrong type", `{"messages":[{"role":"user","content":3}]}`, "x.jsonl:1: content is 3…"},
-		{"injected of the wrong type", `{"messages":[{"role":"user","content":"a","injected":3}]}`, "x.jsonl:1: messages[0]: injected is 3"},
-		{"compaction out of range", `{"messages":[],"compactions":[{"after_message":1}]}`, "x.jsonl:1: compactions[0]: after_message 1 is not in 0…0"},
-		{"compaction without position", `{"messages":[],"compactions":[{"summary":"s"}]}`, "x.jsonl:1: compactions[0] has no after_message"},
+		// The message's column and index (a new user's trial: a 780 KB
+		// line's error named neither).
+		{"content of the wrong type", `{"session_id":"s","messages":[{"role":"user","content":"a"},{"role":"user","content":3}]}`, "x.jsonl:1:61: messages[1]: content is 3…"},
+		{"a field of the wrong type", `{"session_id":"s","messages":[{"role":"tool","is_error":"yes"}]}`, "x.jsonl:1:61: messages[0]: json: cannot unmarshal string"},
+		{"injected of the wrong type", `{"session_id":"s","messages":[{"role":"user","content":"a","injected":3}]}`, "x.jsonl:1: messages[0]: injected is 3"},
+		// A reason tally does not know is an error, not meta: "Queued"
+		// for "queued" had made a person's prompts vanish (a new user's
+		// trial).
+		{"injected names no reason", `{"session_id":"s","messages":[{"role":"user","content":"a","injected":"Queued"}]}`,
+			`x.jsonl:1: messages[0]: injected: "Queued" is not a reason tally knows ("compaction summary", `},
+		{"compaction out of range", `{"session_id":"s","messages":[],"compactions":[{"after_message":1}]}`, "x.jsonl:1: compactions[0]: after_message 1 is not in 0…0"},
+		{"compaction without position", `{"session_id":"s","messages":[],"compactions":[{"summary":"s"}]}`, "x.jsonl:1: compactions[0] has no after_message"},
+		{"a session id twice", `{"session_id":"s","messages":[]}` + "\n\n" + `{"session_id":"s","messages":[]}`, `x.jsonl:3: session_id "s" is the session of line 1 too`},
 	} {
 		_, err := ReadGeneric(strings.NewReader(c.in), "x.jsonl")
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
@@ -112,4 +124,41 @@ func FuzzReadGeneric(f *testing.F) {
 			t.Errorf("counted %d lines", n)
 		}
 	})
+}
+
+// TestReadGenericSummaryMessage: a message marked "compaction summary"
+// is a compaction where the log lists none (a new user's trial: a
+// harness that wrote its summary as a message, as README's list of
+// reasons invites, got "0 of them compacted"), and fills the summary of
+// one listed there without one. The Responses API's text parts are
+// text; other parts are counted as dropped.
+func TestReadGenericSummaryMessage(t *testing.T) {
+	in := `{"session_id":"s","messages":[` +
+		`{"role":"user","content":[{"type":"input_text","text":"never push to main"},{"type":"input_image","image_url":"data:,"}]},` +
+		`{"role":"assistant","content":[{"type":"output_text","text":"OK."}]},` +
+		`{"role":"user","content":"Summary one.","injected":"compaction summary"},` +
+		`{"role":"user","content":"go on"},` +
+		`{"role":"system","content":"Summary two.","injected":"compaction summary"},` +
+		`{"role":"user","content":"and then?"},` +
+		`{"role":"user","content":"Summary three.","injected":"compaction summary"}],` +
+		`"compactions":[{"after_message":4,"summary":"Listed two.","trigger":"auto"},{"after_message":6,"trigger":"manual"}]}`
+	ss, err := ReadGeneric(strings.NewReader(in), "x.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	var got []string
+	for _, c := range s.Compactions {
+		got = append(got, fmt.Sprintf("%d %s %q", c.Message, c.Trigger, c.Summary))
+	}
+	want := []string{`1  "Summary one."`, `3 auto "Listed two."`, `4 manual "Summary three."`}
+	if !slices.Equal(got, want) {
+		t.Errorf("compactions %q, want %q", got, want)
+	}
+	if s.Messages[0].Text != "never push to main" || s.Steps[0].Text != "OK." {
+		t.Errorf("text parts: %q, %q", s.Messages[0].Text, s.Steps[0].Text)
+	}
+	if !reflect.DeepEqual(s.Dropped, map[string]int{"content part/input_image": 1}) {
+		t.Errorf("dropped %v", s.Dropped)
+	}
 }

@@ -100,7 +100,9 @@ type SignalReport struct {
 	Formats map[agentlog.Format]int
 	// NotRead counts the records skipped by type, across sessions
 	// (agentlog.Counts.Skipped: records that carry no conversation,
-	// sidechains, blank and malformed lines).
+	// sidechains, blank and malformed lines), what was read but left
+	// out (agentlog.Session.Dropped) and tool results without their call
+	// (OrphanResults).
 	NotRead  map[string]int
 	Kinds    []KindCount // in SignalKinds order
 	Weeks    []Week      // by week; UnknownWeek last
@@ -360,6 +362,12 @@ func scanInput(ctx context.Context, in Input, cfg SignalConfig, out chan<- *Flag
 		for k, v := range s.Records.Skipped {
 			res.notRead[k] += v
 		}
+		for k, v := range s.Dropped {
+			res.notRead[k] += v
+		}
+		if s.OrphanResults > 0 {
+			res.notRead[OrphanResults] += s.OrphanResults
+		}
 		if len(s.Compactions) > 0 {
 			res.compacted++
 		}
@@ -519,6 +527,10 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
 }
+
+// OrphanResults is the NotRead key of tool results whose call is not
+// in their session (agentlog.Session.OrphanResults).
+const OrphanResults = "tool result without its call"
 
 // ScanFiles is Scan over files by path.
 func ScanFiles(ctx context.Context, paths []string, cfg SignalConfig, emit func(*Flagged) error) (*SignalReport, error) {
