@@ -503,7 +503,7 @@ func (cr *ccReader) assistant(rec *ccRecord) error {
 			if p.ID != "" {
 				cr.calls[p.ID] = [2]int{i, len(st.Calls)}
 			}
-			st.Calls = append(st.Calls, ToolCall{ID: p.ID, Name: p.Name, Input: bytes.Clone(p.Input), UUID: rec.UUID})
+			st.Calls = append(st.Calls, ToolCall{ID: p.ID, Name: p.Name, Input: bytes.Clone(p.Input), UUID: rec.UUID, Line: cr.line})
 		}
 	}
 	cr.read("assistant")

@@ -281,6 +281,8 @@ func TestClaudeCodeTextLine(t *testing.T) {
 	log := `{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"Fix the build."}}
 {"type":"assistant","uuid":"a1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"Looking."}]}}
 {"type":"assistant","uuid":"a2","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"I'll fix config.go:239."}]}}
+{"type":"assistant","uuid":"a3","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/src/config.go"}}]}}
+{"type":"assistant","uuid":"a4","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"go build ./..."}}]}}
 `
 	sessions, err := ReadAll(strings.NewReader(log), "t.jsonl", ClaudeCode)
 	if err != nil {
@@ -289,7 +291,13 @@ func TestClaudeCodeTextLine(t *testing.T) {
 	if len(sessions) != 1 || len(sessions[0].Steps) != 1 {
 		t.Fatalf("sessions %+v", sessions)
 	}
-	if st := sessions[0].Steps[0]; st.Line != 2 || st.TextLine != 3 || st.Records != 2 {
-		t.Errorf("step line %d, text line %d, records %d; want 2, 3, 2", st.Line, st.TextLine, st.Records)
+	st := sessions[0].Steps[0]
+	if st.Line != 2 || st.TextLine != 3 || st.Records != 4 {
+		t.Errorf("step line %d, text line %d, records %d; want 2, 3, 4", st.Line, st.TextLine, st.Records)
+	}
+	// Each call is on its own record's line (a new user's trial: the
+	// evidence pointed at the response's thinking, lines before).
+	if len(st.Calls) != 2 || st.Calls[0].Line != 4 || st.Calls[1].Line != 5 {
+		t.Errorf("calls %+v: want lines 4 and 5", st.Calls)
 	}
 }

@@ -394,7 +394,7 @@ func (cr *cxReader) item(it *cxItem) error {
 		}
 	case "function_call", "custom_tool_call", "local_shell_call":
 		st := cr.current()
-		call := ToolCall{ID: it.CallID, Name: it.Name}
+		call := ToolCall{ID: it.CallID, Name: it.Name, Line: cr.line}
 		switch it.Type {
 		case "function_call":
 			call.Input = jsonArgument(it.Arguments)

@@ -110,6 +110,9 @@ type ToolCall struct {
 	Result     string
 	IsError    bool
 	ResultLine int
+	// Line is the line of the record holding the call (a model response
+	// spans several records: its thinking, its text, each tool_use).
+	Line int
 	// UUID is the uuid of the record holding the tool_use and ResultUUID
 	// that of the record holding its result (Claude Code; empty in formats
 	// without record uuids).

@@ -308,7 +308,7 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 				if tc.ID != "" {
 					calls[tc.ID] = [2]int{len(s.Steps), len(st.Calls)}
 				}
-				st.Calls = append(st.Calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: jsonArgument(tc.Function.Arguments)})
+				st.Calls = append(st.Calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: jsonArgument(tc.Function.Arguments), Line: line})
 			}
 			s.Steps = append(s.Steps, st)
 			if t := len(s.Turns) - 1; t >= 0 {

@@ -33,8 +33,8 @@ func TestReadGeneric(t *testing.T) {
 		{"turns", s.Turns, []Turn{{Message: 0, FirstStep: 0, Steps: 1}, {Message: 3, FirstStep: 1, Steps: 1}}, "the system message is not a message"},
 		{"step 0", s.Steps[0].Text + "|" + s.Steps[0].Thinking, "Running the tests.|start with go test", ""},
 		{"calls", s.Steps[0].Calls, []ToolCall{
-			{ID: "c1", Name: "run_tests", Input: []byte(`{"pkg":"./..."}`), HasResult: true, Result: "FAIL a_test.go:12", IsError: true, ResultLine: 1},
-			{ID: "c2", Name: "read_file", Input: []byte(`{"path":"a_test.go"}`), HasResult: true, Result: "package a\n[image_url]", ResultLine: 1},
+			{ID: "c1", Name: "run_tests", Input: []byte(`{"pkg":"./..."}`), HasResult: true, Result: "FAIL a_test.go:12", IsError: true, ResultLine: 1, Line: 1},
+			{ID: "c2", Name: "read_file", Input: []byte(`{"path":"a_test.go"}`), HasResult: true, Result: "package a\n[image_url]", ResultLine: 1, Line: 1},
 		}, "arguments as a string of JSON and as an object"},
 		{"unanswered call", s.Steps[1].Calls[0].HasResult, false, "c3 has no tool message"},
 		{"orphans", s.OrphanResults, 1, "c9"},

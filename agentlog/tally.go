@@ -253,7 +253,7 @@ func (t *tallyReader) add(ev *tallyEvent) {
 		}
 		st := &s.Steps[len(s.Steps)-1]
 		st.Records++
-		call := ToolCall{Name: string(ev.tool), Input: []byte("null")}
+		call := ToolCall{Name: string(ev.tool), Input: []byte("null"), Line: line}
 		if ev.hasArgs {
 			call.Input = bytes.Clone(ev.args)
 		}

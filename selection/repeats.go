@@ -2,6 +2,7 @@ package selection
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"path"
 	"regexp"
@@ -103,8 +104,9 @@ var DefaultRepeatWindow = RepeatWindow{Turns: 5, Steps: 400}
 type CallRef struct {
 	Tool  string
 	Input json.RawMessage
-	// ID is the tool_use id; Line is the line of the step's first record
-	// in the log; Turn and Step index Session.Turns and Session.Steps.
+	// ID is the tool_use id; Line is the line of the record holding the
+	// call in the log (of the step's first record where the format does
+	// not say); Turn and Step index Session.Turns and Session.Steps.
 	ID               string
 	Line, Turn, Step int
 	IsError          bool
@@ -171,7 +173,7 @@ func FindToolRepeats(s *agentlog.Session, w RepeatWindow) []ToolRepeat {
 		for ci := range st.Calls {
 			c := &st.Calls[ci]
 			calls = append(calls, flatCall{
-				ref: CallRef{Tool: c.Name, Input: c.Input, ID: c.ID, Line: st.Line, Turn: st.Turn, Step: si, IsError: c.IsError,
+				ref: CallRef{Tool: c.Name, Input: c.Input, ID: c.ID, Line: cmp.Or(c.Line, st.Line), Turn: st.Turn, Step: si, IsError: c.IsError,
 					UUID: c.UUID, ResultUUID: c.ResultUUID},
 				call: c,
 			})
