@@ -127,6 +127,10 @@ type ToolRepeat struct {
 	// boundary record's line and CompactionUUID its uuid.
 	Compaction, CompactionLine int
 	CompactionUUID             string
+	// LostAt indexes the first compaction after the first call: the one
+	// that first dropped its result, earlier than Compaction when the
+	// first call came before two compactions or more.
+	LostAt int
 	// TurnsAfter is the repeat's turn minus the compaction's (0: the turn
 	// the compaction interrupted); StepsAfter counts steps from the
 	// compaction to the repeat (1: the first step after it).
@@ -224,10 +228,17 @@ func FindToolRepeats(s *agentlog.Session, w RepeatWindow) []ToolRepeat {
 					continue
 				}
 				kind, reason := classify(calls, fi, ri)
+				lost := ci
+				for lost > 0 && calls[fi].ref.Step < s.Compactions[lost-1].Step {
+					lost--
+				}
+				if lost < ci {
+					reason += "; the first call was before the compaction at line " + strconv.Itoa(s.Compactions[lost].Line) + " too, which first dropped its result"
+				}
 				out = append(out, ToolRepeat{
 					Kind: kind, Severe: kind == SideEffect, Reason: reason,
 					First: calls[fi].ref, Repeat: calls[ri].ref,
-					Compaction: ci, CompactionLine: comp.Line, CompactionUUID: comp.UUID,
+					Compaction: ci, CompactionLine: comp.Line, CompactionUUID: comp.UUID, LostAt: lost,
 					TurnsAfter: calls[ri].ref.Turn - comp.Turn, StepsAfter: calls[ri].ref.Step - comp.Step + 1,
 				})
 				break
@@ -706,6 +717,11 @@ func classify(calls []flatCall, fi, ri int) (RepeatKind, string) {
 		if ch.tree {
 			return RerunAfterChange, "git changed the working tree between the reads"
 		}
+		if f := &calls[fi]; f.in.lo != r.in.lo || f.in.hi != r.in.hi {
+			// An overlap, not the same range: the reviewer sees how much
+			// of the read asks again.
+			return LostResult, "read again (" + readRange(r.in) + ", after " + readRange(f.in) + "), unchanged since the first read"
+		}
 		return LostResult, "read again, unchanged since the first read"
 	case "Grep", "Glob":
 		if touched(r.ref.Tool, r.in, ch) {
@@ -743,6 +759,18 @@ func classify(calls []flatCall, fi, ri int) (RepeatKind, string) {
 		return SideEffect, "the same write through a tool again"
 	}
 	return LostResult, "the same call again"
+}
+
+// readRange says which lines a Read asked for: "the whole file", "lines
+// 475–494" or "lines 212 to the end".
+func readRange(in callInput) string {
+	switch {
+	case in.lo <= 1 && in.hi == 0:
+		return "the whole file"
+	case in.hi == 0:
+		return "lines " + strconv.Itoa(in.lo) + " to the end"
+	}
+	return "lines " + strconv.Itoa(in.lo) + "–" + strconv.Itoa(in.hi)
 }
 
 // touched is whether an edit in ch changed text a Grep pattern matches

@@ -3,6 +3,7 @@ package selection
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tally-eval/tally/agentlog"
@@ -126,6 +127,11 @@ func TestRepeatEvidenceUUIDs(t *testing.T) {
 	if u := [5]string{r.First.UUID, r.First.ResultUUID, r.Repeat.UUID, r.Repeat.ResultUUID, r.CompactionUUID}; u != [5]string{"r2", "r3", "r6", "r7", "r4"} {
 		t.Errorf("uuids (first, its result, repeat, its result, boundary) %v, want [r2 r3 r6 r7 r4]", u)
 	}
+	// The two ranges (offset 1, limit 50; offset 20, limit 10) are said,
+	// so a reviewer sees how much of the read asks again.
+	if want := "read again (lines 20–29, after lines 1–50), unchanged since the first read"; r.Reason != want {
+		t.Errorf("reason %q, want %q", r.Reason, want)
+	}
 }
 
 // TestRepeatPathsWithoutCwd: with no cwd, a relative path is only
@@ -137,5 +143,28 @@ func TestRepeatPathsWithoutCwd(t *testing.T) {
 		if r.Repeat.Tool == "Read" {
 			t.Errorf("with no cwd, a/parse.go repeats /repo/a/parse.go: %v", r)
 		}
+	}
+}
+
+// TestRepeatLostAtEarlierCompaction: a repeat after the second
+// compaction of a call made before the first is blamed on the second
+// (its window) and says the first dropped the result (a new user's
+// trial: 4 flags on the dev set named only the later compaction).
+func TestRepeatLostAtEarlierCompaction(t *testing.T) {
+	read := func() agentlog.Step {
+		return agentlog.Step{Calls: []agentlog.ToolCall{{ID: "x", Name: "Read", Input: []byte(`{"file_path":"/repo/a.go"}`), HasResult: true, Line: 1}}}
+	}
+	s := &agentlog.Session{
+		Steps:       []agentlog.Step{read(), {}, {}, read()},
+		Compactions: []agentlog.Compaction{{Step: 1, Line: 10}, {Step: 3, Line: 20}},
+	}
+	got := FindToolRepeats(s, DefaultRepeatWindow)
+	if len(got) != 1 {
+		t.Fatalf("got %d repeats, want 1", len(got))
+	}
+	r := got[0]
+	if r.Compaction != 1 || r.CompactionLine != 20 || r.LostAt != 0 ||
+		!strings.HasSuffix(r.Reason, "; the first call was before the compaction at line 10 too, which first dropped its result") {
+		t.Errorf("compaction %d (line %d), lost at %d, reason %q; want 1 (line 20), lost at 0, and the reason naming line 10", r.Compaction, r.CompactionLine, r.LostAt, r.Reason)
 	}
 }

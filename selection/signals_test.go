@@ -184,7 +184,7 @@ func TestScanClaudeCode(t *testing.T) {
 	}
 	const summary = "This session is being continued from a previous conversation."
 	lost := Signal{Kind: RepeatedToolCall, Turn: 1, Step: 2, EvidenceTurn: 1, CompactionTurn: 1, CompactionLine: 4, CompactionUUID: "r4",
-		TurnsAfter: 0, StepsAfter: 1, RepeatKind: LostResult, Reason: "read again, unchanged since the first read",
+		TurnsAfter: 0, StepsAfter: 1, RepeatKind: LostResult, Reason: "read again (lines 20–29, after lines 1–50), unchanged since the first read",
 		First: call("tu1", 1, 1, 2, "r2", "r3", `{"file_path":"/repo/parse.go","offset":1,"limit":50}`, "code"),
 		Call:  call("tu2", 1, 2, 6, "r6", "r7", `{"file_path":"/repo/./parse.go","offset":20,"limit":10}`, "code"), Summary: summary}
 	push := Signal{Kind: RepeatedToolCall, Severe: true, Turn: 1, Step: 2, EvidenceTurn: 1, CompactionTurn: 1, CompactionLine: 11, CompactionUUID: "r4",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -231,7 +232,13 @@ func writeSignalsText(w io.Writer, r *selection.SignalReport) error {
 	t := table(w)
 	fmt.Fprintln(t, "signal\tsessions\toccurrences\tsevere")
 	for _, k := range r.Kinds {
-		fmt.Fprintf(t, "%s\t%d\t%d\t%d\n", k.Kind, k.Sessions, k.Signals, k.Severe)
+		// Severe occurrences cluster: ten duplicate replies in one
+		// session are one incident, so the sessions are said too.
+		severe := strconv.Itoa(k.Severe)
+		if k.Severe > 0 {
+			severe += " (" + plural(k.SevereSessions, "session") + ")"
+		}
+		fmt.Fprintf(t, "%s\t%d\t%d\t%s\n", k.Kind, k.Sessions, k.Signals, severe)
 	}
 	if err := t.Flush(); err != nil {
 		return err
