@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/tally-eval/tally/internal/input"
 )
@@ -48,6 +49,10 @@ type Config struct {
 	// a malformed line. Limits.MaxFile is for the caller that opens the
 	// file (input.Open): Select reads a stream.
 	Limits input.Limits
+	// Incidents names sessions to take as incidents besides those a
+	// summary marks (ReadIncidents: the sessions `tally signals`
+	// flagged). A name no session read has is said in the warnings.
+	Incidents map[string]bool
 }
 
 // DefaultConfig is `tally select`'s configuration for a budget of n
@@ -185,6 +190,11 @@ type Selector struct {
 	pooled       map[string]int // session_id → line, for sessions in a pool
 	res          *reservoirs
 	cur          candidate // the session being added (a field: no allocation per session)
+	// named holds the sessions of cfg.Incidents read so far.
+	named map[string]bool
+	// counted is how many sessions that compact gave their compactions
+	// or items as counts (Session.CountsOnly).
+	counted int
 }
 
 // NewSelector returns a selector for cfg.
@@ -192,7 +202,7 @@ func NewSelector(cfg Config) (*Selector, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Selector{cfg: cfg, pooled: make(map[string]int)}
+	s := &Selector{cfg: cfg, pooled: make(map[string]int), named: map[string]bool{}}
 	s.inc.primary, s.inc.rank = decisionsFirst, byDecisions
 	s.rest.primary, s.rest.rank = decisionsFirst, byDecisions
 	if cfg.Budget > 0 {
@@ -235,6 +245,10 @@ func (s *Selector) add(sess *Session, id []byte, line int) error {
 	s.cur = candidate{id: sess.ID, turns: sess.Turns, compactions: sess.CompactionCount, items: sess.ItemCount,
 		decisions: sess.Decisions(), incident: sess.Incident, line: line,
 		minutes: AnnotationMinutes(sess.Turns, s.cfg.MinutesPerFixture)}
+	if s.cfg.Incidents[string(id)] {
+		s.cur.incident = true
+		s.named[string(id)] = true
+	}
 	c := &s.cur
 	p := &s.rest
 	if c.incident {
@@ -255,6 +269,8 @@ func (s *Selector) add(sess *Session, id []byte, line int) error {
 	}
 	if c.compactions == 0 {
 		s.neverCompact++
+	} else if sess.CountsOnly {
+		s.counted++
 	}
 	if s.res != nil {
 		s.res.add(summary{turns: int32(c.turns), compactions: int32(c.compactions), items: int32(c.items), decisions: c.decisions})
@@ -266,12 +282,43 @@ func (s *Selector) add(sess *Session, id []byte, line int) error {
 	return nil
 }
 
+// unreadIncidents says which sessions cfg.Incidents names that no
+// session read has ("" when every one was read): an incident missed is
+// never a silent one.
+func (s *Selector) unreadIncidents() string {
+	var missing []string
+	for id := range s.cfg.Incidents {
+		if !s.named[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	slices.Sort(missing)
+	shown := missing[:min(len(missing), 5)]
+	more := ""
+	if len(missing) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(missing)-len(shown))
+	}
+	return fmt.Sprintf("%d of the %d sessions named as incidents were not among the sessions read, so not selected: %s%s",
+		len(missing), len(s.cfg.Incidents), strings.Join(shown, ", "), more)
+}
+
 // evicted forgets a candidate that left its pool.
 func (s *Selector) evicted(c *candidate) { delete(s.pooled, c.id) }
 
 // Result returns the selection of the sessions added so far.
 func (s *Selector) Result() *Result {
 	r := &Result{Config: s.cfg, Read: s.read, Incidents: s.incidents, NeverCompact: s.neverCompact}
+	if s.counted > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf(
+			"%d of the %d sessions that compact gave their compactions or items as counts, not listed with their turns: their decisions take every item to be live at every compaction (compactions × max(1, items)), more than a session whose items came late exercises",
+			s.counted, s.read-s.neverCompact))
+	}
+	if w := s.unreadIncidents(); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 	inc := sorted(s.inc.h, byDecisions)
 	rest := sorted(s.rest.h, s.rest.rank)
 	m := s.cfg.MinutesPerFixture

@@ -22,12 +22,13 @@ func newSelectCmd(opts *options) *cobra.Command {
 		compareRandom int
 		seed          int64
 		output        string
+		incidents     string
 		skipBad       bool
 		logFormat     agentlog.Format
 		lim           limitFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "select SESSIONS.jsonl | LOG… [--budget N | --budget-hours H] [--minutes-per-fixture 2] [--compare-random N] [--seed S] [--log-format F] [-o selected.jsonl]",
+		Use:   "select SESSIONS.jsonl | LOG… [--budget N | --budget-hours H] [--minutes-per-fixture 2] [--compare-random N] [--seed S] [--log-format F] [--incidents FLAGGED.jsonl] [-o selected.jsonl]",
 		Short: "Choose the sessions that exercise the most compaction decisions, against a random baseline",
 		Long: `select reads session summaries (JSONL; "-" reads stdin), or agent logs (Claude
 Code session files, Codex rollouts, the generic format or tally's event log,
@@ -54,7 +55,12 @@ bounded memory: mean and 95% range of each total, so totals are set
 against totals of the same number of sessions, then decisions per session
 and per annotation hour. -o writes the selected sessions as JSONL,
 atomically. A malformed line is an error naming file, line, column and field,
-or with --skip-bad is skipped and reported.`,
+or with --skip-bad is skipped and reported.
+
+--incidents FLAGGED.jsonl takes the sessions it names as incidents: the
+flagged sessions tally signals -o writes, or any JSON Lines file of
+{"session_id": …} objects. A session it names that select does not read is
+said in the warnings.`,
 		Example: `  tally select examples/quarterly/sessions.jsonl --budget 40
   tally select sessions.jsonl --budget-hours 6 --minutes-per-fixture 2 -o selected.jsonl --format json`,
 		Args: cobra.MinimumNArgs(1),
@@ -77,6 +83,13 @@ or with --skip-bad is skipped and reported.`,
 			}
 			if !cmd.Flags().Changed("compare-random") {
 				cfg.CompareRandom = selection.SameSize
+			}
+			if incidents != "" {
+				named, err := readIncidents(incidents, lim.Limits)
+				if err != nil {
+					return err
+				}
+				cfg.Incidents = named
 			}
 			var res *selection.Result
 			name := args[0]
@@ -127,6 +140,7 @@ or with --skip-bad is skipped and reported.`,
 	f.IntVar(&compareRandom, "compare-random", 0, "size of the random samples to compare with (0: none; default: as many as were selected)")
 	f.Int64Var(&seed, "seed", 1, "seed of the random comparison (any int64)")
 	f.StringVarP(&output, "output", "o", "", "write the selected sessions as JSONL to this file")
+	f.StringVar(&incidents, "incidents", "", "take the sessions this JSONL file names (tally signals -o) as incidents")
 	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (counted and reported) instead of failing")
 	registerLogFormat(cmd, &logFormat)
 	lim.register(cmd)
@@ -162,14 +176,14 @@ func writePickedJSONL(w io.Writer, ps []selection.Picked) error {
 
 func writeSelectText(w io.Writer, name string, r *selection.Result) error {
 	cfg := r.Config
-	fmt.Fprintf(w, "%s: %d sessions, %d incidents, %d never compact (%.1f%%).\n",
-		name, r.Read, r.Incidents, r.NeverCompact, 100*float64(r.NeverCompact)/float64(max(1, r.Read)))
+	fmt.Fprintf(w, "%s: %s, %s, %d never compact (%.1f%%).\n",
+		name, plural(r.Read, "session"), plural(r.Incidents, "incident"), r.NeverCompact, 100*float64(r.NeverCompact)/float64(max(1, r.Read)))
 	if r.Items == selection.ItemsProposed {
 		fmt.Fprintf(w, "Items: the logs list none, so decisions count the %d items the proposer's rules found (%.1f a session), not reviewed; every session, selected or random, is counted the same way.\n",
 			r.ProposedItems, float64(r.ProposedItems)/float64(max(1, r.Read)))
 	}
 	if cfg.Budget > 0 {
-		fmt.Fprintf(w, "Budget: %d sessions", cfg.Budget)
+		fmt.Fprintf(w, "Budget: %s", plural(cfg.Budget, "session"))
 	} else {
 		fmt.Fprintf(w, "Budget: %v annotation hours at %v minutes per 63-turn conversation", cfg.BudgetHours, cfg.MinutesPerFixture)
 	}
@@ -290,4 +304,14 @@ func hourDecimals(vals ...float64) int {
 		return 1
 	}
 	return min(3, int(math.Ceil(-math.Log10(low)))+1)
+}
+
+// readIncidents reads the sessions an --incidents file names.
+func readIncidents(path string, lim input.Limits) (map[string]bool, error) {
+	f, err := input.Open(path, lim)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return selection.ReadIncidents(f, path, lim.Line())
 }

@@ -125,3 +125,47 @@ func TestHourDecimals(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectIncidentsFile: --incidents takes the sessions a file names
+// as incidents — here session 2, which has the fewest decisions and is
+// selected first all the same — and says which names no session read
+// has; a file of tally signals -o is read as it is.
+func TestSelectIncidentsFile(t *testing.T) {
+	logs := filepath.Join("testdata", "select-logs", "sessions.jsonl")
+	dir := t.TempDir()
+	named := filepath.Join(dir, "flagged.jsonl")
+	if err := os.WriteFile(named, []byte(`{"session_id":"7c1e0a52-0002-4d7e-9a55-000000000002","signals":[]}`+"\n"+`{"session_id":"elsewhere"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "picked.jsonl")
+	stdout, stderr, code := selCLI(t, "select", logs, "--budget", "1", "--compare-random", "0", "--incidents", named, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "3 sessions, 1 incident, 1 never compact") {
+		t.Errorf("the count of incidents is not said:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "1 of the 2 sessions named as incidents were not among the sessions read, so not selected: elsewhere") {
+		t.Errorf("the unread incident is not said:\n%s", stdout)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p selection.Picked
+	if err := json.Unmarshal(data, &p); err != nil || !strings.HasSuffix(p.ID, "0002") || p.Reason != selection.ReasonIncident {
+		t.Errorf("picked %s (%v): want session 2 as the incident", data, err)
+	}
+	// signals' own output, naming sessions of other logs.
+	stdout, stderr, code = selCLI(t, "select", logs, "--budget", "1", "--compare-random", "0", "--incidents", filepath.Join("testdata", "signals", "flagged.jsonl"))
+	if code != 0 || !strings.Contains(stdout, "sessions named as incidents were not among the sessions read") {
+		t.Errorf("signals' flagged sessions: exit %d, %s\n%s", code, stderr, stdout)
+	}
+	// A bad line: one error naming file, line, column and field.
+	if err := os.WriteFile(named, []byte(`{"session_id":7}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := selCLI(t, "select", logs, "--incidents", named); code != 1 || !strings.Contains(stderr, "flagged.jsonl:1:15: session_id: want a string") {
+		t.Errorf("a bad incidents line: exit %d, %q", code, stderr)
+	}
+}
