@@ -129,3 +129,24 @@ func TestBlindSpot(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeText: a row a test did not find worse has "no significant
+// change", not "same" (failing to reject is not evidence of no change);
+// the count rule, which tests nothing, keeps "same".
+func TestChangeText(t *testing.T) {
+	for _, c := range []struct {
+		row  ClassRow
+		want string
+	}{
+		{ClassRow{Change: Same, Rule: rule.Outcome{Tested: true, Level: 0.0167, P: 0.027, Lost: 8}}, "no significant change"},
+		{ClassRow{Change: Same, Rule: rule.Outcome{Tested: true}}, "same"}, // the count rule: no level
+		{ClassRow{Change: Same}, "same"}, // no pairs: untested
+		{ClassRow{Change: Worse, Rule: rule.Outcome{Tested: true, Level: 0.05}}, "worse"},
+		{ClassRow{Change: Better, Rule: rule.Outcome{Tested: true, Level: 0.05}}, "better"},
+		{ClassRow{Change: Undecided}, "undecided"},
+	} {
+		if got := c.row.ChangeText(); got != c.want {
+			t.Errorf("%s with rule %+v: %q, want %q", c.row.Change, c.row.Rule, got, c.want)
+		}
+	}
+}

@@ -157,6 +157,19 @@ type ClassRow struct {
 	Clusters []power.ClusterCounts
 }
 
+// ChangeText words the row's change for a reader: a Same row its rule
+// tested (McNemar or non-inferiority, not the count rule) is "no
+// significant change", since a test that does not reject says the data
+// do not show a drop, not that there is none (a new user's trial read
+// "same: 8 lost, 0 gained" on three conversations as no change); any
+// other change is its name.
+func (c ClassRow) ChangeText() string {
+	if c.Change == Same && c.Rule.Tested && c.Rule.Level > 0 {
+		return "no significant change"
+	}
+	return string(c.Change)
+}
+
 // ContradictionRow counts contradicted items in each system.
 type ContradictionRow struct {
 	Max int // the gate: maximum contradictions (default 0)

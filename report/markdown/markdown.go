@@ -114,7 +114,11 @@ func (m *writer) gates(r *report.Report) {
 		if c.Incumbent.Gate != report.NoGate {
 			gate = "≥ " + pct(c.MinShare)
 		}
-		change := changeWord(c.Change) + fmt.Sprintf(": %d lost, %d gained", len(c.Lost), len(c.Gained))
+		change := changeWord(c.Change)
+		if c.Change == report.Same {
+			change = c.ChangeText()
+		}
+		change += fmt.Sprintf(": %d lost, %d gained", len(c.Lost), len(c.Gained))
 		if t := r.RowTest(c); t != "" {
 			change += ", " + t
 		}

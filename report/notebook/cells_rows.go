@@ -182,7 +182,7 @@ func cellGates(cx *cellCtx) error {
 		h.Rawf("<td>at least %s retained</td>", markup.GatePct(row.MinShare))
 		writeShare(h, row.Incumbent, true, nil)
 		writeShare(h, row.Candidate, true, nil)
-		h.Raw("<td>", markup.Change(row.Change), "</td></tr>\n")
+		h.Raw("<td>", markup.ClassChange(row), "</td></tr>\n")
 		for _, s := range []struct {
 			role string
 			sc   report.SystemClass
@@ -245,7 +245,7 @@ func cellComparison(cx *cellCtx) error {
 			h.Text(m, 40)
 			h.Raw("</span>")
 		}
-		h.Raw("</td><td>", markup.Change(row.Change), "</td></tr>\n")
+		h.Raw("</td><td>", markup.ClassChange(row), "</td></tr>\n")
 	}
 	h.Raw("</tbody>\n</table></div>\n")
 	writeUnpaired(h, r)

@@ -66,10 +66,10 @@ func TestLibreOffice(t *testing.T) {
 	// numbers, contents as shown (token 9), formulas' results rather than
 	// their text (token 10), keep spaces, every sheet (token 12 = -1).
 	const asShown, rawValues = "44,34,76,1,,0,false,true,true,false,false,-1", "44,34,76,1,,0,false,true,false,false,false,-1"
-	loCheckSummary(t, "report.xlsx", loConvertCSV(t, soffice, dir, built, "report-shown", asShown)["Summary"], promptMeans(quarterly), string(quarterly.Classes[2].Change))
+	loCheckSummary(t, "report.xlsx", loConvertCSV(t, soffice, dir, built, "report-shown", asShown)["Summary"], promptMeans(quarterly), quarterly.Classes[2].ChangeText())
 	shown := loConvertCSV(t, soffice, dir, hostile, "hostile-shown", asShown)
 	raw := loConvertCSV(t, soffice, dir, hostile, "hostile-raw", rawValues)
-	loCheckSummary(t, "hostile.xlsx", shown["Summary"], promptMeans(hostileReport), string(hostileReport.Classes[2].Change))
+	loCheckSummary(t, "hostile.xlsx", shown["Summary"], promptMeans(hostileReport), hostileReport.Classes[2].ChangeText())
 
 	// In the raw export, the share keeps its precision (LibreOffice keeps
 	// the percent sign of the format).

@@ -144,7 +144,7 @@ func (b *book) summary() error {
 		if ni, nc := len(c.OnlyIncumbent), len(c.OnlyCandidate); ni+nc > 0 {
 			notes = append(notes, fmt.Sprintf("%d checked by the incumbent only, %d by the candidate only: the row is undecided (named below, under Checked by one system only)", ni, nc))
 		}
-		row.str(string(c.Change), 0).count(len(c.Lost), st.count).count(len(c.Gained), st.count)
+		row.str(c.ChangeText(), 0).count(len(c.Lost), st.count).count(len(c.Gained), st.count)
 		p := math.NaN()
 		if c.McNemar.Method != "" {
 			p = c.McNemar.PValue

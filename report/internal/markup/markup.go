@@ -223,6 +223,14 @@ func Gate(g report.GateStatus) string {
 	return `<span class="badge incomplete">` + Escape(string(g), 40) + `</span>`
 }
 
+// ClassChange writes a class row's change in its words (ChangeText).
+func ClassChange(row report.ClassRow) string {
+	if row.Change == report.Same {
+		return `<span class="same">` + Escape(row.ChangeText(), 40) + `</span>`
+	}
+	return Change(row.Change)
+}
+
 // Change writes a row's change.
 func Change(c report.Change) string {
 	switch c {
