@@ -223,6 +223,10 @@ func propSteerProbe(lit string, refusal bool) string {
 	switch low := propNormalize(lit); {
 	case propSteerPolite.MatchString(low):
 		return "Does this request from the user still hold: " + propQuote(lit) + "?"
+	case propSteerHowAbout.MatchString(low):
+		// "How about instead …?" proposes; it asks nothing (a new
+		// user's trial found it probed as a question raised).
+		return "Did the user suggest this, which later work must respect: " + propQuote(lit) + "?"
 	case strings.HasSuffix(strings.TrimSpace(lit), "?") || propInterrogative.MatchString(low) && !strings.HasPrefix(low, "and ") && !strings.HasPrefix(low, "or "):
 		// Whether it was asked, not whether it still holds: an answer
 		// or a fix in the summary does not contradict it
@@ -234,6 +238,10 @@ func propSteerProbe(lit string, refusal bool) string {
 		return "Did the user say this, which later work must respect: " + propQuote(lit) + "?"
 	}
 }
+
+// propSteerHowAbout opens a suggestion put as a question: "how about …",
+// "what about … instead".
+var propSteerHowAbout = regexp.MustCompile(`^((yes|yeah|ok|okay|so|and|then|hmm|or)[,.]? )*(how about\b|what about\b.*\binstead\b)`)
 
 // propSteerPolite opens a request put as a question: "can you …", "could
 // we …".

@@ -224,6 +224,7 @@ func TestProposeSteerProbe(t *testing.T) {
 		asked   = "Did the user raise this question, which later work must respect: “%s”?"
 		request = "Does this request from the user still hold: “%s”?"
 		said    = "Did the user say this, which later work must respect: “%s”?"
+		suggest = "Did the user suggest this, which later work must respect: “%s”?"
 	)
 	for _, c := range []struct {
 		lit     string
@@ -241,6 +242,9 @@ func TestProposeSteerProbe(t *testing.T) {
 		{"too slow", false, said},
 		{"we have an import cycle now", false, said},
 		{"running `mise run test:ci` shows a bunch of errors in the integration tests", false, said},
+		{"How about instead we keep the old name and add an alias?", false, suggest},
+		{"hmm, what about a flag instead?", false, suggest},
+		{"what about the other sessions?", false, asked},
 	} {
 		if got, want := propSteerProbe(c.lit, c.refusal), fmt.Sprintf(c.form, c.lit); got != want {
 			t.Errorf("%q (refusal %v): %s, want %s", c.lit, c.refusal, got, want)
