@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // Generic is tally's documented format for logs of any other agent.
@@ -205,57 +207,61 @@ func (g *genericReader) next() (*Session, error) {
 func genericSession(b []byte, name string, line int) (*Session, error) {
 	var g gSession
 	if err := json.Unmarshal(b, &g); err != nil {
-		return nil, lineError(name, line, 0, err)
+		return nil, fmt.Errorf("%s:%d:%d: %s", name, line, jsonColumn(b, 0, err), jsonMessage(err))
 	}
-	errorf := func(format string, a ...any) error {
-		return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
+	// errorf places a problem at the column of the top-level member key
+	// (1 for the line's start when key is "").
+	errorf := func(key, format string, a ...any) error {
+		col := 1
+		if key != "" {
+			col = jsonscan.ValueColumn(b, key)
+		}
+		return fmt.Errorf("%s:%d:%d: %s", name, line, col, fmt.Sprintf(format, a...))
 	}
 	if g.Messages == nil {
-		return nil, errorf(`session has no "messages"`)
+		return nil, errorf("", `session has no "messages"`)
 	}
 	if g.SessionID == "" {
-		return nil, errorf(`session has no "session_id"`)
+		return nil, errorf("", `session has no "session_id"`)
 	}
 	raws := *g.Messages
 	msgs := make([]gMessage, len(raws))
-	at := 0 // where to look for the next message's bytes in the line
+	bases := make([]int, len(raws)) // each message's byte offset in the line
+	at := 0                         // where to look for the next message's bytes
 	for i, raw := range raws {
-		base := 0
 		if k := bytes.Index(b[at:], raw); k >= 0 {
-			base = at + k
-			at = base + len(raw)
+			bases[i] = at + k
+			at = bases[i] + len(raw)
 		}
 		if err := json.Unmarshal(raw, &msgs[i]); err != nil {
-			// encoding/json's offset counts the bytes read, so the
-			// column is base plus it; with none, the message's start.
-			col := base + int(jsonOffset(err))
-			if col == base {
-				col++
-			}
-			return nil, fmt.Errorf("%s:%d:%d: messages[%d]: %w", name, line, col, i, err)
+			return nil, fmt.Errorf("%s:%d:%d: messages[%d]: %s", name, line, jsonColumn(b, bases[i], err), i, jsonMessage(err))
 		}
+	}
+	// msgErrorf places a problem at message i's first character.
+	msgErrorf := func(i int, format string, a ...any) error {
+		return fmt.Errorf("%s:%d:%d: messages[%d]: %s", name, line, jsonscan.Column(b, bases[i]), i, fmt.Sprintf(format, a...))
 	}
 	s := &Session{Name: name, ID: g.SessionID, Cwd: g.Cwd, Format: Generic,
 		Records: Counts{Read: map[string]int{"session": 1}, Skipped: map[string]int{}}}
 	if g.Started != "" {
 		if s.Start = parseTime(g.Started); s.Start.IsZero() {
-			return nil, errorf("started: %q is not an RFC 3339 time", g.Started)
+			return nil, errorf("started", "started: %q is not an RFC 3339 time", g.Started)
 		}
 	}
 	comps := append([]gCompaction(nil), g.Compactions...)
 	for i, c := range comps {
 		if c.AfterMessage == nil {
-			return nil, errorf("compactions[%d] has no after_message", i)
+			return nil, errorf("compactions", "compactions[%d] has no after_message", i)
 		}
 		if n := *c.AfterMessage; n < 0 || n > len(msgs) {
-			return nil, errorf("compactions[%d]: after_message %d is not in 0…%d", i, n, len(msgs))
+			return nil, errorf("compactions", "compactions[%d]: after_message %d is not in 0…%d", i, n, len(msgs))
 		}
 	}
 	kinds := make([]Kind, len(msgs))
 	for i := range msgs {
 		k, err := injectedKind(msgs[i].Injected)
 		if err != nil {
-			return nil, errorf("messages[%d]: %v", i, err)
+			return nil, msgErrorf(i, "%v", err)
 		}
 		kinds[i] = k
 		if k == CompactSummary && (msgs[i].Role == "user" || msgs[i].Role == "system" || msgs[i].Role == "developer") {
@@ -328,7 +334,7 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 			c := &s.Steps[at[0]].Calls[at[1]]
 			c.HasResult, c.Result, c.IsError, c.ResultLine = true, text, m.IsError, line
 		default:
-			return nil, errorf("messages[%d]: role %q is not system, developer, user, assistant or tool", i, m.Role)
+			return nil, msgErrorf(i, "role %q is not system, developer, user, assistant or tool", m.Role)
 		}
 	}
 	return s, nil
@@ -369,18 +375,54 @@ func summaryCompaction(comps []gCompaction, i int, text string) []gCompaction {
 	return append(comps, gCompaction{AfterMessage: &i, Summary: text})
 }
 
-// jsonOffset is the byte offset encoding/json gives an error, 0 when it
-// gives none.
-func jsonOffset(err error) int64 {
+// jsonColumn is the column, in characters from 1, of encoding/json's
+// error err in a value that starts at byte base of line: its offset
+// counts the bytes read, so the bad byte is the one before it; with no
+// offset, the value's first character.
+func jsonColumn(line []byte, base int, err error) int {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &se):
-		return se.Offset
-	case errors.As(err, &te):
-		return te.Offset
+	case errors.As(err, &se) && se.Offset > 0:
+		return jsonscan.Column(line, base+int(se.Offset)-1)
+	case errors.As(err, &te) && te.Offset > 0:
+		return jsonscan.Column(line, base+int(te.Offset)-1)
 	}
-	return 0
+	return jsonscan.Column(line, base)
+}
+
+// jsonMessage words encoding/json's error err for a person: a value of
+// the wrong type is "FIELD: want a string, got a number", not Go's
+// struct and field names.
+func jsonMessage(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Type == nil {
+		return err.Error()
+	}
+	want := "a " + te.Type.String()
+	switch te.Type.Kind() {
+	case reflect.String:
+		want = "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		want = "a whole number"
+	case reflect.Float32, reflect.Float64:
+		want = "a number"
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.Slice, reflect.Array:
+		want = "a list"
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	}
+	got := te.Value
+	switch got {
+	case "number", "string", "object", "array", "bool":
+		got = map[string]string{"number": "a number", "string": "a string", "object": "an object", "array": "a list", "bool": "true or false"}[got]
+	}
+	if te.Field == "" {
+		return "want " + want + ", got " + got
+	}
+	return te.Field + ": want " + want + ", got " + got
 }
 
 // injectedKind reads a user message's "injected" field.

@@ -75,23 +75,26 @@ func TestReadGenericErrors(t *testing.T) {
 		name, in, want string
 	}{
 		{"not JSON", `{"messages":[},`, "x.jsonl:1:14: invalid character '}'"},
-		{"no messages", "\n" + `{"session_id":"s"}`, `x.jsonl:2: session has no "messages"`},
-		{"no session id", `{"messages":[]}`, `x.jsonl:1: session has no "session_id"`},
-		{"messages not a list", `{"session_id":"s","messages":{}}`, "x.jsonl:1:30: json: cannot unmarshal object"},
+		{"no messages", "\n" + `{"session_id":"s"}`, `x.jsonl:2:1: session has no "messages"`},
+		{"no session id", `{"messages":[]}`, `x.jsonl:1:1: session has no "session_id"`},
+		// Go's struct names stay out of it (a new user's trial got
+		// "Go struct field gSession.session_id").
+		{"session id a number", `{"session_id":5,"messages":[]}`, `x.jsonl:1:15: session_id: want a string, got a number`},
+		{"messages not a list", `{"session_id":"s","messages":{}}`, "x.jsonl:1:30: messages: want a list, got an object"},
 		{"unknown role", `{"session_id":"s","messages":[{"role":"user","content":"a"},{"role":"function","content":"b"}]}`,
-			`x.jsonl:1: messages[1]: role "function" is not`},
+			`x.jsonl:1:61: messages[1]: role "function" is not`},
 		// The message's column and index (a new user's trial: a 780 KB
 		// line's error named neither).
 		{"content of the wrong type", `{"session_id":"s","messages":[{"role":"user","content":"a"},{"role":"user","content":3}]}`, "x.jsonl:1:61: messages[1]: content is 3…"},
-		{"a field of the wrong type", `{"session_id":"s","messages":[{"role":"tool","is_error":"yes"}]}`, "x.jsonl:1:61: messages[0]: json: cannot unmarshal string"},
-		{"injected of the wrong type", `{"session_id":"s","messages":[{"role":"user","content":"a","injected":3}]}`, "x.jsonl:1: messages[0]: injected is 3"},
+		{"a field of the wrong type", `{"session_id":"s","messages":[{"role":"tool","is_error":"yes"}]}`, "x.jsonl:1:61: messages[0]: is_error: want true or false, got a string"},
+		{"injected of the wrong type", `{"session_id":"s","messages":[{"role":"user","content":"a","injected":3}]}`, "x.jsonl:1:31: messages[0]: injected is 3"},
 		// A reason tally does not know is an error, not meta: "Queued"
 		// for "queued" had made a person's prompts vanish (a new user's
 		// trial).
 		{"injected names no reason", `{"session_id":"s","messages":[{"role":"user","content":"a","injected":"Queued"}]}`,
-			`x.jsonl:1: messages[0]: injected: "Queued" is not a reason tally knows ("compaction summary", `},
-		{"compaction out of range", `{"session_id":"s","messages":[],"compactions":[{"after_message":1}]}`, "x.jsonl:1: compactions[0]: after_message 1 is not in 0…0"},
-		{"compaction without position", `{"session_id":"s","messages":[],"compactions":[{"summary":"s"}]}`, "x.jsonl:1: compactions[0] has no after_message"},
+			`x.jsonl:1:31: messages[0]: injected: "Queued" is not a reason tally knows ("compaction summary", `},
+		{"compaction out of range", `{"session_id":"s","messages":[],"compactions":[{"after_message":1}]}`, "x.jsonl:1:47: compactions[0]: after_message 1 is not in 0…0"},
+		{"compaction without position", `{"session_id":"s","messages":[],"compactions":[{"summary":"s"}]}`, "x.jsonl:1:47: compactions[0] has no after_message"},
 		{"a session id twice", `{"session_id":"s","messages":[]}` + "\n\n" + `{"session_id":"s","messages":[]}`, `x.jsonl:3: session_id "s" is the session of line 1 too`},
 	} {
 		_, err := ReadGeneric(strings.NewReader(c.in), "x.jsonl")

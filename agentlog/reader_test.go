@@ -102,7 +102,7 @@ func TestReaderSkipBad(t *testing.T) {
 			`{"timestamp":"2025-09-14T10:00:00Z","type":"event_msg","payload":{"type":"token_count"}}` + "\n",
 			[]int{3}, []string{"x.jsonl:2:"}},
 		{Generic, `{"type":1}` + "\n" + `{"session_id":"g","messages":[]}` + "\n" + `[` + "\n" + "\n" + `{"session_id":"h","messages":[],"started":"soon"}` + "\n",
-			[]int{5}, []string{"x.jsonl:1:", "x.jsonl:3:", "x.jsonl:5: started"}}, // every line on g, the one session
+			[]int{5}, []string{"x.jsonl:1:", "x.jsonl:3:", "x.jsonl:5:43: started"}}, // every line on g, the one session
 	} {
 		var bad []string
 		ss, _ := readAll(t, strings.NewReader(c.log), Options{Format: c.format, MaxLine: 100, SkipBad: true,

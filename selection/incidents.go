@@ -46,6 +46,15 @@ func ReadIncidents(r io.Reader, name string, maxLine int64) (map[string]bool, er
 
 // incidentID reads the session_id of one incidents line.
 func incidentID(sc *jsonscan.Scanner, line []byte) (string, *jsonscan.Error) {
+	// Not JSON at all is said as that ("not json" would otherwise read
+	// as a null that is not an object).
+	sc.Reset(line)
+	if e := sc.SkipValue(); e != nil {
+		return "", e
+	}
+	if e := sc.End(); e != nil {
+		return "", e
+	}
 	sc.Reset(line)
 	if e := sc.BeginObject("", "an object with a session_id (a line of tally signals -o)"); e != nil {
 		return "", e

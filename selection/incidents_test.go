@@ -31,6 +31,7 @@ func TestReadIncidents(t *testing.T) {
 		{"twice", `{"session_id":"a","session_id":"b"}`, "f.jsonl:1:19: session_id: given twice"},
 		{"not JSON", `{"session_id":"a"`, "f.jsonl:1:18: "},
 		{"text after", `{"session_id":"a"} x`, "f.jsonl:1:20: "},
+		{"not JSON at all", `not json`, "f.jsonl:1:2: invalid character 'o' in literal null"},
 	} {
 		_, err := ReadIncidents(strings.NewReader(c.in), "f.jsonl", 0)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
@@ -61,7 +62,7 @@ func TestSelectNamedIncidents(t *testing.T) {
 	if res.Incidents != 1 || !slices.Equal(picked, []string{"b incident", "a decisions"}) {
 		t.Errorf("%d incidents, picked %q; want b as the incident, then a", res.Incidents, picked)
 	}
-	want := "1 of the 2 sessions named as incidents were not among the sessions read, so not selected: zz"
+	want := "1 of the 2 sessions named as incidents was not among the sessions read, so not selected: zz"
 	if !slices.Contains(res.Warnings, want) {
 		t.Errorf("warnings %q, want %q", res.Warnings, want)
 	}

@@ -301,8 +301,12 @@ func (s *Selector) unreadIncidents() string {
 	if len(missing) > len(shown) {
 		more = fmt.Sprintf(" and %d more", len(missing)-len(shown))
 	}
-	return fmt.Sprintf("%d of the %d sessions named as incidents were not among the sessions read, so not selected: %s%s",
-		len(missing), len(s.cfg.Incidents), strings.Join(shown, ", "), more)
+	verb := "were"
+	if len(missing) == 1 {
+		verb = "was"
+	}
+	return fmt.Sprintf("%d of the %d sessions named as incidents %s not among the sessions read, so not selected: %s%s",
+		len(missing), len(s.cfg.Incidents), verb, strings.Join(shown, ", "), more)
 }
 
 // evicted forgets a candidate that left its pool.

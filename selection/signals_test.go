@@ -359,7 +359,7 @@ func TestScanFormats(t *testing.T) {
 	}
 	cfg := DefaultSignalConfig()
 	cfg.Format = agentlog.Generic
-	if _, _, err := scanLog(t, log, cfg); err == nil || !strings.Contains(err.Error(), `log.jsonl:1: session has no "messages"`) {
+	if _, _, err := scanLog(t, log, cfg); err == nil || !strings.Contains(err.Error(), `log.jsonl:1:1: session has no "messages"`) {
 		t.Errorf("read as generic: %v", err)
 	}
 	cfg.Format = "yaml"

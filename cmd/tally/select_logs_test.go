@@ -145,7 +145,7 @@ func TestSelectIncidentsFile(t *testing.T) {
 	if !strings.Contains(stdout, "3 sessions, 1 incident, 1 never compact") {
 		t.Errorf("the count of incidents is not said:\n%s", stdout)
 	}
-	if !strings.Contains(stdout, "1 of the 2 sessions named as incidents were not among the sessions read, so not selected: elsewhere") {
+	if !strings.Contains(stdout, "1 of the 2 sessions named as incidents was not among the sessions read, so not selected: elsewhere") {
 		t.Errorf("the unread incident is not said:\n%s", stdout)
 	}
 	data, err := os.ReadFile(out)
@@ -158,7 +158,7 @@ func TestSelectIncidentsFile(t *testing.T) {
 	}
 	// signals' own output, naming sessions of other logs.
 	stdout, stderr, code = selCLI(t, "select", logs, "--budget", "1", "--compare-random", "0", "--incidents", filepath.Join("testdata", "signals", "flagged.jsonl"))
-	if code != 0 || !strings.Contains(stdout, "sessions named as incidents were not among the sessions read") {
+	if code != 0 || !strings.Contains(stdout, "sessions named as incidents were not among the sessions read") && !strings.Contains(stdout, "sessions named as incidents was not among the sessions read") {
 		t.Errorf("signals' flagged sessions: exit %d, %s\n%s", code, stderr, stdout)
 	}
 	// A bad line: one error naming file, line, column and field.
@@ -167,5 +167,24 @@ func TestSelectIncidentsFile(t *testing.T) {
 	}
 	if _, stderr, code := selCLI(t, "select", logs, "--incidents", named); code != 1 || !strings.Contains(stderr, "flagged.jsonl:1:15: session_id: want a string") {
 		t.Errorf("a bad incidents line: exit %d, %q", code, stderr)
+	}
+}
+
+// TestSignalsReadErrorNotWriting: with -o, an error reading a log is
+// said as that log's error, not as one writing the output (a new user's
+// trial got "writing f.jsonl: g.jsonl:1: …"), and no output is left.
+func TestSignalsReadErrorNotWriting(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "g.jsonl")
+	if err := os.WriteFile(log, []byte(`{"session_id":"s","messages":[{"role":"user","content":"a","injected":"Queued"}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "f.jsonl")
+	_, stderr, code := selCLI(t, "signals", log, "-o", out)
+	if code != 1 || !strings.HasPrefix(stderr, "tally: "+log+":1:31: messages[0]: injected: \"Queued\"") || strings.Contains(stderr, "writing") {
+		t.Errorf("exit %d, stderr %q: want 1 and the log's error alone", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written", out)
 	}
 }

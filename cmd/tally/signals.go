@@ -114,12 +114,15 @@ counted and reported.`,
 			// The flagged sessions and the weekly sample are one set of
 			// files, written all or none.
 			var set []atomicfile.File
+			// An error reading the logs is said as it is, not as one
+			// writing the output (a new user's trial read "writing
+			// f.jsonl: g.jsonl:1: …" as a problem with f.jsonl).
+			var scanErr error
 			if output != "" {
 				report = cmd.OutOrStdout()
 				set = append(set, atomicfile.File{Path: output, Write: func(w io.Writer) error {
-					var err error
-					rep, err = scanTo(cmd, args, cfg, w)
-					return err
+					rep, scanErr = scanTo(cmd, args, cfg, w)
+					return scanErr
 				}})
 			} else {
 				bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
@@ -146,6 +149,9 @@ counted and reported.`,
 				}})
 			}
 			if err := atomicfile.WriteSet(set, nil); err != nil {
+				if scanErr != nil {
+					return scanErr
+				}
 				return err
 			}
 			if opts.format == "json" {
