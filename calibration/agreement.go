@@ -9,8 +9,8 @@ import (
 )
 
 // Labels are the verdicts judge and reviewer are compared on, in the
-// order of an Agreement's rows and columns; a judge's verbatim counts as
-// supported (the item is in the context).
+// order of an Agreement's rows and columns (an item found verbatim is
+// not compared: Add).
 var Labels = [3]fixture.Verdict{fixture.Supported, fixture.Absent, fixture.Contradicted}
 
 // label is v's index in Labels, verbatim counting as supported; -1 for
@@ -46,10 +46,13 @@ type Agreement struct {
 
 // Add tabulates one review: the judge's verdict and the reviewer's. It
 // reports false, and tabulates nothing, when either is not one of Labels
-// (a judge error, or no verdict).
+// (a judge error, or no verdict) or the item was found verbatim: the
+// substring check settled it exactly and no judge was asked, so a review
+// of it says nothing of the judge (a new user's trial found one such
+// review raising κ from 0.10 to 0.15, and six from 0.14 to 0.33).
 func (a *Agreement) Add(judge, reviewer fixture.Verdict) bool {
 	i, j := label(judge), label(reviewer)
-	if i < 0 || j < 0 || reviewer == fixture.Verbatim {
+	if i < 0 || j < 0 || judge == fixture.Verbatim || reviewer == fixture.Verbatim {
 		return false
 	}
 	a.Table[i][j]++

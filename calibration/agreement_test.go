@@ -18,10 +18,10 @@ const (
 )
 
 // TestAgreementTable tabulates a hand-made set of reviews: the table,
-// Reviews, Equal and the contradiction counts are counted by hand; a
-// judge's verbatim counts as supported; a judge error, a missing verdict
-// or a reviewer's "verbatim" (not one of the reviewer's verdicts) is
-// ignored and Add says so.
+// Reviews, Equal and the contradiction counts are counted by hand; an
+// item found verbatim (no judge was asked), a judge error, a missing
+// verdict or a reviewer's "verbatim" (not one of the reviewer's
+// verdicts) is ignored and Add says so.
 func TestAgreementTable(t *testing.T) {
 	var a Agreement
 	adds := []struct {
@@ -30,8 +30,8 @@ func TestAgreementTable(t *testing.T) {
 		ok              bool
 	}{
 		{3, sup, sup, true},
-		{1, vb, sup, true}, // verbatim counts as supported: cell (0,0)
-		{1, vb, abs, true}, // cell (0,1)
+		{1, vb, sup, false}, // found verbatim: no judge to agree with
+		{1, vb, abs, false},
 		{2, sup, abs, true},
 		{1, abs, sup, true},
 		{4, abs, abs, true},
@@ -53,26 +53,26 @@ func TestAgreementTable(t *testing.T) {
 		}
 	}
 	want := [3][3]int{
-		{4, 3, 0}, // supported: 3+1 supported, 1+2 absent
+		{3, 2, 0}, // supported: 3 supported, 2 absent
 		{1, 4, 1},
 		{1, 1, 2},
 	}
 	if a.Table != want {
 		t.Errorf("table %v, want %v", a.Table, want)
 	}
-	// Reviews 7+6+4 = 17; Equal the diagonal 4+4+2 = 10; the judge's
+	// Reviews 5+6+4 = 15; Equal the diagonal 3+4+2 = 9; the judge's
 	// contradictions 4, of which the reviewer confirmed 2.
-	if a.Reviews != 17 || a.Equal() != 10 || a.ContradictionsJudged != 4 || a.ContradictionsConfirmed != 2 {
-		t.Errorf("reviews %d equal %d contradictions %d/%d, want 17, 10, 4/2",
+	if a.Reviews != 15 || a.Equal() != 9 || a.ContradictionsJudged != 4 || a.ContradictionsConfirmed != 2 {
+		t.Errorf("reviews %d equal %d contradictions %d/%d, want 15, 9, 4/2",
 			a.Reviews, a.Equal(), a.ContradictionsConfirmed, a.ContradictionsJudged)
 	}
 	if err := a.Finish(0.95); err != nil {
 		t.Fatal(err)
 	}
-	// κ by hand: N = 17, p_o = 10/17; rows 7, 6, 4; columns 6, 8, 3;
-	// p_e = (7·6 + 6·8 + 4·3)/17² = 102/289; κ = (170 − 102)/(289 − 102) = 68/187.
-	if math.Abs(a.Kappa.Kappa-68.0/187) > 1e-12 || a.Kappa.N != 17 {
-		t.Errorf("κ %v (N %d), want 68/187 = %v", a.Kappa.Kappa, a.Kappa.N, 68.0/187)
+	// κ by hand: N = 15, p_o = 9/15; rows 5, 6, 4; columns 5, 7, 3;
+	// p_e = (5·5 + 6·7 + 4·3)/15² = 79/225; κ = (135 − 79)/(225 − 79) = 56/146.
+	if math.Abs(a.Kappa.Kappa-56.0/146) > 1e-12 || a.Kappa.N != 15 {
+		t.Errorf("κ %v (N %d), want 56/146 = %v", a.Kappa.Kappa, a.Kappa.N, 56.0/146)
 	}
 }
 

@@ -87,6 +87,8 @@ func (r Review) Same(o Review) bool {
 
 // Agrees reports whether the reviewer's verdict is the judge's, a
 // verbatim verdict counting as supported (the item is in the context).
+// An agreement measure of the judge leaves verbatim items out: no judge
+// was asked of them.
 func (r Review) Agrees() bool {
 	j := r.JudgeVerdict
 	if j == fixture.Verbatim {

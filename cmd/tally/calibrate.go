@@ -50,11 +50,15 @@ type calibrateJSON struct {
 	Scanned  int               `json:"scanned"`
 	Counts   []calibrateCount  `json:"counts"`
 	Replaced []calibrateChange `json:"replaced"`
-	// Agreement: of Reviewed reviews read, Equal are the judge's verdict
-	// (verbatim counting as supported).
+	// Agreement: of Reviewed reviews read of judged items, Equal are the
+	// judge's verdict; Verbatim reviews of items found verbatim are left
+	// out.
 	Agreement struct {
 		Equal    int `json:"equal"`
 		Reviewed int `json:"reviewed"`
+		// Verbatim counts the reviews of items found verbatim, left
+		// out: no judge was asked.
+		Verbatim int `json:"verbatim"`
 	} `json:"agreement"`
 	// Total is the number of reviews in the output file.
 	Total int `json:"total"`
@@ -232,6 +236,10 @@ func newCalibrateJSON(src, output string, checked bool, got *reviews.Collected, 
 		case reviews.Unchanged:
 			c.Unchanged++
 		}
+		if r.JudgeVerdict == fixture.Verbatim {
+			out.Agreement.Verbatim++
+			continue
+		}
 		out.Agreement.Reviewed++
 		if r.Agrees() {
 			out.Agreement.Equal++
@@ -290,8 +298,11 @@ func writeCalibrateText(w io.Writer, out *calibrateJSON) error {
 	if a.Reviewed == 0 {
 		fmt.Fprintln(w, "agreement with the judge: no reviewed verdicts (a row counts once a reviewer's verdict is supported, absent or contradicted)")
 	} else {
-		fmt.Fprintf(w, "agreement with the judge: %d of %d reviewed verdicts equal the judge's (%.1f%%; verbatim counts as supported)\n",
+		fmt.Fprintf(w, "agreement with the judge: %d of %d reviewed verdicts equal the judge's (%.1f%%)\n",
 			a.Equal, a.Reviewed, 100*float64(a.Equal)/float64(a.Reviewed))
+	}
+	if a.Verbatim > 0 {
+		fmt.Fprintf(w, "%s of items found verbatim not counted: the substring check settled them, no judge was asked\n", plural(a.Verbatim, "review"))
 	}
 	fmt.Fprintf(w, "%s: %d reviews\n", out.Output, out.Total)
 	return writeAgreementText(w, out.Output, out.Judge)

@@ -99,7 +99,7 @@ func writeAgreementText(w io.Writer, file string, as []agreementJSON) error {
 	if len(as) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "judge against reviewers, every review in %s with the judge's verdict (rows the judge, columns the reviewer; verbatim counts as supported):\n", file)
+	fmt.Fprintf(w, "judge against reviewers, every review in %s with the judge's verdict (rows the judge, columns the reviewer; items found verbatim left out):\n", file)
 	for _, a := range as {
 		kappa := "κ undefined: " + a.KappaReason
 		if a.Kappa != nil {

@@ -11,8 +11,8 @@ import (
 
 // TestAgreement tabulates hand-made reviews of one system (judge rows,
 // reviewer columns: supported 5 1 0, absent 2 3 0, contradicted 0 1 1;
-// one verbatim counts as supported, a review without the judge's verdict
-// is left out) and pins κ to R:
+// a review of an item found verbatim, where no judge was asked, and one
+// without the judge's verdict are left out) and pins κ to R:
 //
 //	library(psych); m <- matrix(c(5,1,0, 2,3,0, 0,1,1), 3, byrow=TRUE)
 //	cohen.kappa(m)$confid   # unweighted: 0.05746740214  0.480  0.9025325979
@@ -23,8 +23,8 @@ func TestAgreement(t *testing.T) {
 			rs = append(rs, reviews.Review{System: "incumbent", JudgeVerdict: judge, Verdict: reviewer})
 		}
 	}
-	add(4, fixture.Supported, fixture.Supported)
-	add(1, fixture.Verbatim, fixture.Supported)
+	add(5, fixture.Supported, fixture.Supported)
+	add(1, fixture.Verbatim, fixture.Supported) // found verbatim: left out
 	add(1, fixture.Supported, fixture.Absent)
 	add(2, fixture.Absent, fixture.Supported)
 	add(3, fixture.Absent, fixture.Absent)

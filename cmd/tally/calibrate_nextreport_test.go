@@ -28,7 +28,10 @@ func TestCalibrateNextReport(t *testing.T) {
 		}
 		return v
 	}
-	var n, flipped int
+	// n counts the verdicts filled, judged those of items the judge
+	// ruled on: a review of an item found verbatim says nothing of the
+	// judge and the report leaves it out.
+	var n, judged, flipped int
 	for _, r := range rows {
 		if r.class != "constraint" {
 			continue
@@ -42,10 +45,16 @@ func TestCalibrateNextReport(t *testing.T) {
 		if inc != "" {
 			cells[fmt.Sprintf("Items!Q%d", r.line)] = inc
 			n++
+			if r.incVerdict != "verbatim" {
+				judged++
+			}
 		}
 		if cand != "" {
 			cells[fmt.Sprintf("Items!R%d", r.line)] = cand
 			n++
+			if r.candVer != "verbatim" {
+				judged++
+			}
 		}
 		cells[fmt.Sprintf("Items!S%d", r.line)] = "rev <b>1</b>"
 		cells[fmt.Sprintf("Items!T%d", r.line)] = `=HYPERLINK("http://x","y") <script>`
@@ -120,8 +129,8 @@ func TestCalibrateNextReport(t *testing.T) {
 		t.Fatalf("gate JSON: %v\n%s", err, stdout)
 	}
 	c := g.Calibration
-	if c == nil || c.Use != "corrected" || c.Reviewed != n {
-		t.Fatalf("calibration %+v, want use corrected and %d reviews", c, n)
+	if c == nil || c.Use != "corrected" || c.Reviewed != judged || judged == n {
+		t.Fatalf("calibration %+v, want use corrected and %d reviews (of %d filled, the rest of items found verbatim)", c, judged, n)
 	}
 	if c.Agreement[1].Table[0][1] != 2 {
 		t.Errorf("candidate's table %v: want the 2 supported items the reviewer found absent", c.Agreement[1].Table)

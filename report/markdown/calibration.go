@@ -36,7 +36,7 @@ func (m *writer) calibration(r *report.Report) {
 		m.printf("| %s | %s | %s | %s | %d of %d judged | %s |\n", escape(string(rt.Class)), roles[s],
 			judgeShare(r, rt, s), correctedShare(rt), rt.Reviewed, rt.Judged(), kappaInterval(rt.Agreement))
 	}
-	m.printf("\nJudge: the share of the row's items the judge called verbatim or supported, with its Wilson interval. Corrected: the same share with the judge's verdicts corrected by the reviewers' (prediction-powered inference, stratified by the judge's verdict; verbatim items count as they are), with its %s interval. κ: Cohen's κ of the judge against the reviewers on the row's reviews, with its %s interval (Fleiss–Cohen–Everitt; none when its standard error is 0, as when every review agrees).\n\n",
+	m.printf("\nJudge: the share of the row's items the judge called verbatim or supported, with its Wilson interval. Corrected: the same share with the judge's verdicts corrected by the reviewers' (prediction-powered inference, stratified by the judge's verdict; verbatim items count as they are), with its %s interval. κ: Cohen's κ of the judge against the reviewers on the row's reviews of judged items (an item found verbatim was never put to the judge), with its %s interval (Fleiss–Cohen–Everitt; none when its standard error is 0, as when the judge or the reviewers gave one verdict only).\n\n",
 		format.Confidence(r.Confidence), format.Confidence(r.Confidence))
 	names := [2]string{r.Incumbent, r.Candidate}
 	for s, a := range c.Agreement {

@@ -57,7 +57,7 @@ func cellCalibration(cx *cellCtx) error {
 	if x := r.Confidence; markup.Finite(x) && x > 0 && x < 1 {
 		conf = markup.GatePct(x)
 	}
-	h.Rawf("<p class=\"sub\">Judge: the share of the class's items the judge called verbatim or supported, with its Wilson interval. Corrected: the same share with the judge's verdicts corrected by the reviewers' (prediction-powered inference, stratified by the judge's verdict; verbatim items count as they are), with its %s interval. Reviews used: the reviews of judged items. κ: Cohen's κ of the judge against the reviewers on the class's reviews.</p>\n", conf)
+	h.Rawf("<p class=\"sub\">Judge: the share of the class's items the judge called verbatim or supported, with its Wilson interval. Corrected: the same share with the judge's verdicts corrected by the reviewers' (prediction-powered inference, stratified by the judge's verdict; verbatim items count as they are), with its %s interval. Reviews used: the reviews of judged items. κ: Cohen's κ of the judge against the reviewers on the class's reviews of judged items (an item found verbatim was never put to the judge).</p>\n", conf)
 	names := [2]string{r.Incumbent, r.Candidate}
 	for s, a := range c.Agreement {
 		writeAgreement(h, roles[s], names[s], a, conf)
