@@ -509,6 +509,7 @@ func (b *builder) compute() error {
 		Change:        contradictionChange(contr, onlyInc+onlyCand, reg.Rule),
 		New:           contr.new,
 		Overruled:     contr.overruled,
+		JudgeErrors:   judgeErrors,
 		Resolved:      contr.resolved,
 		OnlyIncumbent: onlyInc, OnlyCandidate: onlyCand,
 	}

@@ -196,6 +196,10 @@ type ContradictionRow struct {
 	// contradicted (report.yaml's reviews:): a judge error, not counted
 	// in New and not blocking.
 	Overruled []ItemKey
+	// JudgeErrors counts, for the incumbent and the candidate, every
+	// contradiction of theirs a reviewer found otherwise: left out of
+	// Incumbent and Candidate and of both gates.
+	JudgeErrors [2]int
 }
 
 // PromptRow is the mean prompt size of each system against its budget.

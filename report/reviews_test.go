@@ -74,6 +74,11 @@ func TestReviewsOverruleContradictions(t *testing.T) {
 	}
 	// The overruled one is a judge error: the candidate's count against
 	// the gate drops by one, the incumbent's stays.
+	// Each system's overruled contradictions are counted apart (a new
+	// user's trial saw only the candidate's said).
+	if c.JudgeErrors != [2]int{0, 1} {
+		t.Errorf("judge errors %v, want 0 of the incumbent's and 1 of the candidate's", c.JudgeErrors)
+	}
 	if c.Candidate != base.Contradictions.Candidate-1 || c.Incumbent != base.Contradictions.Incumbent {
 		t.Errorf("contradictions counted %d and %d, want %d and %d", c.Incumbent, c.Candidate, base.Contradictions.Incumbent, base.Contradictions.Candidate-1)
 	}

@@ -289,8 +289,8 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 	}
 	k := r.Contradictions
 	overruled := ""
-	if n := len(k.Overruled); n > 0 {
-		overruled = fmt.Sprintf(", %d overruled by a reviewer", n)
+	if e := k.JudgeErrors; e[0]+e[1] > 0 {
+		overruled = fmt.Sprintf("; overruled by a reviewer, not counted: %d of the incumbent's, %d of the candidate's", e[0], e[1])
 	}
 	fmt.Fprintf(t, "contradictions\t≤ %d\t%d\t%s\t%d\t%s\t%s (%d new, %d resolved%s)\n", k.Max, k.Incumbent, k.IncumbentGate, k.Candidate, k.CandidateGate, k.Change, len(k.New), k.Resolved, overruled)
 	p := r.Prompt

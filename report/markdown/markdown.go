@@ -136,8 +136,8 @@ func (m *writer) gates(r *report.Report) {
 	if k.Resolved > 0 {
 		parts = append(parts, fmt.Sprintf("%d no longer contradicted", k.Resolved))
 	}
-	if n := len(k.Overruled); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d overruled by a reviewer (judge errors, not counted)", n))
+	if e := k.JudgeErrors; e[0]+e[1] > 0 {
+		parts = append(parts, fmt.Sprintf("overruled by a reviewer (judge errors, not counted): %d of the incumbent's, %d of the candidate's", e[0], e[1]))
 	}
 	if n := k.OnlyIncumbent + k.OnlyCandidate; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d checked by one system only", n))

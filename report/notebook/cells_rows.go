@@ -436,8 +436,8 @@ func cellContradictions(cx *cellCtx, limit int) error {
 	c := r.Contradictions
 	h.Rawf("<p>Contradicted items: the incumbent %s %d, the candidate %s %d, against a gate of at most %d; change: %s. On the item-compactions both systems checked, the candidate newly contradicts %s and no longer contradicts %s.</p>\n",
 		markup.Gate(c.IncumbentGate), c.Incumbent, markup.Gate(c.CandidateGate), c.Candidate, c.Max, markup.Change(c.Change), markup.Int(len(c.New)), markup.Int(c.Resolved))
-	if n := len(c.Overruled); n > 0 {
-		h.Rawf("<p>A reviewer overruled %s more the judge called contradicted (reviews: in report.yaml): judge errors, not counted and not blocking.</p>\n", markup.Int(n))
+	if e := c.JudgeErrors; e[0]+e[1] > 0 {
+		h.Rawf("<p>A reviewer overruled %s of the incumbent's and %s of the candidate's contradictions (reviews: in report.yaml): judge errors, counted in neither system nor gate.</p>\n", markup.Int(e[0]), markup.Int(e[1]))
 	}
 	if len(c.New) == 0 {
 		h.Raw("<p class=\"none\">The candidate contradicts no item the incumbent did not.</p>\n")
