@@ -101,6 +101,15 @@ func Build(s *agentlog.Session, propose Proposer) (*Draft, error) {
 		kept++
 	}
 	if kept == 0 {
+		if n := len(s.Microcompactions); n > 0 {
+			// A microcompaction clears old tool results in place and
+			// keeps no summary: nothing to check a summary against (a
+			// new user's trial took one for a compaction).
+			note := fmt.Sprintf("the log has %d microcompaction%s (the first at line %d): it clears old tool results in place and writes no summary, so it gives no fixture",
+				n, map[bool]string{true: "", false: "s"}[n == 1], s.Microcompactions[0].Line)
+			d.Notes = append(d.Notes, note)
+			return d, fmt.Errorf("%s: session %q: %w; %s", s.Name, s.ID, ErrNoCompaction, note)
+		}
 		return d, fmt.Errorf("%s: session %q: %w", s.Name, s.ID, ErrNoCompaction)
 	}
 	evs := stream(s)

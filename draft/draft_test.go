@@ -361,3 +361,16 @@ func TestConversationID(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildMicrocompactionOnly: a session whose only compaction is a
+// microcompaction (old tool results cleared, no summary) says so, not
+// only that it has no compaction (a new user's trial took one for a
+// compaction).
+func TestBuildMicrocompactionOnly(t *testing.T) {
+	s := open(t, "none.jsonl")
+	s.Microcompactions = []agentlog.Microcompaction{{Line: 7}, {Line: 9}}
+	_, err := Build(s, echo)
+	if !errors.Is(err, ErrNoCompaction) || !strings.HasSuffix(err.Error(), "; the log has 2 microcompactions (the first at line 7): it clears old tool results in place and writes no summary, so it gives no fixture") {
+		t.Errorf("error %v", err)
+	}
+}
