@@ -187,7 +187,7 @@ func calibrationSentence(c *Calibration) string {
 	if n == 0 {
 		return "No review matches a judged item of this report, so nothing is corrected; the gates use the judge's figures."
 	}
-	fmt.Fprintf(&b, "Reviewers gave the judge's verdict on %d of %d reviewed item-compactions (%s)", agree, n, pct(float64(agree)/float64(n)))
+	fmt.Fprintf(&b, "Reviewers agreed with the judge on %d of the %d judged item-compactions they reviewed, both systems together (%s)", agree, n, pct(float64(agree)/float64(n)))
 	var big *calibration.Retention
 	corrected, missing := 0, 0
 	for i := range c.Retention {
