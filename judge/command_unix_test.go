@@ -65,7 +65,9 @@ func assertGone(t *testing.T, pid int) {
 // script started is gone too, not re-parented to init.
 func TestCommandTimeoutKillsGrandchildren(t *testing.T) {
 	dir := t.TempDir()
-	c, err := NewCommand(CommandConfig{Argv: []string{"sh", "testdata/grandchild.sh", dir}, Timeout: 500 * time.Millisecond})
+	// 3 s, not less: on a loaded machine (CI beside another test run) a
+	// shorter timeout killed the script before it wrote the PID.
+	c, err := NewCommand(CommandConfig{Argv: []string{"sh", "testdata/grandchild.sh", dir}, Timeout: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
