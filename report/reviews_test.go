@@ -59,10 +59,25 @@ func TestReviewsOverruleContradictions(t *testing.T) {
 		}
 		return r
 	}
-	// Overrule the first new contradiction, confirm the second, and add
-	// one review of another system and one of no item-compaction.
+	// One of the incumbent's contradictions, to overrule too.
+	var incContra ItemRow
+	for _, it := range base.Items {
+		if it.Incumbent.Verdict == fixture.Contradicted {
+			incContra = it
+			break
+		}
+	}
+	if incContra.ConversationID == "" {
+		t.Fatal("the example's incumbent contradicts nothing")
+	}
+	incReview := review(incContra.ItemKey, "incumbent", fixture.Absent)
+	incReview.Class = incContra.Class
+	// Overrule the first new contradiction and one of the incumbent's,
+	// confirm the second, and add one review of another system and one
+	// of no item-compaction.
 	write([]reviews.Review{
 		review(news[0], "candidate", fixture.Absent),
+		incReview,
 		review(news[1], "candidate", fixture.Contradicted),
 		review(news[0], "someone-else", fixture.Absent),
 		review(ItemKey{"no_such_conversation", 1, "c1"}, "candidate", fixture.Absent),
@@ -76,15 +91,15 @@ func TestReviewsOverruleContradictions(t *testing.T) {
 	// the gate drops by one, the incumbent's stays.
 	// Each system's overruled contradictions are counted apart (a new
 	// user's trial saw only the candidate's said).
-	if c.JudgeErrors != [2]int{0, 1} {
-		t.Errorf("judge errors %v, want 0 of the incumbent's and 1 of the candidate's", c.JudgeErrors)
+	if c.JudgeErrors != [2]int{1, 1} {
+		t.Errorf("judge errors %v, want 1 of the incumbent's and 1 of the candidate's", c.JudgeErrors)
 	}
-	if c.Candidate != base.Contradictions.Candidate-1 || c.Incumbent != base.Contradictions.Incumbent {
-		t.Errorf("contradictions counted %d and %d, want %d and %d", c.Incumbent, c.Candidate, base.Contradictions.Incumbent, base.Contradictions.Candidate-1)
+	if c.Candidate != base.Contradictions.Candidate-1 || c.Incumbent != base.Contradictions.Incumbent-1 {
+		t.Errorf("contradictions counted %d and %d, want %d and %d", c.Incumbent, c.Candidate, base.Contradictions.Incumbent-1, base.Contradictions.Candidate-1)
 	}
 	found := false
 	for _, w := range r.Warnings {
-		found = found || strings.Contains(w, "reviews: 2 of 4 reviews not used: 1 of another system than \"incumbent\" and \"candidate\", 1 of no item-compaction either system checked, 0 of an item edited since it was reviewed")
+		found = found || strings.Contains(w, "reviews: 2 of 5 reviews not used: 1 of another system than \"incumbent\" and \"candidate\", 1 of no item-compaction either system checked, 0 of an item edited since it was reviewed")
 	}
 	if !found {
 		t.Errorf("no warning on the unused reviews: %q", r.Warnings)
