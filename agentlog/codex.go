@@ -220,19 +220,11 @@ func eachLine(r io.Reader, name string, o Options, fn func(line int, b []byte) e
 	}
 }
 
-// lineError is an encoding/json error at a line, with the column when
-// encoding/json gives an offset; base is the offset in the line of the
-// bytes that were decoded.
-func lineError(name string, line int, base int64, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return fmt.Errorf("%s:%d:%d: %w", name, line, base+se.Offset, err)
-	case errors.As(err, &te):
-		return fmt.Errorf("%s:%d:%d: %w", name, line, base+te.Offset, err)
-	}
-	return fmt.Errorf("%s:%d: %w", name, line, err)
+// lineError is an encoding/json error in line b (number line of file
+// name), placed at its column (jsonColumn) and worded for a person
+// (jsonMessage); base is the offset in b of the bytes that were decoded.
+func lineError(name string, line int, b []byte, base int, err error) error {
+	return fmt.Errorf("%s:%d:%d: %s", name, line, jsonColumn(b, base, err), jsonMessage(err))
 }
 
 func (cr *cxReader) errorf(format string, a ...any) error {
@@ -245,11 +237,8 @@ func (cr *cxReader) read(kind string) { cr.s.Records.Read[kind]++ }
 // decode decodes the payload into v, with errors placed in the line.
 func (cr *cxReader) decode(payload json.RawMessage, v any) error {
 	if err := json.Unmarshal(payload, v); err != nil {
-		base := int64(bytes.Index(cr.b, payload))
-		if base < 0 {
-			base = 0
-		}
-		return lineError(cr.s.Name, cr.line, base, err)
+		base := max(bytes.Index(cr.b, payload), 0)
+		return lineError(cr.s.Name, cr.line, cr.b, base, err)
 	}
 	return nil
 }
@@ -262,7 +251,7 @@ func (cr *cxReader) record(b []byte) error {
 	}
 	var ln cxLine
 	if err := json.Unmarshal(b, &ln); err != nil {
-		return lineError(cr.s.Name, cr.line, 0, err)
+		return lineError(cr.s.Name, cr.line, b, 0, err)
 	}
 	if ln.Type == "" {
 		return cr.errorf(`record has no "type"`)

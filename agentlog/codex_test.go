@@ -71,14 +71,14 @@ func TestReadCodexErrors(t *testing.T) {
 		name, in, want string
 	}{
 		{"not JSON", "{\"type\":\"compacted\",,}\n", "x.jsonl:1:21: invalid character ','"},
-		{"not an object", "[1]\n", "x.jsonl:1:1: json: cannot unmarshal array"},
+		{"not an object", "[1]\n", "x.jsonl:1:1: want an object, got a list"},
 		{"no type", `{"payload":{}}`, `x.jsonl:1: record has no "type"`},
 		{"no payload", `{"type":"response_item"}`, "x.jsonl:1: response_item record has no payload object"},
 		{"a payload field of the wrong type", "\n" + `{"type":"response_item","payload":{"type":"message","role":7}}`,
-			"x.jsonl:2:60: json: cannot unmarshal number"},
+			"x.jsonl:2:60: role: want a string, got a number"},
 		{"an output of the wrong type", `{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":5}}`,
-			"x.jsonl:1: output is 5…, not a string, a list or an object"},
-		{"an event of the wrong type", `{"type":"event_msg","payload":{"type":1}}`, "x.jsonl:1:39: json: cannot unmarshal number"},
+			"x.jsonl:1:35: output is 5…, not a string, a list or an object"},
+		{"an event of the wrong type", `{"type":"event_msg","payload":{"type":1}}`, "x.jsonl:1:39: type: want a string, got a number"},
 	} {
 		_, err := ReadCodex(strings.NewReader(c.in), "x.jsonl")
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {

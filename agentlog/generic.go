@@ -207,7 +207,7 @@ func (g *genericReader) next() (*Session, error) {
 func genericSession(b []byte, name string, line int) (*Session, error) {
 	var g gSession
 	if err := json.Unmarshal(b, &g); err != nil {
-		return nil, fmt.Errorf("%s:%d:%d: %s", name, line, jsonColumn(b, 0, err), jsonMessage(err))
+		return nil, lineError(name, line, b, 0, err)
 	}
 	// errorf places a problem at the column of the top-level member key
 	// (1 for the line's start when key is "").

@@ -8,11 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 
-	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
 )
 
@@ -319,10 +317,7 @@ func TestProposeBlindSets(t *testing.T) {
 			got[key{set.name, p}] = propNewCounts()
 		}
 		for _, id := range ids {
-			s, err := agentlog.Open(filepath.Join(dir, id+".jsonl.gz"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := openRealSession(t, dir, id)
 			opts := ProposeOptions{MinConfidence: DefaultMinConfidence}
 			rules := Propose(s, opts)
 			propAddCounts(got[key{set.name, "rules"}], labels[id], rules.Candidates)

@@ -3,13 +3,11 @@ package selection
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
 )
 
@@ -87,10 +85,7 @@ func TestProposeTwoReaders(t *testing.T) {
 		sort.Strings(ids)
 		ids = slices.Compact(ids)
 		for _, id := range ids {
-			s, err := agentlog.Open(filepath.Join(dir, id+".jsonl.gz"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := openRealSession(t, dir, id)
 			opts := ProposeOptions{MinConfidence: DefaultMinConfidence}
 			rules := Propose(s, opts)
 			model, err := LLMProposer{Backend: replies}.Propose(context.Background(), s, opts)
@@ -99,7 +94,9 @@ func TestProposeTwoReaders(t *testing.T) {
 			}
 			for p, got := range map[string][]ProposedItem{"rules": rules.Candidates, "hybrid": Hybrid(rules, model).Candidates} {
 				for _, c := range fixture.Classes {
-					propAddReaders(counts[p][c], propLabelsOf(a[id], c), propLabelsOf(b[id], c), propItemsOf(got, c))
+					label := func(l propRealLabel) fixture.Class { return l.Class }
+					item := func(g ProposedItem) fixture.Class { return g.Class }
+					propAddReaders(counts[p][c], ofClass(a[id], label, c), ofClass(b[id], label, c), ofClass(got, item, c))
 				}
 			}
 		}
@@ -153,23 +150,13 @@ func propAddReaders(n *propReadersCount, la, lb []propRealLabel, got []ProposedI
 	n.eitherRight += propTrue(right)
 }
 
-// propLabelsOf is the labels of ls of class c.
-func propLabelsOf(ls []propRealLabel, c fixture.Class) []propRealLabel {
-	var out []propRealLabel
-	for _, l := range ls {
-		if l.Class == c {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// propItemsOf is the items of got of class c.
-func propItemsOf(got []ProposedItem, c fixture.Class) []ProposedItem {
-	var out []ProposedItem
-	for _, g := range got {
-		if g.Class == c {
-			out = append(out, g)
+// ofClass is the elements of xs whose class (by class) is c: labels or
+// proposed items.
+func ofClass[T any](xs []T, class func(T) fixture.Class, c fixture.Class) []T {
+	var out []T
+	for _, x := range xs {
+		if class(x) == c {
+			out = append(out, x)
 		}
 	}
 	return out

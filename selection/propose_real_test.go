@@ -137,10 +137,7 @@ func propScoreRealSessions(t *testing.T, dir string, labels map[string][]propRea
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		s, err := agentlog.Open(filepath.Join(dir, id+".jsonl.gz"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := openRealSession(t, dir, id)
 		p := Propose(s, ProposeOptions{MinConfidence: DefaultMinConfidence})
 		ls := labels[id]
 		labelHit, gotHit := propRealMatch(ls, p.Candidates)
@@ -205,4 +202,15 @@ func TestProposeScoreReal(t *testing.T) {
 			t.Errorf("%s: precision %d/%d = %.3f < %.1f", c, n.matched, n.proposed, precision, propRealMinPrecision)
 		}
 	}
+}
+
+// openRealSession opens session id of the real-log folder dir (its
+// .jsonl.gz), failing the test when it cannot.
+func openRealSession(t *testing.T, dir, id string) *agentlog.Session {
+	t.Helper()
+	s, err := agentlog.Open(filepath.Join(dir, id+".jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
