@@ -273,20 +273,6 @@ func (cr *ccReader) errorf(format string, a ...any) error {
 	return fmt.Errorf("%s:%d: %s", cr.s.Name, cr.line, fmt.Sprintf(format, a...))
 }
 
-// jsonError is an encoding/json error at the current line, with the
-// column when encoding/json gives an offset into the line.
-func (cr *ccReader) jsonError(err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return fmt.Errorf("%s:%d:%d: %w", cr.s.Name, cr.line, se.Offset, err)
-	case errors.As(err, &te):
-		return fmt.Errorf("%s:%d:%d: %w", cr.s.Name, cr.line, te.Offset, err)
-	}
-	return fmt.Errorf("%s:%d: %w", cr.s.Name, cr.line, err)
-}
-
 func (cr *ccReader) skip(kind string) { cr.s.Records.Skipped[kind]++ }
 func (cr *ccReader) read(kind string) { cr.s.Records.Read[kind]++ }
 
@@ -303,9 +289,9 @@ func (cr *ccReader) record(b []byte) error {
 		*rec = ccRecord{}
 		if err := json.Unmarshal(b, rec); err != nil {
 			if !cr.parsed { // the file's first record: say what a log is
-				return fmt.Errorf("%w (an agent log holds one JSON object a line, and this file's first line is not one: is it a fixture, a report.yaml or another kind of file?)", cr.jsonError(err))
+				return fmt.Errorf("%w (an agent log holds one JSON object a line, and this file's first line is not one: is it a fixture, a report.yaml or another kind of file?)", lineError(cr.s.Name, cr.line, b, 0, err))
 			}
-			return cr.jsonError(err)
+			return lineError(cr.s.Name, cr.line, b, 0, err)
 		}
 	}
 	first := !cr.parsed

@@ -162,12 +162,12 @@ func TestReadErrors(t *testing.T) {
 		name, in, want string
 	}{
 		{"the malformed file", "", "testdata/malformed.jsonl:2:104: invalid character ','"},
-		{"not an object", "[1]\n", "x.jsonl:1:1: json: cannot unmarshal array"},
-		{"a field of the wrong type", `{"type":"user","isMeta":"yes","message":{"content":"hi"}}` + "\n", "x.jsonl:1:29: json: cannot unmarshal string"},
+		{"not an object", "[1]\n", "x.jsonl:1:1: want an object, got a list"},
+		{"a field of the wrong type", `{"type":"user","isMeta":"yes","message":{"content":"hi"}}` + "\n", "x.jsonl:1:29: isMeta: want true or false, got a string"},
 		{"no type", `{"message":{"content":"hi"}}` + "\n", `x.jsonl:1: record has no "type": a Claude Code log's records all have one (is this file in another format?`},
 		{"no type after the first record", `{"type":"pr-link"}` + "\n" + `{"message":{"content":"hi"}}` + "\n", `x.jsonl:2: record has no "type"`},
-		{"content of the wrong type", `{"type":"pr-link"}` + "\n" + `{"type":"user","message":{"content":7}}`, "x.jsonl:2: content is 7…, not a string or a list"},
-		{"a part of the wrong type", `{"type":"user","message":{"content":[{"type":"text","text":5}]}}`, "x.jsonl:1: content: json: cannot unmarshal number"},
+		{"content of the wrong type", `{"type":"pr-link"}` + "\n" + `{"type":"user","message":{"content":7}}`, "x.jsonl:2:1: content is 7…, not a string or a list"},
+		{"a part of the wrong type", `{"type":"user","message":{"content":[{"type":"text","text":5}]}}`, "x.jsonl:1:1: content: json: cannot unmarshal number"},
 		{"a user record without message", `{"type":"user"}`, "x.jsonl:1: user record has no message"},
 		{"a cut-off line", `{"type":"user","message":{"content":"hi"}`, "x.jsonl:1:"},
 	} {
