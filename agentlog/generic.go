@@ -237,6 +237,19 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 			return nil, fmt.Errorf("%s:%d:%d: messages[%d]: %s", name, line, jsonColumn(b, bases[i], err), i, jsonMessage(err))
 		}
 	}
+	// encoding/json lets a name given twice in one object win silently
+	// over the first ("role" twice: which did the harness mean?).
+	var sc jsonscan.Scanner
+	sc.Reset(b)
+	if key, off, found, _ := sc.DuplicateKey(); found {
+		where := ""
+		for i, raw := range raws {
+			if bases[i] <= off && off < bases[i]+len(raw) {
+				where = fmt.Sprintf("messages[%d]: ", i)
+			}
+		}
+		return nil, fmt.Errorf("%s:%d:%d: %s%q is given twice in one object, and tally will not guess which is meant", name, line, jsonscan.Column(b, off), where, key)
+	}
 	// msgErrorf places a problem at message i's first character.
 	msgErrorf := func(i int, format string, a ...any) error {
 		return fmt.Errorf("%s:%d:%d: messages[%d]: %s", name, line, jsonscan.Column(b, bases[i]), i, fmt.Sprintf(format, a...))

@@ -95,6 +95,10 @@ func TestReadGenericErrors(t *testing.T) {
 			`x.jsonl:1:31: messages[0]: injected: "Queued" is not a reason tally knows ("compaction summary", `},
 		{"compaction out of range", `{"session_id":"s","messages":[],"compactions":[{"after_message":1}]}`, "x.jsonl:1:47: compactions[0]: after_message 1 is not in 0…0"},
 		{"compaction without position", `{"session_id":"s","messages":[],"compactions":[{"summary":"s"}]}`, "x.jsonl:1:47: compactions[0] has no after_message"},
+		// encoding/json would take the last "role"; the harness may
+		// have meant the first.
+		{"a member twice", `{"session_id":"s","messages":[{"role":"user","content":"a","role":"assistant"}]}`, `x.jsonl:1:60: messages[0]: "role" is given twice in one object`},
+		{"a top-level member twice", `{"session_id":"s","messages":[],"session_id":"t"}`, `x.jsonl:1:33: "session_id" is given twice in one object`},
 		{"a session id twice", `{"session_id":"s","messages":[]}` + "\n\n" + `{"session_id":"s","messages":[]}`, `x.jsonl:3: session_id "s" is the session of line 1 too`},
 	} {
 		_, err := ReadGeneric(strings.NewReader(c.in), "x.jsonl")

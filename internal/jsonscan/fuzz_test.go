@@ -31,6 +31,22 @@ func FuzzScanner(f *testing.F) {
 			}
 			return
 		}
+		// A member named twice is found exactly when encoding/json,
+		// which keeps the last, decodes fewer members than the text has.
+		s.Reset(data)
+		_, off, dup, derr := s.DuplicateKey()
+		if derr != nil {
+			t.Fatalf("%q: DuplicateKey: %v on a valid value", data, derr)
+		}
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber() // 1E700 is valid JSON, and no float64
+		if dec.Decode(&v) != nil {
+			t.Fatalf("%q: encoding/json cannot read a valid value", data)
+		}
+		if written, decoded := fuzzMembers(t, data), fuzzDecodedMembers(v); dup != (written != decoded) || dup && data[off] != '"' {
+			t.Fatalf("%q: DuplicateKey found %v at %d; %d members written, %d decoded", data, dup, off, written, decoded)
+		}
 		s.Reset(data)
 		canon, cerr := s.Canonical(nil)
 		if cerr != nil || !json.Valid(canon) {
@@ -55,4 +71,67 @@ func FuzzScanner(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzMembers counts the members of every object in the valid value
+// data, as written.
+func fuzzMembers(t *testing.T, data []byte) int {
+	var s Scanner
+	s.Reset(data)
+	n := 0
+	var walk func() *Error
+	walk = func() *Error {
+		s.SkipSpace()
+		switch s.Peek() {
+		case '{':
+			if err := s.BeginObject("", ""); err != nil {
+				return err
+			}
+			for i := 0; ; i++ {
+				_, _, more, err := s.Member(i)
+				if err != nil || !more {
+					return err
+				}
+				n++
+				if err := walk(); err != nil {
+					return err
+				}
+			}
+		case '[':
+			if err := s.BeginArray("", ""); err != nil {
+				return err
+			}
+			for i := 0; ; i++ {
+				more, err := s.Element(i)
+				if err != nil || !more {
+					return err
+				}
+				if err := walk(); err != nil {
+					return err
+				}
+			}
+		}
+		return s.SkipValue()
+	}
+	if err := walk(); err != nil {
+		t.Fatalf("%q: %v", data, err)
+	}
+	return n
+}
+
+// fuzzDecodedMembers counts the members of every object in v, a value
+// encoding/json decoded.
+func fuzzDecodedMembers(v any) int {
+	n := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, x := range v {
+			n += 1 + fuzzDecodedMembers(x)
+		}
+	case []any:
+		for _, x := range v {
+			n += fuzzDecodedMembers(x)
+		}
+	}
+	return n
 }
