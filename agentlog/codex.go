@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // Codex is the format of Codex CLI rollouts.
@@ -125,6 +128,8 @@ type cxReader struct {
 	calls map[string][2]int // call_id → step, call
 	step  int               // the step being added to, -1 when none
 	model string            // the model of the last turn_context
+	// tokens is the last token_count event's last_token_usage.total_tokens.
+	tokens int64
 	// metaCwd is whether Session.Cwd came from a session_meta, which a
 	// turn_context's does not replace.
 	metaCwd bool
@@ -157,9 +162,9 @@ type cxReader struct {
 //     call's action. IsError is success false, a JSON output whose
 //     metadata.exit_code is not 0, or an output starting "Exit code: N",
 //     N ≠ 0. An output whose call is not in the rollout is an orphan.
-//   - compacted is a Compaction at its line: Summary is its message, or,
-//     when that is empty, the last user message of replacement_history.
-//     A rollout records neither trigger nor tokens before (left empty).
+//   - compacted is a Compaction at its line (see compacted): Summary is
+//     its message, Kept the person's messages Codex carried over. A
+//     rollout records no trigger (left empty).
 //   - event_msg lines repeat the response items or carry no
 //     conversation; they are skipped, counted as "event_msg/<type>", as
 //     are web_search_call, ghost_snapshot and encrypted compaction items
@@ -254,7 +259,7 @@ func (cr *cxReader) record(b []byte) error {
 		return lineError(cr.s.Name, cr.line, b, 0, err)
 	}
 	if ln.Type == "" {
-		return cr.errorf(`record has no "type"`)
+		return cr.errorf(`record has no "type" (tally reads rollouts whose every line is {"timestamp", "type", "payload"}; an older rollout of bare items, opened by a header line and {"record_type": …}, is not read)`)
 	}
 	if cr.s.Start.IsZero() && ln.Timestamp != "" {
 		cr.s.Start = parseTime(ln.Timestamp)
@@ -270,11 +275,23 @@ func (cr *cxReader) record(b []byte) error {
 		// (token_count, task_started, …): counted by their type.
 		var ev struct {
 			Type string `json:"type"`
+			// Info is a token_count's (TokenUsageInfo in
+			// codex-rs/protocol/src/protocol.rs).
+			Info *struct {
+				LastTokenUsage struct {
+					TotalTokens int64 `json:"total_tokens"`
+				} `json:"last_token_usage"`
+			} `json:"info"`
 		}
 		if len(ln.Payload) > 0 && ln.Payload[0] == '{' {
 			if err := cr.decode(ln.Payload, &ev); err != nil {
 				return err
 			}
+		}
+		if ev.Type == "token_count" && ev.Info != nil {
+			// The last request's size: the context's tokens before a
+			// compaction that follows.
+			cr.tokens = ev.Info.LastTokenUsage.TotalTokens
 		}
 		cr.skip("event_msg/" + ev.Type)
 		return nil
@@ -320,25 +337,100 @@ func (cr *cxReader) record(b []byte) error {
 	return nil
 }
 
-// compacted adds a compaction. Its summary is the item's message, or,
-// when that is empty, the last user message of its replacement history.
+// compacted adds a compaction (codex-rs/core/src/compact.rs and
+// compact_remote.rs). The context Codex builds is its start-up context,
+// the person's own messages and the summary (build_compacted_history),
+// written whole as replacement_history by later versions:
+//
+//   - Summary is the item's message; when that is empty, a user message
+//     of replacement_history that starts with Codex's summary prefix;
+//     a remote compaction keeps its summary only encrypted (a
+//     "compaction" item), and Encrypted says so.
+//   - Kept are the person's messages of replacement_history, or, when
+//     the item has none, the person's messages before the compaction as
+//     Codex selects them (cxKept).
 func (cr *cxReader) compacted(it *cxItem) {
 	cr.step = -1
-	summary := it.Message
-	if summary == "" {
-		for i := len(it.ReplacementHistory) - 1; i >= 0; i-- {
-			h := &it.ReplacementHistory[i]
-			if h.Type == "message" && h.Role == "user" {
-				summary = partsText(h.Content)
-				break
+	c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Message: len(cr.s.Messages), Line: cr.line, Summary: it.Message, PreTokens: cr.tokens}
+	if it.ReplacementHistory == nil {
+		c.Kept = cr.kept()
+	} else {
+		c.Kept = []string{}
+	}
+	for i := range it.ReplacementHistory {
+		h := &it.ReplacementHistory[i]
+		switch {
+		case h.Type == "compaction" || h.Type == "compaction_summary":
+			c.Encrypted = c.Summary == ""
+		case h.Type == "message" && h.Role == "user":
+			text := partsText(h.Content)
+			if strings.HasPrefix(strings.TrimSpace(text), cxSummaryPrefix) {
+				if it.Message == "" {
+					c.Summary = text
+				}
+				continue
+			}
+			if k, _ := cxTagKind(text); k == Typed {
+				c.Kept = append(c.Kept, text)
 			}
 		}
 	}
-	c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Message: len(cr.s.Messages), Line: cr.line, Summary: summary}
-	if summary != "" {
-		c.SummaryLine = cr.line
+	if c.Summary != "" {
+		c.SummaryLine, c.Encrypted = cr.line, false
 	}
 	cr.s.Compactions = append(cr.s.Compactions, c)
+}
+
+// cxSummaryPrefix opens the summary message of a Codex compaction
+// (codex-rs/core/templates/compact/summary_prefix.md).
+const cxSummaryPrefix = "Another language model started to solve this problem and produced a summary of its thinking process."
+
+// cxKeptTokens is the budget of the person's messages a Codex compaction
+// keeps (COMPACT_USER_MESSAGE_MAX_TOKENS in codex-rs/core/src/compact.rs).
+const cxKeptTokens = 20_000
+
+// kept returns the person's messages a compaction with no
+// replacement_history kept, as build_compacted_history selects them:
+// the typed messages so far, newest first while they fit in
+// cxKeptTokens tokens of 4 bytes each (approx_token_count,
+// codex-rs/utils/string/src/truncate.rs), the one that does not fit
+// cut to what is left, its middle elided; then in their order.
+func (cr *cxReader) kept() []string {
+	out := []string{}
+	left := cxKeptTokens
+	for i := len(cr.s.Messages) - 1; i >= 0 && left > 0; i-- {
+		m := &cr.s.Messages[i]
+		if m.Kind != Typed {
+			continue
+		}
+		n := (len(m.Text) + 3) / 4
+		if n <= left {
+			out = append(out, m.Text)
+			left -= n
+			continue
+		}
+		out = append(out, elideMiddle(m.Text, left*4))
+		break
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// elideMiddle cuts text to about max bytes, keeping its start and its
+// end (at rune boundaries) around a marker that says how many tokens
+// were left out, as Codex's truncate_text does.
+func elideMiddle(text string, max int) string {
+	if len(text) <= max {
+		return text
+	}
+	head, tail := max/2, len(text)-(max-max/2)
+	for head > 0 && !utf8.RuneStart(text[head]) {
+		head--
+	}
+	for tail < len(text) && !utf8.RuneStart(text[tail]) {
+		tail++
+	}
+	return text[:head] + fmt.Sprintf("…%d tokens truncated…", (tail-head+3)/4) + text[tail:]
 }
 
 // partsText joins the text parts of a content list.
@@ -368,9 +460,17 @@ func (cr *cxReader) item(it *cxItem) error {
 			if st.TextLine == 0 && st.Text != "" {
 				st.TextLine = cr.line
 			}
-		default: // developer and system text: instructions, not a user record
+		case "developer", "system": // instructions, not a user record
 			cr.skip(kind)
 			return nil
+		default:
+			// A role Codex does not write ("User", null) would drop a
+			// person's prompt in silence.
+			col := 1
+			if k := bytes.Index(cr.b, []byte(`"role"`)); k >= 0 {
+				col = jsonscan.Column(cr.b, k)
+			}
+			return fmt.Errorf("%s:%d:%d: role: %q is not a role Codex writes (user, assistant, developer or system)", cr.s.Name, cr.line, col, it.Role)
 		}
 	case "reasoning":
 		st := cr.current()
@@ -442,7 +542,8 @@ func jsonArgument(raw json.RawMessage) json.RawMessage {
 
 // outputFailed is whether a tool output reports a failure: success false,
 // a JSON output whose metadata.exit_code is not 0 (the shell tool's
-// output), or a text output that starts "Exit code: N" with N ≠ 0.
+// output), a text output whose line says "Process exited with code N"
+// (exec_command's) or that starts "Exit code: N", with N ≠ 0.
 func outputFailed(o cxOutput) bool {
 	if o.Success != nil {
 		return !*o.Success
@@ -458,6 +559,14 @@ func outputFailed(o cxOutput) bool {
 			return *v.Metadata.ExitCode != 0
 		}
 		return false
+	}
+	// exec_command's output (codex-rs/core/src/tools/handlers/
+	// unified_exec.rs) says "Process exited with code N" on a line.
+	for line := range strings.Lines(t) {
+		if rest, ok := strings.CutPrefix(line, "Process exited with code "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(rest))
+			return err == nil && n != 0
+		}
 	}
 	if rest, ok := strings.CutPrefix(t, "Exit code: "); ok {
 		end := strings.IndexAny(rest, "\r\n ")

@@ -2,6 +2,7 @@ package agentlog
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"reflect"
 	"strconv"
@@ -12,6 +13,11 @@ import (
 // TestReadCodex pins what testdata/codex-rollout.jsonl says, counted by
 // hand from the file (written from codex-rs/protocol/src/protocol.rs and
 // models.rs: see codex.go).
+// cxTestSummaryPrefix is Codex's whole summary prefix
+// (codex-rs/core/templates/compact/summary_prefix.md), with its double
+// space.
+const cxTestSummaryPrefix = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to  assist with your own analysis:"
+
 func TestReadCodex(t *testing.T) {
 	s, err := Open("testdata/codex-rollout.jsonl") // sniffed
 	if err != nil {
@@ -47,9 +53,9 @@ func TestReadCodex(t *testing.T) {
 		{"c4", string(call(4, 0).Input) + "|" + strconv.Itoa(btoi(call(4, 0).IsError)), `"not json"|1`, "arguments kept as a string; Exit code: 2"},
 		{"orphans", s.OrphanResults, 1, "c99"},
 		{"compactions", s.Compactions, []Compaction{
-			{Turn: 0, Step: 4, Message: 3, Line: 18, Summary: "Summary: added --verbose to main.go; go test passes.", SummaryLine: 18},
-			{Turn: 1, Step: 5, Message: 5, Line: 27, Summary: "Another summary: README needs a --verbose section.", SummaryLine: 27},
-		}, "the second has no message: the last user message of its replacement history"},
+			{Turn: 0, Step: 4, Message: 3, Line: 18, PreTokens: 181840, Summary: cxTestSummaryPrefix + "\nSummary: added --verbose to main.go; go test passes.", SummaryLine: 18, Kept: []string{"add a --verbose flag"}},
+			{Turn: 1, Step: 5, Message: 5, Line: 27, PreTokens: 181840, Kept: []string{"add a --verbose flag", "now document it"}, Encrypted: true},
+		}, "the first keeps the person's message of its replacement history, not the injected ones or the summary; the second, remote, keeps its summary encrypted; tokens before are the last token_count's last_token_usage.total_tokens"},
 		{"read", s.Records.Read, map[string]int{"session_meta": 1, "response_item/message/user": 5, "turn_context": 2,
 			"response_item/reasoning": 1, "response_item/function_call": 2, "response_item/function_call_output": 4,
 			"response_item/custom_tool_call": 1, "response_item/custom_tool_call_output": 1, "response_item/local_shell_call": 1,
@@ -78,6 +84,10 @@ func TestReadCodexErrors(t *testing.T) {
 			"x.jsonl:2:60: role: want a string, got a number"},
 		{"an output of the wrong type", `{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":5}}`,
 			"x.jsonl:1:35: output is 5…, not a string, a list or an object"},
+		// A role Codex does not write dropped the person's prompt in
+		// silence (a new user's trial).
+		{"an unknown role", `{"type":"response_item","payload":{"type":"message","role":"User","content":[]}}`, `x.jsonl:1:53: role: "User" is not a role Codex writes`},
+		{"a null role", `{"type":"response_item","payload":{"type":"message","role":null,"content":[]}}`, `x.jsonl:1:53: role: "" is not a role Codex writes`},
 		{"an event of the wrong type", `{"type":"event_msg","payload":{"type":1}}`, "x.jsonl:1:39: type: want a string, got a number"},
 	} {
 		_, err := ReadCodex(strings.NewReader(c.in), "x.jsonl")
@@ -148,6 +158,72 @@ func TestCodexCwd(t *testing.T) {
 		}
 		if s.Cwd != c.want {
 			t.Errorf("cwd %q, want %q, in\n%s", s.Cwd, c.want, c.log)
+		}
+	}
+}
+
+// TestReadCodexKept checks the person's messages a compaction without
+// replacement_history kept, against build_compacted_history
+// (codex-rs/core/src/compact.rs): the typed messages, newest first while
+// they fit in 20,000 tokens of ceil(bytes/4), the one that does not fit
+// cut with its middle elided, the older ones dropped; injected messages
+// are not the person's.
+func TestReadCodexKept(t *testing.T) {
+	user := func(text string) string {
+		b, _ := json.Marshal(map[string]any{"timestamp": "2025-09-14T10:00:00Z", "type": "response_item",
+			"payload": map[string]any{"type": "message", "role": "user", "content": []any{map[string]string{"type": "input_text", "text": text}}}})
+		return string(b)
+	}
+	big := strings.Repeat("y", 90_000)
+	log := strings.Join([]string{
+		`{"timestamp":"2025-09-14T10:00:00Z","type":"session_meta","payload":{"id":"k1","cwd":"/src"}}`,
+		user("oldest, dropped"),
+		user("<environment_context>\n  <cwd>/src</cwd>\n</environment_context>"),
+		user(big),
+		user("newest"),
+		`{"timestamp":"2025-09-14T10:00:01Z","type":"compacted","payload":{"message":"the summary"}}`,
+	}, "\n")
+	s, err := ReadCodex(strings.NewReader(log), "k.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Compactions) != 1 {
+		t.Fatalf("%d compactions, want 1", len(s.Compactions))
+	}
+	kept := s.Compactions[0].Kept
+	if len(kept) != 2 || kept[1] != "newest" {
+		t.Fatalf("kept %d messages (%.40q…), want the cut one and \"newest\"", len(kept), kept)
+	}
+	// 20,000 tokens less "newest" (2 tokens) is 79,992 bytes of the big
+	// one, start and end kept around the marker.
+	cut := kept[0]
+	if !strings.HasPrefix(cut, strings.Repeat("y", 39_996)+"…") || !strings.HasSuffix(cut, "…"+strings.Repeat("y", 39_996)) || !strings.Contains(cut, "tokens truncated") {
+		t.Errorf("the cut message is %d bytes: %.60q…%.60q", len(cut), cut, cut[max(0, len(cut)-60):])
+	}
+	if s.Compactions[0].Summary != "the summary" || s.Compactions[0].Encrypted {
+		t.Errorf("summary %q, encrypted %v", s.Compactions[0].Summary, s.Compactions[0].Encrypted)
+	}
+}
+
+// TestOutputFailed holds outputFailed to the outputs Codex's tools write
+// (codex-rs/core/src/tools/handlers/unified_exec.rs for exec_command;
+// shell's JSON with metadata.exit_code; "Exit code: N" text).
+func TestOutputFailed(t *testing.T) {
+	no := false
+	for _, c := range []struct {
+		out  cxOutput
+		want bool
+	}{
+		{cxOutput{Text: "Chunk ID: 1\nWall time: 0.2 seconds\nProcess exited with code 1\nOutput:\nFAIL"}, true},
+		{cxOutput{Text: "Chunk ID: 1\nWall time: 0.2 seconds\nProcess exited with code 0\nOutput:\nok"}, false},
+		{cxOutput{Text: "Process running with session ID 7\nOutput:\n"}, false},
+		{cxOutput{Text: "the log said: Process exited with code 1 earlier"}, false},
+		{cxOutput{Text: `{"output":"x","metadata":{"exit_code":2}}`}, true},
+		{cxOutput{Text: "Exit code: 2\nWall time: 1s"}, true},
+		{cxOutput{Text: "ok", Success: &no}, true},
+	} {
+		if got := outputFailed(c.out); got != c.want {
+			t.Errorf("%.50q: failed %v, want %v", c.out.Text, got, c.want)
 		}
 	}
 }

@@ -238,6 +238,16 @@ type Compaction struct {
 	// SummaryLine is its line (0 when there was none).
 	Summary     string
 	SummaryLine int
+	// Kept are the messages the compaction carried word for word into
+	// the context it made, in order, before its summary. Codex keeps the
+	// person's own messages (the most recent 20,000 tokens of them, as
+	// Codex counts tokens); Claude Code's summary replaces the whole
+	// conversation and keeps none.
+	Kept []string
+	// Encrypted is whether the log holds the summary only encrypted
+	// (Codex's remote compaction): Summary is then empty, and the
+	// context the agent continued from cannot be read whole.
+	Encrypted bool
 	// UUID is the boundary record's uuid and SummaryUUID the summary
 	// record's (Claude Code; empty in formats without record uuids).
 	UUID, SummaryUUID string

@@ -10,7 +10,8 @@ import (
 )
 
 // contextMessages returns the incumbent's compacted context of compaction
-// k: its summary, then the injected user messages after it until the
+// k: the messages it kept word for word (agentlog.Compaction.Kept), its
+// summary, then the injected user messages after it until the
 // agent's next step, the next typed prompt or the next compaction, each a
 // user message (see the package comment).
 func contextMessages(s *agentlog.Session, evs []event, k int) []fixture.Message {
@@ -44,7 +45,13 @@ loop:
 	if !summary {
 		out = append([]fixture.Message{userMessage(s.Compactions[k].Summary)}, out...)
 	}
-	return out
+	// What the compaction kept word for word (Codex keeps the person's
+	// messages) comes before its summary, as in the context it built.
+	var kept []fixture.Message
+	for _, text := range s.Compactions[k].Kept {
+		kept = append(kept, userMessage(text))
+	}
+	return append(kept, out...)
 }
 
 func userMessage(text string) fixture.Message {

@@ -93,6 +93,10 @@ func Build(s *agentlog.Session, propose Proposer) (*Draft, error) {
 		}
 		d.Compactions = append(d.Compactions, Compaction{Line: line, Trigger: c.Trigger, PreTokens: c.PreTokens,
 			TypedTurn: c.Turn + 1, SummaryChars: len([]rune(c.Summary))})
+		if c.Encrypted {
+			d.Notes = append(d.Notes, fmt.Sprintf("the compaction at line %d keeps its summary encrypted (a Codex remote compaction): the context the agent continued from cannot be read whole, so it is left out of the fixture", line))
+			continue
+		}
 		if strings.TrimSpace(c.Summary) == "" {
 			d.Notes = append(d.Notes, fmt.Sprintf("the compaction at line %d has no summary in the log (cut off after it, or a format that records none): left out of the fixture", line))
 			continue

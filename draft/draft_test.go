@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -251,10 +252,18 @@ func TestBuildOtherFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDraft(t, s, d)
-	for i, c := range d.Contexts {
-		if c.Messages[0].Parts[0].Text != s.Compactions[i].Summary {
-			t.Errorf("codex context %d does not start with the compacted message", i+1)
-		}
+	// The first compaction's context is what Codex built: the person's
+	// message it kept, then the summary (compact.rs,
+	// build_compacted_history); the second keeps its summary encrypted
+	// and is left out, said in a note.
+	if len(d.Contexts) != 1 {
+		t.Fatalf("%d contexts, want 1", len(d.Contexts))
+	}
+	if m := d.Contexts[0].Messages; len(m) < 2 || m[0].Parts[0].Text != "add a --verbose flag" || m[1].Parts[0].Text != s.Compactions[0].Summary {
+		t.Errorf("codex context starts %+v, want the kept message, then the summary", m[:min(2, len(m))])
+	}
+	if !slices.ContainsFunc(d.Notes, func(n string) bool { return strings.Contains(n, "line 27 keeps its summary encrypted") }) {
+		t.Errorf("notes %q say nothing of the encrypted summary", d.Notes)
 	}
 }
 
