@@ -289,11 +289,22 @@ func descriptiveField(k []byte) bool {
 // members; of a repeated top-level key the last counts (inside a
 // member's value, an object's repeated keys all count, where
 // encoding/json's re-encoding kept the last: agents' logs do not repeat
-// keys). An input that is not a JSON object is "null". An input with a
+// keys). An input that is not a JSON object is its canonical JSON (its
+// text when it is not JSON); an empty one is "null". An input with a
 // number that float64 does not hold as written (a fraction, an
 // exponent, more than 15 digits) is keyed as encoding/json re-encodes
 // it, so that 1.0 and 1 stay one call.
 func genericCallKey(sc *jsonscan.Scanner, raw []byte) string {
+	// An input that is no object (a custom tool's string: Codex's
+	// apply_patch) is its own key; keying them all "null" had made any
+	// two patches one call (a new user's trial).
+	sc.ResetDocument(raw)
+	if c := sc.Peek(); c != '{' && c != 0 {
+		if canon, err := sc.Canonical(nil); err == nil && sc.End() == nil {
+			return string(canon)
+		}
+		return string(raw)
+	}
 	key, ok := canonicalKey(sc, raw)
 	if !ok {
 		if fixed, valid := validWithBadUTF8(raw); valid {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tally-eval/tally/agentlog"
@@ -70,6 +71,18 @@ func parseCallInputMap(tool string, raw json.RawMessage, cwd string) callInput {
 	case "TaskOutput":
 		in.key = str("task_id")
 	default:
+		// An input that is no object is its own key (a custom tool's
+		// string), its text when it is not JSON.
+		if t := strings.TrimSpace(string(raw)); t != "" && t[0] != '{' {
+			var v any
+			if json.Unmarshal(raw, &v) != nil {
+				in.key = string(raw)
+				break
+			}
+			b, _ := json.Marshal(v)
+			in.key = string(b)
+			break
+		}
 		for _, k := range []string{"description", "timeout", "run_in_background"} {
 			delete(m, k)
 		}

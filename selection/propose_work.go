@@ -53,7 +53,7 @@ var propCallKeys = jsonscan.NewKeySet("file_path", "notebook_path", "path", "com
 
 // propCallStrings reads a tool input's file path (file_path,
 // notebook_path or path) and command (command or cmd: a string, or a list
-// of strings — Codex's ["bash", "-lc", "…"] — joined by spaces); an input
+// of strings — Codex's ["bash", "-lc", "…"] — read by shellScript); an input
 // that is not a JSON object gives "". A patch (input or patch, or the
 // whole input when it is a JSON string: Codex's apply_patch) is returned
 // as patch.
@@ -81,7 +81,7 @@ func propCallInput(raw []byte) (file, command, patch string) {
 				if err != nil || json.Unmarshal(raw, &parts) != nil {
 					return err == nil
 				}
-				command = strings.Join(parts, " ")
+				command = shellScript(parts)
 				return true
 			}
 		}
@@ -107,6 +107,19 @@ func propCallInput(raw []byte) (file, command, patch string) {
 	return file, command, patch
 }
 
+// shellScript is the command a list of words runs: SCRIPT of Codex's
+// ["bash", "-lc", SCRIPT] (any of bash, sh, zsh, dash with -c or -lc),
+// else the words joined by spaces.
+func shellScript(argv []string) string {
+	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
+		switch path.Base(argv[0]) {
+		case "bash", "sh", "zsh", "dash":
+			return argv[2]
+		}
+	}
+	return strings.Join(argv, " ")
+}
+
 // propToolKind sorts a tool by its name, whatever the agent calls it:
 // "file" for a tool that writes a file (Claude Code's Edit, MultiEdit,
 // Write, NotebookEdit; edit_file, write_file, create_file and the like),
@@ -116,7 +129,7 @@ func propToolKind(name string) string {
 	switch n := strings.ToLower(name); n {
 	case "edit", "multiedit", "write", "notebookedit", "edit_file", "write_file", "create_file", "str_replace_editor", "str_replace_based_edit_tool", "replace_in_file", "write_to_file":
 		return "file"
-	case "bash", "shell", "local_shell", "exec_command", "run_command", "run_shell_command", "terminal", "execute_command":
+	case "bash", "shell", "local_shell", "shell_command", "exec_command", "container.exec", "run_command", "run_shell_command", "run_terminal_cmd", "terminal", "execute_command":
 		return "shell"
 	case "apply_patch":
 		return "patch"

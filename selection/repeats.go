@@ -138,7 +138,11 @@ type ToolRepeat struct {
 
 // flatCall is a tool call in session order, with its parsed identity.
 type flatCall struct {
-	ref  CallRef
+	ref CallRef
+	// tool is the role the classifier reads the call in (callRole):
+	// Claude Code's tool names, which other agents' shell and patch
+	// tools map to.
+	tool string
 	call *agentlog.ToolCall
 	in   callInput
 	bash bashClass // for Bash calls
@@ -155,6 +159,8 @@ type callInput struct {
 	pat    string // Grep/Glob pattern
 	oldStr string // Edit old_string
 	newStr string // Edit new_string, Write content
+	// files are the files a patch (Codex's apply_patch) changes.
+	files []string
 	// targets are the `gh api` writes of a Bash command (method and
 	// endpoint); two commands with a target in common are the same call.
 	targets []string
@@ -207,8 +213,8 @@ func FindToolRepeats(s *agentlog.Session, w RepeatWindow) []ToolRepeat {
 	}
 	for i := range calls[:read] {
 		c := &calls[i]
-		c.in = parseCallInput(c.call.Name, c.call.Input, s.Cwd)
-		if c.call.Name == "Bash" {
+		c.tool, c.in = callRole(c.call.Name, c.call.Input, s.Cwd)
+		if c.tool == "Bash" {
 			c.bash = classifyBash(c.in.cmd)
 		}
 	}
@@ -262,7 +268,7 @@ func FlaggedRepeats(rs []ToolRepeat) []ToolRepeat {
 }
 
 func sameCall(a, b *flatCall) bool {
-	if a.ref.Tool != b.ref.Tool || a.in.key != b.in.key {
+	if a.ref.Tool != b.ref.Tool || a.tool != b.tool || a.in.key != b.in.key {
 		return false
 	}
 	if len(a.in.targets) > 0 || len(b.in.targets) > 0 {
@@ -275,7 +281,7 @@ func sameCall(a, b *flatCall) bool {
 		}
 		return false
 	}
-	if a.ref.Tool == "Read" {
+	if a.tool == "Read" {
 		return (a.in.hi == 0 || b.in.lo <= a.in.hi) && (b.in.hi == 0 || a.in.lo <= b.in.hi)
 	}
 	return true
@@ -298,9 +304,12 @@ func changesBetween(calls []flatCall, from, to int) change {
 		if c.call.HasResult && c.call.IsError {
 			continue
 		}
-		switch c.ref.Tool {
-		case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		switch c.tool {
+		case "Edit", "MultiEdit", "Write", "NotebookEdit", "Patch":
 			ch.editedFiles[c.in.file] = true
+			for _, f := range c.in.files {
+				ch.editedFiles[f] = true
+			}
 			ch.edits = append(ch.edits, c.in)
 			ch.any = true
 		case "Bash":
@@ -321,7 +330,7 @@ func changesBetween(calls []flatCall, from, to int) change {
 func classify(calls []flatCall, fi, ri int) (RepeatKind, string) {
 	r := &calls[ri]
 	ch := changesBetween(calls, fi, ri)
-	switch r.ref.Tool {
+	switch r.tool {
 	case "Read":
 		if ch.editedFiles[r.in.file] {
 			return RereadAfterEdit, "the agent edited the file between the reads"
@@ -341,15 +350,15 @@ func classify(calls []flatCall, fi, ri int) (RepeatKind, string) {
 		}
 		return LostResult, "read again, unchanged since the first read"
 	case "Grep", "Glob":
-		if touched(r.ref.Tool, r.in, ch) {
+		if touched(r.tool, r.in, ch) {
 			return RerunAfterChange, "edits between touched what it searches for"
 		}
 		if ch.tree {
 			return RerunAfterChange, "git changed the working tree between the searches"
 		}
 		return LostResult, "searched again, unchanged since the first search"
-	case "Edit", "MultiEdit", "Write", "NotebookEdit":
-		if !r.call.IsError && !calls[fi].call.IsError && r.ref.Tool != "Write" {
+	case "Edit", "MultiEdit", "Write", "NotebookEdit", "Patch":
+		if !r.call.IsError && !calls[fi].call.IsError && r.tool != "Write" {
 			return NewChange, "both edits succeeded: a new change at the same anchor"
 		}
 		return LostResult, "the same edit again"
@@ -410,7 +419,7 @@ func touched(tool string, in callInput, ch change) bool {
 	return false
 }
 
-var bookkeeping = set("TodoWrite", "TaskCreate", "TaskUpdate", "TaskStop", "KillShell", "KillBash",
+var bookkeeping = set("TodoWrite", "TaskCreate", "TaskUpdate", "TaskStop", "KillShell", "KillBash", "update_plan",
 	"EnterPlanMode", "ExitPlanMode", "AskUserQuestion")
 
 var mcpWriteRe = regexp.MustCompile(`(?i)(create|update|post|send|delete|comment|reply|merge|push|publish|write|add|remove|close)`)

@@ -1,0 +1,90 @@
+package selection
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tally-eval/tally/agentlog"
+)
+
+// TestCodexRepeats reads a Codex rollout written from its tools'
+// definitions (openai/codex, codex-rs/core/src/tools/spec.rs and
+// codex-rs/apply-patch): two patches of different files are two calls,
+// not a repeat; a test re-run after a patch is a re-run after a change;
+// a file printed again with nothing changed between is a lost result,
+// whichever shell tool ran it.
+func TestCodexRepeats(t *testing.T) {
+	var lines []string
+	add := func(typ string, payload map[string]any) {
+		b, _ := json.Marshal(map[string]any{"timestamp": "2025-10-01T10:00:00Z", "type": typ, "payload": payload})
+		lines = append(lines, string(b))
+	}
+	user := func(text string) {
+		add("response_item", map[string]any{"type": "message", "role": "user", "content": []any{map[string]string{"type": "input_text", "text": text}}})
+	}
+	fn := func(id, name string, args map[string]any, out string) {
+		a, _ := json.Marshal(args)
+		add("response_item", map[string]any{"type": "function_call", "name": name, "arguments": string(a), "call_id": id})
+		add("response_item", map[string]any{"type": "function_call_output", "call_id": id, "output": out})
+	}
+	patch := func(id, file string) {
+		add("response_item", map[string]any{"type": "custom_tool_call", "name": "apply_patch", "call_id": id,
+			"input": "*** Begin Patch\n*** Update File: " + file + "\n@@\n-old\n+new\n*** End Patch\n"})
+		add("response_item", map[string]any{"type": "custom_tool_call_output", "call_id": id, "output": "Success. Updated the following files:\nM " + file})
+	}
+	add("session_meta", map[string]any{"id": "cx-1", "cwd": "/src"})
+	user("make the orders list paginated; don't touch the public API")
+	fn("c1", "shell", map[string]any{"command": []string{"bash", "-lc", "go test ./internal/store -run TestListOrdersPage"}}, `{"output":"FAIL","metadata":{"exit_code":1}}`)
+	fn("c2", "exec_command", map[string]any{"cmd": "sed -n 1,80p internal/store/orders.go"}, "Process exited with code 0\nOutput:\npackage store")
+	patch("c3", "internal/store/orders.go")
+	add("compacted", map[string]any{"message": "summary"})
+	user("go on")
+	patch("c4", "pkg/api/orders.go")
+	fn("c5", "shell_command", map[string]any{"command": "go test ./internal/store -run TestListOrdersPage"}, "Exit code: 0")
+	fn("c6", "exec_command", map[string]any{"cmd": "sed -n 1,80p  internal/store/orders.go", "yield_time_ms": 1000}, "Process exited with code 0\nOutput:\npackage store")
+	s, err := agentlog.ReadCodex(strings.NewReader(strings.Join(lines, "\n")), "cx.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range FindToolRepeats(s, DefaultRepeatWindow) {
+		got = append(got, r.First.ID+">"+r.Repeat.ID+" "+string(r.Kind))
+	}
+	// c5 repeats c1 by its command (shell's list and shell_command's
+	// string are one script), but as another tool: not the same call.
+	// c6 re-prints orders.go, which c3 patched between: a read after an
+	// edit is no lost result, but a shell command, so it is a re-run
+	// after the workspace changed.
+	want := "c2>c6 " + string(RerunAfterChange)
+	if strings.Join(got, "|") != want {
+		t.Errorf("repeats %q, want %q", got, want)
+	}
+}
+
+// TestCallRole pins how other agents' tools map onto the classifier's
+// roles.
+func TestCallRole(t *testing.T) {
+	for _, c := range []struct {
+		tool, raw, role, key string
+	}{
+		{"shell", `{"command":["bash","-lc","go test ./..."],"workdir":"/src","timeout_ms":120000}`, "Bash", "go test ..."},
+		{"local_shell", `{"type":"exec","command":["go","test","./..."],"timeout_ms":null}`, "Bash", "go test ..."},
+		{"shell_command", `{"command":"go  test ./...","workdir":"/src"}`, "Bash", "go test ..."},
+		{"exec_command", `{"cmd":"go test ./...","yield_time_ms":1000}`, "Bash", "go test ..."},
+		{"apply_patch", `"*** Begin Patch\n*** Add File: a.go\n+package a\n*** End Patch"`, "Patch", "*** Begin Patch\n*** Add File: a.go\n+package a\n*** End Patch"},
+		{"apply_patch", `{"input":"*** Begin Patch\n*** Delete File: b.go\n*** End Patch"}`, "Patch", "*** Begin Patch\n*** Delete File: b.go\n*** End Patch"},
+		{"web_search", `"go generics"`, "web_search", `"go generics"`},
+		{"edit_file", `{"path":"a.go","content":"x"}`, "Edit", "/src/a.go\x00" + `{"content":"x","path":"a.go"}`},
+		{"shell", `{"workdir":"/src"}`, "shell", `{"workdir":"/src"}`},
+	} {
+		role, in := callRole(c.tool, json.RawMessage(c.raw), "/src")
+		if role != c.role || in.key != c.key {
+			t.Errorf("%s %s: role %q key %q, want %q %q", c.tool, c.raw, role, in.key, c.role, c.key)
+		}
+	}
+	_, in := callRole("apply_patch", json.RawMessage(`"*** Begin Patch\n*** Update File: x/a.go\n*** Move to: x/b.go\n*** Add File: /abs/c.go\n*** End Patch"`), "/src")
+	if strings.Join(in.files, " ") != "/src/x/a.go /src/x/b.go /abs/c.go" {
+		t.Errorf("patch files %q", in.files)
+	}
+}
