@@ -22,6 +22,7 @@ func (d Decision) Verdict() string {
 //	blocks — rows that got worse under the candidate: constraint; undecided (judge errors; re-run tally check): reference
 //	blocks — undecided (judge errors; re-run tally check): constraint
 //	does not block — no row got worse under the candidate
+//	does not block — no row got worse under the candidate; but the candidate fails a gate the incumbent meets: commitment
 //	does not block — no row got worse under the candidate; but this gate blocks a 10-point drop in one class's retention with probability 0.0% (constraint), 0.0% (reference)
 func (d Decision) Headline() string { return d.HeadlineWith(plain) }
 
@@ -40,7 +41,25 @@ func (d Decision) HeadlineWith(name func(string) string) string {
 	case d.Blocks:
 		return d.Verdict() + " — " + d.undecidedText(name)
 	}
-	return d.Verdict() + " — no row got worse under the candidate" + d.blindText(name)
+	newly, blind := d.newlyText(name), d.blindText(name)
+	if newly != "" && blind != "" {
+		blind = "; and" + strings.TrimPrefix(blind, "; but")
+	}
+	return d.Verdict() + " — no row got worse under the candidate" + newly + blind
+}
+
+// newlyText is "; but the candidate fails gates the incumbent meets:
+// commitment" when the change does not block and gives up a gate the
+// incumbent meets (NewlyUnmet), else "": the rule did not show the row
+// worse, but the standard is no longer met.
+func (d Decision) newlyText(name func(string) string) string {
+	if d.Blocks || len(d.NewlyUnmet) == 0 {
+		return ""
+	}
+	if len(d.NewlyUnmet) == 1 {
+		return "; but the candidate fails a gate the incumbent meets: " + names(d.NewlyUnmet, name)
+	}
+	return "; but the candidate fails gates the incumbent meets: " + names(d.NewlyUnmet, name)
 }
 
 // blindText is "; but this gate blocks a 10-point drop in one class's

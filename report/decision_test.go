@@ -51,6 +51,12 @@ func TestDecisionWording(t *testing.T) {
 			"does not block", "does not block — no row got worse under the candidate; but this gate blocks a 10-point drop in one class's retention with probability 0.0% (constraint), 61.2% (reference)", "", "", "", ""},
 		{"blocks, blind", "a block is no blind spot", Decision{Blocks: true, Worse: []string{"constraint"}, Blind: &BlindSpot{Drop: 0.10, Classes: []string{"constraint"}, Power: []float64{0}}},
 			"blocks", "blocks — rows that got worse under the candidate: constraint", "rows that got worse under the candidate: constraint", "", "", ""},
+		{"does not block, a gate given up", "a gate the incumbent meets and the candidate does not is said on the verdict line, before a blind spot (a stakeholder's trial: 16 lost, 0 gained over 3 conversations passed in silence)",
+			Decision{CandidateUnmet: []string{"constraint", "commitment"}, Backlog: []string{"constraint"}, NewlyUnmet: []string{"commitment"},
+				Blind: &BlindSpot{Drop: 0.10, Classes: []string{"constraint"}, Power: []float64{0}}},
+			"does not block", "does not block — no row got worse under the candidate; but the candidate fails a gate the incumbent meets: commitment; and this gate blocks a 10-point drop in one class's retention with probability 0.0% (constraint)", "", "",
+			"backlog, unmet by both systems (a standard not yet met, not a merge decision): constraint",
+			"backlog (unmet by both systems): 1 gate"},
 		{"does not block, backlog", "a gate unmet by both is backlog, not a block",
 			Decision{Backlog: []string{"reference"}, CandidateUnmet: []string{"reference"}},
 			"does not block", "does not block — no row got worse under the candidate", "", "",
@@ -131,14 +137,19 @@ func TestBlindSpot(t *testing.T) {
 }
 
 // TestChangeText: a row a test did not find worse has "no significant
-// change", not "same" (failing to reject is not evidence of no change);
+// change", not "same" (failing to reject is not evidence of no change),
+// or "fewer retained, not significant" when it lost more than it gained;
 // the count rule, which tests nothing, keeps "same".
 func TestChangeText(t *testing.T) {
 	for _, c := range []struct {
 		row  ClassRow
 		want string
 	}{
-		{ClassRow{Change: Same, Rule: rule.Outcome{Tested: true, Level: 0.0167, P: 0.027, Lost: 8}}, "no significant change"},
+		// Three conversations, 8 lost and none gained: not shown worse,
+		// but not "no change" either (a stakeholder's trial).
+		{ClassRow{Change: Same, Rule: rule.Outcome{Tested: true, Level: 0.0167, P: 0.027, Lost: 8}}, "fewer retained, not significant"},
+		{ClassRow{Change: Same, Rule: rule.Outcome{Tested: true, Level: 0.0125, P: 0.6, Lost: 7, Gained: 7}}, "no significant change"},
+		{ClassRow{Change: Same, Rule: rule.Outcome{Tested: true, Level: 0.05, P: 0.9, Lost: 2, Gained: 5}}, "no significant change"},
 		{ClassRow{Change: Same, Rule: rule.Outcome{Tested: true}}, "same"}, // the count rule: no level
 		{ClassRow{Change: Same}, "same"}, // no pairs: untested
 		{ClassRow{Change: Worse, Rule: rule.Outcome{Tested: true, Level: 0.05}}, "worse"},

@@ -224,6 +224,9 @@ func decide(r *Report, reg Regression) Decision {
 		if cand.Unmet() {
 			d.CandidateUnmet = append(d.CandidateUnmet, name)
 		}
+		if cand.Unmet() && inc == Pass {
+			d.NewlyUnmet = append(d.NewlyUnmet, name)
+		}
 	}
 	for _, row := range r.Classes {
 		note(string(row.Class), row.Change, row.Incumbent.Gate, row.Candidate.Gate)

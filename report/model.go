@@ -158,13 +158,21 @@ type ClassRow struct {
 }
 
 // ChangeText words the row's change for a reader: a Same row its rule
-// tested (McNemar or non-inferiority, not the count rule) is "no
-// significant change", since a test that does not reject says the data
+// tested (McNemar or non-inferiority, not the count rule) is "fewer
+// retained, not significant" when it lost more item-compactions than it
+// gained, else "no significant change", since a test that does not reject says the data
 // do not show a drop, not that there is none (a new user's trial read
 // "same: 8 lost, 0 gained" on three conversations as no change); any
 // other change is its name.
 func (c ClassRow) ChangeText() string {
 	if c.Change == Same && c.Rule.Tested && c.Rule.Level > 0 {
+		// A row that lost more than it gained is not "no change" to a
+		// reader (a new user's trial: 16 lost, 0 gained over three
+		// conversations read "no significant change" beside a green
+		// check).
+		if c.Rule.Lost > c.Rule.Gained {
+			return "fewer retained, not significant"
+		}
 		return "no significant change"
 	}
 	return string(c.Change)
@@ -238,6 +246,10 @@ type Decision struct {
 	Backlog []string
 	// CandidateUnmet names the gates the candidate does not meet.
 	CandidateUnmet []string
+	// NewlyUnmet names the gates the incumbent meets and the candidate
+	// does not: a standard the change gives up, whether or not its row
+	// was shown worse.
+	NewlyUnmet []string
 	// Undecided names the rows whose change is Undecided (error
 	// verdicts); they block too.
 	Undecided []string

@@ -281,7 +281,7 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 		if c.Incumbent.Gate != report.NoGate {
 			gate = "≥ " + pctShare(c.MinShare)
 		}
-		change := fmt.Sprintf("%s (%d lost, %d gained", c.Change, len(c.Lost), len(c.Gained))
+		change := fmt.Sprintf("%s (%d lost, %d gained", c.ChangeText(), len(c.Lost), len(c.Gained))
 		if t := r.RowTest(c); t != "" {
 			change += ", " + t
 		}
@@ -292,7 +292,7 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 	if e := k.JudgeErrors; e[0]+e[1] > 0 {
 		overruled = fmt.Sprintf("; overruled by a reviewer, not counted: %d of the incumbent's, %d of the candidate's", e[0], e[1])
 	}
-	fmt.Fprintf(t, "contradictions\t≤ %d\t%d\t%s\t%d\t%s\t%s (%d new, %d resolved%s)\n", k.Max, k.Incumbent, k.IncumbentGate, k.Candidate, k.CandidateGate, k.Change, len(k.New), k.Resolved, overruled)
+	fmt.Fprintf(t, "contradictions\t≤ %d\t%d\t%s\t%d\t%s\t%s (%d new, %d no longer contradicted%s)\n", k.Max, k.Incumbent, k.IncumbentGate, k.Candidate, k.CandidateGate, k.Change, len(k.New), k.Resolved, overruled)
 	p := r.Prompt
 	gate := "none"
 	if p.MaxMean > 0 {

@@ -41,7 +41,7 @@ func TestWriteQuarterly(t *testing.T) {
 		"| reference | ≥ 98.0% | 58/61 = 95.1% (86.5–98.3%) | **fail** |",
 		"| contradictions | ≤ 0 | 2 | **fail** | 7 | **fail** | **worse**: 7 new, 2 no longer contradicted |",
 		"| mean prompt tokens | ≤ 12000 | 6320 | pass | 4331 | pass | better |",
-		"| open\\_question | ≥ 95.0% | 96/103 = 93.2% (86.6–96.7%); 1 contradicted | **fail** | 88/103 = 85.4% (77.4–91.0%); 4 contradicted | **fail** | no significant change: 15 lost, 7 gained, one-sided clustered McNemar p = 0.054, Holm level 0.0125 |",
+		"| open\\_question | ≥ 95.0% | 96/103 = 93.2% (86.6–96.7%); 1 contradicted | **fail** | 88/103 = 85.4% (77.4–91.0%); 4 contradicted | **fail** | fewer retained, not significant: 15 lost, 7 gained, one-sided clustered McNemar p = 0.054, Holm level 0.0125 |",
 		"Error rates of this rule (simulated, 2000 fixture sets, seed 20261201): it blocks a harmless change",
 		"### contradictions: 2 by the incumbent, 7 by the candidate",
 		"## Backlog: gates unmet by both systems",

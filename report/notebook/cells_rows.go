@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/power"
@@ -233,23 +234,35 @@ func cellComparison(cx *cellCtx) error {
 	r, h := cx.r, cx.out
 	h.Raw("<div class=\"scroll\"><table class=\"wide comparison\">\n<caption>Retention, incumbent against candidate</caption>\n<thead><tr><th>class</th>")
 	systemHeads(h, r)
-	h.Raw("<th class=\"num\">lost</th><th class=\"num\">gained</th><th class=\"num\">McNemar p</th><th>change</th></tr></thead>\n<tbody>\n")
+	h.Raw("<th class=\"num\">lost</th><th class=\"num\">gained</th><th>the rule's test</th><th>change</th></tr></thead>\n<tbody>\n")
 	for _, row := range r.Classes {
 		writeClassRow(h, row.Class)
 		for _, sc := range []report.SystemClass{row.Incumbent, row.Candidate} {
 			writeShare(h, sc, false, writeClusterNote)
 		}
-		h.Rawf(`<td class="num">%d</td><td class="num">%d</td><td class="num">%s`, len(row.Lost), len(row.Gained), markup.P(row.McNemar.PValue))
-		if m := row.McNemar.Method; m != "" && m != string(power.TestExact) {
-			h.Raw(`<span class="sub">`)
-			h.Text(m, 40)
+		// The p the verdict used, as Markdown and tally gate give it (a
+		// stakeholder's trial found the exact test's p here and the
+		// rule's there); the exact test on the items is context.
+		h.Rawf(`<td class="num">%d</td><td class="num">%d</td><td>`, len(row.Lost), len(row.Gained))
+		if t := r.RowTest(row); t != "" {
+			h.Text(t, 200)
+		} else {
+			h.Raw("—")
+		}
+		if row.McNemar.Method != "" && !strings.HasPrefix(r.RowTest(row), "exact McNemar") {
+			h.Rawf(`<span class="sub">exact McNemar p = %s on the items, context`, markup.P(row.McNemar.PValue))
+			if m := row.McNemar.Method; m != string(power.TestExact) {
+				h.Raw(" (")
+				h.Text(m, 40)
+				h.Raw(")")
+			}
 			h.Raw("</span>")
 		}
 		h.Raw("</td><td>", markup.ClassChange(row), "</td></tr>\n")
 	}
 	h.Raw("</tbody>\n</table></div>\n")
 	writeUnpaired(h, r)
-	h.Raw("<p class=\"sub\">Lost: retained by the incumbent, not by the candidate; gained: the reverse; both over the item-compactions both systems checked. McNemar's exact test on the paired items is context, not the rule. The cluster-robust interval allows for items of one conversation failing together.</p>\n")
+	h.Raw("<p class=\"sub\">Lost: retained by the incumbent, not by the candidate; gained: the reverse; both over the item-compactions both systems checked. The rule's test is the one the verdict used, at the level it was held to; McNemar's exact test on the paired items is context, not the rule. The cluster-robust interval allows for items of one conversation failing together.</p>\n")
 
 	h.Raw("<div class=\"scroll\"><table class=\"wide verdicts\">\n<caption>Verdicts</caption>\n<thead><tr><th>class</th><th>system</th><th class=\"num\">checked</th><th class=\"num\">verbatim</th><th class=\"num\">supported</th><th class=\"num\">absent</th><th class=\"num\">contradicted</th><th class=\"num\">error</th></tr></thead>\n<tbody>\n")
 	for _, row := range r.Classes {

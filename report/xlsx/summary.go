@@ -35,7 +35,7 @@ const (
 	sumChange
 	sumLost
 	sumGained
-	sumMcNemar
+	sumRuleP
 	sumNotes
 
 	sumGroupRow  = 5
@@ -87,7 +87,7 @@ func (b *book) summary() error {
 			str("Value", st.header).str("Of", st.header).str("Share", st.header).
 			str("Low ("+conf+" Wilson)", st.header).str("High", st.header).str("Status", st.header).
 			str("Change", st.header).str("Lost", st.header).str("Gained", st.header).
-			str("McNemar exact p", st.header).str("Notes", st.header),
+			str("Rule's p", st.header).str("Notes", st.header),
 	)
 	for _, row := range rows {
 		if err := g.put(row); err != nil {
@@ -145,13 +145,18 @@ func (b *book) summary() error {
 			notes = append(notes, fmt.Sprintf("%d checked by the incumbent only, %d by the candidate only: the row is undecided (named below, under Checked by one system only)", ni, nc))
 		}
 		row.str(c.ChangeText(), 0).count(len(c.Lost), st.count).count(len(c.Gained), st.count)
+		// The p the verdict used, as Markdown and tally gate give it;
+		// the notes name its test and level (Report.RowTest).
 		p := math.NaN()
-		if c.McNemar.Method != "" {
-			p = c.McNemar.PValue
+		if c.Rule.Tested {
+			p = c.Rule.P
 		}
-		row.num("McNemar p", p, st.prob)
+		row.num("rule's p", p, st.prob)
 		if n := row.note(); n != "" {
 			notes = append(notes, n)
+		}
+		if t := r.RowTest(c); t != "" {
+			notes = append([]string{"the rule: " + t}, notes...)
 		}
 		row.str(strings.Join(notes, "; "), 0)
 		if err := g.put(row); err != nil {
