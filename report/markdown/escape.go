@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"github.com/tally-eval/tally/report/internal/format"
 	"strings"
 	"unicode/utf8"
 )
@@ -22,8 +23,8 @@ const zwsp = "\u200B"
 // The scheme, in order of what it defeats:
 //
 //   - Control characters (newlines and tabs included) and Unicode line
-//     separators become spaces, bidirectional controls U+FFFD (see
-//     clean); leading and trailing spaces are dropped (after a list
+//     separators become spaces, bidirectional controls and zero-width
+//     characters their escapes (\u202E; see clean); leading and trailing spaces are dropped (after a list
 //     marker, four spaces would start a code block). The text therefore
 //     stays on its line: no block can start inside it.
 //   - & < > become &amp; &lt; &gt;: no raw HTML, no HTML comment, no
@@ -140,9 +141,11 @@ func escapeFrom(s string, atStart bool) string {
 }
 
 // clean replaces what must not reach Markdown raw: control characters
-// (newlines included) and Unicode line separators become spaces, and
+// (newlines included) and Unicode line separators become spaces;
 // bidirectional controls, which can make text read differently from what
-// it is, become U+FFFD, as does invalid UTF-8. It truncates to max
+// it is, and zero-width characters show as their escapes (\u202E, as in
+// the HTML and the workbook: format.Hidden); invalid UTF-8 becomes
+// U+FFFD. It truncates to max
 // characters, marking the cut with …, (0: no limit).
 func clean(s string, max int) string {
 	var b strings.Builder
@@ -158,8 +161,8 @@ func clean(s string, max int) string {
 			b.WriteRune('\uFFFD')
 		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == '\u2028' || r == '\u2029':
 			b.WriteByte(' ')
-		case r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069' || r == '\u200E' || r == '\u200F' || r == '\u061C':
-			b.WriteRune('\uFFFD')
+		case format.Hidden(r):
+			b.WriteString(format.Escape(r))
 		default:
 			b.WriteRune(r)
 		}

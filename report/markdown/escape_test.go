@@ -59,7 +59,8 @@ func TestEscape(t *testing.T) {
 		{"cost $5 and $x$", `cost \$5 and \$x\$`, "GitHub renders $…$ as math"},
 		{"{#id .class}", `\{\#id .class\}`, "an attribute block (goldmark's attribute option)"},
 		{`back\slash\`, `back\\slash\\`, "a backslash escapes the next character, or breaks the line at the end"},
-		{"bidi \u202Egnp.exe\u202C", "bidi \uFFFDgnp.exe\uFFFD", "bidirectional controls make text read differently from what it is"},
+		{"bidi \u202Egnp.exe\u202C", `bidi \\u202Egnp.exe\\u202C`, "bidirectional controls make text read differently from what it is: shown as their escapes, as in the HTML"},
+		{"zero\u200Bwidth\uFEFF", `zero\\u200Bwidth\\uFEFF`, "a zero-width character makes two texts that differ look the same"},
 		{"nul\x00 del\x7f bad\xff", "nul  del  bad\uFFFD", "controls become spaces, invalid UTF-8 U+FFFD"},
 		{"", "", "empty stays empty"},
 	} {

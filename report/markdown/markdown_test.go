@@ -160,7 +160,7 @@ func TestWriteHostile(t *testing.T) {
 		"“I'll ship it then ## a heading  - a list item & more”",
 		"“@octo-org/everyone should [click](javascript:alert(1)) ![x](http://x/y.png)”",
 		"“`leading backtick and trailing`”",
-		"“bidi \uFFFDgnp.exe\uFFFD and a NUL   and DEL”",
+		"“bidi \\u202Egnp.exe\\u202C and a NUL   and DEL”",
 		"item <img src=x onerror=alert(1)>:",
 		"Title | with `code` <b>bold</b> & *stars* — 2026 | Q1 # injected",
 		"a warning with <script>alert(3)</script> | and `ticks` - and a fake list",

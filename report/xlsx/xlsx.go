@@ -9,6 +9,7 @@ package xlsx
 import (
 	"errors"
 	"fmt"
+	"github.com/tally-eval/tally/report/internal/format"
 	"io"
 	"math"
 	"strconv"
@@ -285,13 +286,16 @@ func (r *cellRow) note() string {
 	return strings.Join(r.undef, "; ") + " (cell left empty)"
 }
 
-// fit returns s as a cell can hold it: valid UTF-8, and at most Excel's
+// fit returns s as a cell can hold it: valid UTF-8, its control,
+// bidirectional and zero-width characters shown as the HTML shows them
+// (visible), and at most Excel's
 // 32,767 UTF-16 units, cut with a marker when longer (the cut is counted
 // and the first few are named in the Summary's warnings).
 func (b *book) fit(sheet string, col, row int, s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
+	s = visible(s)
 	if len(s) <= excelize.TotalCellChars { // UTF-16 units ≤ UTF-8 bytes
 		return s
 	}
@@ -579,4 +583,35 @@ func list(xs []string) string {
 		return "none"
 	}
 	return strings.Join(xs, ", ")
+}
+
+// visible shows in s, as their escapes (format.Escape), the characters
+// the HTML report shows so: control characters other than newline, tab
+// and CR, which a cell holds as they are (XML 1.0 cannot hold the
+// others, which had read back as U+FFFD), and the bidirectional and
+// zero-width ones (format.Hidden), so a cell cannot read "+SUM(1,2)
+// live" where the HTML shows the override that made it (a
+// stakeholder's trial). A key cell (an id) holding one no longer
+// matches its fixture in tally calibrate, as a control character never
+// did.
+func visible(s string) string {
+	i := strings.IndexFunc(s, needsEscape)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for _, r := range s[i:] {
+		if needsEscape(r) {
+			b.WriteString(format.Escape(r))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// needsEscape is whether visible escapes r.
+func needsEscape(r rune) bool {
+	return r != '\n' && r != '\t' && r != '\r' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || format.Hidden(r))
 }

@@ -48,3 +48,35 @@ func Plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// Hidden reports whether r changes how text reads without showing
+// itself: a bidirectional control (U+061C, U+200E, U+200F, U+202A to
+// U+202E, U+2066 to U+2069), which can make text read differently from
+// what it is ("evil\u202E" shown as "live"), or a zero-width character
+// (U+200B to U+200D, U+2060, U+FEFF), which makes two texts that differ
+// look the same. Every rendering shows such a character as its escape
+// (Escape), so the HTML, the workbook and the Markdown agree.
+func Hidden(r rune) bool {
+	switch {
+	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r >= 0x200b && r <= 0x200d, r == 0x2060, r == 0xfeff:
+		return true
+	}
+	return false
+}
+
+// Escape is the visible text of a character a rendering must not let
+// through as it is: \t and \r, \xHH for another control character (C0,
+// DEL, C1), \uHHHH for a Hidden one.
+func Escape(r rune) string {
+	switch {
+	case r == '\t':
+		return `\t`
+	case r == '\r':
+		return `\r`
+	case r < 0x100:
+		return fmt.Sprintf(`\x%02X`, r)
+	}
+	return fmt.Sprintf(`\u%04X`, r)
+}

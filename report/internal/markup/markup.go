@@ -7,10 +7,12 @@ package markup
 import (
 	"bytes"
 	"fmt"
+	"github.com/tally-eval/tally/report/internal/format"
 	"html"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/tally-eval/tally/fixture"
@@ -62,10 +64,15 @@ const (
 	CapLong  = 20000 // a configuration file
 )
 
+// xlsxCellChars is the most UTF-16 units a workbook cell holds (Excel's
+// limit, excelize.TotalCellChars): longer text is cut there.
+const xlsxCellChars = 32767
+
 // Escape makes an untrusted string safe and visible as HTML text:
 // invalid UTF-8 becomes U+FFFD; control characters other than newline
 // (tab, CR, NUL, ESC, DEL, the C1 controls) and the invisible
-// bidirectional controls are shown as escapes (\t, \r, \x1B, \u202E)
+// bidirectional and zero-width characters (format.Hidden) are shown as
+// escapes (\t, \r, \x1B, \u202E)
 // marked as such, so a tab- or CR-led string shows that it is and a
 // bidi override cannot reorder the text around it; the text is cut to
 // max runes with a note; everything else is HTML-escaped.
@@ -78,25 +85,21 @@ func Escape(s string, max int) string {
 	for i, r := range v {
 		if n == max {
 			flush(i)
-			fmt.Fprintf(&b, " … [%d more characters; the full text is in report.xlsx]", utf8.RuneCountInString(v[i:]))
+			more := utf8.RuneCountInString(v[i:])
+			if len(utf16.Encode([]rune(v))) > xlsxCellChars {
+				// The workbook cuts it too (a stakeholder's trial found
+				// "the full text is in report.xlsx" false at 40,000).
+				fmt.Fprintf(&b, " … [%d more characters; report.xlsx holds the first %d, the input it came from the whole]", more, xlsxCellChars)
+				return b.String()
+			}
+			fmt.Fprintf(&b, " … [%d more characters; the full text is in report.xlsx]", more)
 			return b.String()
 		}
 		n++
-		var esc string
-		switch {
-		case r == '\n':
-			continue
-		case r == '\t':
-			esc = `\t`
-		case r == '\r':
-			esc = `\r`
-		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-			esc = fmt.Sprintf(`\x%02X`, r)
-		case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-			esc = fmt.Sprintf(`\u%04X`, r)
-		default:
+		if r == '\n' || !(r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || format.Hidden(r)) {
 			continue
 		}
+		esc := format.Escape(r)
 		flush(i)
 		b.WriteString(`<span class="ctl">`)
 		b.WriteString(esc)
