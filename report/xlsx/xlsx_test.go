@@ -1053,4 +1053,3 @@ func TestControlCharacters(t *testing.T) {
 		t.Errorf("read back %q, want %q", got, want)
 	}
 }
-
