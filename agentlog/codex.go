@@ -346,9 +346,9 @@ func (cr *cxReader) record(b []byte) error {
 //     of replacement_history that starts with Codex's summary prefix;
 //     a remote compaction keeps its summary only encrypted (a
 //     "compaction" item), and Encrypted says so.
-//   - Kept are the person's messages of replacement_history, or, when
-//     the item has none, the person's messages before the compaction as
-//     Codex selects them (cxKept).
+//   - Kept are the user messages of replacement_history but the summary
+//     (the start-up context, then the person's), or, when the item has
+//     none, those messages as Codex builds them (kept).
 func (cr *cxReader) compacted(it *cxItem) {
 	cr.step = -1
 	c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Message: len(cr.s.Messages), Line: cr.line, Summary: it.Message, PreTokens: cr.tokens}
@@ -370,9 +370,7 @@ func (cr *cxReader) compacted(it *cxItem) {
 				}
 				continue
 			}
-			if k, _ := cxTagKind(text); k == Typed {
-				c.Kept = append(c.Kept, text)
-			}
+			c.Kept = append(c.Kept, text)
 		}
 	}
 	if c.Summary != "" {
@@ -389,13 +387,24 @@ const cxSummaryPrefix = "Another language model started to solve this problem an
 // keeps (COMPACT_USER_MESSAGE_MAX_TOKENS in codex-rs/core/src/compact.rs).
 const cxKeptTokens = 20_000
 
-// kept returns the person's messages a compaction with no
-// replacement_history kept, as build_compacted_history selects them:
-// the typed messages so far, newest first while they fit in
-// cxKeptTokens tokens of 4 bytes each (approx_token_count,
-// codex-rs/utils/string/src/truncate.rs), the one that does not fit
-// cut to what is left, its middle elided; then in their order.
+// kept returns the messages a compaction with no replacement_history
+// kept, as build_compacted_history builds them: the start-up context
+// (the injected messages before the first typed one: AGENTS.md, the
+// environment), then the typed messages so far, newest first while they
+// fit in cxKeptTokens tokens of 4 bytes each (approx_token_count,
+// codex-rs/utils/string/src/truncate.rs), the one that does not fit cut
+// to what is left, its middle elided; then in their order.
 func (cr *cxReader) kept() []string {
+	var startup []string
+	for i := range cr.s.Messages {
+		m := &cr.s.Messages[i]
+		if m.Kind.Typed() {
+			break
+		}
+		if m.Kind == Meta {
+			startup = append(startup, m.Text)
+		}
+	}
 	out := []string{}
 	left := cxKeptTokens
 	for i := len(cr.s.Messages) - 1; i >= 0 && left > 0; i-- {
@@ -413,7 +422,7 @@ func (cr *cxReader) kept() []string {
 		break
 	}
 	slices.Reverse(out)
-	return out
+	return append(startup, out...)
 }
 
 // elideMiddle cuts text to about max bytes, keeping its start and its

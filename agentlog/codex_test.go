@@ -18,6 +18,13 @@ import (
 // space.
 const cxTestSummaryPrefix = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to  assist with your own analysis:"
 
+// The start-up context of testdata/codex-rollout.jsonl's first
+// compaction's replacement history.
+const (
+	cxTestAgents = "# AGENTS.md instructions for /src/cli\n\n<INSTRUCTIONS>\nRun go test before you finish.\n</INSTRUCTIONS>"
+	cxTestEnv    = "<environment_context>\n  <cwd>/src/cli</cwd>\n</environment_context>"
+)
+
 func TestReadCodex(t *testing.T) {
 	s, err := Open("testdata/codex-rollout.jsonl") // sniffed
 	if err != nil {
@@ -53,7 +60,7 @@ func TestReadCodex(t *testing.T) {
 		{"c4", string(call(4, 0).Input) + "|" + strconv.Itoa(btoi(call(4, 0).IsError)), `"not json"|1`, "arguments kept as a string; Exit code: 2"},
 		{"orphans", s.OrphanResults, 1, "c99"},
 		{"compactions", s.Compactions, []Compaction{
-			{Turn: 0, Step: 4, Message: 3, Line: 18, PreTokens: 181840, Summary: cxTestSummaryPrefix + "\nSummary: added --verbose to main.go; go test passes.", SummaryLine: 18, Kept: []string{"add a --verbose flag"}},
+			{Turn: 0, Step: 4, Message: 3, Line: 18, PreTokens: 181840, Summary: cxTestSummaryPrefix + "\nSummary: added --verbose to main.go; go test passes.", SummaryLine: 18, Kept: []string{cxTestAgents, cxTestEnv, "add a --verbose flag"}},
 			{Turn: 1, Step: 5, Message: 5, Line: 27, PreTokens: 181840, Kept: []string{"add a --verbose flag", "now document it"}, Encrypted: true},
 		}, "the first keeps the person's message of its replacement history, not the injected ones or the summary; the second, remote, keeps its summary encrypted; tokens before are the last token_count's last_token_usage.total_tokens"},
 		{"read", s.Records.Read, map[string]int{"session_meta": 1, "response_item/message/user": 5, "turn_context": 2,
@@ -105,6 +112,7 @@ func TestSniff(t *testing.T) {
 	}{
 		{`{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}`, Codex, ""},
 		{`{"timestamp":"t","type": "response_item","payload":{}}`, Codex, "a rollout without its session_meta"},
+		{`{"id":"0199","timestamp":"2025-06-01T10:00:00Z","instructions":null,"git":{}}`, Codex, "an older rollout's header: the Codex reader says that format is not read"},
 		{`{"type":"user","sessionId":"s","message":{"content":"\"messages\": [1]"}}`, ClaudeCode, "an escaped key inside a string"},
 		{`{"type":"user","sessionId":"s","message":{"content":"hi"}}`, ClaudeCode, ""},
 		{`{"session_id":"g","messages":[]}`, Generic, ""},
@@ -177,8 +185,9 @@ func TestReadCodexKept(t *testing.T) {
 	big := strings.Repeat("y", 90_000)
 	log := strings.Join([]string{
 		`{"timestamp":"2025-09-14T10:00:00Z","type":"session_meta","payload":{"id":"k1","cwd":"/src"}}`,
-		user("oldest, dropped"),
 		user("<environment_context>\n  <cwd>/src</cwd>\n</environment_context>"),
+		user("oldest, dropped"),
+		user("<environment_context>\n  <cwd>/elsewhere</cwd>\n</environment_context>"),
 		user(big),
 		user("newest"),
 		`{"timestamp":"2025-09-14T10:00:01Z","type":"compacted","payload":{"message":"the summary"}}`,
@@ -191,12 +200,14 @@ func TestReadCodexKept(t *testing.T) {
 		t.Fatalf("%d compactions, want 1", len(s.Compactions))
 	}
 	kept := s.Compactions[0].Kept
-	if len(kept) != 2 || kept[1] != "newest" {
-		t.Fatalf("kept %d messages (%.40q…), want the cut one and \"newest\"", len(kept), kept)
+	// The start-up context is the injected message before the first
+	// typed one; the environment message after it is not.
+	if len(kept) != 3 || kept[0] != "<environment_context>\n  <cwd>/src</cwd>\n</environment_context>" || kept[2] != "newest" {
+		t.Fatalf("kept %d messages (%.40q…), want the start-up context, the cut one and \"newest\"", len(kept), kept)
 	}
 	// 20,000 tokens less "newest" (2 tokens) is 79,992 bytes of the big
 	// one, start and end kept around the marker.
-	cut := kept[0]
+	cut := kept[1]
 	if !strings.HasPrefix(cut, strings.Repeat("y", 39_996)+"…") || !strings.HasSuffix(cut, "…"+strings.Repeat("y", 39_996)) || !strings.Contains(cut, "tokens truncated") {
 		t.Errorf("the cut message is %d bytes: %.60q…%.60q", len(cut), cut, cut[max(0, len(cut)-60):])
 	}

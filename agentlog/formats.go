@@ -46,6 +46,11 @@ func Sniff(first []byte) Format {
 	switch {
 	case codexLine.Match(first) && bytes.Contains(first, []byte(`"payload"`)):
 		return Codex
+	case bytes.Contains(first, []byte(`"instructions"`)) && bytes.Contains(first, []byte(`"id"`)) && bytes.Contains(first, []byte(`"timestamp"`)) && !bytes.Contains(first, []byte(`"type"`)):
+		// An older Codex rollout's header line, before its lines were
+		// wrapped as {timestamp, type, payload}: read as Codex, whose
+		// error says that format is not read.
+		return Codex
 	case tallyKind.Match(first) && tallySession.Match(first) && !ccLine.Match(first):
 		return Tally
 	case genericLine.Match(first) && !ccLine.Match(first):

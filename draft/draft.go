@@ -114,6 +114,13 @@ func Build(s *agentlog.Session, propose Proposer) (*Draft, error) {
 			d.Notes = append(d.Notes, note)
 			return d, fmt.Errorf("%s: session %q: %w; %s", s.Name, s.ID, ErrNoCompaction, note)
 		}
+		if len(d.Notes) > 0 {
+			// Why each compaction was left out (an encrypted summary, a
+			// log cut off after the boundary), so the error says it
+			// (a new user's trial saw only "no compaction with a
+			// summary" for a Codex remote compaction).
+			return d, fmt.Errorf("%s: session %q: %w; %s", s.Name, s.ID, ErrNoCompaction, strings.Join(d.Notes, "; "))
+		}
 		return d, fmt.Errorf("%s: session %q: %w", s.Name, s.ID, ErrNoCompaction)
 	}
 	evs := stream(s)

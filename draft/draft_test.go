@@ -259,8 +259,8 @@ func TestBuildOtherFormats(t *testing.T) {
 	if len(d.Contexts) != 1 {
 		t.Fatalf("%d contexts, want 1", len(d.Contexts))
 	}
-	if m := d.Contexts[0].Messages; len(m) < 2 || m[0].Parts[0].Text != "add a --verbose flag" || m[1].Parts[0].Text != s.Compactions[0].Summary {
-		t.Errorf("codex context starts %+v, want the kept message, then the summary", m[:min(2, len(m))])
+	if m := d.Contexts[0].Messages; len(m) < 4 || !strings.HasPrefix(m[0].Parts[0].Text, "# AGENTS.md") || m[2].Parts[0].Text != "add a --verbose flag" || m[3].Parts[0].Text != s.Compactions[0].Summary {
+		t.Errorf("codex context starts %+v, want the start-up context and the kept message, then the summary", m[:min(4, len(m))])
 	}
 	if !slices.ContainsFunc(d.Notes, func(n string) bool { return strings.Contains(n, "line 27 keeps its summary encrypted") }) {
 		t.Errorf("notes %q say nothing of the encrypted summary", d.Notes)

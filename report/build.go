@@ -60,6 +60,9 @@ func GeneratedTime(sourceDateEpoch string, now time.Time) (time.Time, error) {
 // of every input file is reported, as fixture.Problems naming file,
 // line, column and field.
 func Build(cfg *Config, opts Options) (*Report, error) {
+	if err := cfg.MissingInputs(); err != nil {
+		return nil, err
+	}
 	b := &builder{cfg: cfg, lim: opts.Limits, conv: map[string]int32{}, item: map[itemRef]int32{}, judges: map[string]string{}}
 	r := &Report{
 		Title:      cfg.Title,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -29,6 +30,8 @@ type Config struct {
 	File string
 	// Text is the configuration's text, kept for the report's provenance.
 	Text []byte
+	// paths are its input paths, where they were given (MissingInputs).
+	paths []pathRef
 
 	Title      string
 	Period     string
@@ -218,6 +221,7 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	if len(p.probs) > 0 {
 		return nil, p.probs
 	}
+	cfg.paths = p.paths
 	return cfg, nil
 }
 
@@ -225,6 +229,8 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 type configParser struct {
 	file  string
 	probs fixture.Problems
+	// paths are the input paths read, where they were given.
+	paths []pathRef
 	// useNode is gates.use's value, for the check that it has reviews.
 	useNode *yaml.Node
 }
@@ -374,7 +380,37 @@ func (p *configParser) path(dst *string, required bool) func(*yaml.Node, string)
 			return
 		}
 		*dst = s
+		p.paths = append(p.paths, pathRef{field: field, value: s, line: n.Line, col: n.Column})
 	}
+}
+
+// pathRef is one input path of a configuration and where it was given.
+type pathRef struct {
+	field, value string
+	line, col    int
+}
+
+// MissingInputs checks that every input path the configuration names
+// exists, resolved against its folder (Resolve), and reports each that
+// does not at the key that names it: "report.yaml:16:15:
+// systems.candidate.verdicts: verdicts/nope.jsonl: no such file (looked
+// for /q/verdicts/nope.jsonl)", all of them at once (a stakeholder's
+// trial had Go's "stat …" and no place in report.yaml). It returns nil
+// when they all exist; other faults (no permission, a folder where a
+// file belongs) are left to the reader, which names them.
+func (c *Config) MissingInputs() error {
+	var probs fixture.Problems
+	for _, ref := range c.paths {
+		path := c.Resolve(ref.value)
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			probs = append(probs, fixture.Problem{File: c.File, Line: ref.line, Col: ref.col, Field: ref.field,
+				Msg: fmt.Sprintf("%s: no such file (looked for %s)", ref.value, path)})
+		}
+	}
+	if len(probs) > 0 {
+		return probs
+	}
+	return nil
 }
 
 // number reads a finite number in [lo, hi].

@@ -37,12 +37,16 @@ func TestCodexRepeats(t *testing.T) {
 	user("make the orders list paginated; don't touch the public API")
 	fn("c1", "shell", map[string]any{"command": []string{"bash", "-lc", "go test ./internal/store -run TestListOrdersPage"}}, `{"output":"FAIL","metadata":{"exit_code":1}}`)
 	fn("c2", "exec_command", map[string]any{"cmd": "sed -n 1,80p internal/store/orders.go"}, "Process exited with code 0\nOutput:\npackage store")
+	fn("c2b", "shell", map[string]any{"command": []string{"bash", "-lc", "cat README.md"}}, `{"output":"# orders","metadata":{"exit_code":0}}`)
+	fn("c2c", "exec_command", map[string]any{"cmd": "sed -n '60,120p' internal/store/orders_test.go"}, "Process exited with code 0\nOutput:\nfunc TestListOrdersPage")
 	patch("c3", "internal/store/orders.go")
 	add("compacted", map[string]any{"message": "summary"})
 	user("go on")
 	patch("c4", "pkg/api/orders.go")
 	fn("c5", "shell_command", map[string]any{"command": "go test ./internal/store -run TestListOrdersPage"}, "Exit code: 0")
 	fn("c6", "exec_command", map[string]any{"cmd": "sed -n 1,80p  internal/store/orders.go", "yield_time_ms": 1000}, "Process exited with code 0\nOutput:\npackage store")
+	fn("c7", "shell", map[string]any{"command": []string{"bash", "-lc", "cat README.md"}}, `{"output":"# orders","metadata":{"exit_code":0}}`)
+	fn("c8", "exec_command", map[string]any{"cmd": "sed -n '60,120p' internal/store/orders_test.go"}, "Process exited with code 0\nOutput:\nfunc TestListOrdersPage")
 	s, err := agentlog.ReadCodex(strings.NewReader(strings.Join(lines, "\n")), "cx.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -53,10 +57,11 @@ func TestCodexRepeats(t *testing.T) {
 	}
 	// c5 repeats c1 by its command (shell's list and shell_command's
 	// string are one script), but as another tool: not the same call.
-	// c6 re-prints orders.go, which c3 patched between: a read after an
-	// edit is no lost result, but a shell command, so it is a re-run
-	// after the workspace changed.
-	want := "c2>c6 " + string(RerunAfterChange)
+	// c6 re-prints orders.go, which c3 patched between: a re-read after
+	// an edit. c7 and c8 print files nothing changed: without a Read
+	// tool, that is how the agent reads, so the result was asked for
+	// again (and a _test.go file printed is no test run).
+	want := "c2>c6 " + string(RereadAfterEdit) + "|c2b>c7 " + string(LostResult) + "|c2c>c8 " + string(LostResult)
 	if strings.Join(got, "|") != want {
 		t.Errorf("repeats %q, want %q", got, want)
 	}
@@ -86,5 +91,35 @@ func TestCallRole(t *testing.T) {
 	_, in := callRole("apply_patch", json.RawMessage(`"*** Begin Patch\n*** Update File: x/a.go\n*** Move to: x/b.go\n*** Add File: /abs/c.go\n*** End Patch"`), "/src")
 	if strings.Join(in.files, " ") != "/src/x/a.go /src/x/b.go /abs/c.go" {
 		t.Errorf("patch files %q", in.files)
+	}
+}
+
+// TestShellReads pins the files a reading command prints, by the
+// programs' synopses (POSIX cat, head, tail and sed; GNU grep; ripgrep's
+// rg --help): flags and their values are not files, sed's script and
+// grep's pattern are not either, and sed -i writes.
+func TestShellReads(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"cat a.go b.go", []string{"a.go", "b.go"}},
+		{"head -n 50 a.go", []string{"a.go"}},
+		{"tail -20 log.txt", []string{"log.txt"}},
+		{"sed -n '60,120p' x_test.go", []string{"x_test.go"}},
+		{"sed -i s/a/b/ x.go", nil},
+		{"grep -n func a.go", []string{"a.go"}},
+		{"rg -n -g '*.go' TODO internal", []string{"internal"}},
+		{"nl -ba main.go", []string{"main.go"}},
+		{"ls -la", nil},
+	} {
+		f := strings.Fields(c.cmd)
+		got := shellReads(f[0], f)
+		if strings.Join(got, " ") != strings.Join(c.want, " ") || (got == nil) != (c.want == nil) {
+			t.Errorf("%s: %q, want %q", c.cmd, got, c.want)
+		}
+	}
+	if b := classifyBash("sed -n '60,120p' internal/store/orders_test.go"); b.check {
+		t.Error("printing a _test.go file reads as a test run")
 	}
 }

@@ -232,7 +232,7 @@ func FindToolRepeats(s *agentlog.Session, w RepeatWindow) []ToolRepeat {
 				if !sameCall(&calls[fi], &calls[ri]) {
 					continue
 				}
-				kind, reason := classify(calls, fi, ri)
+				kind, reason := classify(calls, fi, ri, s.Cwd)
 				lost := ci
 				for lost > 0 && calls[fi].ref.Step < s.Compactions[lost-1].Step {
 					lost--
@@ -327,7 +327,7 @@ func changesBetween(calls []flatCall, from, to int) change {
 
 // classify decides a repeat's kind from the call and what happened
 // between calls[fi] and calls[ri].
-func classify(calls []flatCall, fi, ri int) (RepeatKind, string) {
+func classify(calls []flatCall, fi, ri int, cwd string) (RepeatKind, string) {
 	r := &calls[ri]
 	ch := changesBetween(calls, fi, ri)
 	switch r.tool {
@@ -335,10 +335,8 @@ func classify(calls []flatCall, fi, ri int) (RepeatKind, string) {
 		if ch.editedFiles[r.in.file] {
 			return RereadAfterEdit, "the agent edited the file between the reads"
 		}
-		for _, cmd := range ch.bashWrites {
-			if strings.Contains(cmd, r.in.file) || strings.Contains(cmd, " "+path.Base(r.in.file)) {
-				return RereadAfterEdit, "a command that writes named the file between the reads"
-			}
+		if writesNamed(ch.bashWrites, r.in.file) {
+			return RereadAfterEdit, "a command that writes named the file between the reads"
 		}
 		if ch.tree {
 			return RerunAfterChange, "git changed the working tree between the reads"
@@ -364,6 +362,21 @@ func classify(calls []flatCall, fi, ri int) (RepeatKind, string) {
 		return LostResult, "the same edit again"
 	case "Bash":
 		b := r.bash
+		if r.ref.Tool != "Bash" && len(b.reads) > 0 && !b.writes && !b.external && !b.check {
+			// Another agent's shell tool (Codex's, a generic bash):
+			// without a Read tool, cat, sed -n and rg are how it
+			// reads, and a file printed again unchanged is a result
+			// asked for again, not a look around.
+			for _, f := range b.reads {
+				if file := resolvePath(cwd, f); ch.editedFiles[file] || writesNamed(ch.bashWrites, file) {
+					return RereadAfterEdit, "the file changed between the reads"
+				}
+			}
+			if ch.tree {
+				return RerunAfterChange, "git changed the working tree between the reads"
+			}
+			return LostResult, "printed again through the shell, unchanged since the first read"
+		}
 		switch {
 		case b.external && b.ships && ch.commit:
 			return RerunAfterChange, "pushes or deploys a commit made since the first"
@@ -385,6 +398,17 @@ func classify(calls []flatCall, fi, ri int) (RepeatKind, string) {
 		return SideEffect, "the same write through a tool again"
 	}
 	return LostResult, "the same call again"
+}
+
+// writesNamed is whether one of the writing commands cmds names file,
+// by its path or, after a space, its base name.
+func writesNamed(cmds []string, file string) bool {
+	for _, cmd := range cmds {
+		if strings.Contains(cmd, file) || strings.Contains(cmd, " "+path.Base(file)) {
+			return true
+		}
+	}
+	return false
 }
 
 // readRange says which lines a Read asked for: "the whole file", "lines

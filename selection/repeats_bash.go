@@ -143,6 +143,55 @@ type bashClass struct {
 	writes     bool // changes files in the workspace
 	treeChange bool // git changes the tree or history
 	commits    bool // git makes a new commit
+	// reads are the files the command prints (cat, head, tail, nl,
+	// sed -n, grep and rg with a path): an agent without a Read tool
+	// reads files so (shellReads).
+	reads []string
+}
+
+// valueFlags are the reader flags that take a value ("head -n 50").
+var valueFlags = set("head -n", "head -c", "tail -n", "tail -c", "sed -e", "sed -f",
+	"grep -e", "grep -f", "grep -A", "grep -B", "grep -C", "grep -m",
+	"rg -e", "rg -f", "rg -A", "rg -B", "rg -C", "rg -m", "rg -g", "rg -t", "rg --type", "rg --glob",
+	"ag -A", "ag -B", "ag -C", "ag -m", "ag -G")
+
+// readerProgs print files: cat, sed -n and the like.
+var readerProgs = set("cat", "head", "tail", "nl", "less", "more", "sed", "awk", "grep", "rg", "ag")
+
+// shellReads returns the files a segment (program prog, words f) prints
+// when it only reads: the operands of cat, head, tail, nl, less and
+// more, those after sed's script (without -i), those after grep's, rg's
+// or ag's pattern; nil for any other segment. Flags, and the values of
+// the flags that take one (-n 50, -e PAT), are not files.
+func shellReads(prog string, f []string) []string {
+	if !readerProgs[prog] || prog == "awk" {
+		return nil
+	}
+	var ops []string
+	for i := 1; i < len(f); i++ {
+		w := f[i]
+		if strings.HasPrefix(w, "-") && len(w) > 1 {
+			if prog == "sed" && (w == "-i" || strings.HasPrefix(w, "-i") || w == "--in-place") {
+				return nil
+			}
+			if valueFlags[prog+" "+w] {
+				i++ // its value
+			}
+			continue
+		}
+		ops = append(ops, strings.Trim(w, `'"`))
+	}
+	switch prog {
+	case "sed", "grep", "rg", "ag":
+		if len(ops) == 0 {
+			return nil
+		}
+		ops = ops[1:] // the script or the pattern
+	}
+	if ops == nil {
+		ops = []string{}
+	}
+	return ops
 }
 
 func classifyBash(cmd string) bashClass {
@@ -214,7 +263,12 @@ func classifyBash(cmd string) bashClass {
 		case orientProgs[prog]:
 			segOrient = true
 		}
-		if checkProgs[prog] || !segOrient && prog != "git" && prog != "gh" && hasCheckWord(seg) {
+		if files := shellReads(prog, f); files != nil {
+			c.reads = append(c.reads, files...)
+		}
+		// A file a reader prints is no test run, whatever its name
+		// ("sed -n '60,120p' orders_test.go").
+		if checkProgs[prog] || !segOrient && !readerProgs[prog] && prog != "git" && prog != "gh" && hasCheckWord(seg) {
 			c.check = true
 			if strings.Contains(seg, "fmt") || strings.Contains(seg, "format") || strings.Contains(seg, " --fix") || strings.Contains(seg, " -w") {
 				c.writes = true

@@ -90,10 +90,14 @@ except that a compaction inside a typed turn starts a new one (the agent
 continuing from the compacted context): so turns counts the typed turns plus
 those compactions, and each context's turn is the first that begins from it.
 
-The context of a compaction is its summary, then the injected user messages
-after it before the agent's next step or the next typed prompt (Claude Code
-writes a manual /compact's output there), each as a user message; the next
-prompt starts the turn the context serves and is not in it.
+The context of a compaction is what it kept word for word (a Codex
+compaction keeps the person's own messages, the most recent 20,000 tokens of
+them; Claude Code's keeps none), then its summary, then the injected user
+messages after it before the agent's next step or the next typed prompt
+(Claude Code writes a manual /compact's output there), each as a user
+message; the next prompt starts the turn the context serves and is not in
+it. A compaction whose summary the log holds only encrypted (a Codex remote
+compaction) or not at all is left out, with a note.
 
 A malformed line is an error naming its file, line and column; --skip-bad
 skips such lines instead, reporting each on stderr.
