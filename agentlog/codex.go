@@ -479,7 +479,11 @@ func (cr *cxReader) item(it *cxItem) error {
 			if k := bytes.Index(cr.b, []byte(`"role"`)); k >= 0 {
 				col = jsonscan.Column(cr.b, k)
 			}
-			return fmt.Errorf("%s:%d:%d: role: %q is not a role Codex writes (user, assistant, developer or system)", cr.s.Name, cr.line, col, it.Role)
+			role := strconv.Quote(it.Role)
+			if it.Role == "" {
+				role = "missing or null"
+			}
+			return fmt.Errorf("%s:%d:%d: role: %s is not a role Codex writes (user, assistant, developer or system)", cr.s.Name, cr.line, col, role)
 		}
 	case "reasoning":
 		st := cr.current()

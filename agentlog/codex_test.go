@@ -94,7 +94,7 @@ func TestReadCodexErrors(t *testing.T) {
 		// A role Codex does not write dropped the person's prompt in
 		// silence (a new user's trial).
 		{"an unknown role", `{"type":"response_item","payload":{"type":"message","role":"User","content":[]}}`, `x.jsonl:1:53: role: "User" is not a role Codex writes`},
-		{"a null role", `{"type":"response_item","payload":{"type":"message","role":null,"content":[]}}`, `x.jsonl:1:53: role: "" is not a role Codex writes`},
+		{"a null role", `{"type":"response_item","payload":{"type":"message","role":null,"content":[]}}`, `x.jsonl:1:53: role: missing or null is not a role Codex writes`},
 		{"an event of the wrong type", `{"type":"event_msg","payload":{"type":1}}`, "x.jsonl:1:39: type: want a string, got a number"},
 	} {
 		_, err := ReadCodex(strings.NewReader(c.in), "x.jsonl")

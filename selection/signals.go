@@ -74,6 +74,10 @@ type Signal struct {
 	// bytes): whether it kept the first call's result is most of what a
 	// reviewer needs to judge a lost result.
 	Summary string `json:"summary,omitempty"`
+	// SummaryEncrypted is true when the log holds the compaction's
+	// summary only encrypted (a Codex remote compaction): no summary to
+	// read, and not because there was none.
+	SummaryEncrypted bool `json:"summary_encrypted,omitempty"`
 
 	// A restatement: the message, the earlier one it restates (nil when
 	// its cue alone flagged it), the cue and its sentence ("" for a
@@ -171,7 +175,7 @@ func SessionSignals(s *agentlog.Session, w RepeatWindow) []Signal {
 			Turn: call.Turn, Step: call.Step, EvidenceTurn: first.Turn,
 			CompactionTurn: c.Turn + 1, CompactionLine: r.CompactionLine, CompactionUUID: r.CompactionUUID,
 			TurnsAfter: r.TurnsAfter, StepsAfter: r.StepsAfter, Reason: r.Reason,
-			RepeatKind: r.Kind, First: first, Call: call, Summary: head(c.Summary, summaryHead)})
+			RepeatKind: r.Kind, First: first, Call: call, Summary: head(c.Summary, summaryHead), SummaryEncrypted: c.Encrypted})
 	}
 	for _, r := range FindRestatements(s, w) {
 		sig := Signal{Kind: RestatedInstruction, Message: messageEvidence(r.Message),

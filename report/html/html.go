@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/tally-eval/tally/report"
 	"github.com/tally-eval/tally/report/internal/markup"
@@ -58,12 +59,25 @@ func Write(w io.Writer, r *report.Report, nb *notebook.Notebook) error {
 		p.Text(r.Period, 200)
 	}
 	p.Raw("</title>\n<style>\n", pageCSS, "</style>\n</head>\n<body>\n<main>\n")
+	// The warnings come after the verdict, so the first screen says
+	// what got worse (a stakeholder's trial found five warnings pushing
+	// the verdict below the fold); first when the notebook has no
+	// decision cell. Data never writes markup into body (every input is
+	// escaped), so the decision section's end is found by its tags.
+	var warn markup.Buffer
 	if len(r.Warnings) > 0 {
-		p.Raw("<aside class=\"warnings report-warnings\">\n<p><strong>Warnings</strong></p>\n")
-		p.List(r.Warnings)
-		p.Raw("</aside>\n")
+		warn.Raw("<aside class=\"warnings report-warnings\">\n<p><strong>Warnings</strong></p>\n")
+		warn.List(r.Warnings)
+		warn.Raw("</aside>\n")
 	}
-	p.Raw(body.String())
+	page := body.String()
+	at := 0
+	if i := strings.Index(page, "<section class=\"decision"); i >= 0 {
+		if j := strings.Index(page[i:], "</section>\n"); j >= 0 {
+			at = i + j + len("</section>\n")
+		}
+	}
+	p.Raw(page[:at], string(warn.Bytes()), page[at:])
 	p.Raw("</main>\n</body>\n</html>\n")
 	_, err := w.Write(p.Bytes())
 	return err
