@@ -77,7 +77,7 @@ func Write(w io.Writer, r *report.Report, nb *notebook.Notebook) error {
 			at = i + j + len("</section>\n")
 		}
 	}
-	p.Raw(page[:at], string(warn.Bytes()), page[at:])
+	p.Raw(page[:at], warn.String(), page[at:])
 	p.Raw("</main>\n</body>\n</html>\n")
 	_, err := w.Write(p.Bytes())
 	return err
