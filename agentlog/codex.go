@@ -167,7 +167,7 @@ type cxReader struct {
 //     rollout records no trigger (left empty).
 //   - event_msg lines repeat the response items or carry no
 //     conversation; they are skipped, counted as "event_msg/<type>", as
-//     are web_search_call, ghost_snapshot and encrypted compaction items
+//     are ghost_snapshot and encrypted compaction items
 //     and unknown types. Every line is counted once.
 //   - A line that is not a JSON object, has no "type", or whose fields
 //     have the wrong JSON types is an error naming file:line:column.
@@ -520,7 +520,13 @@ func (cr *cxReader) item(it *cxItem) error {
 		call := &cr.s.Steps[at[0]].Calls[at[1]]
 		call.HasResult, call.Result, call.ResultLine = true, it.Output.Text, cr.line
 		call.IsError = outputFailed(it.Output)
-	default: // web_search_call, ghost_snapshot, compaction (encrypted), other
+	case "web_search_call":
+		// A search the model ran through the API's own tool: a call
+		// named web_search whose input is its action ({"type":
+		// "search", "query": …}); the rollout keeps no results.
+		st := cr.current()
+		st.Calls = append(st.Calls, ToolCall{ID: it.ID, Name: "web_search", Input: bytes.Clone(it.Action), Line: cr.line})
+	default: // ghost_snapshot, compaction (encrypted), other
 		cr.skip(kind)
 		return nil
 	}
