@@ -292,7 +292,7 @@ func (r *Report) RowTest(c ClassRow) string {
 		if c.Pairs.Discordant() == 0 {
 			return ""
 		}
-		return "exact McNemar p = " + format.P(c.McNemar.PValue)
+		return "exact McNemar " + format.PIs(c.McNemar.PValue)
 	}
 	o := c.Rule
 	if !o.Tested || math.IsNaN(o.P) {
@@ -315,7 +315,7 @@ func (r *Report) RowTest(c ClassRow) string {
 	if ru.Kind == rule.McNemar {
 		level = "Holm level"
 	}
-	return fmt.Sprintf("%s p = %s, %s %s", test, format.P(o.P), level, strconv.FormatFloat(o.Level, 'g', 3, 64))
+	return fmt.Sprintf("%s %s, %s %s", test, format.PIs(o.P), level, strconv.FormatFloat(o.Level, 'g', 3, 64))
 }
 
 // article is "an" before a number said with a vowel sound (8, 11, 18,

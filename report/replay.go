@@ -398,17 +398,17 @@ func GradeReplay(res power.Result, drop float64) (grade, sentence string) {
 	fmt.Fprintf(&b, "The difference, %s points (%s)", format.SignedPoints(res.Difference), ivText)
 	switch grade {
 	case GradeSignificant:
-		fmt.Fprintf(&b, ", is significant: the exact McNemar test rules out chance alone at the %s level (p = %s), so task success under the candidate is %s.",
-			format.Confidence(alpha), format.P(exact.PValue), dir)
+		fmt.Fprintf(&b, ", is significant: the exact McNemar test rules out chance alone at the %s level (%s), so task success under the candidate is %s.",
+			format.Confidence(alpha), format.PIs(exact.PValue), dir)
 		if iv.Lower <= 0 && iv.Upper >= 0 {
 			b.WriteString(" The interval still includes 0, so the evidence is weak; more replayed conversations would settle it.")
 		}
 	case GradeInconclusive:
-		fmt.Fprintf(&b, ", is inconclusive: %d lost against %d gained could be chance (exact McNemar p = %s), but a drop of as much as %s points is not ruled out, more than the %s-point drop of interest. More replayed conversations would settle it.",
-			t.B, t.C, format.P(exact.PValue), format.Points(-iv.Lower), d)
+		fmt.Fprintf(&b, ", is inconclusive: %d lost against %d gained could be chance (exact McNemar %s), but a drop of as much as %s points is not ruled out, more than the %s-point drop of interest. More replayed conversations would settle it.",
+			t.B, t.C, format.PIs(exact.PValue), format.Points(-iv.Lower), d)
 	default:
-		fmt.Fprintf(&b, ", is not evidence of anything, in either direction: %d gained against %d lost is what chance alone often gives (exact McNemar p = %s), and the interval rules out a drop of %s points or more: consistent with no change.",
-			t.C, t.B, format.P(exact.PValue), d)
+		fmt.Fprintf(&b, ", is not evidence of anything, in either direction: %d gained against %d lost is what chance alone often gives (exact McNemar %s), and the interval rules out a drop of %s points or more: consistent with no change.",
+			t.C, t.B, format.PIs(exact.PValue), d)
 		if iv.Lower > 0 || iv.Upper < 0 {
 			fmt.Fprintf(&b, " The interval leaves out 0, but the exact test does not rule out chance at the %s level.", format.Confidence(alpha))
 		}
@@ -437,7 +437,9 @@ func WriteQueue(w io.Writer, r *Replay) error {
 		}
 		row := []string{p.ConversationID, change, p.Reference, p.Candidate, p.ReferenceKind, "", "", ""}
 		for i := range row {
-			row[i] = CSVCell(row[i])
+			// Shown as the workbook shows it: a bidi override in an id
+			// cannot read as other text in a spreadsheet.
+			row[i] = CSVCell(format.Visible(row[i]))
 		}
 		if err := cw.Write(row); err != nil {
 			return err

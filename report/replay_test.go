@@ -115,7 +115,7 @@ func TestReplaySentence(t *testing.T) {
 		want  string
 	}{
 		{name: "no discordant pairs", table: power.Table{A: 10, D: 2}, grade: GradeInconclusive, want: "The two runs agree on all 12 conversations"},
-		{name: "a real drop", table: power.Table{A: 150, B: 30, C: 2, D: 18}, grade: GradeSignificant, want: "is significant: the exact McNemar test rules out chance alone at the 5% level (p = < 0.0001), so task success under the candidate is lower"},
+		{name: "a real drop", table: power.Table{A: 150, B: 30, C: 2, D: 18}, grade: GradeSignificant, want: "is significant: the exact McNemar test rules out chance alone at the 5% level (p < 0.0001), so task success under the candidate is lower"},
 		{name: "noise on 200 conversations", table: power.Table{A: 157, B: 9, C: 11, D: 23}, grade: GradeNoChange, want: "is not evidence of anything, in either direction: 11 gained against 9 lost"},
 		{name: "15 lost, 6 gained on 200", table: power.Table{A: 151, B: 15, C: 6, D: 28}, grade: GradeInconclusive,
 			want: "The difference, −4.5 points (95% newcombe interval −9.2 to +0.1 points), is inconclusive: 15 lost against 6 gained could be chance (exact McNemar p = 0.078), but a drop of as much as 9.2 points is not ruled out"},
@@ -249,7 +249,8 @@ func TestWriteQueueOWASP(t *testing.T) {
 		}
 		got[r[0]] = r[1]
 	}
-	for _, want := range []string{"'=HYPERLINK(\"http://x\")", "'+1", "'-2", "'@SUM(A1)", "'\tx", "'\rx", "'\x00x", "a,b", "line\nbreak", "plain"} {
+	// A NUL shows as its escape, as in the workbook: text, no formula.
+	for _, want := range []string{"'=HYPERLINK(\"http://x\")", "'+1", "'-2", "'@SUM(A1)", "'\tx", "'\rx", `\x00x`, "a,b", "line\nbreak", "plain"} {
 		if _, ok := got[want]; !ok {
 			t.Errorf("no cell %q in %q", want, got)
 		}

@@ -39,11 +39,14 @@ type gateRowJSON struct {
 	Incumbent gateSideJSON `json:"incumbent"`
 	Candidate gateSideJSON `json:"candidate"`
 	Change    string       `json:"change"`
-	Lost      *int         `json:"lost,omitempty"`
-	Gained    *int         `json:"gained,omitempty"`
-	New       *int         `json:"new,omitempty"`
-	Resolved  *int         `json:"resolved,omitempty"` // contradicted by the incumbent, not the candidate
-	PValue    *float64     `json:"mcnemar_exact_p,omitempty"`
+	// ChangeText is the change in the words every output gives it
+	// ("fewer retained, not significant"); Change is its value.
+	ChangeText string   `json:"change_text"`
+	Lost       *int     `json:"lost,omitempty"`
+	Gained     *int     `json:"gained,omitempty"`
+	New        *int     `json:"new,omitempty"`
+	Resolved   *int     `json:"resolved,omitempty"` // contradicted by the incumbent, not the candidate
+	PValue     *float64 `json:"mcnemar_exact_p,omitempty"`
 	// RuleP and RuleLevel are the rule's p-value for the row and the
 	// level it was held to (mcnemar, noninferiority; absent for count).
 	RuleP     *float64 `json:"rule_p,omitempty"`
@@ -91,16 +94,23 @@ func unpairedCount(n int) *gateUnpairedJSON {
 
 // gateJSON is the JSON contract of `tally gate`.
 type gateJSON struct {
-	Verdict        string     `json:"verdict"` // "blocks" | "does not block"
-	Blocks         bool       `json:"blocks"`
-	Strict         bool       `json:"strict"`
-	Fails          bool       `json:"fails"` // the exit code is 3
-	Worse          []string   `json:"worse"`
-	Undecided      []string   `json:"undecided"`
-	Backlog        []string   `json:"backlog"`
-	CandidateUnmet []string   `json:"candidate_unmet"`
-	Rule           string     `json:"rule"`
-	ErrorRates     *ratesJSON `json:"error_rates"`
+	Verdict string `json:"verdict"` // "blocks" | "does not block"
+	// Headline is the verdict line every output prints
+	// (report.Decision.Headline), with what a change that does not
+	// block still gives up.
+	Headline       string   `json:"headline"`
+	Blocks         bool     `json:"blocks"`
+	Strict         bool     `json:"strict"`
+	Fails          bool     `json:"fails"` // the exit code is 3
+	Worse          []string `json:"worse"`
+	Undecided      []string `json:"undecided"`
+	Backlog        []string `json:"backlog"`
+	CandidateUnmet []string `json:"candidate_unmet"`
+	// NewlyUnmet are the gates the incumbent meets and the candidate
+	// does not.
+	NewlyUnmet []string   `json:"newly_unmet"`
+	Rule       string     `json:"rule"`
+	ErrorRates *ratesJSON `json:"error_rates"`
 	// Calibration is the judge against the reviewers and the corrected
 	// retention; null when the configuration names no reviews.
 	Calibration *calibrationJSON `json:"calibration"`
@@ -112,7 +122,7 @@ func ptr[T any](v T) *T { return &v }
 
 func newGateJSON(r *report.Report, strict bool) gateJSON {
 	d := r.Decision
-	out := gateJSON{Verdict: d.Verdict(), Blocks: d.Blocks, Strict: strict, Fails: gateFails(d, strict),
+	out := gateJSON{Verdict: d.Verdict(), Headline: d.Headline(), NewlyUnmet: nonNil(d.NewlyUnmet), Blocks: d.Blocks, Strict: strict, Fails: gateFails(d, strict),
 		Worse: nonNil(d.Worse), Undecided: nonNil(d.Undecided), Backlog: nonNil(d.Backlog),
 		CandidateUnmet: nonNil(d.CandidateUnmet), Rule: d.Rule, ErrorRates: newRatesJSON(r.ErrorRates), Calibration: newCalibrationJSON(r), Warnings: r.Warnings}
 	side := func(s report.SystemClass) gateSideJSON {
@@ -135,7 +145,7 @@ func newGateJSON(r *report.Report, strict bool) gateJSON {
 	}
 	for _, c := range r.Classes {
 		row := gateRowJSON{Row: string(c.Class), Gate: c.MinShare, Incumbent: side(c.Incumbent), Candidate: side(c.Candidate),
-			Change: string(c.Change), Lost: ptr(len(c.Lost)), Gained: ptr(len(c.Gained)),
+			Change: string(c.Change), ChangeText: c.ChangeText(), Lost: ptr(len(c.Lost)), Gained: ptr(len(c.Gained)),
 			OnlyIncumbent: unpairedJSON(c.OnlyIncumbent), OnlyCandidate: unpairedJSON(c.OnlyCandidate)}
 		if c.Pairs.Pairs() > 0 {
 			row.PValue = ptr(c.McNemar.PValue)
@@ -149,13 +159,13 @@ func newGateJSON(r *report.Report, strict bool) gateJSON {
 	out.Rows = append(out.Rows, gateRowJSON{Row: report.GateContradictions, Gate: float64(k.Max),
 		Incumbent: gateSideJSON{Contradicted: ptr(k.Incumbent), Status: string(k.IncumbentGate)},
 		Candidate: gateSideJSON{Contradicted: ptr(k.Candidate), Status: string(k.CandidateGate)},
-		Change:    string(k.Change), New: ptr(len(k.New)), Resolved: ptr(k.Resolved),
+		Change:    string(k.Change), ChangeText: string(k.Change), New: ptr(len(k.New)), Resolved: ptr(k.Resolved),
 		OnlyIncumbent: unpairedCount(k.OnlyIncumbent), OnlyCandidate: unpairedCount(k.OnlyCandidate)})
 	p := r.Prompt
 	out.Rows = append(out.Rows, gateRowJSON{Row: report.GateMeanPromptTokens, Gate: p.MaxMean,
 		Incumbent: gateSideJSON{MeanPromptTokens: optional(p.Incumbent.Mean, p.Incumbent.Contexts > 0), Status: string(p.IncumbentGate)},
 		Candidate: gateSideJSON{MeanPromptTokens: optional(p.Candidate.Mean, p.Candidate.Contexts > 0), Status: string(p.CandidateGate)},
-		Change:    string(p.Change)})
+		Change:    string(p.Change), ChangeText: string(p.Change)})
 	return out
 }
 
@@ -196,13 +206,19 @@ func newGateCmd(opts *options) *cobra.Command {
 		Short: "Apply the report's regression rule: exit 3 when the change blocks",
 		Long: `gate builds the report CONFIG.yaml describes (see tally report) and applies
 its rule, the one the report prints: the change blocks when any row got worse
-under the candidate — a class whose retained items fell by more than the
-tolerance, or more contradictions — or cannot be compared because of judge
-errors. Gates unmet by both systems are backlog, not a merge decision.
+under the candidate — by default a class whose one-sided clustered McNemar
+test finds it loses more items than it gains (Holm across classes; the count
+rule: fell by more than the tolerance), or a new contradiction — or cannot be
+compared because of judge errors. Gates unmet by both systems are backlog,
+not a merge decision; a gate the incumbent meets and the candidate does not
+is said on the verdict line.
 
 It prints the verdict and the rows that decide it. Exit 0 when the change does
 not block, 3 when it does; with --strict, also 3 when the candidate leaves any
-gate unmet.`,
+gate unmet. With --format json: "verdict" ("blocks" or "does not block"),
+"headline" (the verdict line every output prints), "newly_unmet", and per
+row "change" (worse, same, better, undecided) with "change_text" (its words:
+"fewer retained, not significant").`,
 		Example: "  tally gate examples/quarterly/report.yaml\n  tally gate report.yaml --strict --format json",
 		Args:    cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {

@@ -50,13 +50,15 @@ func Write(w io.Writer, r *report.Report, nb *notebook.Notebook) error {
 	p.Raw("<meta name=\"generator\" content=\"tally")
 	if r.Provenance.Version != "" {
 		p.Raw(" ")
-		p.Text(r.Provenance.Version, 80)
+		p.Plain(r.Provenance.Version, 80)
 	}
+	// A <title> and an attribute hold text only: no <span> (a
+	// stakeholder's trial saw the escape's markup in the browser's tab).
 	p.Raw("\">\n<link rel=\"icon\" href=\"data:,\">\n<title>")
-	p.Text(markup.Title(r), 200)
+	p.Plain(markup.Title(r), 200)
 	if r.Period != "" {
 		p.Raw(" — ")
-		p.Text(r.Period, 200)
+		p.Plain(r.Period, 200)
 	}
 	p.Raw("</title>\n<style>\n", pageCSS, "</style>\n</head>\n<body>\n<main>\n")
 	// The warnings come after the verdict, so the first screen says
@@ -122,6 +124,7 @@ tbody th{background:#f7f8fa;font-weight:600}
 .title .meta{color:#4a4f57;font-size:.92rem}
 .decision{margin:1rem 0;padding:.6rem 1rem;border-left:5px solid #8a1616;background:#fbf7f7}
 .decision.clear{border-left-color:#0a5a1c;background:#f5faf6}
+.decision.unmet{border-left-color:#8a5a00;background:#fffaeb}
 .decision .verdict{font-size:1.1rem;margin-top:0}
 .warnings{margin:1rem 0;padding:.5rem 1rem;border:1px solid #e2c25b;background:#fffaeb;font-size:.92rem}
 .warnings ul{margin:.25rem 0;padding-left:1.25rem}

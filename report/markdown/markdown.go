@@ -175,7 +175,7 @@ func (m *writer) worse(r *report.Report) {
 		if t := r.RowTest(c); r.ErrorRates != nil && r.ErrorRates.Rule.Kind != rule.Count {
 			m.printf("%d lost, %d gained; %s: the rule's test.", len(c.Lost), len(c.Gained), escape(t))
 		} else {
-			m.printf("%d lost, %d gained; exact McNemar p = %s on the item-level pairs (context, not the rule).", len(c.Lost), len(c.Gained), format.P(c.McNemar.PValue))
+			m.printf("%d lost, %d gained; exact McNemar %s on the item-level pairs (context, not the rule).", len(c.Lost), len(c.Gained), format.PIs(c.McNemar.PValue))
 		}
 		if len(c.Lost) > 0 {
 			m.printf(" Lost:\n\n")
@@ -367,13 +367,13 @@ func (m *writer) taskSuccess(r *report.Report) {
 	}
 	res := rp.Result
 	t := res.Table
-	exact := "—"
+	exact := "p —"
 	for _, x := range res.Tests {
 		if x.Method == "exact" {
-			exact = format.P(x.PValue)
+			exact = format.PIs(x.PValue)
 		}
 	}
-	m.printf("**Task success** (reported, not gated): reference %d/%d against candidate %d/%d over the same %d conversations; %d lost and %d gained, exact McNemar p = %s. %s",
+	m.printf("**Task success** (reported, not gated): reference %d/%d against candidate %d/%d over the same %d conversations; %d lost and %d gained, exact McNemar %s. %s",
 		t.A+t.B, res.Pairs, t.A+t.C, res.Pairs, res.Pairs, t.B, t.C, exact, escape(rp.Sentence))
 	if g := escape(rp.Grade); g != "" {
 		m.printf(" Grade: **%s**.", g)

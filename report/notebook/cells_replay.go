@@ -113,7 +113,7 @@ func cellTaskSuccess(cx *cellCtx) error {
 	h.Rawf("<p class=\"line\"><strong>Task success — reported, not gated:</strong> the reference %s/%s = %s, the candidate %s/%s = %s, over the same %s paired conversations; %s lost and %s gained",
 		markup.Int(t.A+t.B), markup.Int(res.Pairs), markup.Pct(res.ReferenceRate), markup.Int(t.A+t.C), markup.Int(res.Pairs), markup.Pct(res.CandidateRate), markup.Int(res.Pairs), markup.Int(t.B), markup.Int(t.C))
 	if ts, ok := res.Test(power.TestExact); ok {
-		h.Rawf(", exact McNemar p = %s", markup.P(ts.PValue))
+		h.Rawf(", exact McNemar %s", markup.PIs(ts.PValue))
 	}
 	h.Raw(".")
 	if rp.Sentence != "" {

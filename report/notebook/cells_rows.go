@@ -52,9 +52,15 @@ func writeNames(h *markup.Buffer, list []string) {
 
 func cellDecision(cx *cellCtx) error {
 	d, h := cx.r.Decision, cx.out
-	if d.Blocks {
+	// Green only for a change that gives nothing up: a gate the
+	// incumbent meets and the candidate does not keeps the box neutral
+	// (a stakeholder's trial read a green box beside "fails a gate").
+	switch {
+	case d.Blocks:
 		h.Raw("<section class=\"decision\">\n")
-	} else {
+	case len(d.NewlyUnmet) > 0:
+		h.Raw("<section class=\"decision unmet\">\n")
+	default:
 		h.Raw("<section class=\"decision clear\">\n")
 	}
 	// The decision's own words (report.Decision.Headline), the ones every
@@ -250,7 +256,7 @@ func cellComparison(cx *cellCtx) error {
 			h.Raw("—")
 		}
 		if row.McNemar.Method != "" && !strings.HasPrefix(r.RowTest(row), "exact McNemar") {
-			h.Rawf(`<span class="sub">exact McNemar p = %s on the items, context`, markup.P(row.McNemar.PValue))
+			h.Rawf(`<span class="sub">exact McNemar %s on the items, context`, markup.PIs(row.McNemar.PValue))
 			if m := row.McNemar.Method; m != string(power.TestExact) {
 				h.Raw(" (")
 				h.Text(m, 40)

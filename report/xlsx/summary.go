@@ -156,7 +156,11 @@ func (b *book) summary() error {
 			notes = append(notes, n)
 		}
 		if t := r.RowTest(c); t != "" {
-			notes = append([]string{"the rule: " + t}, notes...)
+			lead := []string{"the rule: " + t}
+			if c.McNemar.Method != "" && !strings.HasPrefix(t, "exact McNemar") {
+				lead = append(lead, "exact McNemar "+format.PIs(c.McNemar.PValue)+" on the items, context")
+			}
+			notes = append(lead, notes...)
 		}
 		row.str(strings.Join(notes, "; "), 0)
 		if err := g.put(row); err != nil {

@@ -295,7 +295,12 @@ func (b *book) fit(sheet string, col, row int, s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	s = visible(s)
+	if !(sheet == sheetItems && (col == itemsKeyConversation || col == itemsKeyItem)) {
+		// The Items sheet's key cells stay as the fixtures spell them:
+		// tally calibrate matches them to the fixtures' ids, and an
+		// escaped id matched nothing (a stakeholder's trial).
+		s = format.Visible(s)
+	}
 	if len(s) <= excelize.TotalCellChars { // UTF-16 units ≤ UTF-8 bytes
 		return s
 	}
@@ -585,33 +590,9 @@ func list(xs []string) string {
 	return strings.Join(xs, ", ")
 }
 
-// visible shows in s, as their escapes (format.Escape), the characters
-// the HTML report shows so: control characters other than newline, tab
-// and CR, which a cell holds as they are (XML 1.0 cannot hold the
-// others, which had read back as U+FFFD), and the bidirectional and
-// zero-width ones (format.Hidden), so a cell cannot read "+SUM(1,2)
-// live" where the HTML shows the override that made it (a
-// stakeholder's trial). A key cell (an id) holding one no longer
-// matches its fixture in tally calibrate, as a control character never
-// did.
-func visible(s string) string {
-	i := strings.IndexFunc(s, needsEscape)
-	if i < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.WriteString(s[:i])
-	for _, r := range s[i:] {
-		if needsEscape(r) {
-			b.WriteString(format.Escape(r))
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// needsEscape is whether visible escapes r.
-func needsEscape(r rune) bool {
-	return r != '\n' && r != '\t' && r != '\r' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || format.Hidden(r))
-}
+// The Items sheet's key columns that hold ids (tally calibrate reads
+// them back): the conversation and the item.
+const (
+	itemsKeyConversation = 1
+	itemsKeyItem         = 3
+)

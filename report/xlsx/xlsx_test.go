@@ -1043,10 +1043,15 @@ func TestControlCharacters(t *testing.T) {
 	r := sample.Report()
 	in := "a\x00b\x01c\x1fd\x7fe\ufffef_x0041_g\u202Eh\u200Bi\tj"
 	r.Items[0].Literal = in
+	r.Items[0].ItemID = "c\u200B1"
 	f := openBook(t, r)
 	got, err := f.GetCellValue("Items", "E3")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// An id stays as the fixture spells it: tally calibrate matches it.
+	if id, _ := f.GetCellValue("Items", "C3"); id != r.Items[0].ItemID {
+		t.Errorf("item id %q, want %q", id, r.Items[0].ItemID)
 	}
 	// U+FFFE, a noncharacter XML 1.0 cannot hold, reads back as U+FFFD.
 	if want := `a\x00b\x01c\x1Fd\x7Fe` + "\ufffd" + `f_x0041_g\u202Eh\u200Bi` + "\tj"; got != want {

@@ -41,6 +41,16 @@ func P(p float64) string {
 	return fmt.Sprintf("%.3f", p)
 }
 
+// PIs is "p = 0.054", or "p < 0.0001" below that: a p-value after
+// its name, never "p = < 0.0001".
+func PIs(p float64) string {
+	v := P(p)
+	if strings.HasPrefix(v, "<") {
+		return "p " + v
+	}
+	return "p = " + v
+}
+
 // Plural is one when n is 1, else many.
 func Plural(n int, one, many string) string {
 	if n == 1 {
@@ -53,14 +63,16 @@ func Plural(n int, one, many string) string {
 // itself: a bidirectional control (U+061C, U+200E, U+200F, U+202A to
 // U+202E, U+2066 to U+2069), which can make text read differently from
 // what it is ("evil\u202E" shown as "live"), or a zero-width character
-// (U+200B to U+200D, U+2060, U+FEFF), which makes two texts that differ
-// look the same. Every rendering shows such a character as its escape
+// (U+200B, U+2060, U+FEFF), which makes two texts that differ look the
+// same. Every rendering shows such a character as its escape
 // (Escape), so the HTML, the workbook and the Markdown agree.
 func Hidden(r rune) bool {
 	switch {
 	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
 		return true
-	case r >= 0x200b && r <= 0x200d, r == 0x2060, r == 0xfeff:
+	case r == 0x200b, r == 0x2060, r == 0xfeff:
+		// Not the joiners U+200C and U+200D: emoji sequences and
+		// Persian or Indic text need them.
 		return true
 	}
 	return false
@@ -79,4 +91,34 @@ func Escape(r rune) string {
 		return fmt.Sprintf(`\x%02X`, r)
 	}
 	return fmt.Sprintf(`\u%04X`, r)
+}
+
+// Visible shows in s, as their escapes (Escape), the characters
+// the HTML report shows so: control characters other than newline, tab
+// and CR, which a cell holds as they are (XML 1.0 cannot hold the
+// others, which had read back as U+FFFD), and the bidirectional and
+// zero-width ones (Hidden), so a cell cannot read "+SUM(1,2)
+// live" where the HTML shows the override that made it (a
+// stakeholder's trial). The workbook's cells and the replay's queue.csv
+// are written so.
+func Visible(s string) string {
+	i := strings.IndexFunc(s, visibleEscapes)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for _, r := range s[i:] {
+		if visibleEscapes(r) {
+			b.WriteString(Escape(r))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// visibleEscapes is whether Visible escapes r.
+func visibleEscapes(r rune) bool {
+	return r != '\n' && r != '\t' && r != '\r' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || Hidden(r))
 }

@@ -45,6 +45,28 @@ func (h *Buffer) Rawf(format string, args ...any) { fmt.Fprintf(h, format, args.
 // Text writes an untrusted string as escaped text, cut to max runes.
 func (h *Buffer) Text(s string, max int) { h.WriteString(Escape(s, max)) }
 
+// Plain writes an untrusted string where no markup may go (a <title>,
+// an attribute's value): escaped, its control, bidirectional and
+// zero-width characters as plain escape text (\u202E) with no <span>
+// around them, cut to max runes with "…".
+func (h *Buffer) Plain(s string, max int) {
+	var b strings.Builder
+	n := 0
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if n == max {
+			b.WriteString("…")
+			break
+		}
+		n++
+		if r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || format.Hidden(r)) {
+			b.WriteString(format.Escape(r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	h.WriteString(html.EscapeString(b.String()))
+}
+
 // List writes untrusted strings as an escaped <ul>.
 func (h *Buffer) List(items []string) {
 	h.Raw("<ul>\n")
@@ -159,6 +181,16 @@ func P(p float64) string {
 	default:
 		return strconv.FormatFloat(p, 'f', 3, 64)
 	}
+}
+
+// PIs is "p = 0.054", or "p &lt; 0.0001" below that, as HTML: a p-value
+// after its name, never "p = < 0.0001".
+func PIs(p float64) string {
+	v := P(p)
+	if strings.HasPrefix(v, "&lt;") {
+		return "p " + v
+	}
+	return "p = " + v
 }
 
 // Points formats a difference of rates in percentage points, signed
