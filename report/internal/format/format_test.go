@@ -1,0 +1,42 @@
+package format
+
+import "testing"
+
+// TestPIs: a p-value after its name, "p < 0.0001" below the printed
+// precision, never "p = < 0.0001".
+func TestPIs(t *testing.T) {
+	for _, c := range []struct {
+		p    float64
+		want string
+	}{
+		{0.054, "p = 0.054"},
+		{0.00042, "p = 0.0004"},
+		{0.00001, "p < 0.0001"},
+	} {
+		if got := PIs(c.p); got != c.want {
+			t.Errorf("PIs(%g) = %q, want %q", c.p, got, c.want)
+		}
+	}
+}
+
+// TestVisible pins which characters every rendering shows as escapes:
+// the bidirectional controls of Unicode's UAX #9 (§2, "Explicit
+// Directional Formatting Characters", and the marks U+200E, U+200F,
+// U+061C), the zero-width space, word joiner and BOM, and control
+// characters other than newline, tab and CR; the joiners U+200C and
+// U+200D, which emoji sequences (UTS #51) and Persian need, are text.
+func TestVisible(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"evil\u202Eexe.txt\u202C", `evil\u202Eexe.txt\u202C`},
+		{"a\u2066b\u2069c\u200Ed\u061C", `a\u2066b\u2069c\u200Ed\u061C`},
+		{"zero\u200Bwidth\u2060join\uFEFF", `zero\u200Bwidth\u2060join\uFEFF`},
+		{"👩\u200D👩\u200D👧 می\u200Cخواهم", "👩\u200D👩\u200D👧 می\u200Cخواهم"},
+		{"nul\x00 esc\x1B del\x7F c1\u0085", `nul\x00 esc\x1B del\x7F c1\x85`},
+		{"tab\there\rcr\nline", "tab\there\rcr\nline"},
+		{"plain", "plain"},
+	} {
+		if got := Visible(c.in); got != c.want {
+			t.Errorf("Visible(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
