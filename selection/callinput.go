@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"bytes"
 	"encoding/json"
 	"path"
 	"slices"
@@ -298,10 +299,21 @@ func genericCallKey(sc *jsonscan.Scanner, raw []byte) string {
 	// An input that is no object (a custom tool's string: Codex's
 	// apply_patch) is its own key; keying them all "null" had made any
 	// two patches one call (a new user's trial).
-	sc.ResetDocument(raw)
-	if c := sc.Peek(); c != '{' && c != 0 {
-		if canon, err := sc.Canonical(nil); err == nil && sc.End() == nil {
-			return string(canon)
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] != '{' {
+		for _, b := range [][]byte{raw, nil} {
+			if b == nil {
+				// Invalid UTF-8 inside a string reads as U+FFFD, as
+				// encoding/json reads it.
+				fixed, ok := validWithBadUTF8(raw)
+				if !ok {
+					break
+				}
+				b = fixed
+			}
+			sc.ResetDocument(b)
+			if canon, err := sc.Canonical(nil); err == nil && sc.End() == nil {
+				return string(canon)
+			}
 		}
 		return string(raw)
 	}

@@ -183,6 +183,10 @@ func TestParseCallInputEdgeCases(t *testing.T) {
 			`{"a":"<&>","b":"\u003c&>"}`, `{"a":"<&>","b":"<&>"}`,
 			`{"a":"x","a":"y"}`, `{"a":"y"}`, `{"a":"x"}`,
 			`{}`, `{"description":"only"}`, `[]`, `null`, `"s"`, `{bad`,
+			// Inputs that are no object (a custom tool's string): their
+			// own key, bad UTF-8 read as U+FFFD, and bytes that are no
+			// JSON kept as they are (a fuzzer's "\x00").
+			"\"\xff\"", "\"\xfe\"", "\"\ufffd\"", "\x00", "\x01", ` "patch text" `,
 			"{\"a\":\"\xff\"}", "{\"a\":\"\ufffd\"}",
 			`{"a":"\ud800"}`, `{"a":"\ufffd"}`,
 			`{"é":1}`, `{"\u00e9":1}`,
