@@ -301,6 +301,11 @@ func propConstraintProbe(lit string, prohibition, imperative bool) (probe, expec
 	case propPermission.MatchString(low):
 		// "don't worry about linting for now": a leave, not a ban.
 		return "Does this rule from the user still hold: " + propQuote(lit) + "?", "yes"
+	case propNegativeOpen.MatchString(low) && propAndDo.MatchString(low):
+		// "Don't touch the public API and keep using sqlx": "forbidden
+		// to … and keep using sqlx?" would forbid what it asks for (a
+		// new user's trial). Quoted as said, both halves hold.
+		return "Does this rule from the user still hold: " + propQuote(lit) + "?", "yes"
 	case strings.HasPrefix(low, "never "):
 		probe, expect = "Is the agent forbidden to "+text[len("never "):]+"?", "yes"
 	case strings.HasPrefix(low, "don't ") || strings.HasPrefix(low, "don’t "):
@@ -324,6 +329,14 @@ func propConstraintProbe(lit string, prohibition, imperative bool) (probe, expec
 	}
 	return strings.TrimSpace(propUserMe.Replace(" " + probe)), expect
 }
+
+var (
+	// propNegativeOpen opens a ban the probe turns into "forbidden to".
+	propNegativeOpen = regexp.MustCompile(`^(never|don't|don’t|do not) `)
+	// propAndDo joins a positive instruction to a ban: "… and keep
+	// using sqlx", "…, but use the helper".
+	propAndDo = regexp.MustCompile(`(,| and| but|;) (please |just |instead |also )?(keep|use|make|add|run|write|leave|stick|follow|prefer|put|always|do|call|rely)\b`)
+)
 
 // propPermission opens a person's sentence that relieves the agent of
 // something rather than forbids it.

@@ -183,6 +183,9 @@ func TestProposeDrafts(t *testing.T) {
 		{"user", "Also, don't deploy to staging without asking me first.", "Is the agent forbidden to deploy to staging without asking the user first?", "yes"},
 		{"user", "Important: do not change the column types in audit_log.", "Is the agent forbidden to change the column types in audit_log?", "yes"},
 		{"user", "Also, no force-pushes to develop.", "Does the user forbid force-pushes to develop?", "yes"},
+		// A ban joined to a positive instruction: "forbidden to … and
+		// keep using sqlx?" would forbid the second (a new user's trial).
+		{"user", "Don't touch the public API and keep using sqlx for queries.", "Does this rule from the user still hold: “Don't touch the public API and keep using sqlx for queries”?", "yes"},
 		// A correction's "no" forbids nothing (a probe review found
 		// "Does the user forbid revert those changes …?").
 		{"user", "no revert those changes, I think it's correct if it's part of the commit", "Does this rule from the user still hold: “no revert those changes, I think it's correct if it's part of the commit”?", "yes"},
