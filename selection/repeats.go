@@ -362,12 +362,12 @@ func classify(calls []flatCall, fi, ri int, cwd string) (RepeatKind, string) {
 		return LostResult, "the same edit again"
 	case "Bash":
 		b := r.bash
-		if r.ref.Tool != "Bash" && len(b.reads) > 0 && !b.writes && !b.external && !b.check {
+		if reads := otherAgentReads(r, b); len(reads) > 0 {
 			// Another agent's shell tool (Codex's, a generic bash):
 			// without a Read tool, cat, sed -n and rg are how it
 			// reads, and a file printed again unchanged is a result
 			// asked for again, not a look around.
-			for _, f := range b.reads {
+			for _, f := range reads {
 				if file := resolvePath(cwd, f); ch.editedFiles[file] || writesNamed(ch.bashWrites, file) {
 					return RereadAfterEdit, "the file changed between the reads"
 				}
@@ -398,6 +398,17 @@ func classify(calls []flatCall, fi, ri int, cwd string) (RepeatKind, string) {
 		return SideEffect, "the same write through a tool again"
 	}
 	return LostResult, "the same call again"
+}
+
+// otherAgentReads are the files a shell call of another agent than
+// Claude Code (whose Bash reads are orientation: it has a Read tool)
+// only prints: nil for Claude Code's Bash and for a command that also
+// writes, checks or acts outside the workspace.
+func otherAgentReads(c *flatCall, b bashClass) []string {
+	if c.ref.Tool == "Bash" || b.writes || b.external || b.check {
+		return nil
+	}
+	return commandReads(c.in.cmd)
 }
 
 // writesNamed is whether one of the writing commands cmds names file,

@@ -143,10 +143,19 @@ type bashClass struct {
 	writes     bool // changes files in the workspace
 	treeChange bool // git changes the tree or history
 	commits    bool // git makes a new commit
-	// reads are the files the command prints (cat, head, tail, nl,
-	// sed -n, grep and rg with a path): an agent without a Read tool
-	// reads files so (shellReads).
-	reads []string
+}
+
+// commandReads returns the files a command prints (cat, head, tail, nl,
+// sed -n, grep and rg with a path; shellReads of each segment): an
+// agent without a Read tool reads files so. Only such agents' repeats
+// ask for it, so classifyBash, on every Bash call, does not.
+func commandReads(cmd string) []string {
+	var out []string
+	for _, seg := range segments(cmd) {
+		f := strings.Fields(seg)
+		out = append(out, shellReads(path.Base(f[0]), f)...)
+	}
+	return out
 }
 
 // valueFlags are the reader flags that take a value ("head -n 50").
@@ -262,9 +271,6 @@ func classifyBash(cmd string) bashClass {
 			c.writes = true
 		case orientProgs[prog]:
 			segOrient = true
-		}
-		if files := shellReads(prog, f); files != nil {
-			c.reads = append(c.reads, files...)
 		}
 		// A file a reader prints is no test run, whatever its name
 		// ("sed -n '60,120p' orders_test.go").

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"strings"
 
 	"github.com/tally-eval/tally/report"
 	"github.com/tally-eval/tally/report/internal/markup"
@@ -61,25 +60,10 @@ func Write(w io.Writer, r *report.Report, nb *notebook.Notebook) error {
 		p.Plain(r.Period, 200)
 	}
 	p.Raw("</title>\n<style>\n", pageCSS, "</style>\n</head>\n<body>\n<main>\n")
-	// The warnings come after the verdict, so the first screen says
-	// what got worse (a stakeholder's trial found five warnings pushing
-	// the verdict below the fold); first when the notebook has no
-	// decision cell. Data never writes markup into body (every input is
-	// escaped), so the decision section's end is found by its tags.
-	var warn markup.Buffer
-	if len(r.Warnings) > 0 {
-		warn.Raw("<aside class=\"warnings report-warnings\">\n<p><strong>Warnings</strong></p>\n")
-		warn.List(r.Warnings)
-		warn.Raw("</aside>\n")
+	if !nb.HasDecision() {
+		notebook.ReportWarnings(&p, r)
 	}
-	page := body.String()
-	at := 0
-	if i := strings.Index(page, "<section class=\"decision"); i >= 0 {
-		if j := strings.Index(page[i:], "</section>\n"); j >= 0 {
-			at = i + j + len("</section>\n")
-		}
-	}
-	p.Raw(page[:at], warn.String(), page[at:])
+	p.Raw(body.String())
 	p.Raw("</main>\n</body>\n</html>\n")
 	_, err := w.Write(p.Bytes())
 	return err

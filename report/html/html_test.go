@@ -483,3 +483,27 @@ func TestWriteUnpaired(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteWarningsAfterVerdict: the report's warnings follow the
+// verdict box, whose colour says a gate given up (amber, not green);
+// a notebook with no decision cell still shows them, first (a
+// stakeholder's trial found five warnings pushing the verdict below
+// the fold, and a green box beside "fails a gate").
+func TestWriteWarningsAfterVerdict(t *testing.T) {
+	r := sample.Report()
+	r.Warnings = []string{"a warning of the report"}
+	r.Decision = report.Decision{NewlyUnmet: []string{"commitment"}}
+	page := render(t, r, nil)
+	box, warn := strings.Index(page, `<section class="decision unmet">`), strings.Index(page, "report-warnings")
+	if box < 0 || warn < box || strings.Count(page, "report-warnings") != 1 {
+		t.Errorf("verdict box at %d, warnings at %d (%d of them): want one warnings box after an amber verdict box", box, warn, strings.Count(page, "report-warnings"))
+	}
+	nb, err := notebook.Parse("bare.md", []byte("```tally\ngates\n```\n\n```tally\ntask-success\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page = render(t, r, nb)
+	if warn, gates := strings.Index(page, "report-warnings"), strings.Index(page, "<table"); warn < 0 || warn > gates {
+		t.Errorf("without a decision cell the warnings are at %d, the gates at %d: want them first", warn, gates)
+	}
+}

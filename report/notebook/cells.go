@@ -253,7 +253,7 @@ type cellCtx struct {
 func newCellCtx(r *report.Report) *cellCtx { return &cellCtx{r: r} }
 
 // warnUnlessReported adds a result's warnings to the cell, except those
-// the report's own warnings (shown at the top of the page) already
+// the report's own warnings (shown after the verdict) already
 // carry.
 func (cx *cellCtx) warnUnlessReported(ws []string) {
 	for _, w := range ws {

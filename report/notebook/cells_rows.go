@@ -100,7 +100,35 @@ func cellDecision(cx *cellCtx) error {
 		h.Raw("</p>\n")
 	}
 	h.Raw("</section>\n")
+	// The report's warnings follow the verdict, so the first screen says
+	// what got worse (a stakeholder's trial found five warnings pushing
+	// the verdict below the fold).
+	ReportWarnings(h, cx.r)
 	return nil
+}
+
+// ReportWarnings writes the report's own warnings as the page's
+// warnings box, nothing when there are none: after the verdict in a
+// notebook with a decision cell (HasDecision), else by the page at its
+// top.
+func ReportWarnings(h *markup.Buffer, r *report.Report) {
+	if len(r.Warnings) == 0 {
+		return
+	}
+	h.Raw("<aside class=\"warnings report-warnings\">\n<p><strong>Warnings</strong></p>\n")
+	h.List(r.Warnings)
+	h.Raw("</aside>\n")
+}
+
+// HasDecision reports whether the notebook has a decision cell, which
+// writes the report's warnings after the verdict (ReportWarnings).
+func (nb *Notebook) HasDecision() bool {
+	for _, c := range nb.cells {
+		if c.Name == "decision" {
+			return true
+		}
+	}
+	return false
 }
 
 // writeUnpaired names the item-compactions checked by one system only: how

@@ -78,6 +78,13 @@ func Hidden(r rune) bool {
 	return false
 }
 
+// Invisible reports whether a rendering shows r as its escape (Escape)
+// rather than as itself: a control character (C0, DEL, C1) or a Hidden
+// one. A newline is one too; each rendering says what it does with it.
+func Invisible(r rune) bool {
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || Hidden(r)
+}
+
 // Escape is the visible text of a character a rendering must not let
 // through as it is: \t and \r, \xHH for another control character (C0,
 // DEL, C1), \uHHHH for a Hidden one.
@@ -120,5 +127,5 @@ func Visible(s string) string {
 
 // visibleEscapes is whether Visible escapes r.
 func visibleEscapes(r rune) bool {
-	return r != '\n' && r != '\t' && r != '\r' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || Hidden(r))
+	return r != '\n' && r != '\t' && r != '\r' && Invisible(r)
 }

@@ -58,7 +58,7 @@ func (h *Buffer) Plain(s string, max int) {
 			break
 		}
 		n++
-		if r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || format.Hidden(r)) {
+		if r != '\n' && format.Invisible(r) {
 			b.WriteString(format.Escape(r))
 			continue
 		}
@@ -118,7 +118,7 @@ func Escape(s string, max int) string {
 			return b.String()
 		}
 		n++
-		if r == '\n' || !(r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || format.Hidden(r)) {
+		if r == '\n' || !format.Invisible(r) {
 			continue
 		}
 		esc := format.Escape(r)
@@ -183,14 +183,13 @@ func P(p float64) string {
 	}
 }
 
-// PIs is "p = 0.054", or "p &lt; 0.0001" below that, as HTML: a p-value
-// after its name, never "p = < 0.0001".
+// PIs is format.PIs as HTML: "p = 0.054", "p &lt; 0.0001", "p = —"
+// for an undefined p.
 func PIs(p float64) string {
-	v := P(p)
-	if strings.HasPrefix(v, "&lt;") {
-		return "p " + v
+	if !Finite(p) {
+		return "p = —"
 	}
-	return "p = " + v
+	return html.EscapeString(format.PIs(p))
 }
 
 // Points formats a difference of rates in percentage points, signed
