@@ -66,8 +66,10 @@ type cxItem struct {
 	Action    json.RawMessage `json:"action"`
 	CallID    string          `json:"call_id"`
 	Output    cxOutput        `json:"output"`
-	// Cwd is a session_meta's working directory.
-	Cwd string `json:"cwd"`
+	// Cwd is a session_meta's working directory, ForkedFrom the
+	// session a fork copied (SessionMeta.forked_from_id).
+	Cwd        string `json:"cwd"`
+	ForkedFrom string `json:"forked_from_id"`
 	// Message and ReplacementHistory are a compacted item's.
 	Message            string   `json:"message"`
 	ReplacementHistory []cxItem `json:"replacement_history"`
@@ -133,6 +135,12 @@ type cxReader struct {
 	// metaCwd is whether Session.Cwd came from a session_meta, which a
 	// turn_context's does not replace.
 	metaCwd bool
+	// sessions are the session ids this rollout may hold: its own and,
+	// for a fork, the sessions it copied (forked_from_id), whose
+	// session_meta lines come with the copied history.
+	sessions map[string]bool
+	// metaLine is the line of the session_meta that gave Session.ID.
+	metaLine int
 }
 
 // ReadCodex reads a Codex CLI rollout (JSONL, not gzipped: see Open)
@@ -141,7 +149,9 @@ type cxReader struct {
 //
 //   - session_meta: Session.ID is the first one's payload.id, Session.Cwd
 //     the first payload.cwd (or, when no session_meta has one, the first
-//     turn_context's cwd).
+//     turn_context's cwd). A later session_meta of another session,
+//     one no earlier session_meta names forked_from_id, is another
+//     rollout joined to this one: an error here (NewReader reads each).
 //   - A user message (response_item message, role user) is a Message:
 //     injected when all its text parts start with a contextual fragment
 //     Codex adds (<environment_context>, <user_instructions>,
@@ -176,54 +186,152 @@ func ReadCodex(r io.Reader, name string) (*Session, error) {
 }
 
 // readCodex is ReadCodex under o's line limit, skipping malformed lines
-// when o says so.
+// when o says so: the file's one session (ReadCodex's caller wants one).
 func readCodex(r io.Reader, name string, o Options) (*Session, error) {
-	cr := &cxReader{
-		s: &Session{Name: name, Format: Codex,
+	cs := newCodexSessions(r, name, o)
+	s, err := cs.next()
+	if err == io.EOF {
+		return cs.cr.s, nil // no line: an empty session
+	}
+	if err != nil {
+		return nil, err
+	}
+	if cs.held != nil {
+		return nil, fmt.Errorf("%s:%d:%d: session_meta: payload.id %q is another session than %q, which is not forked from it (forked_from_id): the file joins several rollouts; read it with NewReader, or give each its own file",
+			name, cs.first, idColumn(cs.held), cs.nextID, s.ID)
+	}
+	return s, nil
+}
+
+// idColumn is the column of the first "id" member's value in line b, or
+// 1 when it has none.
+func idColumn(b []byte) int {
+	i := bytes.Index(b, []byte(`"id"`))
+	if i < 0 {
+		return 1
+	}
+	i += len(`"id"`)
+	for i < len(b) && (b[i] == ':' || b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return jsonscan.Column(b, i)
+}
+
+// codexSessions reads the rollouts of one file in turn. Codex writes one
+// per file, but files joined with cat hold several: a session_meta of a
+// session the current rollout neither is nor was forked from (see
+// cxReader.meta) starts the next, as a new sessionId does in a Claude
+// Code log.
+type codexSessions struct {
+	name  string
+	lines *input.Lines
+	bad   func(error)
+	cr    *cxReader
+	// held is the line that started the next session, read before it
+	// was due; first is its number.
+	held   []byte
+	first  int
+	nextID string
+	// ended maps the ids of the sessions returned to their first line.
+	ended map[string]int
+	eof   bool
+}
+
+func newCodexSessions(r io.Reader, name string, o Options) *codexSessions {
+	cs := &codexSessions{name: name, lines: input.NewLines(r, name, o.MaxLine), bad: o.bad(), ended: map[string]int{}}
+	cs.reset()
+	return cs
+}
+
+// reset starts a new session.
+func (cs *codexSessions) reset() {
+	cs.cr = &cxReader{
+		s: &Session{Name: cs.name, Format: Codex,
 			Records: Counts{Read: map[string]int{}, Skipped: map[string]int{}}},
 		calls: map[string][2]int{},
 		step:  -1,
 	}
-	err := eachLine(r, name, o, func(line int, b []byte) error {
-		cr.line, cr.b = line, b
-		return cr.record(b)
-	}, func() { cr.skip(MalformedLine) })
-	if err != nil {
-		return nil, err
-	}
-	return cr.s, nil
 }
 
-// eachLine calls fn with each line of r and its number; a line over
-// o.MaxLine is an error naming file and line. With o.SkipBad, a line
-// over the limit or one fn fails at is passed to o.Bad and to skipped,
-// and reading goes on.
-func eachLine(r io.Reader, name string, o Options, fn func(line int, b []byte) error, skipped func()) error {
-	lines := input.NewLines(r, name, o.MaxLine)
-	bad := o.bad()
+// next returns the next session, or io.EOF after the last. A line over
+// the limit is an error naming file and line; with Options.SkipBad it,
+// or a line the reader fails at, is passed to Options.Bad, counted as
+// MalformedLine, and reading goes on.
+func (cs *codexSessions) next() (*Session, error) {
+	if cs.eof {
+		return nil, io.EOF
+	}
+	if cs.held != nil {
+		cs.reset()
+		b := cs.held
+		cs.held = nil
+		if err := cs.line(cs.first, b); err != nil {
+			return nil, err
+		}
+	}
 	for {
-		b, err := lines.Next()
+		b, err := cs.lines.Next()
 		if err == io.EOF {
-			return nil
+			cs.eof = true
+			if cs.cr.s.Records.Lines() == 0 {
+				return nil, io.EOF
+			}
+			return cs.cr.s, nil
 		}
 		if err != nil {
 			var le *input.LineError
 			if !errors.As(err, &le) {
-				return fmt.Errorf("%s:%d: %w", name, lines.Line()+1, err)
+				return nil, fmt.Errorf("%s:%d: %w", cs.name, cs.lines.Line()+1, err)
 			}
 			// a line over the limit names file and line
-		} else {
-			err = fn(lines.Line(), b)
+			if err := cs.skipBad(err); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var ns *newSession
+		err = cs.line(cs.lines.Line(), b)
+		if errors.As(err, &ns) {
+			if first, ok := cs.ended[ns.id]; ok {
+				return nil, fmt.Errorf("%s:%d:%d: session_meta: session %q comes back after another session's lines (its session_meta is at line %d): a file holds each rollout whole", cs.name, cs.lines.Line(), idColumn(b), ns.id, first)
+			}
+			cs.ended[cs.cr.s.ID] = cs.cr.metaLine
+			cs.held, cs.first, cs.nextID = append([]byte(nil), b...), cs.lines.Line(), ns.id
+			return cs.cr.s, nil
 		}
 		if err != nil {
-			if bad == nil {
-				return err
-			}
-			bad(err)
-			skipped()
+			return nil, err
 		}
 	}
 }
+
+// line reads line b, number n, of the current session.
+func (cs *codexSessions) line(n int, b []byte) error {
+	cs.cr.line, cs.cr.b = n, b
+	err := cs.cr.record(b)
+	var ns *newSession
+	if err == nil || errors.As(err, &ns) {
+		return err
+	}
+	return cs.skipBad(err)
+}
+
+// skipBad passes err to Options.Bad and counts the line as malformed, or
+// returns err when bad lines are not skipped.
+func (cs *codexSessions) skipBad(err error) error {
+	if cs.bad == nil {
+		return err
+	}
+	cs.bad(err)
+	cs.cr.skip(MalformedLine)
+	return nil
+}
+
+// newSession is the session_meta of another session: cxReader.meta's
+// signal that the next session starts at this line.
+type newSession struct{ id string }
+
+func (e *newSession) Error() string { return "session_meta of session " + e.id }
 
 // lineError is an encoding/json error in line b (number line of file
 // name), placed at its column (jsonColumn) and worded for a person
@@ -321,8 +429,8 @@ func (cr *cxReader) record(b []byte) error {
 	}
 	switch ln.Type {
 	case "session_meta":
-		if cr.s.ID == "" {
-			cr.s.ID = it.ID
+		if err := cr.meta(&it); err != nil {
+			return err
 		}
 		if it.Cwd != "" && !cr.metaCwd {
 			cr.s.Cwd, cr.metaCwd = it.Cwd, true
@@ -333,6 +441,30 @@ func (cr *cxReader) record(b []byte) error {
 		cr.read(ln.Type)
 	case "response_item":
 		return cr.item(&it)
+	}
+	return nil
+}
+
+// meta reads a session_meta's id. Codex writes one per rollout; a
+// resumed session appends without a new one, and a fork's rollout
+// (forked_from_id) copies the sessions it came from, their session_meta
+// lines too. Any other session's session_meta means rollouts were
+// joined into one file (cat a/*.jsonl > all.jsonl): it returns
+// *newSession, and the next session starts at this line.
+func (cr *cxReader) meta(it *cxItem) error {
+	if cr.sessions == nil {
+		cr.sessions = map[string]bool{}
+	}
+	switch {
+	case it.ID == "" || cr.sessions[it.ID]:
+	case cr.s.ID == "":
+		cr.s.ID, cr.metaLine = it.ID, cr.line
+	default:
+		return &newSession{it.ID}
+	}
+	cr.sessions[it.ID] = true
+	if it.ForkedFrom != "" {
+		cr.sessions[it.ForkedFrom] = true
 	}
 	return nil
 }

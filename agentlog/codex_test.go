@@ -3,8 +3,10 @@ package agentlog
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,6 +98,11 @@ func TestReadCodexErrors(t *testing.T) {
 		// silence (a new user's trial).
 		{"an unknown role", `{"type":"response_item","payload":{"type":"message","role":"User","content":[]}}`, `x.jsonl:1:53: role: "User" is not a role Codex writes`},
 		{"a null role", `{"type":"response_item","payload":{"type":"message","role":null,"content":[]}}`, `x.jsonl:1:53: role: missing or null is not a role Codex writes`},
+		// cat a/*.jsonl > all.jsonl read as one session (a new user's
+		// trial); a fork's copied session_meta is not this (TestCodexFork).
+		{"two rollouts joined", `{"type":"session_meta","payload":{"id":"a"}}` + "\n" +
+			`{"type":"session_meta","payload":{"id":"b","forked_from_id":"c"}}`,
+			`x.jsonl:2:40: session_meta: payload.id "b" is another session than "a", which is not forked from it (forked_from_id): the file joins several rollouts`},
 		{"an event of the wrong type", `{"type":"event_msg","payload":{"type":1}}`, "x.jsonl:1:39: type: want a string, got a number"},
 	} {
 		_, err := ReadCodex(strings.NewReader(c.in), "x.jsonl")
@@ -147,6 +154,27 @@ func FuzzReadCodex(f *testing.F) {
 			t.Errorf("counted %d lines", s.Records.Lines())
 		}
 	})
+}
+
+// TestCodexFork: a fork's rollout holds its own session_meta, then the
+// history it copied with the session_meta of the session it came from,
+// and of that session's parent (forked_from_id, codex-rs/protocol's
+// SessionMeta; RolloutRecorder writes the new session's meta first). It
+// is one session, the first id.
+func TestCodexFork(t *testing.T) {
+	in := `{"type":"session_meta","payload":{"id":"f2","forked_from_id":"f1"}}
+{"type":"session_meta","payload":{"id":"f1","forked_from_id":"f0"}}
+{"type":"session_meta","payload":{"id":"f0"}}
+{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"go on"}]}}
+{"type":"session_meta","payload":{"id":"f1"}}
+`
+	s, err := ReadCodex(strings.NewReader(in), "fork.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ID != "f2" || len(s.Turns) != 1 || s.Records.Read["session_meta"] != 4 {
+		t.Errorf("got id %q, %d turns, %d session_meta read; want f2, 1, 4", s.ID, len(s.Turns), s.Records.Read["session_meta"])
+	}
 }
 
 // TestCodexCwd: a session_meta's cwd wins over a turn_context's, which is
@@ -236,6 +264,50 @@ func TestOutputFailed(t *testing.T) {
 	} {
 		if got := outputFailed(c.out); got != c.want {
 			t.Errorf("%.50q: failed %v, want %v", c.out.Text, got, c.want)
+		}
+	}
+}
+
+// TestCodexJoined: rollouts joined with cat are read one session each,
+// as Claude Code logs are; a fork after its parent is its own session,
+// the parent's copied session_meta inside it; a session that comes back
+// after another is an error.
+func TestCodexJoined(t *testing.T) {
+	meta := func(id, from string) string {
+		if from != "" {
+			return `{"type":"session_meta","payload":{"id":"` + id + `","forked_from_id":"` + from + `"}}` + "\n"
+		}
+		return `{"type":"session_meta","payload":{"id":"` + id + `"}}` + "\n"
+	}
+	user := func(text string) string {
+		return `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"` + text + `"}]}}` + "\n"
+	}
+	for _, c := range []struct {
+		name, in string
+		want     []string // id:turns of each session
+		err      string
+	}{
+		{"two rollouts", meta("a", "") + user("one") + user("two") + meta("b", "") + user("three"), []string{"a:2", "b:1"}, ""},
+		{"a parent, then its fork", meta("p", "") + user("one") + meta("f", "p") + meta("p", "") + user("one") + user("two"), []string{"p:1", "f:2"}, ""},
+		{"one comes back", meta("a", "") + user("one") + meta("b", "") + meta("a", ""), nil,
+			`j.jsonl:4:40: session_meta: session "a" comes back after another session's lines (its session_meta is at line 1)`},
+	} {
+		ss, err := ReadAll(strings.NewReader(c.in), "j.jsonl", Codex)
+		if c.err != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+				t.Errorf("%s: got %v, want an error starting %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, s := range ss {
+			got = append(got, fmt.Sprintf("%s:%d", s.ID, len(s.Turns)))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}
 }

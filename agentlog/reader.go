@@ -58,8 +58,9 @@ type Reader struct {
 // gzip magic bytes decide), in o.Format or the format Sniff finds in the
 // first line. name is used in errors and as each Session.Name.
 //
-// How many sessions a log holds: a Codex rollout one; a generic file one
-// a line; a Claude Code file one per run of records with the same
+// How many sessions a log holds: a Codex file one per rollout (a
+// session_meta of a session the rollout was not forked from starts the
+// next: rollouts joined with cat); a generic file one a line; a Claude Code file one per run of records with the same
 // sessionId (ReadClaudeCode); a tally event log one per run of events
 // with the same session_id (ReadTally); a session's records come
 // together, and one that comes back after another session's is an error.
@@ -90,18 +91,7 @@ func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 	case ClaudeCode:
 		rd.next = newCCReader(lr, name, o).next
 	case Codex:
-		done := false
-		rd.next = func() (*Session, error) {
-			if done {
-				return nil, io.EOF
-			}
-			done = true
-			s, err := readCodex(lr, name, o)
-			if err == nil && s.Records.Lines() == 0 {
-				return nil, io.EOF
-			}
-			return s, err
-		}
+		rd.next = newCodexSessions(lr, name, o).next
 	case Generic:
 		rd.next = newGenericReader(lr, name, o).next
 	case Tally:
