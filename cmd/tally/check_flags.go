@@ -200,6 +200,9 @@ func writeCreatingFolder(path string, write func(io.Writer) error) error {
 // createFolder creates the folder of path if need be, and returns the
 // folders it created, deepest first.
 func createFolder(path string) ([]string, error) {
+	if err := usableFolder("-o "+path+": its folder", filepath.Dir(path)); err != nil {
+		return nil, err
+	}
 	var created []string
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(dir); err == nil || !errors.Is(err, fs.ErrNotExist) || dir == filepath.Dir(dir) {

@@ -115,6 +115,9 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 			if math.IsNaN(minConfidence) || minConfidence < 0 || minConfidence > 1 {
 				return usagef("--min-confidence must be between 0 and 1, got %v", minConfidence)
 			}
+			if err := usableFolder("-o", output); err != nil {
+				return err
+			}
 			propose, err := sessionProposer(cmd.Context(), proposer, &jf, lim.Limits, selection.ProposeOptions{MinConfidence: minConfidence})
 			if err != nil {
 				return err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"text/tabwriter"
 )
 
@@ -49,3 +51,28 @@ func writeWarnings(w io.Writer, warnings []string) {
 
 // formatFixed formats x with d decimals.
 func formatFixed(x float64, d int) string { return fmt.Sprintf("%.*f", d, x) }
+
+// usableFolder says, before anything is written, whether dir is a folder
+// or can be made one: the nearest path above it that exists must be a
+// folder. A file in the way is one error line naming the flag and that
+// file, not mkdir's "not a directory". Other errors (permissions) are
+// left to the write, which names them.
+func usableFolder(flag, dir string) error {
+	dir = filepath.Clean(dir)
+	for d := dir; ; d = filepath.Dir(d) {
+		info, err := os.Stat(d)
+		if err == nil {
+			switch {
+			case info.IsDir():
+				return nil
+			case d == dir:
+				return fmt.Errorf("%s %s: is a file, not a folder", flag, dir)
+			default:
+				return fmt.Errorf("%s %s: %s is a file, so no folder can be made under it", flag, dir, d)
+			}
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
+}

@@ -186,10 +186,10 @@ exactly as tally gate does.`,
 // queue does not pass for this report's. When nothing could be written,
 // a dir it created is removed again.
 func writeReportFiles(dir string, r *report.Report, nb *notebook.Notebook) (reportOutputs, error) {
-	info, statErr := os.Stat(dir)
-	if statErr == nil && !info.IsDir() {
-		return reportOutputs{}, fmt.Errorf("-o %s: is a file, not a folder: -o names the folder the report's files go into", dir)
+	if err := usableFolder("-o", dir); err != nil {
+		return reportOutputs{}, fmt.Errorf("%w: -o names the folder the report's files go into", err)
 	}
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return reportOutputs{}, fmt.Errorf("-o %s: %w", dir, err)
 	}

@@ -56,15 +56,30 @@ func TestReportMissingInputs(t *testing.T) {
 	}
 }
 
-// TestReportOutputIsAFile: -o naming a file is one line saying so, not
-// Go's "mkdir …: not a directory".
+// TestReportOutputIsAFile: -o naming a file, or a folder under one, is
+// one line saying so, not Go's "mkdir …: not a directory"; in report,
+// fixtures draft and check.
 func TestReportOutputIsAFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "afile")
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := cli(t, "report", exampleConfig, "-o", file)
-	if want := "tally: -o " + file + ": is a file, not a folder"; code == 0 || !strings.HasPrefix(stderr, want) {
-		t.Errorf("exit %d, stderr %q, want an error starting %q", code, stderr, want)
+	under := filepath.Join(file, "sub")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", exampleConfig, "-o", file}, "tally: -o " + file + ": is a file, not a folder"},
+		// A file above the folder was mkdir's "not a directory".
+		{[]string{"report", exampleConfig, "-o", under}, "tally: -o " + under + ": " + file + " is a file, so no folder can be made under it"},
+		{[]string{"fixtures", "draft", "../../agentlog/testdata/codex-rollout.jsonl", "-o", under}, "tally: -o " + under + ": " + file + " is a file"},
+		{[]string{"check", "--fixtures", "../../examples/quarterly/fixtures", "--contexts", "../../examples/quarterly/contexts/candidate", "--system", "candidate",
+			"--judge", "recorded", "--recorded", "../../examples/quarterly/judge/recorded.jsonl", "-o", filepath.Join(under, "v.jsonl")},
+			"tally: -o " + filepath.Join(under, "v.jsonl") + ": its folder " + under + ": " + file + " is a file"},
+	} {
+		_, stderr, code := cli(t, c.args...)
+		if code != exitInput || !strings.HasPrefix(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("tally %s: exit %d, stderr %q, want exit %d and one line starting %q", c.args[0], code, stderr, exitInput, c.want)
+		}
 	}
 }
