@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
-	"os"
 	"strings"
 )
 
@@ -14,32 +14,43 @@ import (
 const (
 	DefaultAnthropicBaseURL   = "https://api.anthropic.com"
 	DefaultAnthropicKeyEnv    = "ANTHROPIC_API_KEY"
-	DefaultAnthropicMaxTokens = 1024
+	DefaultAnthropicMaxTokens = 4096
 	anthropicVersion          = "2023-06-01"
 )
 
 // AnthropicConfig configures an Anthropic backend.
 type AnthropicConfig struct {
-	// BaseURL is the API root without "/v1" (default
-	// DefaultAnthropicBaseURL); requests go to BaseURL/v1/messages.
+	// BaseURL is the API root (default DefaultAnthropicBaseURL);
+	// requests go to BaseURL/v1/messages, a "/v1" it ends with not
+	// doubled.
 	BaseURL string
 	// Model is the model name sent with every request.
 	Model string
 	// KeyEnv names the environment variable holding the API key, sent as
-	// x-api-key (default DefaultAnthropicKeyEnv).
+	// x-api-key (default DefaultAnthropicKeyEnv). It is an error when
+	// KeyEnv is given and empty or unset, or when BaseURL is Anthropic's
+	// own and there is no key (a proxy may need none).
 	KeyEnv string
-	// MaxTokens bounds the reply (0: DefaultAnthropicMaxTokens).
+	// MaxTokens bounds the reply (0: DefaultAnthropicMaxTokens); a reply
+	// cut there is a *ReplyError.
 	MaxTokens int
+	// Temperature is sent with every request (0, the default, for
+	// reproducible verdicts); one other than 0 is part of Identity.
+	Temperature float64
 	// HTTP configures timeouts, retries and limits.
 	HTTP HTTPConfig
 }
 
 // Anthropic is a Backend for the Anthropic Messages API: one user
 // message, temperature 0; the reply is the text blocks of content[],
-// concatenated.
+// concatenated (thinking blocks left out). A reply cut at max_tokens
+// (stop_reason "max_tokens") or refused ("refusal") is a *ReplyError; an
+// error object sent with status 200 is an unusable reply, retried.
 type Anthropic struct {
 	name, url, model, key string
+	keyEnv                string
 	maxTokens             int
+	temperature           float64
 	http                  *httpClient
 }
 
@@ -58,22 +69,35 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultAnthropicBaseURL
 	}
-	if cfg.KeyEnv == "" {
-		cfg.KeyEnv = DefaultAnthropicKeyEnv
+	if math.IsNaN(cfg.Temperature) || cfg.Temperature < 0 || cfg.Temperature > 1 {
+		return nil, fmt.Errorf("anthropic: temperature must be between 0 and 1, got %v", cfg.Temperature)
 	}
 	name := "anthropic/" + cfg.Model
 	h, err := newHTTPClient(name, cfg.BaseURL, cfg.HTTP)
 	if err != nil {
 		return nil, err
 	}
+	base := strings.TrimSuffix(strings.TrimRight(cfg.BaseURL, "/"), "/v1")
+	key, keyEnv, err := apiKey("anthropic", cfg.KeyEnv, DefaultAnthropicKeyEnv, base, "api.anthropic.com")
+	if err != nil {
+		return nil, err
+	}
 	return &Anthropic{
-		name: name, url: strings.TrimRight(cfg.BaseURL, "/") + "/v1/messages",
-		model: cfg.Model, key: os.Getenv(cfg.KeyEnv), maxTokens: cfg.MaxTokens, http: h,
+		name: name, url: base + "/v1/messages",
+		model: cfg.Model, key: key, keyEnv: keyEnv, maxTokens: cfg.MaxTokens, temperature: cfg.Temperature, http: h,
 	}, nil
 }
 
 // Name is "anthropic/" and the model.
 func (a *Anthropic) Name() string { return a.name }
+
+// Identity is Name, and the temperature when it is not 0.
+func (a *Anthropic) Identity() string {
+	if a.temperature == 0 {
+		return a.name
+	}
+	return fmt.Sprintf("%s?temperature=%g", a.name, a.temperature)
+}
 
 // anthropicRequest is a Messages API request body.
 type anthropicRequest struct {
@@ -85,16 +109,18 @@ type anthropicRequest struct {
 
 // anthropicResponse is the part of a Messages API response read.
 type anthropicResponse struct {
+	Type    string `json:"type"`
 	Content []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content"`
+	StopReason string `json:"stop_reason"`
 }
 
 // Complete sends prompt as the one user message and returns the reply.
 func (a *Anthropic) Complete(ctx context.Context, prompt string) (string, error) {
 	body, err := json.Marshal(anthropicRequest{
-		Model: a.model, MaxTokens: a.maxTokens,
+		Model: a.model, MaxTokens: a.maxTokens, Temperature: a.temperature,
 		Messages: []chatMessage{{Role: "user", Content: prompt}},
 	})
 	if err != nil {
@@ -113,20 +139,28 @@ func (a *Anthropic) Complete(ctx context.Context, prompt string) (string, error)
 		if err := json.Unmarshal(b, &r); err != nil {
 			return fmt.Errorf("the response is not Messages API JSON (%v): %q", err, firstBytes(b, errorBodyBytes))
 		}
+		switch {
+		case r.Type == "error":
+			return fmt.Errorf("the response is an error: %s", describeBody(b))
+		case r.StopReason == "max_tokens":
+			return cutReply(r.StopReason)
+		case r.StopReason == "refusal":
+			return &ReplyError{Stop: r.StopReason, Detail: "the model refused"}
+		}
 		var sb strings.Builder
 		for _, c := range r.Content {
 			if c.Type == "text" {
 				sb.WriteString(c.Text)
 			}
 		}
-		if sb.Len() == 0 {
-			return errors.New("the response has no text content")
+		if strings.TrimSpace(sb.String()) == "" {
+			return fmt.Errorf("the response has no text content (stop_reason %q)", r.StopReason)
 		}
-		text = sb.String()
+		text = stripThinking(sb.String())
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return "", hint(err, a.url, a.keyEnv, a.key != "")
 	}
 	return text, nil
 }

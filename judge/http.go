@@ -48,12 +48,14 @@ type HTTPConfig struct {
 // return it wrapped with their name.
 type HTTPError struct {
 	StatusCode int
-	Body       string // the first 200 bytes of the body
+	Body       string // the first 800 bytes of the body
 }
 
-// Error names the status and quotes the start of the body.
+// Error names the status and what the body says: the API's error code
+// or type and message when it sent an error object, else the start of
+// the body, quoted.
 func (e *HTTPError) Error() string {
-	return fmt.Sprintf("HTTP %d %s: %q", e.StatusCode, http.StatusText(e.StatusCode), e.Body)
+	return fmt.Sprintf("HTTP %d %s: %s", e.StatusCode, statusText(e.StatusCode), describeBody([]byte(e.Body)))
 }
 
 // retryableStatus reports whether an HTTP status is worth retrying.
@@ -109,14 +111,19 @@ var errUnusable200 = errors.New("an unusable 2xx reply")
 // post sends body to url until a usable 2xx reply, a permanent failure,
 // the last attempt, or the end of ctx. A 2xx reply is usable when decode
 // accepts its body; one it rejects (malformed JSON, no choices, no
-// content: a server that is overloaded or half-up) is retried like a 5xx.
-// The error wraps ErrUnavailable unless ctx ended or the status is one
-// not retried (a 4xx other than 408 and 429: the server refused this
-// request, a 413 for a context too long, and may take the next).
+// content: a server that is overloaded or half-up) is retried like a 5xx,
+// except a *ReplyError (a reply cut at the token limit, filtered or
+// refused), which the same prompt would get again. The error wraps
+// ErrUnavailable unless ctx ended or the status is one not retried (a
+// 4xx other than 408 and 429: the server refused this request, a 413 for
+// a context too long, and may take the next); it wraps ErrMisconfigured
+// for a failure every request would share (runFailure). A 429's wait is
+// its Retry-After, else OpenAI's x-ratelimit-reset-* headers, capped by
+// Retry.MaxRetryAfter.
 func (h *httpClient) post(ctx context.Context, url string, header http.Header, body []byte, decode func([]byte) error) error {
 	var last error
 	for attempt := 1; attempt <= h.retry.MaxAttempts; attempt++ {
-		resp, status, retryAfter, err := h.attempt(ctx, url, header, body)
+		resp, status, rh, err := h.attempt(ctx, url, header, body)
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s: %w", h.name, ctx.Err())
 		}
@@ -132,14 +139,23 @@ func (h *httpClient) post(ctx context.Context, url string, header http.Header, b
 			if derr == nil {
 				return nil
 			}
+			var re *ReplyError
+			if errors.As(derr, &re) {
+				return fmt.Errorf("%s: %w", h.name, derr)
+			}
 			last = fmt.Errorf("HTTP %d but %w: %w", status, errUnusable200, derr)
 		default:
-			herr := &HTTPError{StatusCode: status, Body: firstBytes(resp, errorBodyBytes)}
+			herr := &HTTPError{StatusCode: status, Body: firstBytes(resp, 4*errorBodyBytes)}
+			if runFailure(status, resp) {
+				return misconfigured(fmt.Errorf("%s: %w", h.name, herr))
+			}
 			if !retryableStatus(status) {
 				return fmt.Errorf("%s: %w", h.name, herr)
 			}
 			last = herr
-			if d, ok := parseRetryAfter(retryAfter, time.Now()); ok {
+			if d, ok := parseRetryAfter(rh.Get("Retry-After"), time.Now()); ok {
+				wait = min(d, h.retry.MaxRetryAfter)
+			} else if d, ok := rateLimitReset(rh); ok && status == http.StatusTooManyRequests {
 				wait = min(d, h.retry.MaxRetryAfter)
 			}
 		}
@@ -159,32 +175,32 @@ func (h *httpClient) post(ctx context.Context, url string, header http.Header, b
 }
 
 // attempt makes one request under the limiter and the attempt timeout.
-func (h *httpClient) attempt(ctx context.Context, url string, header http.Header, body []byte) (resp []byte, status int, retryAfter string, err error) {
+func (h *httpClient) attempt(ctx context.Context, url string, header http.Header, body []byte) (resp []byte, status int, rh http.Header, err error) {
 	release, err := h.limiter.Acquire(ctx)
 	if err != nil {
-		return nil, 0, "", err
+		return nil, 0, nil, err
 	}
 	defer release()
 	actx, cancel := context.WithTimeout(ctx, h.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return nil, 0, "", err
+		return nil, 0, nil, err
 	}
 	req.Header = header.Clone()
 	r, err := h.client.Do(req)
 	if err != nil {
-		return nil, 0, "", h.timeoutError(err)
+		return nil, 0, nil, h.timeoutError(err)
 	}
 	defer r.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(r.Body, maxResponseBytes+1))
 	if err != nil {
-		return nil, 0, "", h.timeoutError(fmt.Errorf("reading the HTTP %d response: %w", r.StatusCode, err))
+		return nil, 0, nil, h.timeoutError(fmt.Errorf("reading the HTTP %d response: %w", r.StatusCode, err))
 	}
 	if len(b) > maxResponseBytes {
-		return nil, 0, "", fmt.Errorf("HTTP %d response is larger than %d bytes", r.StatusCode, maxResponseBytes)
+		return nil, 0, nil, fmt.Errorf("HTTP %d response is larger than %d bytes", r.StatusCode, maxResponseBytes)
 	}
-	return b, r.StatusCode, r.Header.Get("Retry-After"), nil
+	return b, r.StatusCode, r.Header, nil
 }
 
 // timeoutError says "timed out" for an attempt's deadline, which

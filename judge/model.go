@@ -219,7 +219,8 @@ func (m *Model) check(q Question) (*Template, error) {
 // ask asks prompt, re-asking after unusable replies. failure is the
 // Reason for an error verdict, and cause the backend's error when a call
 // failed (nil when the replies were unusable); err is set only when ctx
-// ended.
+// ended or the backend is misconfigured (ErrMisconfigured: the run
+// stops rather than record the same failure for every question).
 func (m *Model) ask(ctx context.Context, prompt, instruction string, parse func(string) error) (calls int, failure string, cause, err error) {
 	attempts := 1 + DefaultReasks
 	switch {
@@ -235,6 +236,9 @@ func (m *Model) ask(ctx context.Context, prompt, instruction string, parse func(
 		calls++
 		if ctx.Err() != nil {
 			return calls, "", nil, ctx.Err()
+		}
+		if errors.Is(err, ErrMisconfigured) {
+			return calls, "", nil, err // every question would fail so: the run stops
 		}
 		if err != nil {
 			return calls, "judge call failed: " + err.Error(), err, nil

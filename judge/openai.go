@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"strings"
@@ -23,11 +24,18 @@ type OpenAIConfig struct {
 	Model string
 	// KeyEnv names the environment variable holding the API key
 	// (default DefaultOpenAIKeyEnv). An empty key is allowed, for local
-	// servers; no Authorization header is sent then.
+	// servers; no Authorization header is sent then. It is an error
+	// when KeyEnv is given and empty or unset, or when BaseURL is
+	// OpenAI's own and there is no key.
 	KeyEnv string
-	// Seed is sent with every request, with temperature 0, so a server
+	// Seed is sent with every request, with Temperature, so a server
 	// that honours it answers reproducibly.
 	Seed int64
+	// Temperature is sent with every request (0, the default, for
+	// reproducible verdicts; OpenAI's reasoning models, the o-series and
+	// gpt-5, accept only 1). A temperature other than 0 is part of the
+	// backend's Identity, so its replies are cached apart.
+	Temperature float64
 	// MaxTokens bounds the reply when positive (0: not sent).
 	MaxTokens int
 	// HTTP configures timeouts, retries and limits.
@@ -36,10 +44,15 @@ type OpenAIConfig struct {
 
 // OpenAI is a Backend for any server speaking the OpenAI chat-completions
 // wire format: one user message, temperature 0, a fixed seed; the reply
-// is choices[0].message.content.
+// is choices[0].message.content, a string or the text of its parts (a
+// reasoning block <think>…</think> at its start dropped). A reply cut at
+// the token limit (finish_reason "length"), filtered ("content_filter")
+// or refused (message.refusal) is a *ReplyError.
 type OpenAI struct {
 	name, url, model, key string
+	keyEnv                string
 	seed                  int64
+	temperature           float64
 	maxTokens             int
 	http                  *httpClient
 }
@@ -53,23 +66,64 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("openai: max tokens must not be negative, got %d", cfg.MaxTokens)
 	}
+	if math.IsNaN(cfg.Temperature) || cfg.Temperature < 0 || cfg.Temperature > 2 {
+		return nil, fmt.Errorf("openai: temperature must be between 0 and 2, got %v", cfg.Temperature)
+	}
 	name := "openai/" + cfg.Model
+	if cfg.BaseURL == "" {
+		return nil, errors.New("openai: no base URL given: the API root, such as https://api.openai.com/v1 or http://127.0.0.1:8000/v1 for a local server")
+	}
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if strings.HasSuffix(base, "/chat/completions") {
+		return nil, fmt.Errorf("openai: base URL %q names the endpoint; give the API root (%s): tally adds /chat/completions", cfg.BaseURL, strings.TrimSuffix(base, "/chat/completions"))
+	}
 	h, err := newHTTPClient(name, cfg.BaseURL, cfg.HTTP)
 	if err != nil {
 		return nil, err
 	}
-	env := cfg.KeyEnv
-	if env == "" {
-		env = DefaultOpenAIKeyEnv
+	key, keyEnv, err := apiKey("openai", cfg.KeyEnv, DefaultOpenAIKeyEnv, base, "api.openai.com")
+	if err != nil {
+		return nil, err
 	}
 	return &OpenAI{
-		name: name, url: strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
-		model: cfg.Model, key: os.Getenv(env), seed: cfg.Seed, maxTokens: cfg.MaxTokens, http: h,
+		name: name, url: base + "/chat/completions",
+		model: cfg.Model, key: key, keyEnv: keyEnv, seed: cfg.Seed, temperature: cfg.Temperature, maxTokens: cfg.MaxTokens, http: h,
 	}, nil
+}
+
+// apiKey reads the key from the environment variable env (def when env is
+// ""). A variable named explicitly must hold a key; so must the default
+// one when the base URL is the vendor's own host (a local server or a
+// proxy may need none).
+// It returns the key and the variable's name.
+func apiKey(backend, env, def, base, host string) (key, name string, err error) {
+	name = env
+	if name == "" {
+		name = def
+	}
+	key = strings.TrimSpace(os.Getenv(name))
+	switch {
+	case key != "":
+		return key, name, nil
+	case env != "":
+		return "", name, fmt.Errorf("%s: the API key variable %s is empty or unset", backend, env)
+	case strings.Contains(base, "://"+host):
+		return "", name, fmt.Errorf("%s: %s is empty or unset, and %s needs a key", backend, def, host)
+	}
+	return "", name, nil
 }
 
 // Name is "openai/" and the model.
 func (o *OpenAI) Name() string { return o.name }
+
+// Identity is Name, and the temperature when it is not 0: replies at
+// another temperature are cached apart.
+func (o *OpenAI) Identity() string {
+	if o.temperature == 0 {
+		return o.name
+	}
+	return fmt.Sprintf("%s?temperature=%g", o.name, o.temperature)
+}
 
 // chatMessage is one message of a chat request, in both wire formats.
 type chatMessage struct {
@@ -91,12 +145,50 @@ type openAIRequest struct {
 type openAIResponse struct {
 	Choices []struct {
 		Message struct {
-			Content *string `json:"content"`
+			Content openAIContent `json:"content"`
+			Refusal *string       `json:"refusal"`
 		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Error *struct {
 		Message string `json:"message"`
 	} `json:"error"`
+}
+
+// openAIContent is a message's content: a string, null, or a list of
+// parts, whose text parts ("text", "output_text") are joined and whose
+// others (a Mistral reasoning model's "thinking") are left out.
+type openAIContent string
+
+// UnmarshalJSON decodes the three shapes.
+func (c *openAIContent) UnmarshalJSON(b []byte) error {
+	switch {
+	case string(b) == "null":
+		*c = ""
+		return nil
+	case len(b) > 0 && b[0] == '[':
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(b, &parts); err != nil {
+			return err
+		}
+		var sb strings.Builder
+		for _, p := range parts {
+			if p.Type == "text" || p.Type == "output_text" {
+				sb.WriteString(p.Text)
+			}
+		}
+		*c = openAIContent(sb.String())
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*c = openAIContent(s)
+	return nil
 }
 
 // Complete sends prompt as the one user message and returns the reply.
@@ -104,7 +196,7 @@ func (o *OpenAI) Complete(ctx context.Context, prompt string) (string, error) {
 	body, err := json.Marshal(openAIRequest{
 		Model:    o.model,
 		Messages: []chatMessage{{Role: "user", Content: prompt}},
-		Seed:     o.seed, MaxTokens: o.maxTokens,
+		Seed:     o.seed, Temperature: o.temperature, MaxTokens: o.maxTokens,
 	})
 	if err != nil {
 		return "", fmt.Errorf("%s: encoding the request: %w", o.name, err)
@@ -125,15 +217,24 @@ func (o *OpenAI) Complete(ctx context.Context, prompt string) (string, error) {
 			}
 			return errors.New("the response has no choices")
 		}
-		c := r.Choices[0].Message.Content
-		if c == nil || *c == "" {
-			return errors.New("the response's first choice has no content")
+		ch := r.Choices[0]
+		switch {
+		case ch.FinishReason == "length":
+			return cutReply(ch.FinishReason)
+		case ch.FinishReason == "content_filter":
+			return &ReplyError{Stop: ch.FinishReason, Detail: "the server's content filter withheld it"}
+		case ch.Message.Refusal != nil && *ch.Message.Refusal != "":
+			return &ReplyError{Stop: "refusal", Detail: fmt.Sprintf("the model refused: %q", firstBytes([]byte(*ch.Message.Refusal), errorBodyBytes))}
 		}
-		content = *c
+		c := stripThinking(string(ch.Message.Content))
+		if strings.TrimSpace(c) == "" {
+			return fmt.Errorf("the response's first choice has no text content (finish_reason %q)", ch.FinishReason)
+		}
+		content = c
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return "", hint(err, o.url, o.keyEnv, o.key != "")
 	}
 	return content, nil
 }

@@ -131,12 +131,31 @@ func findOne(s, want, what string) (map[string]json.RawMessage, error) {
 	return objs[len(objs)-1].fields, nil
 }
 
+// FindObject returns the text of the JSON object in s that has the field
+// want (case-insensitively), found as ParseReply finds its objects: prose,
+// code fences and objects without the field around it are passed over.
+// No such object is an error wrapping ErrNoJSON; so are several that are
+// not the same text, since which is meant cannot be told.
+func FindObject(s, want string) (string, error) {
+	objs, err := findObjects(s, want)
+	if err != nil {
+		return "", err
+	}
+	for _, o := range objs[1:] {
+		if o.text != objs[0].text {
+			return "", fmt.Errorf("the reply holds %d different objects with a %q field", len(objs), want)
+		}
+	}
+	return objs[0].text, nil
+}
+
 // found is one object findObjects found: its fields, and every value of
 // the field looked for (more than one when the object repeats it, in any
 // case).
 type found struct {
 	fields map[string]json.RawMessage
 	values []json.RawMessage
+	text   string // the object as the reply wrote it
 }
 
 // findObjects returns, in order, every balanced JSON object in s that
@@ -171,7 +190,7 @@ func findObjects(s, want string) ([]found, error) {
 			continue
 		}
 		if _, ok := lookup(obj, want); ok {
-			objs = append(objs, found{fields: obj, values: fieldValues(s[i:end+1], want)})
+			objs = append(objs, found{fields: obj, values: fieldValues(s[i:end+1], want), text: s[i : end+1]})
 			i = end
 		}
 	}

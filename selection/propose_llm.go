@@ -49,7 +49,14 @@ type LLMProposer struct {
 	// backend's identity, the prompt template and the session's lines
 	// (judge.KindProposal): the same session asked again is not sent.
 	Cache *judge.Cache
+	// Reasks is how often a reply that does not parse is asked again,
+	// the reason said (0: DefaultLLMReasks; judge.NoReasks: never).
+	Reasks int
 }
+
+// DefaultLLMReasks is how often LLMProposer asks again after a reply
+// that does not parse.
+const DefaultLLMReasks = 2
 
 // Prompt is what p sends for session s: LLMPrompt, then one line per
 // typed message (pasted output left out) and step text, as Propose
@@ -178,15 +185,15 @@ func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts Prop
 			reply, cached = *e.Text, true
 		}
 	}
-	if !cached {
-		var err error
-		if reply, err = p.Backend.Complete(ctx, LLMPrompt+lines); err != nil {
-			return Proposal{}, fmt.Errorf("llm proposer: %w", err)
-		}
+	var items []ProposedItem
+	var err error
+	if cached {
+		items, err = parseLLMReply(reply, s, utts)
+	} else {
+		reply, items, err = p.ask(ctx, LLMPrompt+lines, s, utts)
 	}
-	items, err := parseLLMReply(reply, s, utts)
 	if err != nil {
-		return Proposal{}, fmt.Errorf("llm proposer: %s's reply: %w", p.Backend.Name(), err)
+		return Proposal{}, err
 	}
 	if p.Cache != nil && !cached {
 		// A cache that cannot be written costs a second call next time,
@@ -207,6 +214,34 @@ func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts Prop
 		out.Candidates = append(out.Candidates, it)
 	}
 	return out, nil
+}
+
+// ask sends prompt, and asks again, saying why, after a reply that does
+// not parse, up to p.Reasks times; the last reply's problem is the error.
+func (p LLMProposer) ask(ctx context.Context, prompt string, s *agentlog.Session, utts []propUtterance) (string, []ProposedItem, error) {
+	reasks := DefaultLLMReasks
+	switch {
+	case p.Reasks < 0:
+		reasks = 0
+	case p.Reasks > 0:
+		reasks = p.Reasks
+	}
+	ask := prompt
+	for n := 0; ; n++ {
+		reply, err := p.Backend.Complete(ctx, ask)
+		if err != nil {
+			return "", nil, fmt.Errorf("llm proposer: %w", err)
+		}
+		items, err := parseLLMReply(reply, s, utts)
+		if err == nil {
+			return reply, items, nil
+		}
+		if n == reasks {
+			return "", nil, fmt.Errorf("llm proposer: %s's reply (%d asked): %w", p.Backend.Name(), n+1, err)
+		}
+		ask = prompt + "\n\nYour previous reply could not be used: " + err.Error() +
+			". Reply again with one JSON object {\"items\": [...]} as described above, and nothing else."
+	}
 }
 
 // llmFromPlan reports whether it, a constraint or an open question, was
@@ -242,7 +277,8 @@ type llmItem struct {
 
 // ParseLLMReply parses a reply to LLMPrompt about session s. The reply is one JSON object
 // {"items": [...]}, alone but for white space (a ```json fence around it
-// is allowed), with no field but those of LLMPrompt; each item has all
+// is allowed; so is prose around it when one object alone has an
+// "items" field, judge.FindObject), with no field but those of LLMPrompt; each item has all
 // six fields: a class of fixture.Classes, a turn of the session, a
 // literal found (white space aside) in a line of that turn, a probe and
 // an expected answer that are not empty, a confidence in [0, 1]. The
@@ -265,6 +301,13 @@ func parseLLMReply(reply string, s *agentlog.Session, utts []propUtterance) ([]P
 	}
 	if text == "" {
 		return nil, errors.New("empty reply, want one JSON object {\"items\": [...]}")
+	}
+	if !strings.HasPrefix(text, "{") {
+		// Prose around the object ("Here are the items: {…}"): the one
+		// object with an "items" field, found as the judge's replies are.
+		if obj, err := judge.FindObject(text, "items"); err == nil {
+			text = obj
+		}
 	}
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.DisallowUnknownFields()

@@ -63,7 +63,8 @@ func TestParseLLMReply(t *testing.T) {
 		{"```json\n" + item(full) + "\n```", "", "a fenced reply is allowed"},
 		{`{"items": []}`, "", "no items"},
 		{"", `empty reply, want one JSON object {"items": [...]}`, "empty"},
-		{"Sure! " + item(full), `not one JSON object of the form {"items": [...]}: invalid character 'S' looking for beginning of value (reply starts "Sure! {\"items\": [{\"class\": \"constraint\"…")`, "prose before the object"},
+		{"Sure! Here they are:\n" + item(full) + "\nI hope this helps.", "", "prose around the one object is passed over (a new user's trial)"},
+		{"Either " + item(full) + " or " + `{"items": []}`, `not one JSON object of the form {"items": [...]}: invalid character 'E' looking for beginning of value (reply starts "Either {\"items\": [{\"class\": \"constraint…")`, "two different objects: which is meant cannot be told"},
 		{item(full) + " thanks", `text after the JSON object (reply starts "{\"items\": [{\"class\": \"constraint\", \"tur…")`, "text after the object"},
 		{`{"item": []}`, `not one JSON object of the form {"items": [...]}: json: unknown field "item" (reply starts "{\"item\": []}")`, "an unknown field"},
 		{`{}`, `no "items" list`, "no items key"},
@@ -134,15 +135,55 @@ func TestLLMProposer(t *testing.T) {
 		t.Errorf("backend failure: %v", err)
 	}
 	_, err = LLMProposer{Backend: &llmScript{reply: "no idea"}}.Propose(context.Background(), s, ProposeOptions{})
-	if !strings.HasPrefix(fmt.Sprint(err), "llm proposer: script/test's reply: not one JSON object") {
+	if !strings.HasPrefix(fmt.Sprint(err), "llm proposer: script/test's reply (3 asked): not one JSON object") {
 		t.Errorf("bad reply: %v", err)
 	}
-	// A reply that did not parse is not cached.
+	// A reply that did not parse is not cached: asked 1 + DefaultLLMReasks
+	// times each run.
 	bad, other := &llmScript{reply: "no idea"}, llmSession("keep the flag off")
 	LLMProposer{Backend: bad, Cache: cache}.Propose(context.Background(), other, ProposeOptions{})
-	LLMProposer{Backend: bad, Cache: cache}.Propose(context.Background(), other, ProposeOptions{})
-	if bad.calls != 2 {
-		t.Errorf("a bad reply was cached: %d calls", bad.calls)
+	LLMProposer{Backend: bad, Cache: cache, Reasks: judge.NoReasks}.Propose(context.Background(), other, ProposeOptions{})
+	if bad.calls != 1+DefaultLLMReasks+1 {
+		t.Errorf("a bad reply was cached, or re-asked wrongly: %d calls", bad.calls)
+	}
+}
+
+// llmSequence is a Backend that answers with its replies in turn,
+// keeping the prompts.
+type llmSequence struct {
+	replies, prompts []string
+}
+
+func (b *llmSequence) Name() string { return "script/test" }
+
+func (b *llmSequence) Complete(_ context.Context, prompt string) (string, error) {
+	b.prompts = append(b.prompts, prompt)
+	r := b.replies[0]
+	b.replies = b.replies[1:]
+	return r, nil
+}
+
+// TestLLMProposerReask: a reply that does not parse is asked again with
+// its problem said, and the reply that parses is the one cached, under
+// the first prompt's key.
+func TestLLMProposerReask(t *testing.T) {
+	s := llmSession("never commit to main")
+	good := `{"items": [{"class": "constraint", "turn": 1, "literal": "never commit to main", "probe": "May it?", "expect": "no", "confidence": 0.9}]}`
+	b := &llmSequence{replies: []string{`{"items": [{"class": "rule"}]}`, good}}
+	cache, err := judge.OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := LLMProposer{Backend: b, Cache: cache}.Propose(context.Background(), s, ProposeOptions{})
+	if err != nil || len(got.Candidates) != 1 || len(b.prompts) != 2 {
+		t.Fatalf("got %+v, %v after %d asks; want one item after 2", got, err, len(b.prompts))
+	}
+	if want := `could not be used: items[0].class: "rule" is not a class`; !strings.Contains(b.prompts[1], want) || !strings.HasPrefix(b.prompts[1], b.prompts[0]) {
+		t.Errorf("the second prompt does not say why: %q", b.prompts[1][len(b.prompts[0]):])
+	}
+	again, err := LLMProposer{Backend: &llmScript{err: errors.New("not called")}, Cache: cache}.Propose(context.Background(), s, ProposeOptions{})
+	if err != nil || len(again.Candidates) != 1 {
+		t.Errorf("the parsed reply was not cached: %+v, %v", again, err)
 	}
 }
 
@@ -205,7 +246,7 @@ func TestLLMProposerCommand(t *testing.T) {
 		t.Errorf("the script ran %d times, want 1 (then the cache)", strings.Count(string(n), "call"))
 	}
 	_, err = p.Propose(context.Background(), llmSession("say something odd"), ProposeOptions{})
-	if !strings.Contains(fmt.Sprint(err), "command/script's reply: not one JSON object") {
+	if !strings.Contains(fmt.Sprint(err), "command/script's reply (3 asked): not one JSON object") {
 		t.Errorf("odd reply: %v", err)
 	}
 }

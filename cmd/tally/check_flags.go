@@ -34,6 +34,10 @@ type judgeFlags struct {
 	attempts    int
 	reasks      int
 	seed        int64
+	// maxTokens bounds a reply (0: the backend's default); temperature
+	// is sent with every request.
+	maxTokens   int
+	temperature float64
 	// maxRetryAfter caps a server's Retry-After; noAgree switches the
 	// agreement question off.
 	maxRetryAfter time.Duration
@@ -62,6 +66,8 @@ func (f *judgeFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.noAgree, "no-agree", false, "do not ask the agreement question: a supported answer stays supported without being compared with the fixture's expected answer, so a supported answer that inverts it is NOT caught as contradicted (for a judge that can answer only the verdict question)")
 	fl.IntVar(&f.reasks, "reasks", judge.DefaultReasks, "times to re-ask after a reply that does not parse before recording error")
 	fl.Int64Var(&f.seed, "seed", 0, "sampling seed sent to OpenAI-compatible servers")
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, fmt.Sprintf("the longest reply, in tokens (openai: not sent unless given; anthropic: default %d); a reply cut there is an error verdict, never read or cached", judge.DefaultAnthropicMaxTokens))
+	fl.Float64Var(&f.temperature, "temperature", 0, "sampling temperature sent with every request (openai, anthropic); 0 for reproducible verdicts, but OpenAI's reasoning models (o-series, gpt-5) accept only 1")
 }
 
 // build returns the judge the flags describe, reading --recorded and
@@ -85,9 +91,17 @@ func (f *judgeFlags) build(lim input.Limits) (judge.Judge, error) {
 		}
 		return judge.LoadRecorded(f.recorded, lim)
 	case "openai":
-		backend, err = judge.NewOpenAI(judge.OpenAIConfig{BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv, Seed: f.seed, HTTP: httpCfg})
+		if f.baseURL == "" || f.model == "" {
+			return nil, usagef("--judge openai needs --base-url (the API root, such as https://api.openai.com/v1) and --model")
+		}
+		backend, err = judge.NewOpenAI(judge.OpenAIConfig{BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv, Seed: f.seed,
+			MaxTokens: f.maxTokens, Temperature: f.temperature, HTTP: httpCfg})
 	case "anthropic":
-		backend, err = judge.NewAnthropic(judge.AnthropicConfig{BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv, HTTP: httpCfg})
+		if f.model == "" {
+			return nil, usagef("--judge anthropic needs --model")
+		}
+		backend, err = judge.NewAnthropic(judge.AnthropicConfig{BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv,
+			MaxTokens: f.maxTokens, Temperature: f.temperature, HTTP: httpCfg})
 	case "command":
 		if f.command == "" {
 			return nil, usagef("--judge command needs --command PROGRAM")
@@ -139,6 +153,10 @@ func (f *judgeFlags) validate() error {
 		return usagef("--reasks must not be negative (0: no re-ask), got %d", f.reasks)
 	case f.maxRetryAfter <= 0:
 		return usagef("--max-retry-after must be positive, got %v", f.maxRetryAfter)
+	case f.maxTokens < 0:
+		return usagef("--max-tokens must not be negative (0: the backend's default), got %d", f.maxTokens)
+	case math.IsNaN(f.temperature) || f.temperature < 0 || f.temperature > 2:
+		return usagef("--temperature must be between 0 and 2, got %v", f.temperature)
 	}
 	return nil
 }

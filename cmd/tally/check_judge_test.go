@@ -138,6 +138,32 @@ func TestCheckDeadServer(t *testing.T) {
 	}
 }
 
+// TestCheckMisconfigured: a judge every question would fail the same way
+// — a wrong key, here — stops the run at once: exit 1, one line with the
+// API's code and message and the key's variable, no verdicts file, and
+// not one request per question (a new user's trial sent 210 401s).
+func TestCheckMisconfigured(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		requests.Add(1)
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"error": {"message": "Incorrect API key provided: sk-fake***ests.", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	out := filepath.Join(t.TempDir(), "v.jsonl")
+	_, stderr, code := cli(t, "check", "--fixtures", quarterly+"/fixtures", "--contexts", quarterly+"/contexts/incumbent",
+		"--system", "incumbent", "--judge", "openai", "--base-url", srv.URL+"/v1", "--model", "m",
+		"--api-key-env", noKeyEnv, "--cache", "", "--concurrency", "2", "-o", out)
+	want := "HTTP 401 Unauthorized: invalid_api_key: Incorrect API key provided: sk-fake***ests. (the key is " + noKeyEnv + "'s)"
+	if code != exitInput || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 || requests.Load() > 4 {
+		t.Errorf("exit %d after %d requests, stderr %q; want exit 1 and one line with %q", code, requests.Load(), stderr, want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a verdicts file was written: %v", err)
+	}
+}
+
 // TestCheckMaxRetryAfter: a server asking to wait an hour is waited for
 // --max-retry-after at most.
 func TestCheckMaxRetryAfter(t *testing.T) {

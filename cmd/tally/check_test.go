@@ -31,9 +31,13 @@ import (
 // quarterly is the example dataset, relative to this package's folder.
 const quarterly = "../../examples/quarterly"
 
-// noKeyEnv names an environment variable that is never set, so the
-// OpenAI backend sends no API key to the fake server.
-const noKeyEnv = "TALLY_TEST_NO_SUCH_KEY"
+// noKeyEnv names the environment variable the tests' OpenAI backend
+// reads its key from: a fake one, set for the whole test binary (a
+// variable named by --api-key-env must hold a key), so that no real
+// OPENAI_API_KEY is ever sent to a fake server.
+const noKeyEnv = "TALLY_TEST_FAKE_KEY"
+
+func init() { os.Setenv(noKeyEnv, "sk-fake-for-tests") }
 
 // judgedFixtures are six example conversations whose incumbent contexts
 // leave 51 items to the judge (the rest are verbatim): a few dozen judge
@@ -476,8 +480,8 @@ func (f *fakeJudge) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if r.Header.Get("Authorization") != "" {
-		f.problem("an Authorization header was sent, though no API key is set")
+	if got := r.Header.Get("Authorization"); got != "Bearer "+os.Getenv(noKeyEnv) {
+		f.problem("Authorization %q, not the fake key of %s", got, noKeyEnv)
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {

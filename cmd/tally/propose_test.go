@@ -54,7 +54,7 @@ c2  reference   2     0.70        llm/command/script  docs/plan.md
 	}
 	odd := writeGenericLog(t, t.TempDir(), "say something odd")
 	_, errOut, code := cliIn(t, nil, "propose", odd, "--proposer", "llm", "--judge", "command", "--command", proposeScript, "--model", "script", "--cache", "")
-	if wantErr := "tally: " + odd + ": llm proposer: command/script's reply: not one JSON object of the form {\"items\": [...]}: invalid character 'S' looking for beginning of value (reply starts \"Sure! Here are the items: none.\")\n"; code != 1 || errOut != wantErr {
+	if wantErr := "tally: " + odd + ": llm proposer: command/script's reply (3 asked): not one JSON object of the form {\"items\": [...]}: invalid character 'S' looking for beginning of value (reply starts \"Sure! Here are the items: none.\")\n"; code != 1 || errOut != wantErr {
 		t.Errorf("odd reply: exit %d\n%s\nwant\n%s", code, errOut, wantErr)
 	}
 	// A model that fails: one line, naming the log (it was two, the

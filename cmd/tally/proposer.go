@@ -33,7 +33,7 @@ func sessionProposer(ctx context.Context, name string, jf *judgeFlags, lim input
 		if !ok {
 			return nil, usagef("--proposer %s asks a model: --judge openai, anthropic or command, not %s", name, jf.backend)
 		}
-		llm := selection.LLMProposer{Backend: m.Backend, Cache: m.Cache}
+		llm := selection.LLMProposer{Backend: m.Backend, Cache: m.Cache, Reasks: m.Reasks}
 		if name == "llm" {
 			return func(s *agentlog.Session) (selection.Proposal, error) { return llm.Propose(ctx, s, opts) }, nil
 		}
