@@ -122,8 +122,9 @@ func (b *bounds) ask(ctx context.Context, q Question) (Answer, error) {
 	a, err := b.judge.Judge(cctx, q)
 	if err != nil {
 		if reason := b.stopped(); reason != "" && ctx.Err() == nil {
-			// Cut short: its cache lookups were made before the call.
-			return Answer{Verdict: fixture.Error, Reason: reason}, nil
+			// Cut short: its cache lookups were made before the call,
+			// and the calls it made are counted.
+			return Answer{Verdict: fixture.Error, Reason: reason, Calls: a.Calls}, nil
 		}
 		return a, err
 	}

@@ -361,3 +361,30 @@ func TestCheckStoppedAnswersFromCache(t *testing.T) {
 		}
 	})
 }
+
+// hangingBackend answers no prompt: each call waits for its context.
+type hangingBackend struct{}
+
+func (hangingBackend) Name() string { return "hang/test" }
+
+func (hangingBackend) Complete(ctx context.Context, _ string) (string, error) {
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+// TestCheckDeadlineCountsCalls: the calls in flight when the deadline
+// passes were made, and are counted (a new user's trial read "0 judge
+// calls" after 8 requests had gone out).
+func TestCheckDeadlineCountsCalls(t *testing.T) {
+	convs := genConvs("h", 4, 2, 3)
+	set := writeCheckSet(t, t.TempDir(), false, convs)
+	cfg := CheckConfig{Fixtures: set.fixtures, Contexts: set.contexts, System: checkSystem,
+		Judge: &Model{Backend: hangingBackend{}}, Concurrency: 2, Deadline: 50 * time.Millisecond}
+	_, res, err := runCheck(t, context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Calls != 2 || res.ErrorReasons[ReasonDeadline] == 0 {
+		t.Errorf("%d calls, %d deadline errors; want the 2 in flight counted", res.Calls, res.ErrorReasons[ReasonDeadline])
+	}
+}

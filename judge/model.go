@@ -120,7 +120,7 @@ func (m *Model) judge(ctx context.Context, q Question, cacheOnly bool) (Answer, 
 		})
 		a.Calls += calls
 		if err != nil {
-			return Answer{}, false, fmt.Errorf("judge %s: %w", describe(q), err)
+			return Answer{Calls: a.Calls}, false, fmt.Errorf("judge %s: %w", describe(q), err)
 		}
 		if failure != "" {
 			a.Verdict, a.Reason, a.Err = fixture.Error, failure, cause
@@ -152,7 +152,7 @@ func (m *Model) judge(ctx context.Context, q Question, cacheOnly bool) (Answer, 
 		})
 		a.Calls += calls
 		if err != nil {
-			return Answer{}, false, fmt.Errorf("judge %s: %w", describe(q), err)
+			return Answer{Calls: a.Calls}, false, fmt.Errorf("judge %s: %w", describe(q), err)
 		}
 		if failure != "" {
 			a.Verdict, a.Expect, a.Err = fixture.Error, q.Expect, cause
