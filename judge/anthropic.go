@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -43,9 +44,11 @@ type AnthropicConfig struct {
 
 // Anthropic is a Backend for the Anthropic Messages API: one user
 // message, temperature 0; the reply is the text blocks of content[],
-// concatenated (thinking blocks left out). A reply cut at max_tokens
-// (stop_reason "max_tokens") or refused ("refusal") is a *ReplyError; an
-// error object sent with status 200 is an unusable reply, retried.
+// concatenated (thinking blocks left out). A reply that did not end by
+// itself — stop_reason other than end_turn or stop_sequence: cut at
+// max_tokens or the context window, refused, paused, a tool call — is a
+// *ReplyError; an error object sent with status 200 is an unusable
+// reply, retried.
 type Anthropic struct {
 	name, url, model, key string
 	keyEnv                string
@@ -77,13 +80,25 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := strings.TrimSuffix(strings.TrimRight(cfg.BaseURL, "/"), "/v1")
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	if strings.HasSuffix(strings.SplitN(base, "?", 2)[0], "/messages") {
+		return nil, fmt.Errorf("anthropic: base URL %q names the endpoint; give the API root: tally adds /v1/messages", cfg.BaseURL)
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: base URL: %w", name, err)
+	}
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1")
+	endpointURL, err := endpoint(u.String(), "/v1/messages")
+	if err != nil {
+		return nil, fmt.Errorf("%s: base URL: %w", name, err)
+	}
 	key, keyEnv, err := apiKey("anthropic", cfg.KeyEnv, DefaultAnthropicKeyEnv, base, "api.anthropic.com")
 	if err != nil {
 		return nil, err
 	}
 	return &Anthropic{
-		name: name, url: base + "/v1/messages",
+		name: name, url: endpointURL,
 		model: cfg.Model, key: key, keyEnv: keyEnv, maxTokens: cfg.MaxTokens, temperature: cfg.Temperature, http: h,
 	}, nil
 }
@@ -139,13 +154,17 @@ func (a *Anthropic) Complete(ctx context.Context, prompt string) (string, error)
 		if err := json.Unmarshal(b, &r); err != nil {
 			return fmt.Errorf("the response is not Messages API JSON (%v): %q", err, firstBytes(b, errorBodyBytes))
 		}
-		switch {
-		case r.Type == "error":
-			return fmt.Errorf("the response is an error: %s", describeBody(b))
-		case r.StopReason == "max_tokens":
+		switch r.StopReason {
+		case "", "end_turn", "stop_sequence":
+		case "max_tokens", "model_context_window_exceeded":
 			return cutReply(r.StopReason)
-		case r.StopReason == "refusal":
+		case "refusal":
 			return &ReplyError{Stop: r.StopReason, Detail: "the model refused"}
+		default: // tool_use, pause_turn, and any the API adds
+			return &ReplyError{Stop: r.StopReason, Detail: "not a reply that ended by itself (end_turn), so it is not read"}
+		}
+		if r.Type == "error" {
+			return fmt.Errorf("the response is an error: %s", describeBody(b))
 		}
 		var sb strings.Builder
 		for _, c := range r.Content {

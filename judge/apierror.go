@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -50,9 +51,11 @@ func cutReply(stop string) *ReplyError {
 	return &ReplyError{Stop: stop, Detail: "cut at the token limit before it ended, so it is not read (raise --max-tokens)"}
 }
 
-// apiError is the error object of an OpenAI or Anthropic error body:
-// {"error": {"message", "type", "code", "param"}} (OpenAI) or
-// {"type": "error", "error": {"type", "message"}} (Anthropic).
+// apiError is the error object of an error body: {"error": {"message",
+// "type", "code", "param"}} (OpenAI, and servers copying it), {"type":
+// "error", "error": {"type", "message"}} (Anthropic), or the object itself
+// at the top level, {"object": "error", "message", "type", "code"} (vLLM
+// before 0.10).
 type apiError struct {
 	Message string          `json:"message"`
 	Type    string          `json:"type"`
@@ -60,7 +63,8 @@ type apiError struct {
 	Param   *string         `json:"param"`
 }
 
-// code is the error's code as text, "" when it has none.
+// code is the error's code as text, "" when it has none or it is a
+// number (an HTTP status repeated).
 func (e *apiError) code() string {
 	var s string
 	if json.Unmarshal(e.Code, &s) == nil {
@@ -73,21 +77,42 @@ func (e *apiError) code() string {
 // message or a type.
 func parseAPIError(body []byte) (*apiError, bool) {
 	var v struct {
-		Error *apiError `json:"error"`
+		Error  json.RawMessage `json:"error"`
+		Object string          `json:"object"`
+		apiError
 	}
-	if json.Unmarshal(body, &v) != nil || v.Error == nil || (v.Error.Message == "" && v.Error.Type == "") {
+	if json.Unmarshal(body, &v) != nil {
 		return nil, false
 	}
-	return v.Error, true
+	var e apiError
+	switch {
+	case len(v.Error) > 0 && v.Error[0] == '{':
+		if json.Unmarshal(v.Error, &e) != nil {
+			return nil, false
+		}
+	case v.Object == "error":
+		e = v.apiError
+	default:
+		return nil, false
+	}
+	if e.Message == "" && e.Type == "" {
+		return nil, false
+	}
+	return &e, true
 }
 
 // describeBody is what an error line says of an error response's body:
 // the API's own code or type and message when it sent an error object,
-// else the start of the body, quoted.
+// else the start of the body, its white space collapsed (a plain-text
+// or HTML body), unquoted: it is quoted once, where it is shown.
 func describeBody(body []byte) string {
 	e, ok := parseAPIError(body)
 	if !ok {
-		return fmt.Sprintf("%q", firstBytes(body, errorBodyBytes))
+		t := strings.Join(strings.Fields(firstBytes(body, errorBodyBytes)), " ")
+		if t == "" {
+			return "(an empty body)"
+		}
+		return t
 	}
 	kind := e.code()
 	if kind == "" {
@@ -103,22 +128,37 @@ func describeBody(body []byte) string {
 	return kind + ": " + msg
 }
 
-// misconfiguredCodes are the OpenAI error codes that no retry, wait or
-// other prompt cures.
-var misconfiguredCodes = map[string]bool{
+// runKinds are the error codes and types (OpenAI's code, Anthropic's
+// and vLLM's type) that say a request failed for a reason every request
+// shares: the key, the account, the model, a parameter the model
+// refuses. No retry, wait or other prompt cures them.
+var runKinds = map[string]bool{
+	// OpenAI error codes.
 	"insufficient_quota": true, "unsupported_parameter": true, "unsupported_value": true,
-	"invalid_api_key": true, "model_not_found": true,
+	"invalid_api_key": true, "model_not_found": true, "unsupported_country_region_territory": true,
+	// Anthropic error types.
+	"authentication_error": true, "permission_error": true, "not_found_error": true, "billing_error": true,
+	// vLLM's.
+	"NotFoundError": true,
 }
 
 // runFailure reports whether an error response says the run, not this
-// question, is at fault (see ErrMisconfigured).
+// question, is at fault (see ErrMisconfigured): a 401 (the key) or 402
+// (the account), an error whose code or type is one of runKinds, a
+// credit balance too low (Anthropic's 400), or a 404 whose body is no
+// API error (the base URL is wrong). A 403 or 404 the API explains
+// otherwise — a moderation flag on one input, no provider free for one
+// request (OpenRouter's) — is the question's.
 func runFailure(status int, body []byte) bool {
 	switch status {
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+	case http.StatusUnauthorized, http.StatusPaymentRequired:
 		return true
 	}
 	e, ok := parseAPIError(body)
-	return ok && misconfiguredCodes[e.code()]
+	if !ok {
+		return status == http.StatusNotFound
+	}
+	return runKinds[e.code()] || runKinds[e.Type] || strings.Contains(strings.ToLower(e.Message), "credit balance")
 }
 
 // statusText is the status's name, with the ones net/http does not know
@@ -148,18 +188,32 @@ func rateLimitReset(h http.Header) (time.Duration, bool) {
 
 // stripThinking drops a reasoning model's <think>…</think> block from the
 // start of a reply, as a DeepSeek-R1 or Qwen3 model served without a
-// reasoning parser writes it into the content. A block never closed
-// leaves the reply as it is.
+// reasoning parser writes it into the content; when the chat template
+// opened the block itself, the reply holds only its end, and everything
+// up to the first </think> is the reasoning. A block never closed leaves
+// the reply as it is.
 func stripThinking(s string) string {
 	t := strings.TrimLeft(s, " \t\r\n")
-	if !strings.HasPrefix(t, "<think>") {
-		return s
-	}
 	end := strings.Index(t, "</think>")
 	if end < 0 {
 		return s
 	}
+	if open := strings.Index(t, "<think>"); open > 0 && open < end {
+		return s // a block that does not start the reply is the answer's own text
+	}
 	return strings.TrimLeft(t[end+len("</think>"):], " \t\r\n")
+}
+
+// endpoint is base with path appended to its path, its query (Azure's
+// ?api-version=…) kept.
+func endpoint(base, path string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + path
+	u.RawPath = ""
+	return u.String(), nil
 }
 
 // hint adds to a misconfigured backend's error what to check: where the

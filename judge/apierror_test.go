@@ -32,6 +32,12 @@ func TestReplyCut(t *testing.T) {
 		{"openai", `{"choices":[{"message":{"content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`, `the model refused: "I can't help with that."`},
 		{"anthropic", `{"type":"message","content":[{"type":"text","text":` + quote(cot) + `}],"stop_reason":"max_tokens"}`, `the reply ended with "max_tokens": cut at the token limit`},
 		{"anthropic", `{"type":"message","content":[],"stop_reason":"refusal"}`, `the reply ended with "refusal"`},
+		// A second trial: replies that stopped for other reasons were read.
+		{"anthropic", `{"type":"message","content":[{"type":"text","text":` + quote(cot) + `}],"stop_reason":"model_context_window_exceeded"}`, `"model_context_window_exceeded": cut at the token limit`},
+		{"anthropic", `{"type":"message","content":[{"type":"text","text":` + quote(cot) + `}],"stop_reason":"pause_turn"}`, `"pause_turn": not a reply that ended by itself`},
+		{"anthropic", `{"type":"message","content":[{"type":"text","text":` + quote(cot) + `}],"stop_reason":"tool_use"}`, `"tool_use": not a reply that ended by itself`},
+		{"openai", `{"choices":[{"message":{"content":` + quote(cot) + `},"finish_reason":"error"}]}`, `"error": not a reply that ended by itself`},
+		{"openai", `{"choices":[{"message":{"content":` + quote(cot) + `},"finish_reason":"tool_calls"}]}`, `"tool_calls": not a reply that ended by itself`},
 	} {
 		s := newWireServer(t, c.format, func(_ int, w http.ResponseWriter, _ *http.Request, _ string) {
 			io.WriteString(w, c.body)
@@ -84,7 +90,11 @@ func TestMisconfigured(t *testing.T) {
 			"HTTP 401 Unauthorized: authentication_error: invalid x-api-key"},
 		{"anthropic", 403, `{"type":"error","error":{"type":"permission_error","message":"Your API key does not have permission to use the specified resource."}}`,
 			"HTTP 403 Forbidden: permission_error: Your API key does not have permission"},
-		{"anthropic", 404, "<html>404 page not found</html>", `HTTP 404 Not Found: "<html>404 page not found</html>"`},
+		{"anthropic", 404, "<html>404 page not found</html>", `HTTP 404 Not Found: <html>404 page not found</html> (requests go to`},
+		{"anthropic", 402, `{"type":"error","error":{"type":"billing_error","message":"Your account has a billing issue."}}`, "HTTP 402 Payment Required: billing_error"},
+		{"anthropic", 400, `{"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low to access the Anthropic API."}}`, "HTTP 400 Bad Request: invalid_request_error: Your credit balance is too low"},
+		// vLLM before 0.10: the error object at the top level.
+		{"openai", 404, `{"object":"error","message":"The model ` + "`x`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}`, "HTTP 404 Not Found: NotFoundError: The model `x` does not exist."},
 	} {
 		s := newWireServer(t, c.format, func(_ int, w http.ResponseWriter, _ *http.Request, _ string) {
 			w.WriteHeader(c.status)
@@ -144,6 +154,9 @@ func TestReplyShapes(t *testing.T) {
 	for _, c := range []struct{ format, body string }{
 		{"openai", `{"choices":[{"message":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"{\"verdict\": \"supported\"}"}]},{"type":"text","text":` + quote(replyAbsent) + `}]},"finish_reason":"stop"}]}`},
 		{"openai", `{"choices":[{"message":{"content":` + quote("<think>\nMaybe {\"verdict\": \"supported\"}?\n</think>\n\n"+replyAbsent) + `},"finish_reason":"stop"}]}`},
+		// The chat template opened the block (DeepSeek-R1 distills on
+		// vLLM): only its end is in the reply.
+		{"openai", `{"choices":[{"message":{"content":` + quote("Maybe {\"verdict\": \"contradicted\"}?\n</think>\n\n"+replyAbsent) + `},"finish_reason":"stop"}]}`},
 		{"anthropic", `{"type":"message","content":[{"type":"thinking","thinking":"{\"verdict\": \"supported\"}","signature":"x"},{"type":"text","text":` + quote(replyAbsent) + `}],"stop_reason":"end_turn"}`},
 	} {
 		s := newWireServer(t, c.format, func(_ int, w http.ResponseWriter, _ *http.Request, _ string) {
@@ -156,6 +169,70 @@ func TestReplyShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestQuestionFailures: a 403 or 404 the API explains as this request's —
+// a moderation flag on one input (OpenRouter's 403), no provider free
+// for one request (OpenRouter's 404 "No endpoints found", its code a
+// number) — or a 400 for one context too long, is that question's error
+// verdict, and the run goes on (a second trial: one flagged prompt had
+// stopped every run).
+func TestQuestionFailures(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		body   string
+	}{
+		{403, `{"error":{"code":403,"message":"gpt-4o-mini requires moderation on OpenAI. Your input was flagged for \"harassment\".","metadata":{"reasons":["harassment"]}}}`},
+		{404, `{"error":{"message":"No endpoints found for x/y.","code":404}}`},
+		{400, `{"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`},
+	} {
+		s := newWireServer(t, "openai", func(_ int, w http.ResponseWriter, _ *http.Request, _ string) {
+			w.WriteHeader(c.status)
+			io.WriteString(w, c.body)
+		})
+		b, _ := newWireBackend(t, s, HTTPConfig{})
+		a, err := (&Model{Backend: b}).Judge(context.Background(), sampleQuestion())
+		if err != nil || a.Verdict != fixture.Error || s.requests.Load() != 1 {
+			t.Errorf("%d: got %+v, %v after %d requests; want an error verdict after 1", c.status, a, err, s.requests.Load())
+		}
+	}
+}
+
+// TestOpenAIRequestShape: OpenAI's own API gets the reply's bound as
+// max_completion_tokens, which every model there takes (its reasoning
+// models refuse max_tokens); other servers get max_tokens. A query in the
+// base URL (Azure's api-version) is kept after the path.
+func TestOpenAIRequestShape(t *testing.T) {
+	t.Setenv(testKeyEnv, "k")
+	for _, c := range []struct {
+		base, url, field string
+	}{
+		{"https://api.openai.com/v1", "https://api.openai.com/v1/chat/completions", `"max_completion_tokens":77`},
+		{"http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1/chat/completions", `"max_tokens":77`},
+		{"https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21", "https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21", `"max_tokens":77`},
+	} {
+		var gotURL, gotBody string
+		client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+			b, _ := io.ReadAll(r.Body)
+			gotURL, gotBody = r.URL.String(), string(b)
+			return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(`{"choices":[{"message":{"content":` + quote(replyAbsent) + `},"finish_reason":"stop"}]}`)), Header: http.Header{}}, nil
+		})}
+		b, err := NewOpenAI(OpenAIConfig{BaseURL: c.base, Model: "m", KeyEnv: testKeyEnv, MaxTokens: 77, HTTP: HTTPConfig{Client: client}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Complete(context.Background(), "p"); err != nil {
+			t.Fatal(err)
+		}
+		if gotURL != c.url || !strings.Contains(gotBody, c.field) {
+			t.Errorf("%s: posted to %s with %s; want %s with %s", c.base, gotURL, gotBody, c.url, c.field)
+		}
+	}
+}
+
+// roundTrip is an http.RoundTripper of a function.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // TestAPIKeys: a key variable named and unset, or the vendor's own API
 // with no key, is an error before any request; a local server needs none.
@@ -182,6 +259,10 @@ func TestAPIKeys(t *testing.T) {
 			_, err := NewOpenAI(OpenAIConfig{BaseURL: "http://h/v1/chat/completions", Model: "m"})
 			return err
 		}(), `openai: base URL "http://h/v1/chat/completions" names the endpoint; give the API root (http://h/v1)`},
+		{"an Anthropic endpoint for a root", func() error {
+			_, err := NewAnthropic(AnthropicConfig{BaseURL: "http://h/v1/messages", Model: "m", KeyEnv: testKeyEnv})
+			return err
+		}(), `anthropic: base URL "http://h/v1/messages" names the endpoint`},
 		{"a local server", func() error {
 			_, err := NewOpenAI(OpenAIConfig{BaseURL: "http://127.0.0.1:1/v1", Model: "m"})
 			return err

@@ -270,7 +270,7 @@ func TestHTTPRetries(t *testing.T) {
 			failures: repeat(status(400), 100),
 			want:     fixture.Error, wantRequests: 1,
 			checkSleeps: exactSleeps(),
-			reasonHas:   []string{"/test-model: HTTP 400 Bad Request", `"{\"error\": \"` + strings.Repeat("x", 200-len(`{"error": "`)) + `"`},
+			reasonHas:   []string{"/test-model: HTTP 400 Bad Request: " + `{"error": "` + strings.Repeat("x", 200-len(`{"error": "`))},
 		},
 		{
 			reason:   "a hung server times out, and is retried a bounded number of times",

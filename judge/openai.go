@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 )
@@ -51,10 +52,14 @@ type OpenAIConfig struct {
 type OpenAI struct {
 	name, url, model, key string
 	keyEnv                string
-	seed                  int64
-	temperature           float64
-	maxTokens             int
-	http                  *httpClient
+	// completionTokens sends the reply's bound as max_completion_tokens,
+	// which OpenAI's own API takes for every model (its reasoning
+	// models refuse max_tokens); other servers get max_tokens.
+	completionTokens bool
+	seed             int64
+	temperature      float64
+	maxTokens        int
+	http             *httpClient
 }
 
 // NewOpenAI validates cfg, reads the API key from the environment and
@@ -73,20 +78,29 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.BaseURL == "" {
 		return nil, errors.New("openai: no base URL given: the API root, such as https://api.openai.com/v1 or http://127.0.0.1:8000/v1 for a local server")
 	}
-	base := strings.TrimRight(cfg.BaseURL, "/")
-	if strings.HasSuffix(base, "/chat/completions") {
-		return nil, fmt.Errorf("openai: base URL %q names the endpoint; give the API root (%s): tally adds /chat/completions", cfg.BaseURL, strings.TrimSuffix(base, "/chat/completions"))
-	}
 	h, err := newHTTPClient(name, cfg.BaseURL, cfg.HTTP)
 	if err != nil {
 		return nil, err
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: base URL: %w", name, err)
+	}
+	if p := strings.TrimRight(u.Path, "/"); strings.HasSuffix(p, "/chat/completions") {
+		u.Path = strings.TrimSuffix(p, "/chat/completions")
+		return nil, fmt.Errorf("openai: base URL %q names the endpoint; give the API root (%s): tally adds /chat/completions", cfg.BaseURL, u.String())
+	}
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	endpointURL, err := endpoint(cfg.BaseURL, "/chat/completions")
+	if err != nil {
+		return nil, fmt.Errorf("%s: base URL: %w", name, err)
 	}
 	key, keyEnv, err := apiKey("openai", cfg.KeyEnv, DefaultOpenAIKeyEnv, base, "api.openai.com")
 	if err != nil {
 		return nil, err
 	}
 	return &OpenAI{
-		name: name, url: base + "/chat/completions",
+		name: name, url: endpointURL, completionTokens: u.Host == "api.openai.com",
 		model: cfg.Model, key: key, keyEnv: keyEnv, seed: cfg.Seed, temperature: cfg.Temperature, maxTokens: cfg.MaxTokens, http: h,
 	}, nil
 }
@@ -134,11 +148,12 @@ type chatMessage struct {
 // openAIRequest is a chat-completions request body; temperature is always
 // sent, so 0 is not omitted.
 type openAIRequest struct {
-	Model       string        `json:"model"`
-	Messages    []chatMessage `json:"messages"`
-	Temperature float64       `json:"temperature"`
-	Seed        int64         `json:"seed"`
-	MaxTokens   int           `json:"max_tokens,omitempty"`
+	Model               string        `json:"model"`
+	Messages            []chatMessage `json:"messages"`
+	Temperature         float64       `json:"temperature"`
+	Seed                int64         `json:"seed"`
+	MaxTokens           int           `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int           `json:"max_completion_tokens,omitempty"`
 }
 
 // openAIResponse is the part of a chat-completions response read.
@@ -154,6 +169,13 @@ type openAIResponse struct {
 		Message string `json:"message"`
 	} `json:"error"`
 }
+
+// openAIEnded are the finish reasons of a reply that ended by itself:
+// "stop" (OpenAI's, and vLLM's, Ollama's, llama.cpp's), none (null, or
+// missing on servers that leave it out), and the names some servers use
+// for the same ("eos", "eos_token", "end_turn", "stop_sequence"). Any
+// other — "length", "tool_calls", "error", "abort" — is a *ReplyError.
+var openAIEnded = map[string]bool{"": true, "stop": true, "eos": true, "eos_token": true, "end_turn": true, "stop_sequence": true}
 
 // openAIContent is a message's content: a string, null, or a list of
 // parts, whose text parts ("text", "output_text") are joined and whose
@@ -193,11 +215,17 @@ func (c *openAIContent) UnmarshalJSON(b []byte) error {
 
 // Complete sends prompt as the one user message and returns the reply.
 func (o *OpenAI) Complete(ctx context.Context, prompt string) (string, error) {
-	body, err := json.Marshal(openAIRequest{
+	req := openAIRequest{
 		Model:    o.model,
 		Messages: []chatMessage{{Role: "user", Content: prompt}},
-		Seed:     o.seed, Temperature: o.temperature, MaxTokens: o.maxTokens,
-	})
+		Seed:     o.seed, Temperature: o.temperature,
+	}
+	if o.completionTokens {
+		req.MaxCompletionTokens = o.maxTokens
+	} else {
+		req.MaxTokens = o.maxTokens
+	}
+	body, err := json.Marshal(req)
 	if err != nil {
 		return "", fmt.Errorf("%s: encoding the request: %w", o.name, err)
 	}
@@ -219,12 +247,14 @@ func (o *OpenAI) Complete(ctx context.Context, prompt string) (string, error) {
 		}
 		ch := r.Choices[0]
 		switch {
+		case ch.Message.Refusal != nil && *ch.Message.Refusal != "":
+			return &ReplyError{Stop: "refusal", Detail: fmt.Sprintf("the model refused: %q", firstBytes([]byte(*ch.Message.Refusal), errorBodyBytes))}
 		case ch.FinishReason == "length":
 			return cutReply(ch.FinishReason)
 		case ch.FinishReason == "content_filter":
 			return &ReplyError{Stop: ch.FinishReason, Detail: "the server's content filter withheld it"}
-		case ch.Message.Refusal != nil && *ch.Message.Refusal != "":
-			return &ReplyError{Stop: "refusal", Detail: fmt.Sprintf("the model refused: %q", firstBytes([]byte(*ch.Message.Refusal), errorBodyBytes))}
+		case !openAIEnded[ch.FinishReason]:
+			return &ReplyError{Stop: ch.FinishReason, Detail: "not a reply that ended by itself (stop), so it is not read"}
 		}
 		c := stripThinking(string(ch.Message.Content))
 		if strings.TrimSpace(c) == "" {

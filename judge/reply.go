@@ -143,7 +143,7 @@ func FindObject(s, want string) (string, error) {
 	}
 	for _, o := range objs[1:] {
 		if o.text != objs[0].text {
-			return "", fmt.Errorf("the reply holds %d different objects with a %q field", len(objs), want)
+			return "", fmt.Errorf("the reply holds %d different objects with the field %q", len(objs), want)
 		}
 	}
 	return objs[0].text, nil

@@ -1,6 +1,7 @@
 package power
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -175,6 +176,10 @@ type DesignCounts struct {
 	// Connor's McNemar power to detect the drop under the plan's
 	// PairedAssumption.
 	Paired int
+	// IndependentBeyond and PairedBeyond say the count is more than
+	// MaxSampleSize (the field is 0 then): a drop too small to detect
+	// by any run that can be computed.
+	IndependentBeyond, PairedBeyond bool
 }
 
 // Catastrophic is the resolution check for K conversations that the
@@ -366,6 +371,9 @@ func catastrophicCheck(rate float64, conversations, k int, se, alpha, power floa
 	c.Power = ind.power(float64(conversations))
 	c.Resolvable = c.Power >= power
 	ssi, err := ind.SampleSize(power)
+	if errors.Is(err, ErrBeyondLimit) {
+		c.ConversationsNeeded.IndependentBeyond, err = true, nil
+	}
 	if err != nil {
 		return Catastrophic{}, err
 	}
@@ -374,13 +382,16 @@ func catastrophicCheck(rate float64, conversations, k int, se, alpha, power floa
 		return Catastrophic{}, fmt.Errorf("%d catastrophic of %d: %w", k, conversations, err)
 	}
 	ssp, err := Paired{PLost: pl, PGained: pg, Alpha: alpha, Method: PlanMethod}.SampleSize(power)
+	if errors.Is(err, ErrBeyondLimit) {
+		c.ConversationsNeeded.PairedBeyond, err = true, nil
+	}
 	if err != nil {
 		return Catastrophic{}, err
 	}
 	c.Paired = PairedCheck{PLost: pl, PGained: pg, Power: pairedPower(pl, pg, conversations, alpha)}
 	c.Paired.Resolvable = c.Paired.Power >= power
 	c.Paired.maxDiscordance(rate, drop, conversations, alpha, power)
-	c.ConversationsNeeded = DesignCounts{Independent: ssi.N, Paired: ssp.N}
+	c.ConversationsNeeded.Independent, c.ConversationsNeeded.Paired = ssi.N, ssp.N
 	return c, nil
 }
 

@@ -1,6 +1,8 @@
 package power
 
 import (
+	"errors"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -11,6 +13,24 @@ var unitNormal = distuv.UnitNormal
 // maxSampleSize bounds the sample sizes the closed-form methods return;
 // a design needing more is reported as an input error.
 const maxSampleSize = 1 << 53
+
+// MaxSampleSize is the largest sample size computed: 2^53, beyond which
+// whole numbers are not exact in a float64.
+const MaxSampleSize int64 = maxSampleSize
+
+// ErrBeyondLimit is matched (with ErrInput) by a sample size's error when
+// the target needs more than MaxSampleSize pairs or conversations: a
+// true answer, too large to compute, which a caller may state as "more
+// than MaxSampleSize" and go on.
+var ErrBeyondLimit = errors.New("beyond the sample-size limit")
+
+// beyondError is the error of a sample size beyond MaxSampleSize.
+type beyondError struct{ msg string }
+
+func (e *beyondError) Error() string { return e.msg }
+func (e *beyondError) Is(target error) bool {
+	return target == ErrInput || target == ErrBeyondLimit
+}
 
 // SampleSize is the number of pairs (paired designs) or of conversations
 // per group (independent designs) that reaches a target power.
@@ -48,7 +68,7 @@ type SampleSize struct {
 // rounding put the ceiling one off.
 func closedForm(root, target float64, power func(n int) float64) (SampleSize, error) {
 	if math.IsNaN(root) || root > maxSampleSize {
-		return SampleSize{}, inputErrorf("the target power needs more than %d pairs or conversations", int64(maxSampleSize))
+		return SampleSize{}, &beyondError{fmt.Sprintf("the target power needs more than %d pairs or conversations", int64(maxSampleSize))}
 	}
 	root = math.Max(0, root)
 	n := max(1, int(math.Ceil(root)))

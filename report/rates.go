@@ -300,6 +300,11 @@ func (r *Report) RowTest(c ClassRow) string {
 	}
 	var test string
 	switch {
+	case ru.Kind == rule.McNemar && ru.Clustered && o.Conversations == 1:
+		// With one conversation no variance between conversations can
+		// be estimated: the clustered test is the unclustered asymptotic
+		// one (power.Clustered's fallback), and the row says so.
+		test = "one-sided McNemar (asymptotic, unclustered: one conversation)"
 	case ru.Kind == rule.McNemar && ru.Clustered:
 		test = "one-sided clustered McNemar"
 	case ru.Kind == rule.McNemar && ru.MidP:
@@ -315,7 +320,11 @@ func (r *Report) RowTest(c ClassRow) string {
 	if ru.Kind == rule.McNemar {
 		level = "Holm level"
 	}
-	return fmt.Sprintf("%s %s, %s %s", test, format.PIs(o.P), level, strconv.FormatFloat(o.Level, 'g', 3, 64))
+	out := fmt.Sprintf("%s %s, %s %s", test, format.PIs(o.P), level, strconv.FormatFloat(o.Level, 'g', 3, 64))
+	if o.HolmStopped {
+		out += " (not reached: Holm stopped at a class with a smaller p)"
+	}
+	return out
 }
 
 // article is "an" before a number said with a vowel sound (8, 11, 18,

@@ -29,6 +29,10 @@ type Outcome struct {
 	// counts in Holm's k.
 	Tested bool
 	Blocks bool
+	// HolmStopped is true for a McNemar class whose P is at most its
+	// Level but which does not block: Holm's procedure stopped at a
+	// class with a smaller p that was not rejected.
+	HolmStopped bool
 }
 
 // Decide applies r to the classes' paired data. For McNemar the classes
@@ -92,6 +96,7 @@ func (r Rule) Decide(classes []ClassData) ([]Outcome, error) {
 		rejecting := true
 		for rank, i := range tested {
 			out[i].Level = r.alpha() / float64(len(tested)-rank)
+			out[i].HolmStopped = !rejecting && out[i].P <= out[i].Level
 			rejecting = rejecting && out[i].P <= out[i].Level
 			out[i].Blocks = rejecting
 		}

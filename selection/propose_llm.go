@@ -305,8 +305,13 @@ func parseLLMReply(reply string, s *agentlog.Session, utts []propUtterance) ([]P
 	if !strings.HasPrefix(text, "{") {
 		// Prose around the object ("Here are the items: {…}"): the one
 		// object with an "items" field, found as the judge's replies are.
-		if obj, err := judge.FindObject(text, "items"); err == nil {
+		obj, err := judge.FindObject(text, "items")
+		switch {
+		case err == nil:
 			text = obj
+		case !errors.Is(err, judge.ErrNoJSON):
+			// Two different lists: say so, not "invalid character".
+			return nil, fmt.Errorf("%w (reply starts %q)", err, propPreview(text))
 		}
 	}
 	dec := json.NewDecoder(strings.NewReader(text))

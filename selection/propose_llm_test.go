@@ -64,7 +64,7 @@ func TestParseLLMReply(t *testing.T) {
 		{`{"items": []}`, "", "no items"},
 		{"", `empty reply, want one JSON object {"items": [...]}`, "empty"},
 		{"Sure! Here they are:\n" + item(full) + "\nI hope this helps.", "", "prose around the one object is passed over (a new user's trial)"},
-		{"Either " + item(full) + " or " + `{"items": []}`, `not one JSON object of the form {"items": [...]}: invalid character 'E' looking for beginning of value (reply starts "Either {\"items\": [{\"class\": \"constraint…")`, "two different objects: which is meant cannot be told"},
+		{"Either " + item(full) + " or " + `{"items": []}`, `the reply holds 2 different objects with the field "items" (reply starts "Either {\"items\": [{\"class\": \"constraint…")`, "two different objects: which is meant cannot be told"},
 		{item(full) + " thanks", `text after the JSON object (reply starts "{\"items\": [{\"class\": \"constraint\", \"tur…")`, "text after the object"},
 		{`{"item": []}`, `not one JSON object of the form {"items": [...]}: json: unknown field "item" (reply starts "{\"item\": []}")`, "an unknown field"},
 		{`{}`, `no "items" list`, "no items key"},

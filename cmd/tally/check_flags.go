@@ -100,6 +100,9 @@ func (f *judgeFlags) build(lim input.Limits) (judge.Judge, error) {
 		if f.model == "" {
 			return nil, usagef("--judge anthropic needs --model")
 		}
+		if f.temperature > 1 {
+			return nil, usagef("--temperature %v: Anthropic's Messages API takes 0 to 1", f.temperature)
+		}
 		backend, err = judge.NewAnthropic(judge.AnthropicConfig{BaseURL: f.baseURL, Model: f.model, KeyEnv: f.keyEnv,
 			MaxTokens: f.maxTokens, Temperature: f.temperature, HTTP: httpCfg})
 	case "command":

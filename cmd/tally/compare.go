@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/spf13/cobra"
 
@@ -63,7 +64,7 @@ Intervals for a−b:
   mee                 Mee's (1984) score interval: the same without N/(N−1)`,
 		Example: "  tally compare --a 168/200 --b 166/200",
 		Args:    cobra.NoArgs,
-		RunE: work(func(cmd *cobra.Command, _ []string) error {
+		RunE: flagWork(func(cmd *cobra.Command, _ []string) error {
 			pa, err := stats.ParseProportion(a)
 			if err != nil {
 				return fmt.Errorf("--a: %w", err)
@@ -137,9 +138,19 @@ func writeCompareText(cmd *cobra.Command, c stats.Comparison) error {
 func noiseSentence(c stats.Comparison) string {
 	alpha := 1 - c.Confidence
 	var size string
-	if c.InStandardErrorsDefined {
-		size = fmt.Sprintf("The difference is %.2f standard errors", c.InStandardErrors)
-	} else {
+	switch {
+	case c.ZDefined:
+		// The p-value is the pooled test's: the count of standard errors
+		// beside it is its z, not the Wald interval's unpooled ratio,
+		// which is said too when it differs (3/10 against 0/10: 1.88
+		// pooled, 2.07 unpooled, p = 0.0603, as R's prop.test).
+		size = fmt.Sprintf("The difference is %.2f standard errors", math.Abs(c.Z))
+		if c.InStandardErrorsDefined && fmt.Sprintf("%.2f", math.Abs(c.Z)) != fmt.Sprintf("%.2f", math.Abs(c.InStandardErrors)) {
+			size += fmt.Sprintf(" under equal rates (the pooled z-test's; %.2f of the unpooled standard error the Wald interval uses)", math.Abs(c.InStandardErrors))
+		}
+	case c.InStandardErrorsDefined:
+		size = fmt.Sprintf("The difference is %.2f standard errors", math.Abs(c.InStandardErrors))
+	default:
 		size = "The standard error is 0"
 	}
 	switch {

@@ -33,7 +33,7 @@ two-sided confidence interval by each method: wald, wilson, wilson-cc
 (Newcombe 1998 method 4), agresti-coull, jeffreys and clopper-pearson.`,
 		Example: "  tally interval -k 166 -n 200\n  tally interval -k 0 -n 40 --method clopper-pearson --confidence 0.99",
 		Args:    cobra.NoArgs,
-		RunE: work(func(cmd *cobra.Command, _ []string) error {
+		RunE: flagWork(func(cmd *cobra.Command, _ []string) error {
 			var methods []stats.Method
 			if method != "all" {
 				m, err := stats.ParseMethod(method)

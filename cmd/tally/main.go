@@ -28,6 +28,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/internal/atomicfile"
+	"github.com/tally-eval/tally/stats"
 )
 
 // interruptGrace is how long a command has, after its context is
@@ -285,6 +286,22 @@ func work(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, 
 		}
 		return nil
 	}
+}
+
+// flagWork is work for a command whose every number is a flag's value
+// (interval, compare, power, plan): a value the statistics refuse —
+// stats.ErrInput: a k above n, a confidence of 1, a power of 1, "1.5/3" —
+// is a usage error, exit 2, as a value cobra cannot parse is; the same
+// mistake exits the same way in every command.
+func flagWork(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return work(func(cmd *cobra.Command, args []string) error {
+		err := f(cmd, args)
+		var u usageError
+		if err != nil && errors.Is(err, stats.ErrInput) && !errors.As(err, &u) {
+			return usageError{err}
+		}
+		return err
+	})
 }
 
 // needSubcommand is the RunE of a command that only groups subcommands:

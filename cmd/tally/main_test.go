@@ -121,23 +121,25 @@ func TestCompareJSONContract(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	// A value a flag cannot take is a usage error, exit 2, whether cobra
+	// or the statistics refuse it (README, "Commands").
 	tests := []struct {
 		args []string
 		code int
 		msg  string
 	}{
-		{[]string{"interval", "-k", "1", "-n", "0"}, 1, "tally: -k 1 -n 0 --confidence 0.95: trials must be at least 1, got 0\n"},
-		{[]string{"interval", "-k", "-1", "-n", "5"}, 1, "tally: -k -1 -n 5 --confidence 0.95: successes must not be negative, got -1\n"},
-		{[]string{"interval", "-k", "6", "-n", "5"}, 1, "tally: -k 6 -n 5 --confidence 0.95: successes 6 exceed trials 5\n"},
-		{[]string{"interval", "-k", "1", "-n", "5", "--confidence", "1.5"}, 1, "tally: -k 1 -n 5 --confidence 1.5: confidence must be strictly between 0 and 1, got 1.5\n"},
-		{[]string{"interval", "-k", "1", "-n", "5", "--confidence", "NaN"}, 1, "tally: -k 1 -n 5 --confidence NaN: confidence must be strictly between 0 and 1, got NaN\n"},
+		{[]string{"interval", "-k", "1", "-n", "0"}, 2, "tally: -k 1 -n 0 --confidence 0.95: trials must be at least 1, got 0 (see tally --help)\n"},
+		{[]string{"interval", "-k", "-1", "-n", "5"}, 2, "tally: -k -1 -n 5 --confidence 0.95: successes must not be negative, got -1 (see tally --help)\n"},
+		{[]string{"interval", "-k", "6", "-n", "5"}, 2, "tally: -k 6 -n 5 --confidence 0.95: successes 6 exceed trials 5 (see tally --help)\n"},
+		{[]string{"interval", "-k", "1", "-n", "5", "--confidence", "1.5"}, 2, "tally: -k 1 -n 5 --confidence 1.5: confidence must be strictly between 0 and 1, got 1.5 (see tally --help)\n"},
+		{[]string{"interval", "-k", "1", "-n", "5", "--confidence", "NaN"}, 2, "tally: -k 1 -n 5 --confidence NaN: confidence must be strictly between 0 and 1, got NaN (see tally --help)\n"},
 		{[]string{"interval", "-k", "1", "-n", "5", "--method", "bayes"}, 2, "tally: --method: unknown interval method \"bayes\" (want all, wald, wilson, wilson-cc, agresti-coull, jeffreys, clopper-pearson) (see tally --help)\n"},
 		{[]string{"power"}, 2, "tally: tally power needs a subcommand: independent, paired (see tally --help)\n"},
 		{[]string{"power", "foo"}, 2, "tally: unknown command \"foo\" for \"tally power\" (see tally --help)\n"},
 		{[]string{"fixtures"}, 2, "tally: tally fixtures needs a subcommand: draft, validate (see tally --help)\n"},
-		{[]string{"compare", "--a", "3/x", "--b", "1/2"}, 1, "tally: --a: \"3/x\": trials \"x\" is not a whole number\n"},
-		{[]string{"compare", "--a", "3/4", "--b", "12"}, 1, "tally: --b: \"12\" is not K/N (successes/trials, e.g. 166/200)\n"},
-		{[]string{"compare", "--a", "3/4", "--b", "5/4"}, 1, "tally: --b: \"5/4\": successes 5 exceed trials 4\n"},
+		{[]string{"compare", "--a", "3/x", "--b", "1/2"}, 2, "tally: --a: \"3/x\": trials \"x\" is not a whole number (see tally --help)\n"},
+		{[]string{"compare", "--a", "3/4", "--b", "12"}, 2, "tally: --b: \"12\" is not K/N (successes/trials, e.g. 166/200) (see tally --help)\n"},
+		{[]string{"compare", "--a", "3/4", "--b", "5/4"}, 2, "tally: --b: \"5/4\": successes 5 exceed trials 4 (see tally --help)\n"},
 		{[]string{"interval", "-k", "1"}, 2, "tally: required flag(s) \"trials\" not set (see tally --help)\n"},
 		{[]string{"interval", "-k", "x", "-n", "2"}, 2, ""},
 		{[]string{"interval", "-k", "1", "-n", "2", "extra"}, 2, ""},

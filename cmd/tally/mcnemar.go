@@ -160,19 +160,22 @@ clustered non-inferiority Wald test (Durkalski et al. 2003) as well.`,
 		Example: "  tally mcnemar --table 157,9,11,23\n  tally mcnemar --table 157,9,11,23 --margin 0.05\n  tally mcnemar --table 39,7,1,4 --clusters glands.csv --margin 0.1",
 		Args:    cobra.NoArgs,
 		RunE: work(func(cmd *cobra.Command, _ []string) error {
+			// The table, the confidence and the margin are flags: a value
+			// they cannot take is a usage error (flagWork); a clusters
+			// file's problems stay bad input.
 			t, err := power.ParseTable(tableStr)
 			if err != nil {
-				return fmt.Errorf("--table: %w", err)
+				return usagef("--table: %w", err)
 			}
 			r, err := power.McNemarWith(t, confidence, power.AllIntervalMethods)
 			if err != nil {
-				return fmt.Errorf("--table %s --confidence %v: %w", tableStr, confidence, err)
+				return usagef("--table %s --confidence %v: %w", tableStr, confidence, err)
 			}
 			m := mcnemarModel{Result: r}
 			if cmd.Flags().Changed("margin") {
 				ni, err := power.NonInferiority(t, margin)
 				if err != nil {
-					return fmt.Errorf("--margin %v: %w", margin, err)
+					return usagef("--margin %v: %w", margin, err)
 				}
 				m.NI = &ni
 			}

@@ -105,6 +105,9 @@ func newAAJSON(m *noise.Measure) aaJSON {
 		Kappa: num(k.Kappa), StandardError: num(k.StandardError), NullStandardError: num(k.NullStandardError),
 		Z: num(k.Z), PValue: num(k.P), Interval: newAAInterval(k.Interval),
 	}
+	if k.StandardError == 0 { // no interval, as the report says
+		out.Agreement.Interval.Lower, out.Agreement.Interval.Upper = nil, nil
+	}
 	return out
 }
 
@@ -253,9 +256,14 @@ func writeNoiseText(w io.Writer, m *noise.Measure) error {
 	if err := t.Flush(); err != nil {
 		return err
 	}
-	if math.IsNaN(k.Kappa) {
+	switch {
+	case math.IsNaN(k.Kappa):
 		fmt.Fprintf(w, "Cohen's κ: undefined (both runs gave every pair the same verdict); observed agreement %s\n", prob(k.Observed))
-	} else {
+	case k.StandardError == 0:
+		// A zero-width interval reads as certainty; the report says none.
+		fmt.Fprintf(w, "Cohen's κ %.3f (no interval: its standard error is 0); observed agreement %s, by chance %s\n",
+			k.Kappa, prob(k.Observed), prob(k.Expected))
+	default:
 		fmt.Fprintf(w, "Cohen's κ %.3f, %s interval %s to %s (Fleiss–Cohen–Everitt); observed agreement %s, by chance %s\n",
 			k.Kappa, pct(m.Confidence), fixedOrDash(k.Interval.Lower, 3), fixedOrDash(k.Interval.Upper, 3), prob(k.Observed), prob(k.Expected))
 	}

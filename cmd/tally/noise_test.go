@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,5 +145,31 @@ func TestNoiseErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q, stdout %q\nwant exit %d, stderr %q", code, errOut, out, tt.code, tt.want)
 			}
 		})
+	}
+}
+
+// TestNoiseKappaNoInterval: when κ's standard error is 0 (perfect
+// agreement; Fleiss, Cohen & Everitt's variance vanishes, as psych's
+// cohen.kappa gives var.kappa = 0), no interval is printed, as the report
+// says it: "0.000 to 0.000" read as certainty.
+func TestNoiseKappaNoInterval(t *testing.T) {
+	dir := t.TempDir()
+	var run strings.Builder
+	for i, v := range []string{"verbatim", "absent", "supported", "absent"} {
+		fmt.Fprintf(&run, `{"system": "inc", "conversation_id": "c%d", "compaction": 1, "item_id": "i0", "class": "constraint", "verdict": %q}`+"\n", i, v)
+	}
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte(run.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := cli(t, "noise", a, b)
+	if want := "Cohen's κ 1.000 (no interval: its standard error is 0)"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, stderr %q; stdout lacks %q:\n%s", code, errOut, want, out)
+	}
+	out, _, _ = cli(t, "noise", a, b, "--format", "json")
+	if !strings.Contains(out, `"lower": null`) {
+		t.Errorf("JSON interval not null:\n%s", out)
 	}
 }

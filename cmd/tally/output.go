@@ -25,8 +25,16 @@ func table(w io.Writer) *tabwriter.Writer {
 // prob formats a probability for people: four decimals.
 func prob(p float64) string { return formatFixed(p, 4) }
 
-// points formats a probability as percentage points with one decimal.
-func points(p float64) string { return fmt.Sprintf("%.1f points", 100*p) }
+// points formats a probability as percentage points with one decimal,
+// or with two significant digits when one decimal would show a value
+// that is not zero as 0.0 (3 conversations in a million: 0.0003 points).
+func points(p float64) string {
+	v := 100 * p
+	if v != 0 && math.Abs(v) < 0.05 {
+		return fmt.Sprintf("%.2g points", v)
+	}
+	return fmt.Sprintf("%.1f points", v)
+}
 
 // pct formats a confidence level such as 0.95 as "95%".
 func pct(c float64) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -82,8 +83,36 @@ type pairedCheckJSON struct {
 // needJSON is the conversations each design needs: per run for two
 // independent runs, pairs for the paired design (under its assumption).
 type needJSON struct {
-	Independent int `json:"independent"`
-	Paired      int `json:"paired"`
+	// Independent and Paired are null when the count is more than
+	// MoreThan (power.MaxSampleSize), which is given only then.
+	Independent *int   `json:"independent"`
+	Paired      *int   `json:"paired"`
+	MoreThan    *int64 `json:"more_than,omitempty"`
+}
+
+// newNeedJSON is c as JSON.
+func newNeedJSON(c power.DesignCounts) needJSON {
+	var out needJSON
+	if !c.IndependentBeyond {
+		out.Independent = &c.Independent
+	}
+	if !c.PairedBeyond {
+		out.Paired = &c.Paired
+	}
+	if c.IndependentBeyond || c.PairedBeyond {
+		n := power.MaxSampleSize
+		out.MoreThan = &n
+	}
+	return out
+}
+
+// needText is a count of conversations or pairs needed, "more than …"
+// beyond power.MaxSampleSize.
+func needText(n int, beyond bool) string {
+	if beyond {
+		return fmt.Sprintf("more than %d", power.MaxSampleSize)
+	}
+	return strconv.Itoa(n)
 }
 
 func newPlanJSON(p power.PlanResult) planJSON {
@@ -114,7 +143,7 @@ func newPlanJSON(p power.PlanResult) planJSON {
 				MaxDiscordance:        optional(pc.MaxDiscordance, pc.MaxDiscordanceDefined),
 				MaxDiscordanceAtLimit: pc.AtRateLimit,
 			},
-			ConversationsNeeded: needJSON{Independent: c.ConversationsNeeded.Independent, Paired: c.ConversationsNeeded.Paired},
+			ConversationsNeeded: newNeedJSON(c.ConversationsNeeded),
 		}
 	}
 	return out
@@ -159,7 +188,7 @@ verdicts.`,
 		Example: "  tally plan --rate 0.83 --conversations 200 --catastrophic 3\n" +
 			"  tally plan --rate 0.80 --conversations 300 --catastrophic 9 --p-gained 0.04",
 		Args: cobra.NoArgs,
-		RunE: work(func(cmd *cobra.Command, _ []string) error {
+		RunE: flagWork(func(cmd *cobra.Command, _ []string) error {
 			switch {
 			case cmd.Flags().Changed("p-gained"):
 				in.Paired = power.PairedAssumption{Basis: power.StatedGained, PGained: pGained}
@@ -269,6 +298,7 @@ func writeCatastrophicText(w io.Writer, p power.PlanResult, c *power.Catastrophi
 	default:
 		fmt.Fprintf(w, "  so it falls short of the target %.2g\n", p.Power)
 	}
-	fmt.Fprintf(w, "  to detect it: %d conversations per run comparing two independent runs, or %d pairs in a paired design under that assumption\n",
-		c.ConversationsNeeded.Independent, c.ConversationsNeeded.Paired)
+	need := c.ConversationsNeeded
+	fmt.Fprintf(w, "  to detect it: %s conversations per run comparing two independent runs, or %s pairs in a paired design under that assumption\n",
+		needText(need.Independent, need.IndependentBeyond), needText(need.Paired, need.PairedBeyond))
 }

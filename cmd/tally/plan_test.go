@@ -140,10 +140,10 @@ func TestPlanPairedErrors(t *testing.T) {
 		code  int
 		msg   string
 	}{
-		{[]string{"--discordance", "0.02"}, 1, "tally: 9 catastrophic of 300: discordance 0.02 is below the drop 0.03"},
-		{[]string{"--p-gained", "0.3"}, 1, "tally: p_gained 0.3 exceeds the reference's failure rate 0.2"},
-		{[]string{"--p-gained", "NaN"}, 1, "tally: p_gained must be a probability"},
-		{[]string{"--discordance", "-0.1"}, 1, "tally: discordance must be a probability"},
+		{[]string{"--discordance", "0.02"}, 2, "tally: 9 catastrophic of 300: discordance 0.02 is below the drop 0.03"},
+		{[]string{"--p-gained", "0.3"}, 2, "tally: p_gained 0.3 exceeds the reference's failure rate 0.2"},
+		{[]string{"--p-gained", "NaN"}, 2, "tally: p_gained must be a probability"},
+		{[]string{"--discordance", "-0.1"}, 2, "tally: discordance must be a probability"},
 		{[]string{"--p-gained", "0.01", "--discordance", "0.1"}, 2, "tally: if any flags in the group [p-gained discordance]"},
 		{[]string{"extra"}, 2, `tally: unknown command "extra" for "tally plan"`},
 	}

@@ -64,7 +64,7 @@ not clustered, else simulated (seeded; the Monte-Carlo error is printed).`,
 			"  tally plan fixtures --config examples/quarterly/report.yaml --rule count --tolerance 1\n" +
 			"  tally plan fixtures --items constraint=80,reference=60 --conversations 40 --baseline 0.9 --discordance 0.15 --correlation 0.1",
 		Args: cobra.NoArgs,
-		RunE: work(func(cmd *cobra.Command, _ []string) error {
+		RunE: flagWork(func(cmd *cobra.Command, _ []string) error {
 			in, source, err := fl.input(cmd, opts)
 			if err != nil {
 				return err
@@ -131,6 +131,9 @@ type planSource struct {
 	Config        string   `json:"config,omitempty"`
 	Noise         []string `json:"noise,omitempty"`
 	FlipRateKnown bool     `json:"-"`
+	// Notes say what the flags' figures became: a class with fewer
+	// items than --conversations spread one item to a conversation.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // input assembles the plan's input from the configuration and flags.
@@ -215,6 +218,10 @@ func (fl *planFixturesFlags) input(cmd *cobra.Command, opts *options) (rule.Plan
 			sizes, err := rule.EvenSizes(int(n), fl.conversations)
 			if err != nil {
 				return in, src, usagef("--items %s: %v", cl, err)
+			}
+			if len(sizes) < fl.conversations {
+				src.Notes = append(src.Notes, fmt.Sprintf("%s: %d items fall into %d of the %d conversations, one each (a conversation is counted in a class only with an item of it)",
+					cl, int(n), len(sizes), fl.conversations))
 			}
 			classes = append(classes, rule.Class{Name: string(cl), Sizes: sizes, Baseline: math.NaN(), Discordance: math.NaN()})
 		}
@@ -424,6 +431,7 @@ func writePlanFixturesText(w io.Writer, res rule.PlanResult, widths []planWidth,
 	if err := t.Flush(); err != nil {
 		return err
 	}
+	writeWarnings(w, src.Notes)
 	switch {
 	case len(src.Noise) == 2:
 		fmt.Fprintf(w, "noise measured by %s against %s\n", printable(src.Noise[0]), printable(src.Noise[1]))
@@ -487,7 +495,9 @@ func mcText(c rule.Characteristics) string {
 type planFixturesJSON struct {
 	Config string   `json:"config,omitempty"`
 	Noise  []string `json:"noise,omitempty"`
-	Rule   struct {
+	// Notes are the text's "note:" lines.
+	Notes []string `json:"notes,omitempty"`
+	Rule  struct {
 		Kind string `json:"kind"`
 		Text string `json:"text"`
 	} `json:"rule"`
@@ -538,7 +548,7 @@ type planNeedJSON struct {
 
 func newPlanFixturesJSON(res rule.PlanResult, widths []planWidth, ct *rule.Contradictions, src planSource) planFixturesJSON {
 	in := res.Input
-	out := planFixturesJSON{Config: src.Config, Noise: src.Noise, Drops: in.Drops, FalseBlock: res.FalseBlock.Block,
+	out := planFixturesJSON{Config: src.Config, Noise: src.Noise, Notes: src.Notes, Drops: in.Drops, FalseBlock: res.FalseBlock.Block,
 		StandardError: res.FalseBlock.StandardError, Method: res.FalseBlock.Method, Replicates: res.FalseBlock.Replicates,
 		Seed: res.FalseBlock.Seed, TargetPower: in.TargetPower, MaxFalseBlock: in.MaxFalseBlock, ClassBudget: res.ClassBudget, Width: widths}
 	out.Rule.Kind, out.Rule.Text = string(in.Rule.Kind), in.Rule.Text()

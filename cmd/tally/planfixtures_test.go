@@ -93,10 +93,17 @@ func TestPlanFixturesErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
 		}
 	}
-	// A drop the baseline cannot allow is the model's error, exit 1.
+	// A drop the baseline cannot allow is flags that do not go together:
+	// a usage error too, as in every command whose numbers are flags.
 	_, errOut, code := repCLI(t, "plan", "fixtures", "--items", "reference=60", "--conversations", "20", "--baseline", "0.05", "--discordance", "0.04", "--drop", "0.1")
-	if code != exitInput || !strings.Contains(errOut, "more than the 5% retained at baseline") {
+	if code != exitUsage || !strings.Contains(errOut, "more than the 5% retained at baseline") {
 		t.Errorf("drop beyond the baseline: exit %d, stderr %q", code, errOut)
+	}
+	// More conversations than a class's items is said, not silently
+	// changed (a statistician's trial).
+	out, errOut, code := repCLI(t, "plan", "fixtures", "--items", "constraint=40", "--conversations", "50", "--baseline", "0.9", "--discordance", "0.1", "--drop", "0.1", "--replicates", "100")
+	if want := "note: constraint: 40 items fall into 40 of the 50 conversations, one each"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("conversations beyond items: exit %d, stderr %q, stdout lacks %q:\n%s", code, errOut, want, out)
 	}
 }
 

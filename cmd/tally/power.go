@@ -147,7 +147,7 @@ whose power steps up with α, by bisection on ln α). --alpha is then what is
 computed and may not be given; levels below 1e-8 are not reported.`,
 		Example: "  tally power paired --p-lost 0.45 --p-gained 0.05 --power 0.8\n  tally power paired --p-lost 0.02 --p-gained 0.06 --n 400 --method exact",
 		Args:    cobra.NoArgs,
-		RunE: work(func(cmd *cobra.Command, _ []string) error {
+		RunE: flagWork(func(cmd *cobra.Command, _ []string) error {
 			m, err := power.ParsePairedMethod(method)
 			if err != nil {
 				return usageError{fmt.Errorf("--method: %w", err)}
@@ -189,7 +189,7 @@ it reports the smallest two-sided α at which n per group reach that power
 --alpha may not be given then, and levels below 1e-8 are not reported.`,
 		Example: "  tally power independent --p1 0.83 --p2 0.815 --power 0.8",
 		Args:    cobra.NoArgs,
-		RunE: work(func(cmd *cobra.Command, _ []string) error {
+		RunE: flagWork(func(cmd *cobra.Command, _ []string) error {
 			d := power.Independent{P1: p1, P2: p2, Alpha: s.alpha}
 			if err := d.Validate(); err != nil {
 				return err

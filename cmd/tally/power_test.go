@@ -95,34 +95,36 @@ func TestPlanReproducesSource(t *testing.T) {
 }
 
 func TestPowerErrors(t *testing.T) {
+	// Every value here is a flag's: a value the computation refuses is a
+	// usage error, exit 2, in every command (README, "Commands").
 	tests := []struct {
 		args []string
 		code int
 		msg  string
 	}{
-		{[]string{"mcnemar", "--table", "1,2,3"}, 1, "tally: --table: "},
-		{[]string{"mcnemar", "--table", "1,-2,3,4"}, 1, "tally: --table: "},
-		{[]string{"mcnemar", "--table", "0,0,0,0"}, 1, "tally: --table: "},
-		{[]string{"mcnemar", "--table", "a,b,c,d"}, 1, "tally: --table: "},
+		{[]string{"mcnemar", "--table", "1,2,3"}, 2, "tally: --table: "},
+		{[]string{"mcnemar", "--table", "1,-2,3,4"}, 2, "tally: --table: "},
+		{[]string{"mcnemar", "--table", "0,0,0,0"}, 2, "tally: --table: "},
+		{[]string{"mcnemar", "--table", "a,b,c,d"}, 2, "tally: --table: "},
 		{[]string{"mcnemar"}, 2, "tally: required flag(s) \"table\" not set"},
-		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "1"}, 1, "tally: --margin 1: "},
-		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "-0.1"}, 1, "tally: --margin -0.1: "},
-		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "NaN"}, 1, "tally: --margin NaN: "},
+		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "1"}, 2, "tally: --margin 1: "},
+		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "-0.1"}, 2, "tally: --margin -0.1: "},
+		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "NaN"}, 2, "tally: --margin NaN: "},
 		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "x"}, 2, "tally: invalid argument \"x\" for \"--margin\""},
-		{[]string{"power", "paired", "--p-lost", "0.6", "--p-gained", "0.6", "--n", "10"}, 1, "tally: "},
-		{[]string{"power", "paired", "--p-lost", "NaN", "--p-gained", "0.1", "--n", "10"}, 1, "tally: "},
-		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "0"}, 1, "tally: --n 0: "},
-		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "2", "--power", "0.99"}, 1, "tally: --n 2 --power 0.99: n = 2 cannot reach power 0.99 at any significance level below 1"},
+		{[]string{"power", "paired", "--p-lost", "0.6", "--p-gained", "0.6", "--n", "10"}, 2, "tally: "},
+		{[]string{"power", "paired", "--p-lost", "NaN", "--p-gained", "0.1", "--n", "10"}, 2, "tally: "},
+		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "0"}, 2, "tally: --n 0: "},
+		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "2", "--power", "0.99"}, 2, "tally: --n 2 --power 0.99: n = 2 cannot reach power 0.99 at any significance level below 1"},
 		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "10", "--power", "0.8", "--alpha", "0.05"}, 2, "tally: --n, --power and --alpha: give two of them"},
-		{[]string{"power", "independent", "--p1", "0.5", "--p2", "0.5", "--n", "10", "--power", "0.8"}, 1, "tally: --n 10 --power 0.8: p1 = p2 = 0.5"},
+		{[]string{"power", "independent", "--p1", "0.5", "--p2", "0.5", "--n", "10", "--power", "0.8"}, 2, "tally: --n 10 --power 0.8: p1 = p2 = 0.5"},
 		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01"}, 2, "tally: at least one of the flags"},
 		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "10", "--method", "magic"}, 2, "tally: --method: "},
-		{[]string{"power", "independent", "--p1", "0.5", "--p2", "0.4", "--power", "1.2"}, 1, "tally: --power 1.2: "},
-		{[]string{"power", "independent", "--p1", "1.5", "--p2", "0.4", "--n", "5"}, 1, "tally: "},
-		{[]string{"plan", "--rate", "0.83", "--conversations", "-1"}, 1, "tally: "},
-		{[]string{"plan", "--rate", "1.83", "--conversations", "200"}, 1, "tally: "},
-		{[]string{"plan", "--rate", "0.83", "--conversations", "200", "--catastrophic", "201"}, 1, "tally: "},
-		{[]string{"plan", "--rate", "0.83", "--conversations", "200", "--alpha", "0"}, 1, "tally: "},
+		{[]string{"power", "independent", "--p1", "0.5", "--p2", "0.4", "--power", "1.2"}, 2, "tally: --power 1.2: "},
+		{[]string{"power", "independent", "--p1", "1.5", "--p2", "0.4", "--n", "5"}, 2, "tally: "},
+		{[]string{"plan", "--rate", "0.83", "--conversations", "-1"}, 2, "tally: "},
+		{[]string{"plan", "--rate", "1.83", "--conversations", "200"}, 2, "tally: "},
+		{[]string{"plan", "--rate", "0.83", "--conversations", "200", "--catastrophic", "201"}, 2, "tally: "},
+		{[]string{"plan", "--rate", "0.83", "--conversations", "200", "--alpha", "0"}, 2, "tally: "},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -217,5 +219,55 @@ func TestPowerSolveAlpha(t *testing.T) {
 		if strconv.Itoa(back.N) != c.n || math.Abs(back.UnroundedN-float64(back.N)) > 1e-6*float64(back.N) {
 			t.Errorf("%v at α %v: n %d (unrounded %v), want %s", c.design, j.Alpha, back.N, back.UnroundedN, c.n)
 		}
+	}
+}
+
+// TestFlagValueExitCodes: the same mistake exits the same way in every
+// command (a statistician's trial found --confidence 1 exiting 1 in
+// interval, compare, mcnemar and replay, 2 in check and noise).
+func TestFlagValueExitCodes(t *testing.T) {
+	for _, args := range [][]string{
+		{"interval", "-k", "1", "-n", "2", "--confidence", "1"},
+		{"interval", "-k", "3", "-n", "2"},
+		{"compare", "--a", "3/10", "--b", "0/10", "--confidence", "1"},
+		{"compare", "--a", "1.5/3", "--b", "1/3"},
+		{"mcnemar", "--table", "1,2,3,4", "--confidence", "0"},
+		{"replay", quarterly + "/replay.jsonl", "--confidence", "1"},
+		{"noise", quarterly + "/verdicts/incumbent.jsonl", quarterly + "/verdicts/incumbent-rerun.jsonl", "--confidence", "1"},
+		{"power", "independent", "--p1", "0.5", "--p2", "0.4", "--n", "10", "--alpha", "0"},
+		{"plan", "--rate", "0.83", "--conversations", "200", "--power", "1"},
+	} {
+		_, errOut, code := cli(t, args...)
+		if code != exitUsage || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("tally %s: exit %d, stderr %q; want exit 2 and one line", strings.Join(args, " "), code, errOut)
+		}
+	}
+}
+
+// TestPlanBeyondLimit: a drop too small for any run that can be counted
+// (3 conversations in 10⁹, independent runs: about 2.5e17 per run by R's
+// power.prop.test(p1 = .83, p2 = .83 - 3e-9, power = .8)) is said as
+// "more than 2^53", and the rest of the plan is still given.
+func TestPlanBeyondLimit(t *testing.T) {
+	out, errOut, code := cli(t, "plan", "--rate", "0.83", "--conversations", "1000000000", "--catastrophic", "3")
+	want := "to detect it: more than 9007199254740992 conversations per run comparing two independent runs, or 2616293243 pairs"
+	if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "standard error") {
+		t.Errorf("exit %d, stderr %q, stdout lacks %q:\n%s", code, errOut, want, out)
+	}
+	out, _, _ = cli(t, "plan", "--rate", "0.83", "--conversations", "1000000000", "--catastrophic", "3", "--format", "json")
+	if !strings.Contains(out, `"independent": null`) || !strings.Contains(out, `"more_than": 9007199254740992`) {
+		t.Errorf("JSON:\n%s", out)
+	}
+}
+
+// TestCompareSentence: the standard errors the sentence counts are the
+// pooled test's whose p it gives (3/10 against 0/10: R's
+// prop.test(c(3, 0), c(10, 10), correct = FALSE) gives X² = 3.5294, so
+// z = 1.8787 and p = 0.0603), the unpooled ratio (2.07) said apart.
+func TestCompareSentence(t *testing.T) {
+	out, _, code := cli(t, "compare", "--a", "3/10", "--b", "0/10")
+	want := "The difference is 1.88 standard errors under equal rates (the pooled z-test's; 2.07 of the unpooled standard error the Wald interval uses): not distinguishable from noise at 95% confidence (p = 0.0603 ≥ 0.05)"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d; stdout lacks %q:\n%s", code, want, out)
 	}
 }

@@ -51,15 +51,17 @@ instead, reporting each on stderr.
 a model instead, through the judge backends (--judge openai, anthropic or
 command, with --model, --base-url, --command and the other judge flags):
 the prompt is selection.LLMPrompt followed by the session's lines; the
-reply must be one JSON object {"items": [...]} whose every item names a
-class, a turn of the session, a literal copied from that turn, a probe, an
-expected answer and a confidence, or the command fails saying what was
-wrong. The model's constraints and open questions found in an accepted
-plan ("Implement the following plan: …", the agent's words) are left out.
+reply must hold one JSON object {"items": [...]} (prose around it is
+passed over) whose every item names a class, a turn of the session, a
+literal copied from that turn, a probe, an expected answer and a
+confidence; a reply that does not is asked again with its problem said
+(--reasks times), and then the command fails saying what was wrong. The
+model's constraints and open questions found in an accepted plan
+("Implement the following plan: …", the agent's words) are left out.
 Replies that parsed are kept in the judge cache (--cache), so the
-same session is not asked twice. (--template, --recorded, --reasks and
---no-agree are check's: given here, they are checked as there, then not
-used.) --proposer hybrid asks the
+same session is not asked twice. (--template, --recorded and --no-agree
+are check's: given here, they are checked as there, then not used.)
+--proposer hybrid asks the
 model the same way and keeps its constraints, commitments and open
 questions, with the rules' references, constraints and commitments (an
 item both propose, once): on real sessions the rules found references

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/report"
+	"github.com/tally-eval/tally/stats"
 )
 
 // replayKindJSON is one reference kind's paired table.
@@ -96,12 +97,15 @@ consistent with no change.`,
 		Example: "  tally replay examples/quarterly/replay.jsonl -o queue.csv",
 		Args:    cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
-			pairs, err := report.LoadReplay(args[0], lim.Limits)
-			if err != nil {
-				return err
+			if err := stats.ValidateConfidence(confidence); err != nil {
+				return usagef("--confidence: %w", err)
 			}
 			if !(drop > 0 && drop < 1) {
 				return usagef("--drop %v: want a drop in task success strictly between 0 and 1, such as 0.05 for five points", drop)
+			}
+			pairs, err := report.LoadReplay(args[0], lim.Limits)
+			if err != nil {
+				return err
 			}
 			rp, err := report.AnalyzeReplay(pairs, confidence, drop)
 			if err != nil {
