@@ -49,6 +49,35 @@ func TestDecideHolm(t *testing.T) {
 	}
 }
 
+// TestDecideHolmStopped: a class whose p is below its own Holm level but
+// does not block, because the step-down stopped at a smaller p, says so.
+// pbinom(5, 6, .5, lower.tail=FALSE) = 0.015625 for 6 lost, 0 gained;
+// over 4 classes the smallest p, 0.015625, fails 0.05/4 = 0.0125, so
+// testing stops, and the second, 0.015625 ≤ 0.05/3 = 0.01667, is not
+// reached (a statistician's trial read it as a contradiction).
+func TestDecideHolmStopped(t *testing.T) {
+	r := Rule{Kind: McNemar, Alpha: 0.05}
+	out, err := r.Decide([]ClassData{one("a", 6, 0, 40), one("b", 6, 0, 40), one("c", 3, 3, 40), one("d", 2, 2, 40)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := 0
+	for _, o := range out {
+		if o.Blocks {
+			t.Errorf("class %s blocks", o.Name)
+		}
+		if o.HolmStopped {
+			stopped++
+			if math.Abs(o.Level-0.05/3) > 1e-12 || math.Abs(o.P-0.015625) > 1e-9 {
+				t.Errorf("class %s: stopped at p %.6f level %.5f", o.Name, o.P, o.Level)
+			}
+		}
+	}
+	if stopped != 1 {
+		t.Errorf("%d classes marked stopped, want 1: %+v", stopped, out)
+	}
+}
+
 // TestDecideRules checks the count and non-inferiority decisions on
 // values worked by hand and against Tango's example.
 func TestDecideRules(t *testing.T) {
