@@ -161,6 +161,7 @@ computed and may not be given; levels below 1e-8 are not reported.`,
 			if err := s.solve(cmd, &out, d.Power, d.SampleSize, d.SolveAlpha, powerAtAlpha); err != nil {
 				return err
 			}
+			out.Warnings = append(out.Warnings, fewDiscordant(d, out.N, out.Alpha)...)
 			return writePower(cmd.OutOrStdout(), opts, out)
 		}),
 	}
@@ -171,6 +172,31 @@ computed and may not be given; levels below 1e-8 are not reported.`,
 	_ = cmd.MarkFlagRequired("p-lost")
 	_ = cmd.MarkFlagRequired("p-gained")
 	return cmd
+}
+
+// minDiscordant is the expected count of discordant pairs below which a
+// normal approximation to McNemar's test is said to be rough (the
+// rule of thumb the mcnemar command's caveat uses for b + c).
+const minDiscordant = 10
+
+// fewDiscordant warns when Connor's or Miettinen's approximation rests
+// on fewer than minDiscordant expected discordant pairs, and gives the
+// exact test's power at those n pairs: at p_lost 1 Connor says 4 pairs
+// reach power 0.8, where the exact test cannot reject at all (it needs
+// 6, since 2·0.5⁵ = 0.0625 > 0.05 and 2·0.5⁶ = 0.03125).
+func fewDiscordant(d power.Paired, n int, alpha float64) []string {
+	psi := d.PLost + d.PGained
+	if d.Method == power.Exact || n < 1 || n > power.MaxExactPairs || float64(n)*psi >= minDiscordant {
+		return nil
+	}
+	e := d
+	e.Method, e.Alpha = power.Exact, alpha
+	p, err := e.Power(n)
+	if err != nil {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: %d pairs expect %.3g discordant ones (n · (p_lost + p_gained)); below about %d the normal approximation is rough: the exact test's power at %d pairs is %.4f (--method exact)",
+		d.Method, n, float64(n)*psi, minDiscordant, n, p)}
 }
 
 func newPowerIndependentCmd(opts *options) *cobra.Command {

@@ -271,3 +271,25 @@ func TestCompareSentence(t *testing.T) {
 		t.Errorf("exit %d; stdout lacks %q:\n%s", code, want, out)
 	}
 }
+
+// TestPowerFewDiscordant: Connor's approximation on few expected
+// discordant pairs says so, with the exact test's power at that n (a
+// statistician's trial). At p_gained 0 every discordant pair is a loss,
+// and the exact two-sided test rejects d of d lost when 2·0.5^d ≤ 0.05,
+// d ≥ 6; so its power at 10 pairs is P(D ≥ 6), D ~ Bin(10, 0.45): R's
+// pbinom(5, 10, .45, lower.tail = FALSE) = 0.2616.
+func TestPowerFewDiscordant(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--p-lost", "0.45", "--p-gained", "0", "--n", "10"}, "note: connor: 10 pairs expect 4.5 discordant ones (n · (p_lost + p_gained)); below about 10 the normal approximation is rough: the exact test's power at 10 pairs is 0.2616 (--method exact)"},
+		{[]string{"--p-lost", "1", "--p-gained", "0", "--power", "0.8"}, "the exact test's power at 4 pairs is 0.0000"},
+		{[]string{"--p-lost", "0.1", "--p-gained", "0.05", "--power", "0.8"}, ""},
+	} {
+		out, _, code := cli(t, append([]string{"power", "paired"}, c.args...)...)
+		if code != 0 || (c.want != "" && !strings.Contains(out, c.want)) || (c.want == "" && strings.Contains(out, "note:")) {
+			t.Errorf("%v: exit %d, output:\n%s\nwant %q", c.args, code, out, c.want)
+		}
+	}
+}
