@@ -264,6 +264,9 @@ func Clustered(cs []ClusterCounts, margin float64, withNI bool) (ClusteredResult
 		r.Warnings = append(r.Warnings, "clustered: one conversation, so the variance between conversations cannot be estimated; every clustered test is the unclustered asymptotic McNemar test, and the non-inferiority test Tango's")
 	case tot.lost+tot.gained == 0:
 		r.Warnings = append(r.Warnings, "clustered: no discordant pairs in any conversation: every clustered test has p = 1")
+	case discordant < 10 && discordant == len(cs):
+		r.Warnings = append(r.Warnings, fmt.Sprintf(
+			"clustered: the clustered tests' variance rests on %d conversations, each with a discordant pair; below about 10 their χ² approximation is rough", discordant))
 	case discordant < 10:
 		r.Warnings = append(r.Warnings, fmt.Sprintf(
 			"clustered: only %d of %d conversations have a discordant pair; the clustered tests' variance rests on those few and their χ² approximation is rough", discordant, len(cs)))

@@ -262,7 +262,7 @@ func PlanFor(in PlanInput) (PlanResult, error) {
 	case catastrophic < 0:
 		return PlanResult{}, inputErrorf("catastrophic failures must not be negative, got %d", catastrophic)
 	case float64(catastrophic) > rate*n+1e-9*n:
-		return PlanResult{}, inputErrorf("catastrophic failures %d exceed the %.4g successes expected at rate %v over %d conversations", catastrophic, rate*n, rate, conversations)
+		return PlanResult{}, inputErrorf("catastrophic failures %d exceed the %.4g successes expected at rate %v over %d conversation%s", catastrophic, rate*n, rate, conversations, map[bool]string{true: "", false: "s"}[conversations == 1])
 	}
 	assume, err := in.Paired.validate(rate)
 	if err != nil {

@@ -228,8 +228,8 @@ func writeMcNemarText(cmd *cobra.Command, r power.Result) error {
 func writeMcNemarModel(cmd *cobra.Command, m mcnemarModel) error {
 	r := m.Result
 	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "%d pairs: reference %s, candidate %s, difference %+.4f (%+.1f points)\n",
-		r.Pairs, prob(r.ReferenceRate), prob(r.CandidateRate), r.Difference, 100*r.Difference)
+	fmt.Fprintf(w, "%s: reference %s, candidate %s, difference %+.4f (%+.1f points)\n",
+		plural(r.Pairs, "pair"), prob(r.ReferenceRate), prob(r.CandidateRate), r.Difference, 100*r.Difference)
 	fmt.Fprintf(w, "discordant pairs: %d (%d lost, %d gained); the %d concordant pairs carry no information about the change\n\n",
 		r.Discordant, r.Table.B, r.Table.C, r.Pairs-r.Discordant)
 	t := table(w)
@@ -273,8 +273,8 @@ func writeMcNemarModel(cmd *cobra.Command, m mcnemarModel) error {
 
 // writeClustered writes the --clusters tests as text.
 func writeClustered(w io.Writer, file string, c *power.ClusteredResult) error {
-	fmt.Fprintf(w, "\nclustered by conversation (%s: %d conversations, %d pairs, %d lost, %d gained)\n",
-		file, c.Clusters, c.Pairs, c.Lost, c.Gained)
+	fmt.Fprintf(w, "\nclustered by conversation (%s: %s, %s, %d lost, %d gained)\n",
+		file, plural(c.Clusters, "conversation"), plural(c.Pairs, "pair"), c.Lost, c.Gained)
 	t := table(w)
 	fmt.Fprintln(t, "clustered test\tχ²\tp\tZ\tone-sided p (lost > gained)")
 	for _, x := range c.Tests {

@@ -36,10 +36,10 @@ func points(p float64) string {
 	return fmt.Sprintf("%.1f points", v)
 }
 
-// pct formats a confidence level such as 0.95 as "95%".
+// pct formats a confidence level such as 0.95 as "95%", with as many
+// digits as it has (0.999999 is "99.9999%", not "100%"), up to twelve.
 func pct(c float64) string {
-	s := fmt.Sprintf("%.4g%%", 100*c)
-	return s
+	return fmt.Sprintf("%.12g%%", 100*c)
 }
 
 // optional is a float that JSON writes as null when it is undefined.

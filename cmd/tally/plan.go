@@ -222,7 +222,7 @@ verdicts.`,
 }
 
 func writePlanText(w io.Writer, p power.PlanResult) {
-	fmt.Fprintf(w, "%d conversations at a rate of %.4g:\n", p.Conversations, p.Rate)
+	fmt.Fprintf(w, "%s at a rate of %.4g:\n", plural(p.Conversations, "conversation"), p.Rate)
 	fmt.Fprintf(w, "  standard error sqrt(%.4g × %.4g / %d) = %.4f, that is %s\n",
 		p.Rate, 1-p.Rate, p.Conversations, p.StandardError, points(p.StandardError))
 	fmt.Fprintf(w, "  %s interval %.3f–%.3f (%s): about %s wide\n",
@@ -260,7 +260,7 @@ func writePlanText(w io.Writer, p power.PlanResult) {
 // the same N under the stated assumption.
 func writeCatastrophicText(w io.Writer, p power.PlanResult, c *power.Catastrophic) {
 	n := p.Conversations
-	fmt.Fprintf(w, "\n%d conversations failing outright:\n", c.Count)
+	fmt.Fprintf(w, "\n%s failing outright:\n", plural(c.Count, "conversation"))
 	se := "an undefined number of"
 	if c.InStandardErrorsDefined {
 		se = fmt.Sprintf("%.2f", c.InStandardErrors)
@@ -294,7 +294,7 @@ func writeCatastrophicText(w io.Writer, p power.PlanResult, c *power.Catastrophi
 	case pc.MaxDiscordanceDefined:
 		fmt.Fprintf(w, "  so it cannot resolve it; it would only if the runs disagreed on at most %s\n", conv(pc.MaxDiscordance))
 	case p.Power >= 0.5:
-		fmt.Fprintf(w, "  so it cannot resolve it, not even with no noise: %d pairs are too few for a drop of %s\n", n, points(c.Drop))
+		fmt.Fprintf(w, "  so it cannot resolve it, not even with no noise: %s are too few for a drop of %s\n", plural(n, "pair"), points(c.Drop))
 	default:
 		fmt.Fprintf(w, "  so it falls short of the target %.2g\n", p.Power)
 	}

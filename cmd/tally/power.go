@@ -195,8 +195,8 @@ func fewDiscordant(d power.Paired, n int, alpha float64) []string {
 	if err != nil {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s: %d pairs expect %.3g discordant ones (n · (p_lost + p_gained)); below about %d the normal approximation is rough: the exact test's power at %d pairs is %.4f (--method exact)",
-		d.Method, n, float64(n)*psi, minDiscordant, n, p)}
+	return []string{fmt.Sprintf("%s: %s expect %.3g discordant ones (n · (p_lost + p_gained)); below about %d the normal approximation is rough: the exact test's power at %s is %.4f (--method exact)",
+		d.Method, plural(n, "pair"), float64(n)*psi, minDiscordant, plural(n, "pair"), p)}
 }
 
 func newPowerIndependentCmd(opts *options) *cobra.Command {
