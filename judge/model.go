@@ -41,6 +41,9 @@ type Model struct {
 	// expected one is not caught as contradicted. For a judge that can
 	// answer only the verdict question.
 	NoAgree bool
+
+	// inflight makes one call per cache key at a time (keyLocks).
+	inflight keyLocks
 }
 
 // AgreementPlan is what a dry run knows about a question's agreement
@@ -103,6 +106,9 @@ func (m *Model) judge(ctx context.Context, q Question, cacheOnly bool) (Answer, 
 
 	var reply Reply
 	key := m.verdictKey(q, tmpl)
+	if !cacheOnly && m.Cache != nil {
+		defer m.inflight.lock(key)()
+	}
 	if e, ok := m.get(key); ok {
 		reply = *e.Reply
 		a.CacheHits++
@@ -135,6 +141,9 @@ func (m *Model) judge(ctx context.Context, q Question, cacheOnly bool) (Answer, 
 
 	var agree bool
 	akey := m.agreementKey(q, reply.Answer)
+	if !cacheOnly && m.Cache != nil && akey != key {
+		defer m.inflight.lock(akey)()
+	}
 	if e, ok := m.get(akey); ok {
 		agree = *e.Agree
 		a.CacheHits++
