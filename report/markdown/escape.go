@@ -81,6 +81,17 @@ func escapeFrom(s string, atStart bool) string {
 	b.Grow(len(s) + len(s)/8)
 	for i := 0; i < len(s); {
 		c := s[i]
+		if n := shaRun(s, i); n > 0 {
+			// A commit id: a zwsp every six characters.
+			for k := i; k < i+n; k += 6 {
+				if k > i {
+					b.WriteString(zwsp)
+				}
+				b.WriteString(s[k:min(k+6, i+n)])
+			}
+			i += n
+			continue
+		}
 		if c >= utf8.RuneSelf {
 			_, n := utf8.DecodeRuneInString(s[i:])
 			b.WriteString(s[i : i+n])
@@ -189,6 +200,37 @@ func escapeName(s string) string {
 		return "(empty)"
 	}
 	return e
+}
+
+// shaRun is the length of the word at s[i] when it could be a commit id
+// GitHub autolinks (7 to 40 hex digits, a whole word, with a letter and a
+// digit: "18f8349", "a5c3785e…"), else 0. Docs: "Autolinked references
+// and URLs", commit SHAs. A date or a number (all digits) or a word like
+// "defaced" (all letters) is left alone.
+func shaRun(s string, i int) int {
+	if i > 0 && wordByte(s[i-1]) {
+		return 0
+	}
+	j, letter, digit := i, false, false
+	for ; j < len(s) && j-i <= 40; j++ {
+		c := s[j]
+		if c >= '0' && c <= '9' {
+			digit = true
+		} else if c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' {
+			letter = true
+		} else {
+			break
+		}
+	}
+	if n := j - i; n >= 7 && n <= 40 && letter && digit && (j == len(s) || !wordByte(s[j])) {
+		return n
+	}
+	return 0
+}
+
+// wordByte reports whether c is an ASCII letter, digit or _.
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // shortcodeChar reports whether c can begin an emoji shortcode's name

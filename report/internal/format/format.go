@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 )
 
 // SignedPoints formats a difference of rates as signed percentage
@@ -60,22 +61,25 @@ func Plural(n int, one, many string) string {
 }
 
 // Hidden reports whether r changes how text reads without showing
-// itself: a bidirectional control (U+061C, U+200E, U+200F, U+202A to
-// U+202E, U+2066 to U+2069), which can make text read differently from
-// what it is ("evil\u202E" shown as "live"), or a zero-width character
-// (U+200B, U+2060, U+FEFF), which makes two texts that differ look the
-// same. Every rendering shows such a character as its escape
-// (Escape), so the HTML, the workbook and the Markdown agree.
+// itself: a format character (Unicode category Cf) — a bidirectional
+// control (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069),
+// which can make text read differently from what it is ("evil\u202E"
+// shown as "live"), a zero-width one (U+200B, U+2060, U+FEFF), a soft
+// hyphen (U+00AD), a tag character (U+E0001, U+E0020 to U+E007F: text
+// smuggled past a reader) — or a Hangul filler (U+115F, U+1160, U+3164,
+// U+FFA0), a letter drawn as blank space; each makes two texts that
+// differ look the same. Not the joiners U+200C and U+200D: emoji
+// sequences and Persian or Indic text need them. Every rendering shows
+// such a character as its escape (Escape), so the HTML, the workbook
+// and the Markdown agree.
 func Hidden(r rune) bool {
-	switch {
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	case r == 0x200b, r == 0x2060, r == 0xfeff:
-		// Not the joiners U+200C and U+200D: emoji sequences and
-		// Persian or Indic text need them.
+	switch r {
+	case 0x200c, 0x200d:
+		return false
+	case 0x115f, 0x1160, 0x3164, 0xffa0:
 		return true
 	}
-	return false
+	return r >= 0xad && unicode.Is(unicode.Cf, r)
 }
 
 // Invisible reports whether a rendering shows r as its escape (Escape)
@@ -87,15 +91,17 @@ func Invisible(r rune) bool {
 
 // Escape is the visible text of a character a rendering must not let
 // through as it is: \t and \r, \xHH for another control character (C0,
-// DEL, C1), \uHHHH for a Hidden one.
+// DEL, C1), \uHHHH for a Hidden one (\UHHHHHHHH beyond U+FFFF).
 func Escape(r rune) string {
 	switch {
 	case r == '\t':
 		return `\t`
 	case r == '\r':
 		return `\r`
-	case r < 0x100:
+	case r < 0x20 || r >= 0x7f && r < 0xa0:
 		return fmt.Sprintf(`\x%02X`, r)
+	case r > 0xffff:
+		return fmt.Sprintf(`\U%08X`, r)
 	}
 	return fmt.Sprintf(`\u%04X`, r)
 }

@@ -30,6 +30,9 @@ func TestVisible(t *testing.T) {
 		{"evil\u202Eexe.txt\u202C", `evil\u202Eexe.txt\u202C`},
 		{"a\u2066b\u2069c\u200Ed\u061C", `a\u2066b\u2069c\u200Ed\u061C`},
 		{"zero\u200Bwidth\u2060join\uFEFF", `zero\u200Bwidth\u2060join\uFEFF`},
+		// Every other format character and the Hangul fillers (a CI
+		// user's trial: tag characters smuggle text past a reader).
+		{"soft\u00ADhyphen tag\U000E0041\U000E007F filler\u3164x", `soft\u00ADhyphen tag\U000E0041\U000E007F filler\u3164x`},
 		{"👩\u200D👩\u200D👧 می\u200Cخواهم", "👩\u200D👩\u200D👧 می\u200Cخواهم"},
 		{"nul\x00 esc\x1B del\x7F c1\u0085", `nul\x00 esc\x1B del\x7F c1\x85`},
 		{"tab\there\rcr\nline", "tab\there\rcr\nline"},
