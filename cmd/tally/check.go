@@ -483,7 +483,7 @@ type progress struct {
 // newBar returns a progress bar on w when w is a terminal, else nil.
 func newBar(w io.Writer) *progress {
 	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !ok || !term.IsTerminal(int(f.Fd())) || noProgress() {
 		return nil
 	}
 	return &progress{bar: progressbar.NewOptions(-1,
@@ -496,6 +496,14 @@ func newBar(w io.Writer) *progress {
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)}
+}
+
+// noProgress reports whether the environment asks for no progress bar
+// though stderr is a terminal: CI set (GitHub Actions, GitLab CI and
+// most others set it; some CI agents give a pseudo-terminal, whose log
+// would keep every redraw), TERM=dumb, or TALLY_NO_PROGRESS set.
+func noProgress() bool {
+	return os.Getenv("CI") != "" || os.Getenv("TERM") == "dumb" || os.Getenv("TALLY_NO_PROGRESS") != ""
 }
 
 func (p *progress) update(s judge.Progress) {

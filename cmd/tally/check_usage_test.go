@@ -78,3 +78,25 @@ func TestCheckHelpBreakerCountsQuestions(t *testing.T) {
 		t.Error("check --help still says the breaker counts calls")
 	}
 }
+
+// TestNoProgress: CI, TERM=dumb or TALLY_NO_PROGRESS turn the progress
+// bar off even on a terminal (a CI agent's pseudo-terminal logged every
+// redraw in a CI user's trial).
+func TestNoProgress(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want bool
+	}{
+		{map[string]string{"CI": "", "TERM": "xterm", "TALLY_NO_PROGRESS": ""}, false},
+		{map[string]string{"CI": "true", "TERM": "xterm", "TALLY_NO_PROGRESS": ""}, true},
+		{map[string]string{"CI": "", "TERM": "dumb", "TALLY_NO_PROGRESS": ""}, true},
+		{map[string]string{"CI": "", "TERM": "xterm", "TALLY_NO_PROGRESS": "1"}, true},
+	} {
+		for k, v := range c.env {
+			t.Setenv(k, v)
+		}
+		if got := noProgress(); got != c.want {
+			t.Errorf("%v: noProgress %v, want %v", c.env, got, c.want)
+		}
+	}
+}
