@@ -184,8 +184,11 @@ func clean(s string, max int) string {
 // quote shows an untrusted value (a literal, an answer) escaped
 // between quotation marks, cut to maxRunes characters; an empty or
 // blank value is "(empty)".
-func quote(s string) string {
-	e := escape(clean(s, maxRunes))
+func quote(s string) string { return quoteCut(s, maxRunes) }
+
+// quoteCut is quote cut to max characters.
+func quoteCut(s string, max int) string {
+	e := escape(clean(s, max))
 	if e == "" {
 		return "(empty)"
 	}

@@ -6,11 +6,13 @@ package markdown
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/report"
@@ -32,6 +34,16 @@ const maxUnpaired = 5
 // an answer) Write shows.
 const maxRunes = 160
 
+// MaxChars is the most characters Write's output has when it can: a
+// GitHub comment takes at most 65,536 ("Body is too long"), and escaping
+// can make a list of code-heavy literals several times its text. Past it,
+// Write lists fewer items, each cut shorter (shrink), and says so.
+const MaxChars = 65000
+
+// shrink are the list sizes and literal lengths Write tries, in turn,
+// until its output has at most MaxChars characters.
+var shrink = []struct{ items, runes int }{{MaxItems, maxRunes}, {10, 100}, {5, 60}, {3, 40}, {1, 30}}
+
 // Write writes r's summary as GitHub Markdown, for a pull-request
 // comment or a CI step summary: the verdict line, the gates table
 // (incumbent and candidate per class, contradictions, mean prompt size),
@@ -48,20 +60,30 @@ func Write(w io.Writer, r *report.Report) error {
 	if r == nil {
 		return errors.New("markdown: Write: nil report")
 	}
-	m := &writer{w: bufio.NewWriter(w)}
-	m.header(r)
-	m.verdict(r)
-	m.gates(r)
-	m.worse(r)
-	m.undecided(r)
-	m.backlog(r)
-	m.calibration(r)
-	m.notes(r)
-	m.taskSuccess(r)
-	if m.err != nil {
-		return fmt.Errorf("markdown: Write: %w", m.err)
+	var out bytes.Buffer
+	for level, s := range shrink {
+		out.Reset()
+		m := &writer{w: bufio.NewWriter(&out), maxItems: s.items, runes: s.runes, shrunk: level > 0}
+		m.header(r)
+		m.verdict(r)
+		m.gates(r)
+		m.worse(r)
+		m.undecided(r)
+		m.backlog(r)
+		m.calibration(r)
+		m.notes(r)
+		m.taskSuccess(r)
+		if m.err == nil {
+			m.err = m.w.Flush()
+		}
+		if m.err != nil {
+			return fmt.Errorf("markdown: Write: %w", m.err)
+		}
+		if utf8.RuneCount(out.Bytes()) <= MaxChars {
+			break
+		}
 	}
-	if err := m.w.Flush(); err != nil {
+	if _, err := w.Write(out.Bytes()); err != nil {
 		return fmt.Errorf("markdown: Write: %w", err)
 	}
 	return nil
@@ -70,6 +92,11 @@ func Write(w io.Writer, r *report.Report) error {
 type writer struct {
 	w   *bufio.Writer
 	err error
+	// maxItems and runes bound the items listed under a row and the
+	// characters of each literal and answer (shrink); shrunk says they
+	// are below MaxItems and maxRunes, to fit MaxChars.
+	maxItems, runes int
+	shrunk          bool
 }
 
 func (m *writer) printf(format string, args ...any) {
@@ -203,8 +230,12 @@ func itemKey(k report.ItemKey) string {
 // candidate's verdict and answer; withClass names each item's class.
 func (m *writer) items(r *report.Report, idx map[report.ItemKey]int, keys []report.ItemKey, withClass bool) {
 	for i, k := range keys {
-		if i == MaxItems {
-			m.printf("- … and %d more (the HTML report and the workbook list every one)\n", len(keys)-i)
+		if i == m.maxItems {
+			more := "(the HTML report and the workbook list every one)"
+			if m.shrunk {
+				more = "(fewer listed, and cut shorter, to keep this text within a GitHub comment's size; the HTML report and the workbook list every one)"
+			}
+			m.printf("- … and %d more %s\n", len(keys)-i, more)
 			break
 		}
 		m.printf("- %s", itemKey(k))
@@ -217,9 +248,9 @@ func (m *writer) items(r *report.Report, idx map[report.ItemKey]int, keys []repo
 		if withClass {
 			m.printf(" (%s)", escape(string(row.Class)))
 		}
-		m.printf(": %s — candidate **%s**", quote(row.Literal), verdictWord(row.Candidate.Verdict))
+		m.printf(": %s — candidate **%s**", quoteCut(row.Literal, m.runes), verdictWord(row.Candidate.Verdict))
 		if a := row.Candidate.Answer; a != "" {
-			m.printf(", answering %s", quote(a))
+			m.printf(", answering %s", quoteCut(a, m.runes))
 		}
 		m.printf("; incumbent %s\n", verdictWord(row.Incumbent.Verdict))
 	}

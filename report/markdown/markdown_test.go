@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/report"
@@ -277,5 +278,47 @@ func TestWriteWithoutReplay(t *testing.T) {
 	}
 	if err := Write(&bytes.Buffer{}, nil); err == nil {
 		t.Error("nil report accepted")
+	}
+}
+
+// TestWriteFitsAComment: a report whose lists hold long code-heavy
+// literals, which escaping makes several times longer (<, & and
+// backticks), is cut to a GitHub comment's size (a CI user's trial:
+// 84,731 characters), listing fewer items each cut shorter, and says so.
+func TestWriteFitsAComment(t *testing.T) {
+	dir := t.TempDir()
+	literal := strings.Repeat("if a<b && c>d { x := `<&>` } ", 12)
+	var fx, inc, cand bytes.Buffer
+	classes := []string{"constraint", "commitment", "open_question", "reference"}
+	for c := 0; c < 40; c++ {
+		conv := fmt.Sprintf("conv-%02d", c)
+		fmt.Fprintf(&fx, `{"conversation_id":%q,"turns":50,"compactions_expected":1,"must_survive":[`, conv)
+		for i, class := range classes {
+			if i > 0 {
+				fx.WriteString(",")
+			}
+			b, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("c%d", i), "class": class, "turn": 2 + i, "literal": literal, "probe": "p?", "expect": "yes"})
+			fx.Write(b)
+			b, _ = json.Marshal(map[string]any{"system": "inc", "conversation_id": conv, "compaction": 1, "item_id": fmt.Sprintf("c%d", i), "class": class, "verdict": "verbatim"})
+			inc.Write(append(b, '\n'))
+			b, _ = json.Marshal(map[string]any{"system": "cand", "conversation_id": conv, "compaction": 1, "item_id": fmt.Sprintf("c%d", i), "class": class,
+				"verdict": "contradicted", "answer": literal})
+			cand.Write(append(b, '\n'))
+		}
+		fx.WriteString("]}\n")
+	}
+	cfg := "title: big\nperiod: Q1\nfixtures: fixtures.jsonl\nsystems:\n  incumbent: {name: inc, verdicts: inc.jsonl}\n  candidate: {name: cand, verdicts: cand.jsonl}\n" +
+		"gates: {retained: {constraint: 0.9, commitment: 0.9, open_question: 0.9, reference: 0.9}}\nregression: {rule: count}\n"
+	for name, data := range map[string][]byte{"fixtures.jsonl": fx.Bytes(), "inc.jsonl": inc.Bytes(), "cand.jsonl": cand.Bytes(), "report.yaml": []byte(cfg)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := string(markdown(t, sample.BuildCase(t, filepath.Join(dir, "report.yaml"))))
+	if n := utf8.RuneCountInString(got); n > MaxChars || !strings.Contains(got, "fewer listed, and cut shorter, to keep this text within a GitHub comment's size") {
+		t.Errorf("%d characters (at most %d), or the cut is not said", n, MaxChars)
+	}
+	if !strings.Contains(got, "**Verdict:**") || !strings.Contains(got, "Task success") && !strings.Contains(got, "contradictions") {
+		t.Errorf("the verdict or the rows are missing:\n%.2000s", got)
 	}
 }
