@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -184,11 +185,13 @@ func kindLabel(k string) string {
 
 // printable quotes s for a terminal when it holds anything but printable
 // characters (an escape sequence, a newline, a tab that would break the
-// table).
+// table), or a format character (Unicode Cf: a bidirectional control, a
+// zero-width one, a tag character) other than the joiners U+200C and
+// U+200D, as the report's renderers show them (report/internal/format).
 func printable(s string) string {
 	for _, r := range s {
 		if r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == '\u2028' || r == '\u2029' ||
-			(r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069') {
+			(unicode.Is(unicode.Cf, r) && r != '\u200C' && r != '\u200D') {
 			return fmt.Sprintf("%q", s)
 		}
 	}
