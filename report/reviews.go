@@ -12,8 +12,13 @@ import (
 // readReviews reads the reviewers' verdicts the configuration names
 // (reviews:), keeps those of this report's two systems on its
 // item-compactions, and says what it could not use: reviews of another
-// system, of no item-compaction of this report, or of an item edited
-// since (its fingerprint differs from the verdict record's).
+// system, of no item-compaction of this report, of an item edited since
+// (its fingerprint differs from the verdict record's), or of another
+// verdict than the record's (judge_verdict differs: the verdicts were
+// checked again, by another judge or run, since the review). A review
+// overrules only the verdict its reviewer saw; used on another, it had
+// turned an incumbent's contradiction into no contradiction, and an
+// unchanged candidate into "worse" (a new user's trial).
 func (b *builder) readReviews() error {
 	cfg := b.cfg
 	if cfg.Reviews == "" {
@@ -47,7 +52,7 @@ func (b *builder) readReviews() error {
 		}
 	}
 	b.reviews = map[reviews.Key]reviews.Review{}
-	var other, unmatched, stale int
+	var other, unmatched, stale, otherVerdict int
 	for _, rv := range all {
 		k := rv.Key()
 		row, ok := rows[k]
@@ -65,14 +70,18 @@ func (b *builder) readReviews() error {
 				stale++
 				continue
 			}
+			if rv.JudgeVerdict != "" && rv.JudgeVerdict != rec.Verdict {
+				otherVerdict++
+				continue
+			}
 			b.reviews[k] = rv
 		}
 	}
 	b.r.reviews = b.reviews
-	if n := other + unmatched + stale; n > 0 {
+	if n := other + unmatched + stale + otherVerdict; n > 0 {
 		b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(
-			"reviews: %d of %d %s not used: %d of another system than %q and %q, %d of no item-compaction either system checked, %d of an item edited since it was reviewed",
-			n, len(all), format.Plural(len(all), "review", "reviews"), other, b.r.Incumbent, b.r.Candidate, unmatched, stale))
+			"reviews: %d of %d %s not used: %d of another system than %q and %q, %d of no item-compaction either system checked, %d of an item edited since it was reviewed, %d of another verdict than the judge's now (the verdicts were checked again since)",
+			n, len(all), format.Plural(len(all), "review", "reviews"), other, b.r.Incumbent, b.r.Candidate, unmatched, stale, otherVerdict))
 	}
 	return nil
 }

@@ -75,6 +75,11 @@ func TestReviewsOverruleContradictions(t *testing.T) {
 	// Overrule the first new contradiction and one of the incumbent's,
 	// confirm the second, and add one review of another system and one
 	// of no item-compaction.
+	// And one made on another verdict than the judge's now: the
+	// incumbent's contradiction reviewed when the judge had said absent
+	// (the verdicts checked again since) overrules nothing.
+	staleInc := incReview
+	staleInc.JudgeVerdict, staleInc.Verdict = fixture.Absent, fixture.Supported
 	write([]reviews.Review{
 		review(news[0], "candidate", fixture.Absent),
 		incReview,
@@ -99,7 +104,7 @@ func TestReviewsOverruleContradictions(t *testing.T) {
 	}
 	found := false
 	for _, w := range r.Warnings {
-		found = found || strings.Contains(w, "reviews: 2 of 5 reviews not used: 1 of another system than \"incumbent\" and \"candidate\", 1 of no item-compaction either system checked, 0 of an item edited since it was reviewed")
+		found = found || strings.Contains(w, "reviews: 2 of 5 reviews not used: 1 of another system than \"incumbent\" and \"candidate\", 1 of no item-compaction either system checked, 0 of an item edited since it was reviewed, 0 of another verdict than the judge's now")
 	}
 	if !found {
 		t.Errorf("no warning on the unused reviews: %q", r.Warnings)
@@ -113,6 +118,20 @@ func TestReviewsOverruleContradictions(t *testing.T) {
 	r = build("reviews: reviews.jsonl\n")
 	if r.Contradictions.Change == Worse || len(r.Contradictions.New) != 0 || slices.Contains(r.Decision.Worse, GateContradictions) {
 		t.Errorf("every new contradiction overruled: change %s, new %d, worse %v", r.Contradictions.Change, len(r.Contradictions.New), r.Decision.Worse)
+	}
+	// A review made on another verdict is not used, and said.
+	write([]reviews.Review{staleInc})
+	r = build("reviews: reviews.jsonl\n")
+	if r.Contradictions.Incumbent != base.Contradictions.Incumbent || r.Contradictions.JudgeErrors[0] != 0 {
+		t.Errorf("a review of another verdict overruled the incumbent: %d contradictions (was %d), judge errors %v",
+			r.Contradictions.Incumbent, base.Contradictions.Incumbent, r.Contradictions.JudgeErrors)
+	}
+	found = false
+	for _, w := range r.Warnings {
+		found = found || strings.Contains(w, "1 of another verdict than the judge's now (the verdicts were checked again since)")
+	}
+	if !found {
+		t.Errorf("no warning on the review of another verdict: %q", r.Warnings)
 	}
 	cfg, err := ParseConfig(filepath.Join(dir, "report.yaml"), []byte(text+"reviews: missing.jsonl\n"))
 	if err != nil {
