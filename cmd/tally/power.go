@@ -186,8 +186,12 @@ const minDiscordant = 10
 // 6, since 2·0.5⁵ = 0.0625 > 0.05 and 2·0.5⁶ = 0.03125).
 func fewDiscordant(d power.Paired, n int, alpha float64) []string {
 	psi := d.PLost + d.PGained
-	if d.Method == power.Exact || n < 1 || n > power.MaxExactPairs || float64(n)*psi >= minDiscordant {
+	if d.Method == power.Exact || n < 1 || float64(n)*psi >= minDiscordant {
 		return nil
+	}
+	if n > power.MaxExactPairs {
+		return []string{fmt.Sprintf("%s: %s expect %.3g discordant ones (n · (p_lost + p_gained)); below about %d the normal approximation is rough, and the exact test's power is not computed beyond %d pairs",
+			d.Method, plural(n, "pair"), float64(n)*psi, minDiscordant, power.MaxExactPairs)}
 	}
 	e := d
 	e.Method, e.Alpha = power.Exact, alpha
