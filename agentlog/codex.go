@@ -198,23 +198,9 @@ func readCodex(r io.Reader, name string, o Options) (*Session, error) {
 	}
 	if cs.held != nil {
 		return nil, fmt.Errorf("%s:%d:%d: session_meta: payload.id %q is another session than %q, which is not forked from it (forked_from_id): the file joins several rollouts; read it with NewReader, or give each its own file",
-			name, cs.first, idColumn(cs.held), cs.nextID, s.ID)
+			name, cs.first, jsonscan.PathColumn(cs.held, "payload", "id"), cs.nextID, s.ID)
 	}
 	return s, nil
-}
-
-// idColumn is the column of the first "id" member's value in line b, or
-// 1 when it has none.
-func idColumn(b []byte) int {
-	i := bytes.Index(b, []byte(`"id"`))
-	if i < 0 {
-		return 1
-	}
-	i += len(`"id"`)
-	for i < len(b) && (b[i] == ':' || b[i] == ' ' || b[i] == '\t') {
-		i++
-	}
-	return jsonscan.Column(b, i)
 }
 
 // codexSessions reads the rollouts of one file in turn. Codex writes one
@@ -293,7 +279,7 @@ func (cs *codexSessions) next() (*Session, error) {
 		err = cs.line(cs.lines.Line(), b)
 		if errors.As(err, &ns) {
 			if first, ok := cs.ended[ns.id]; ok {
-				return nil, fmt.Errorf("%s:%d:%d: session_meta: session %q comes back after another session's lines (its session_meta is at line %d): a file holds each rollout whole", cs.name, cs.lines.Line(), idColumn(b), ns.id, first)
+				return nil, fmt.Errorf("%s:%d:%d: session_meta: session %q comes back after another session's lines (its session_meta is at line %d): a file holds each rollout whole", cs.name, cs.lines.Line(), jsonscan.PathColumn(b, "payload", "id"), ns.id, first)
 			}
 			cs.ended[cs.cr.s.ID] = cs.cr.metaLine
 			cs.held, cs.first, cs.nextID = append([]byte(nil), b...), cs.lines.Line(), ns.id

@@ -52,7 +52,7 @@ func cutReply(stop string) *ReplyError {
 }
 
 // apiError is the error object of an error body: {"error": {"message",
-// "type", "code", "param"}} (OpenAI, and servers copying it), {"type":
+// "type", "code", …}} (OpenAI, and servers copying it), {"type":
 // "error", "error": {"type", "message"}} (Anthropic), or the object itself
 // at the top level, {"object": "error", "message", "type", "code"} (vLLM
 // before 0.10).
@@ -60,7 +60,6 @@ type apiError struct {
 	Message string          `json:"message"`
 	Type    string          `json:"type"`
 	Code    json.RawMessage `json:"code"` // a string, a number or null
-	Param   *string         `json:"param"`
 }
 
 // code is the error's code as text, "" when it has none or it is a

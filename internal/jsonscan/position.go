@@ -102,10 +102,16 @@ func (l *Lines) Pos(off int) (line, col int) {
 // top-level member key of the JSON object on line; 1 when the line is
 // not an object or has no such member. It places an error found after a
 // record parsed on the field it is about.
-func ValueColumn(line []byte, key string) int {
+func ValueColumn(line []byte, key string) int { return PathColumn(line, key) }
+
+// PathColumn is ValueColumn for a member nested in objects: the value of
+// path[len(path)-1] in the object that is the value of path[len(path)-2],
+// and so on from the top level ("payload", "id" is payload.id); 1 when a
+// member on the path is missing or not an object.
+func PathColumn(line []byte, path ...string) int {
 	var s Scanner
 	s.Reset(line)
-	if s.BeginObject("", "") != nil {
+	if len(path) == 0 || s.BeginObject("", "") != nil {
 		return 1
 	}
 	for i := 0; ; i++ {
@@ -113,9 +119,16 @@ func ValueColumn(line []byte, key string) int {
 		if err != nil || !more {
 			return 1
 		}
-		if string(k) == key {
+		if string(k) == path[0] {
 			s.SkipSpace()
-			return Column(line, s.Pos())
+			if len(path) == 1 {
+				return Column(line, s.Pos())
+			}
+			if s.BeginObject("", "") != nil {
+				return 1
+			}
+			path, i = path[1:], -1
+			continue
 		}
 		if s.SkipValue() != nil {
 			return 1
