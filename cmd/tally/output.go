@@ -57,6 +57,16 @@ func writeWarnings(w io.Writer, warnings []string) {
 	}
 }
 
+// fixedSig formats x with at least d decimals, and with more when d
+// would show fewer than two significant digits of a value that is not
+// zero: 1.19e-5 is "0.000012", not "0.0000".
+func fixedSig(x float64, d int) string {
+	if x != 0 && !math.IsNaN(x) && !math.IsInf(x, 0) {
+		d = max(d, min(15, int(math.Ceil(-math.Log10(math.Abs(x))))+1))
+	}
+	return formatFixed(x, d)
+}
+
 // formatFixed formats x with d decimals.
 func formatFixed(x float64, d int) string { return fmt.Sprintf("%.*f", d, x) }
 

@@ -199,6 +199,10 @@ verdicts.`,
 			if err != nil {
 				return err
 			}
+			if c := p.Catastrophic; c != nil {
+				d := power.Paired{PLost: c.Paired.PLost, PGained: c.Paired.PGained, Alpha: p.Alpha, Method: p.PairedMethod}
+				p.Warnings = append(p.Warnings, fewDiscordant(d, p.Conversations, p.Alpha)...)
+			}
 			if opts.format == "json" {
 				return writeJSON(cmd.OutOrStdout(), newPlanJSON(p))
 			}
@@ -223,10 +227,13 @@ verdicts.`,
 
 func writePlanText(w io.Writer, p power.PlanResult) {
 	fmt.Fprintf(w, "%s at a rate of %.4g:\n", plural(p.Conversations, "conversation"), p.Rate)
-	fmt.Fprintf(w, "  standard error sqrt(%.4g × %.4g / %d) = %.4f, that is %s\n",
-		p.Rate, 1-p.Rate, p.Conversations, p.StandardError, points(p.StandardError))
-	fmt.Fprintf(w, "  %s interval %.3f–%.3f (%s): about %s wide\n",
-		pct(1-p.Alpha), p.Interval.Lower, p.Interval.Upper, p.Interval.Method, points(p.Interval.Width()))
+	fmt.Fprintf(w, "  standard error sqrt(%.4g × %.4g / %d) = %s, that is %s\n",
+		p.Rate, 1-p.Rate, p.Conversations, fixedSig(p.StandardError, 4), points(p.StandardError))
+	// The bounds get the decimals their distance needs: at a billion
+	// conversations 0.829977–0.830023, not 0.830–0.830.
+	d := len(fixedSig(p.Interval.Width(), 3)) - 2
+	fmt.Fprintf(w, "  %s interval %s–%s (%s): about %s wide\n",
+		pct(1-p.Alpha), formatFixed(p.Interval.Lower, d), formatFixed(p.Interval.Upper, d), p.Interval.Method, points(p.Interval.Width()))
 	fmt.Fprintf(w, "  halving that uncertainty takes %d conversations: four times as many, because N sits under a square root\n",
 		p.HalveUncertaintyConversations)
 	mde := func(m power.MDE) string {
@@ -263,7 +270,7 @@ func writeCatastrophicText(w io.Writer, p power.PlanResult, c *power.Catastrophi
 	fmt.Fprintf(w, "\n%s failing outright:\n", plural(c.Count, "conversation"))
 	se := "an undefined number of"
 	if c.InStandardErrorsDefined {
-		se = fmt.Sprintf("%.2f", c.InStandardErrors)
+		se = fixedSig(c.InStandardErrors, 2)
 	}
 	fmt.Fprintf(w, "  a drop of %d/%d = %s, which is %s standard errors (one standard error is %s)\n",
 		c.Count, n, points(c.Drop), se, points(p.StandardError))

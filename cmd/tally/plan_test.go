@@ -187,3 +187,44 @@ func TestPlanTakesSubcommand(t *testing.T) {
 		t.Errorf("plan fixturez: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// TestPlanFewDiscordantAndTinyUncertainty: a paired figure resting on
+// fewer than 10 expected discordant pairs carries the exact test's power
+// (1 − pbinom(5, 200, 0.015) = 0.08239 in R: with no noise the exact
+// McNemar test rejects at 0.05 only on six or more discordant pairs, all
+// lost), and at a billion conversations the standard error and interval
+// keep two significant digits of their size: sqrt(0.83 · 0.17 / 1e9) =
+// 1.1878e-05, and the Wald bounds 0.83 ∓ 1.959964 · 1.1878e-05 are
+// 0.829977 and 0.830023 (the formula, worked by hand).
+func TestPlanFewDiscordantAndTinyUncertainty(t *testing.T) {
+	tests := []struct {
+		conversations string
+		want, not     []string
+	}{
+		{"200", []string{"the exact test's power at 200 pairs is 0.0824 (--method exact)"}, nil},
+		{"1000000000", []string{
+			"= 0.000012, that is 0.0012 points",
+			"95% interval 0.829977–0.830023 (wald)",
+			"which is 0.00025 standard errors",
+			"the exact test's power is not computed beyond 1000000 pairs",
+		}, []string{"0.0000,", "0.830–0.830", "0.00 standard errors"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.conversations, func(t *testing.T) {
+			out, errOut, code := cli(t, "plan", "--rate", "0.83", "--conversations", tt.conversations, "--catastrophic", "3")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(out, n) {
+					t.Errorf("output has %q:\n%s", n, out)
+				}
+			}
+		})
+	}
+}
