@@ -433,18 +433,60 @@ func reasonRows(reasons map[string]int) []reasonJSON {
 }
 
 // topReasons is the n most common reasons, each cut to a line's length.
+// Reasons that differ only in their numbers (a retry delay, a status
+// code's count, a line) are one: the count is theirs together, the text
+// their most common one, with how many others it stands for.
 func topReasons(reasons map[string]int, n int) []reasonJSON {
-	rows := reasonRows(reasons)
-	rows = rows[:min(n, len(rows))]
-	for i := range rows {
-		if r := []rune(rows[i].Reason); len(r) > 160 {
-			rows[i].Reason = string(r[:160]) + "…"
-		}
-		if rows[i].Reason == "" {
-			rows[i].Reason = "(no reason given)"
-		}
+	type group struct {
+		reasonJSON
+		best, others int
 	}
-	return rows
+	groups := map[string]*group{}
+	for _, r := range reasonRows(reasons) {
+		k := reasonShape(r.Reason)
+		g := groups[k]
+		if g == nil {
+			groups[k] = &group{reasonJSON: r, best: r.Count}
+			continue
+		}
+		g.Count += r.Count
+		g.others++
+	}
+	rows := make([]reasonJSON, 0, len(groups))
+	for _, g := range groups {
+		r := g.reasonJSON
+		if cut := []rune(r.Reason); len(cut) > 160 {
+			r.Reason = string(cut[:160]) + "…"
+		}
+		if r.Reason == "" {
+			r.Reason = "(no reason given)"
+		}
+		if g.others > 0 {
+			r.Reason += fmt.Sprintf(" (and %s like it but for numbers)", plural(g.others, "other"))
+		}
+		rows = append(rows, r)
+	}
+	slices.SortFunc(rows, func(a, b reasonJSON) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Reason, b.Reason))
+	})
+	return rows[:min(n, len(rows))]
+}
+
+// reasonShape is reason with every run of digits written as one "#".
+func reasonShape(reason string) string {
+	var b strings.Builder
+	digits := false
+	for _, r := range reason {
+		d := r >= '0' && r <= '9'
+		switch {
+		case d && !digits:
+			b.WriteByte('#')
+		case !d:
+			b.WriteRune(r)
+		}
+		digits = d
+	}
+	return b.String()
 }
 
 // incompleteMsg is the one line exit 4 prints.

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -545,5 +546,28 @@ func TestJudgeScriptReplies(t *testing.T) {
 				t.Errorf("reply %s, want it to hold %s", out, c.want)
 			}
 		})
+	}
+}
+
+// TestTopReasonsGroupsNumbers: error reasons that differ only in their
+// numbers (a retry delay) are counted as one in the human summary, named
+// by their most common text; the JSON keeps every reason as it was.
+func TestTopReasonsGroupsNumbers(t *testing.T) {
+	got := topReasons(map[string]int{
+		"HTTP 429: retry after 3s":  5,
+		"HTTP 429: retry after 12s": 2,
+		"HTTP 429: retry after 7s":  1,
+		"timeout":                   4,
+		"":                          1,
+	}, 2)
+	want := []reasonJSON{
+		{Reason: "HTTP 429: retry after 3s (and 2 others like it but for numbers)", Count: 8},
+		{Reason: "timeout", Count: 4},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("topReasons = %+v, want %+v", got, want)
+	}
+	if rows := reasonRows(map[string]int{"a 1": 1, "a 2": 1}); len(rows) != 2 {
+		t.Errorf("reasonRows grouped what JSON must keep apart: %+v", rows)
 	}
 }
