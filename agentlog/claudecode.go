@@ -9,9 +9,11 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // ccRecord is the part of a Claude Code record the reader uses.
@@ -42,57 +44,153 @@ type ccRecord struct {
 	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
 	// Operation and Content are a queue-operation record's: what happened
 	// to a prompt the person typed while the agent was working (enqueue,
-	// remove, dequeue, popAll), and the prompt's text on enqueue.
-	Operation string      `json:"operation"`
-	Content   ccLooseText `json:"content"`
+	// remove, dequeue, popAll), and the prompt on enqueue (a string, or a
+	// list of parts when it was sent with an image).
+	Operation string         `json:"operation"`
+	Content   ccLooseContent `json:"content"`
 }
 
-// ccLooseText is a record's top-level content: a string (a queue-operation
-// record's), or anything else, read as "".
-type ccLooseText string
+// ccLooseContent is a record's top-level content: a string or a list of
+// parts (a queue-operation's), anything else read as nothing. A list that
+// is not one of parts is kept as Err, for the records that read it to
+// report (other records' content is not read).
+type ccLooseContent struct {
+	ccContent
+	Err error
+}
 
-// UnmarshalJSON keeps a string and ignores any other value.
-func (t *ccLooseText) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		*t = ccLooseText(s)
+// UnmarshalJSON decodes a string or a list of parts and ignores any
+// other value.
+func (c *ccLooseContent) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && (b[0] == '"' || b[0] == '[') {
+		if err := c.ccContent.UnmarshalJSON(b); err != nil {
+			c.ccContent, c.Err = ccContent{}, prefixPath(err, "content")
+		}
 	}
 	return nil
 }
 
 // ccMessage is a record's message.
 type ccMessage struct {
-	ID      string    `json:"id"`
-	Model   string    `json:"model"`
-	Content ccContent `json:"content"`
+	ID      string       `json:"id"`
+	Model   string       `json:"model"`
+	Content ccMsgContent `json:"content"`
+}
+
+// ccMsgContent is a message's content, whose errors name their path from
+// the record (message.content[2].content).
+type ccMsgContent struct{ ccContent }
+
+// UnmarshalJSON decodes the content and places its error.
+func (c *ccMsgContent) UnmarshalJSON(b []byte) error {
+	return prefixPath(c.ccContent.UnmarshalJSON(b), "message", "content")
 }
 
 // ccContent is a content field: a string, or a list of parts (the
-// message's, or a tool result's). It is decoded in the record's one
-// json.Unmarshal, so the line is not scanned again for it.
+// message's, or a tool result's), or an object (a server tool's error
+// result: web_search_tool_result_error), kept only as Object. It is
+// decoded in the record's one decode, so the line is not scanned again
+// for it.
 type ccContent struct {
-	Text  string
-	Parts []ccPart
-	List  bool
+	Text   string
+	Parts  []ccPart
+	List   bool
+	Object bool
 }
 
-// UnmarshalJSON decodes a string, a list of parts or null. Its errors
-// hide encoding/json's offsets, which count from the content, not from
-// the line.
+// contentError is a content value of the wrong shape, at Path from the
+// record (PathColumn's steps), so that its error names the field and its
+// column rather than encoding/json's offset in the content.
+type contentError struct {
+	Path []string
+	Msg  string
+}
+
+func (e *contentError) Error() string { return pathName(e.Path) + ": " + e.Msg }
+
+// pathName is a PathColumn path as a person reads it:
+// message.content[2].content.
+func pathName(path []string) string {
+	var b strings.Builder
+	for i, p := range path {
+		if i > 0 && !strings.HasPrefix(p, "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// prefixPath puts steps before the path of a contentError; other errors
+// (and nil) pass unchanged.
+func prefixPath(err error, steps ...string) error {
+	var ce *contentError
+	if errors.As(err, &ce) {
+		ce.Path = append(slices.Clip(steps), ce.Path...)
+	}
+	return err
+}
+
+// jsonKind is the kind of JSON value b holds, as errors word it.
+func jsonKind(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "nothing"
+	}
+	switch b[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "a list"
+	case 't', 'f':
+		return "true or false"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// UnmarshalJSON decodes a string, a list of parts, an object (kept as
+// Object) or null. A list's parts must be objects; an error names its
+// path from the content (contentError).
 func (c *ccContent) UnmarshalJSON(b []byte) error {
-	var err error
 	switch {
 	case len(b) > 0 && b[0] == '"':
-		err = json.Unmarshal(b, &c.Text)
-	case len(b) > 0 && b[0] == '[':
-		c.List = true
-		err = json.Unmarshal(b, &c.Parts)
+		return json.Unmarshal(b, &c.Text)
+	case len(b) > 0 && b[0] == '{':
+		c.Object = true
+		return nil
 	case string(b) == "null":
-	default:
-		return fmt.Errorf("content is %.20s…, not a string or a list", b)
+		return nil
+	case len(b) == 0 || b[0] != '[':
+		return &contentError{Msg: "want a string or a list, got " + jsonKind(b)}
 	}
-	if err != nil {
-		return fmt.Errorf("content: %s", err.Error())
+	c.List = true
+	var raws []json.RawMessage
+	if err := json.Unmarshal(b, &raws); err != nil {
+		return &contentError{Msg: jsonMessage(err)}
+	}
+	c.Parts = make([]ccPart, len(raws))
+	for i, r := range raws {
+		at := "[" + strconv.Itoa(i) + "]"
+		if jsonKind(r) != "an object" {
+			return &contentError{Path: []string{at}, Msg: "want an object (a part), got " + jsonKind(r)}
+		}
+		if err := json.Unmarshal(r, &c.Parts[i]); err != nil {
+			var ce *contentError
+			if errors.As(err, &ce) { // the part's own content
+				return prefixPath(err, at, "content")
+			}
+			ce = &contentError{Path: []string{at}, Msg: jsonMessage(err)}
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" { // the part's field, by name
+				ce.Path = append(ce.Path, strings.Split(te.Field, ".")...)
+				ce.Msg = strings.TrimPrefix(ce.Msg, te.Field+": ")
+			}
+			return ce
+		}
 	}
 	return nil
 }
@@ -138,6 +236,8 @@ type ccReader struct {
 	// bad, when set, takes a malformed line's error, and the line is
 	// skipped (Options.SkipBad).
 	bad func(error)
+	// b is the line being read, to place an error found after decoding.
+	b []byte
 	// repeats holds the strings that repeat from record to record.
 	repeats ccRepeats
 	// rec is the record being read, its memory reused for the next.
@@ -273,6 +373,25 @@ func (cr *ccReader) errorf(format string, a ...any) error {
 	return fmt.Errorf("%s:%d: %s", cr.s.Name, cr.line, fmt.Sprintf(format, a...))
 }
 
+// fieldError places a contentError at its field's column in the line
+// being read; other errors are at the line.
+func (cr *ccReader) fieldError(err error) error {
+	var ce *contentError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%s:%d:%d: %w", cr.s.Name, cr.line, jsonscan.PathColumn(cr.b, ce.Path...), err)
+	}
+	return cr.errorf("%v", err)
+}
+
+// drop counts what was read but left out of the session's events
+// (Session.Dropped).
+func (cr *ccReader) drop(what string) {
+	if cr.s.Dropped == nil {
+		cr.s.Dropped = map[string]int{}
+	}
+	cr.s.Dropped[what]++
+}
+
 func (cr *ccReader) skip(kind string) { cr.s.Records.Skipped[kind]++ }
 func (cr *ccReader) read(kind string) { cr.s.Records.Read[kind]++ }
 
@@ -284,10 +403,15 @@ func (cr *ccReader) record(b []byte) error {
 	}
 	rec := &cr.rec
 	*rec = ccRecord{}
+	cr.b = b
 	cr.repeats.Lean, cr.repeats.HaveStart, cr.repeats.ID = true, !cr.s.Start.IsZero(), cr.s.ID
 	if !cr.repeats.decode(b, rec) { // encoding/json decides, and words the error
 		*rec = ccRecord{}
 		if err := json.Unmarshal(b, rec); err != nil {
+			var ce *contentError
+			if errors.As(err, &ce) {
+				return cr.fieldError(err)
+			}
 			if !cr.parsed { // the file's first record: say what a log is
 				return fmt.Errorf("%w (an agent log holds one JSON object a line, and this file's first line is not one: is it a fixture, a report.yaml or another kind of file?)", lineError(cr.s.Name, cr.line, b, 0, err))
 			}
@@ -355,8 +479,9 @@ func (cr *ccReader) record(b []byte) error {
 		}
 		cr.s.Microcompactions = append(cr.s.Microcompactions, c)
 	case "queue-operation":
-		if kind = cr.queue(rec); kind == "" {
-			return nil
+		var err error
+		if kind, err = cr.queue(rec); kind == "" || err != nil {
+			return err
 		}
 	case "system/api_error":
 		e := APIError{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line}
@@ -390,22 +515,35 @@ func (cr *ccReader) record(b []byte) error {
 // step; an enqueued text that opens with an injected tag (a task or
 // agent notification) is the client's, not the person's, and a bare
 // slash command ("/model") is the client's to run: neither is one.
-func (cr *ccReader) queue(rec *ccRecord) string {
+func (cr *ccReader) queue(rec *ccRecord) (string, error) {
 	switch rec.Operation {
 	case "enqueue":
-		text := string(rec.Content)
+		if rec.Content.Err != nil {
+			return "", cr.fieldError(rec.Content.Err)
+		}
+		text, other := rec.Content.Text, []string(nil)
+		for _, p := range rec.Content.Parts { // a prompt sent with an image
+			if p.Type == "text" {
+				text = join(text, p.Text)
+			} else {
+				other = append(other, p.Type)
+			}
+		}
 		if k, ok := tagKind(text); ok && !k.Typed() || strings.TrimSpace(text) == "" {
 			cr.queued = append(cr.queued, ccQueued{line: -1})
 			cr.skip("queue-operation/enqueue (injected)")
-			return ""
+			return "", nil
 		}
 		if ccClientCommand.MatchString(text) {
 			cr.queued = append(cr.queued, ccQueued{line: -1})
 			cr.skip("queue-operation/enqueue (slash command)")
-			return ""
+			return "", nil
+		}
+		for _, t := range other {
+			cr.drop("content part/" + t)
 		}
 		cr.queued = append(cr.queued, ccQueued{text: text, line: cr.line})
-		return "queue-operation/enqueue"
+		return "queue-operation/enqueue", nil
 	case "remove":
 		if len(cr.queued) > 0 {
 			q := cr.queued[0]
@@ -414,17 +552,17 @@ func (cr *ccReader) queue(rec *ccRecord) string {
 				cr.s.Messages = append(cr.s.Messages, Message{Kind: Queued, Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: q.line, Text: q.text})
 			}
 		}
-		return "queue-operation/remove"
+		return "queue-operation/remove", nil
 	case "dequeue":
 		if len(cr.queued) > 0 {
 			cr.queued = cr.queued[1:]
 		}
-		return "queue-operation/dequeue"
+		return "queue-operation/dequeue", nil
 	case "popAll":
 		cr.queued = cr.queued[:0]
-		return "queue-operation/popAll"
+		return "queue-operation/popAll", nil
 	}
-	return "queue-operation/" + rec.Operation
+	return "queue-operation/" + rec.Operation, nil
 }
 
 // ccClientCommand is a queued slash command ("/model", "/exit"): the
@@ -485,11 +623,19 @@ func (cr *ccReader) assistant(rec *ccRecord) error {
 			}
 		case "thinking":
 			st.Thinking = join(st.Thinking, p.Thinking)
-		case "tool_use":
+		case "tool_use", "server_tool_use": // a server tool (web search) runs in the request
 			if p.ID != "" {
 				cr.calls[p.ID] = [2]int{i, len(st.Calls)}
 			}
 			st.Calls = append(st.Calls, ToolCall{ID: p.ID, Name: p.Name, Input: bytes.Clone(p.Input), UUID: rec.UUID, Line: cr.line})
+		default:
+			// A server tool's result (web_search_tool_result) comes in the
+			// same message as its call.
+			if strings.HasSuffix(p.Type, "_tool_result") && p.ToolUseID != "" {
+				cr.result(p, rec.UUID)
+				continue
+			}
+			cr.drop("content part/" + p.Type) // redacted_thinking, …
 		}
 	}
 	cr.read("assistant")
@@ -505,7 +651,7 @@ func (cr *ccReader) user(rec *ccRecord) error {
 	msg := Message{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line, UUID: rec.UUID}
 	var typed, injected []string // text parts, split by their tag
 	injectedKind := Typed
-	for _, p := range parts {
+	for j, p := range parts {
 		switch p.Type {
 		case "text":
 			if k, ok := tagKind(p.Text); ok && !k.Typed() {
@@ -517,10 +663,13 @@ func (cr *ccReader) user(rec *ccRecord) error {
 				typed = append(typed, p.Text)
 			}
 		case "tool_result":
-			msg.ToolResults++
-			if err := cr.result(p, rec.UUID); err != nil {
-				return err
+			if p.Content.Object {
+				return cr.fieldError(&contentError{Path: []string{"message", "content", "[" + strconv.Itoa(j) + "]", "content"}, Msg: "want a string or a list, got an object"})
 			}
+			msg.ToolResults++
+			cr.result(p, rec.UUID)
+		default: // an image or a document the person pasted, …
+			cr.drop("content part/" + p.Type)
 		}
 	}
 	switch {
@@ -559,9 +708,14 @@ func (cr *ccReader) user(rec *ccRecord) error {
 	return nil
 }
 
-// result attaches a tool_result part, from the record uuid, to its call.
-func (cr *ccReader) result(p ccPart, uuid string) error {
-	text := p.Content.Text
+// result attaches a tool_result part (or a server tool's result), from
+// the record uuid, to its call. A server tool's error comes as an object
+// (web_search_tool_result_error).
+func (cr *ccReader) result(p ccPart, uuid string) {
+	text, isError := p.Content.Text, p.IsError
+	if p.Content.Object {
+		text, isError = "["+p.Type+" error]", true
+	}
 	for _, q := range p.Content.Parts {
 		if q.Type == "text" {
 			text = join(text, q.Text)
@@ -572,11 +726,10 @@ func (cr *ccReader) result(p ccPart, uuid string) error {
 	at, ok := cr.calls[p.ToolUseID]
 	if !ok {
 		cr.s.OrphanResults++
-		return nil
+		return
 	}
 	call := &cr.s.Steps[at[0]].Calls[at[1]]
-	call.HasResult, call.Result, call.IsError, call.ResultLine, call.ResultUUID = true, text, p.IsError, cr.line, uuid
-	return nil
+	call.HasResult, call.Result, call.IsError, call.ResultLine, call.ResultUUID = true, text, isError, cr.line, uuid
 }
 
 // tagPrefixes maps the start of a user text to its kind.

@@ -161,13 +161,15 @@ func (cs *ccRepeats) decode(line []byte, rec *ccRecord) (ok bool) {
 			rec.Error, ok = raw, err == nil
 		case k == 14:
 			rec.Operation, ok = ccString(s)
-		default: // content: a string, anything else read as ""
-			if s.Peek() != '"' {
+		default: // content: a string; a list for encoding/json; anything else read as nothing
+			switch s.Peek() {
+			case '[':
+				return false
+			case '"':
+				rec.Content.Text, ok = ccString(s)
+			default:
 				return s.SkipValue() == nil
 			}
-			var text string
-			text, ok = ccString(s)
-			rec.Content = ccLooseText(text)
 		}
 		return ok
 	})
@@ -239,7 +241,7 @@ func (cs *ccRepeats) decodeCCMessage(s *jsonscan.Scanner, m *ccMessage) bool {
 			b, ok = ccBytes(s)
 			m.Model = last(&cs.model, b)
 		default:
-			ok = cs.decodeCCContent(s, &m.Content, true)
+			ok = cs.decodeCCContent(s, &m.Content.ccContent, true)
 		}
 		return ok
 	})

@@ -166,8 +166,14 @@ func TestReadErrors(t *testing.T) {
 		{"a field of the wrong type", `{"type":"user","isMeta":"yes","message":{"content":"hi"}}` + "\n", "x.jsonl:1:29: isMeta: want true or false, got a string"},
 		{"no type", `{"message":{"content":"hi"}}` + "\n", `x.jsonl:1: record has no "type": a Claude Code log's records all have one (is this file in another format?`},
 		{"no type after the first record", `{"type":"pr-link"}` + "\n" + `{"message":{"content":"hi"}}` + "\n", `x.jsonl:2: record has no "type"`},
-		{"content of the wrong type", `{"type":"pr-link"}` + "\n" + `{"type":"user","message":{"content":7}}`, "x.jsonl:2:1: content is 7…, not a string or a list"},
-		{"a part of the wrong type", `{"type":"user","message":{"content":[{"type":"text","text":5}]}}`, "x.jsonl:1:1: content: json: cannot unmarshal number"},
+		// Content errors name the field's path and column (a new user's
+		// trial had column 1 and a Go type name).
+		{"content of the wrong type", `{"type":"pr-link"}` + "\n" + `{"type":"user","message":{"content":7}}`, "x.jsonl:2:37: message.content: want a string or a list, got a number"},
+		{"a part of the wrong type", `{"type":"user","message":{"content":[{"type":"text","text":5}]}}`, "x.jsonl:1:60: message.content[0].text: want a string, got a number"},
+		{"a part that is a string", `{"type":"user","message":{"content":["hi"]}}`, "x.jsonl:1:38: message.content[0]: want an object (a part), got a string"},
+		{"a tool result of an object", `{"type":"user","message":{"content":[{"type":"text","text":"a"},{"type":"tool_result","tool_use_id":"t","content":{"text":"x"}}]}}`, "x.jsonl:1:115: message.content[1].content: want a string or a list, got an object"},
+		{"a tool result's part of the wrong type", `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":[]}]}]}}`, "x.jsonl:1:111: message.content[0].content[0].text: want a string, got a list"},
+		{"a queued prompt's list that holds no parts", `{"type":"queue-operation","operation":"enqueue","content":[1]}`, "x.jsonl:1:60: content[0]: want an object (a part), got a number"},
 		{"a user record without message", `{"type":"user"}`, "x.jsonl:1: user record has no message"},
 		{"a cut-off line", `{"type":"user","message":{"content":"hi"}`, "x.jsonl:1:"},
 	} {

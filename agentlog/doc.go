@@ -44,8 +44,14 @@
 //   - Sidechain records (isSidechain: a sub-agent's own conversation) are
 //     counted and skipped, as "sidechain/<type>": the main thread sees a
 //     sub-agent as its Task tool call and that call's result.
+//   - A server tool's call (server_tool_use: web_search) is a ToolCall,
+//     its result the *_tool_result part of the same response (an error
+//     when that is an object). Other parts that are neither text nor
+//     calls (image, document, redacted_thinking) are counted in
+//     Session.Dropped as "content part/<type>".
 //   - A prompt the person typed while the agent worked is only in
-//     queue-operation records (enqueue with its text; remove when it was
+//     queue-operation records (enqueue with its text, or its parts when an
+//     image went with it; remove when it was
 //     sent mid-turn, dequeue when sent as the next prompt, popAll when
 //     taken back): a removed one is a Message of kind Queued, in the turn
 //     it was sent in, starting none (Message.Person, not Typed).
@@ -57,6 +63,6 @@
 //     so a caller can say what was not read. Session.Records has the
 //     counts; every line is counted exactly once.
 //   - A line that is not a JSON object, or whose fields have the wrong
-//     JSON types, is an error naming file:line (and the column when
-//     encoding/json gives one); nothing is skipped silently.
+//     JSON types, is an error naming file:line:column and the field's
+//     path (message.content[1].content); nothing is skipped silently.
 package agentlog

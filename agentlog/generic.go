@@ -80,12 +80,25 @@ type gSession struct {
 // gMessage is one chat message.
 type gMessage struct {
 	Role       string          `json:"role"`
-	Content    ccContent       `json:"content"`
+	Content    gContent        `json:"content"`
 	Reasoning  string          `json:"reasoning"`
 	ToolCalls  []gToolCall     `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
 	IsError    bool            `json:"is_error"`
 	Injected   json.RawMessage `json:"injected"`
+}
+
+// gContent is a message's content: a string or a list of parts (not an
+// object), its errors naming their path from the message.
+type gContent struct{ ccContent }
+
+// UnmarshalJSON decodes the content and places its error.
+func (c *gContent) UnmarshalJSON(b []byte) error {
+	err := c.ccContent.UnmarshalJSON(b)
+	if err == nil && c.Object {
+		err = &contentError{Msg: "want a string or a list, got an object"}
+	}
+	return prefixPath(err, "content")
 }
 
 type gToolCall struct {
@@ -234,6 +247,11 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 			at = bases[i] + len(raw)
 		}
 		if err := json.Unmarshal(raw, &msgs[i]); err != nil {
+			var ce *contentError
+			if errors.As(err, &ce) {
+				col := jsonscan.Column(b, bases[i]) + jsonscan.PathColumn(raw, ce.Path...) - 1
+				return nil, fmt.Errorf("%s:%d:%d: messages[%d].%s", name, line, col, i, ce)
+			}
 			return nil, fmt.Errorf("%s:%d:%d: messages[%d]: %s", name, line, jsonColumn(b, bases[i], err), i, jsonMessage(err))
 		}
 	}

@@ -85,7 +85,8 @@ func TestReadGenericErrors(t *testing.T) {
 			`x.jsonl:1:61: messages[1]: role "function" is not`},
 		// The message's column and index (a new user's trial: a 780 KB
 		// line's error named neither).
-		{"content of the wrong type", `{"session_id":"s","messages":[{"role":"user","content":"a"},{"role":"user","content":3}]}`, "x.jsonl:1:61: messages[1]: content is 3…"},
+		{"content of the wrong type", `{"session_id":"s","messages":[{"role":"user","content":"a"},{"role":"user","content":3}]}`, "x.jsonl:1:86: messages[1].content: want a string or a list, got a number"},
+		{"content of an object", `{"session_id":"s","messages":[{"role":"user","content":{"text":"a"}}]}`, "x.jsonl:1:56: messages[0].content: want a string or a list, got an object"},
 		{"a field of the wrong type", `{"session_id":"s","messages":[{"role":"tool","is_error":"yes"}]}`, "x.jsonl:1:61: messages[0]: is_error: want true or false, got a string"},
 		{"injected of the wrong type", `{"session_id":"s","messages":[{"role":"user","content":"a","injected":3}]}`, "x.jsonl:1:31: messages[0]: injected is 3"},
 		// A reason tally does not know is an error, not meta: "Queued"

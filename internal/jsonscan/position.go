@@ -104,34 +104,77 @@ func (l *Lines) Pos(off int) (line, col int) {
 // record parsed on the field it is about.
 func ValueColumn(line []byte, key string) int { return PathColumn(line, key) }
 
-// PathColumn is ValueColumn for a member nested in objects: the value of
-// path[len(path)-1] in the object that is the value of path[len(path)-2],
-// and so on from the top level ("payload", "id" is payload.id); 1 when a
-// member on the path is missing or not an object.
+// PathColumn is ValueColumn for a value nested in objects and lists:
+// the value of path[len(path)-1] in the value of path[len(path)-2], and
+// so on from the top level. An element "[N]" is the Nth element of a list
+// (from 0), any other a member of an object: "payload", "id" is
+// payload.id, and "message", "content", "[2]", "content" is
+// message.content[2].content. It is 1 when a step of the path is
+// missing or the value there is not of its kind.
 func PathColumn(line []byte, path ...string) int {
 	var s Scanner
 	s.Reset(line)
-	if len(path) == 0 || s.BeginObject("", "") != nil {
+	if len(path) == 0 {
 		return 1
+	}
+	for _, p := range path {
+		if !s.enter(p) {
+			return 1
+		}
+	}
+	return Column(line, s.Pos())
+}
+
+// enter moves s from the start of a value to the start of its member
+// or element p (PathColumn's step); false when there is none.
+func (s *Scanner) enter(p string) bool {
+	if n, ok := pathIndex(p); ok {
+		if s.BeginArray("", "") != nil {
+			return false
+		}
+		for i := 0; ; i++ {
+			more, err := s.Element(i)
+			if err != nil || !more {
+				return false
+			}
+			if i == n {
+				s.SkipSpace()
+				return true
+			}
+			if s.SkipValue() != nil {
+				return false
+			}
+		}
+	}
+	if s.BeginObject("", "") != nil {
+		return false
 	}
 	for i := 0; ; i++ {
 		k, _, more, err := s.Member(i)
 		if err != nil || !more {
-			return 1
+			return false
 		}
-		if string(k) == path[0] {
+		if string(k) == p {
 			s.SkipSpace()
-			if len(path) == 1 {
-				return Column(line, s.Pos())
-			}
-			if s.BeginObject("", "") != nil {
-				return 1
-			}
-			path, i = path[1:], -1
-			continue
+			return true
 		}
 		if s.SkipValue() != nil {
-			return 1
+			return false
 		}
 	}
+}
+
+// pathIndex reads a PathColumn element "[N]".
+func pathIndex(p string) (int, bool) {
+	if len(p) < 3 || p[0] != '[' || p[len(p)-1] != ']' {
+		return 0, false
+	}
+	n := 0
+	for _, c := range p[1 : len(p)-1] {
+		if c < '0' || c > '9' || n > 1<<40 {
+			return 0, false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n, true
 }

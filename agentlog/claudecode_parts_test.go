@@ -1,0 +1,63 @@
+package agentlog
+
+import (
+	"maps"
+	"strings"
+	"testing"
+)
+
+// TestClaudeCodeOtherParts reads the content parts the dev set's Claude
+// Code versions do not write, in the shapes of Anthropic's Messages API
+// documentation (image and document blocks; redacted_thinking; the web
+// search server tool's server_tool_use and web_search_tool_result, whose
+// error is an object of type web_search_tool_result_error) and of a
+// queue-operation whose prompt was sent with an image (content a list of
+// parts, as later Claude Code versions write it). A new user's trial
+// found the queued prompt dropped as injected and the other parts
+// counted nowhere.
+func TestClaudeCodeOtherParts(t *testing.T) {
+	log := strings.Join([]string{
+		`{"type":"user","sessionId":"s","uuid":"u1","message":{"role":"user","content":[{"type":"text","text":"Fix the flaky retry test."},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}}`,
+		`{"type":"assistant","sessionId":"s","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"redacted_thinking","data":"EmwKAhgB"},{"type":"server_tool_use","id":"srv1","name":"web_search","input":{"query":"go test -count flaky"}},{"type":"web_search_tool_result","tool_use_id":"srv1","content":[{"type":"web_search_result","url":"https://go.dev/doc","title":"Go"}]},{"type":"server_tool_use","id":"srv2","name":"web_search","input":{"query":"retry backoff"}},{"type":"web_search_tool_result","tool_use_id":"srv2","content":{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}},{"type":"text","text":"Looking."}]}}`,
+		`{"type":"queue-operation","sessionId":"s","operation":"enqueue","content":[{"type":"text","text":"Also: never log at info."},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}`,
+		`{"type":"queue-operation","sessionId":"s","operation":"remove"}`,
+		`{"type":"user","sessionId":"s","uuid":"u2","message":{"role":"user","content":[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"spec"}}]}}`,
+	}, "\n")
+	ss, err := ReadClaudeCode(strings.NewReader(log), "x.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	if len(s.Turns) != 2 {
+		t.Fatalf("%d turns, want 2 (the prompt, and the document-only prompt)", len(s.Turns))
+	}
+	if got := s.Messages[s.Turns[0].Message].Text; got != "Fix the flaky retry test." {
+		t.Errorf("first prompt %q", got)
+	}
+	var queued []string
+	for _, m := range s.Messages {
+		if m.Kind == Queued {
+			queued = append(queued, m.Text)
+		}
+	}
+	if len(queued) != 1 || queued[0] != "Also: never log at info." {
+		t.Errorf("queued prompts %q, want the one sent with an image", queued)
+	}
+	calls := s.Steps[0].Calls
+	if len(calls) != 2 || calls[0].Name != "web_search" || string(calls[0].Input) != `{"query":"go test -count flaky"}` {
+		t.Fatalf("calls %+v, want the two web searches", calls)
+	}
+	if !calls[0].HasResult || calls[0].IsError || calls[0].Result != "[web_search_result]" {
+		t.Errorf("first search's result %+v", calls[0])
+	}
+	if !calls[1].HasResult || !calls[1].IsError {
+		t.Errorf("second search's error result %+v", calls[1])
+	}
+	want := map[string]int{"content part/image": 2, "content part/document": 1, "content part/redacted_thinking": 1}
+	if !maps.Equal(s.Dropped, want) {
+		t.Errorf("dropped %v, want %v", s.Dropped, want)
+	}
+	if n := s.Records.Skipped["queue-operation/enqueue (injected)"]; n != 0 {
+		t.Errorf("the queued prompt was counted as injected")
+	}
+}
