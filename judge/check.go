@@ -143,7 +143,9 @@ type PlanResult struct {
 // not cached are error records with the reason ReasonDeadline or
 // ReasonUnavailable, so a run against a judge that is down ends promptly
 // with every item recorded and no cached verdict lost. CheckResult.ErrorReasons
-// counts the error records by reason.
+// counts the error records by reason. A misconfigured judge
+// (ErrMisconfigured) is returned at once, with every worker stopped; any
+// other error of a question after every record before it is emitted.
 func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error) (CheckResult, error) {
 	if cfg.Judge == nil {
 		return CheckResult{}, errors.New("judge: Check needs a judge")
@@ -360,6 +362,28 @@ func run(parent context.Context, cfg CheckConfig, needContext bool, n *setCounts
 			}
 		}()
 	}
+	// A misconfigured judge (ErrMisconfigured) stops every worker at once,
+	// not when the writer reaches its question's place in order: until
+	// then the others would keep sending the same failing request. Other
+	// errors stop the run there, after every record before it is written.
+	var stopMu sync.Mutex
+	var stopErr error
+	stop := func(err error) {
+		stopMu.Lock()
+		if stopErr == nil {
+			stopErr = err
+		}
+		stopMu.Unlock()
+		cancel()
+	}
+	stopped := func(ctxErr error) error {
+		stopMu.Lock()
+		defer stopMu.Unlock()
+		if stopErr != nil && parent.Err() == nil {
+			return stopErr
+		}
+		return ctxErr
+	}
 	var askWG sync.WaitGroup
 	for range conc {
 		askWG.Add(1)
@@ -367,6 +391,9 @@ func run(parent context.Context, cfg CheckConfig, needContext bool, n *setCounts
 			defer askWG.Done()
 			for t := range askq {
 				a, err := ask(t.ctx, t.q)
+				if errors.Is(err, ErrMisconfigured) && ctx.Err() == nil {
+					stop(err)
+				}
 				t.s.mu.Lock()
 				if err != nil && t.s.err == nil {
 					t.s.err = err
@@ -394,7 +421,7 @@ func run(parent context.Context, cfg CheckConfig, needContext bool, n *setCounts
 		select {
 		case <-s.done:
 		case <-ctx.Done():
-			firstErr = ctx.Err()
+			firstErr = stopped(ctx.Err())
 			cancel()
 			continue
 		}
