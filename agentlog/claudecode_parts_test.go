@@ -61,3 +61,25 @@ func TestClaudeCodeOtherParts(t *testing.T) {
 		t.Errorf("the queued prompt was counted as injected")
 	}
 }
+
+// TestSubAgentOnly: a sub-agent's own transcript (later Claude Code
+// versions write <session>/subagents/agent-*.jsonl, every record
+// isSidechain under the parent's sessionId) is not a session; a session
+// with a main-chain record is.
+func TestSubAgentOnly(t *testing.T) {
+	sub := `{"type":"user","sessionId":"p","isSidechain":true,"agentId":"a1","message":{"role":"user","content":"Find the flaky test."}}` + "\n" +
+		`{"type":"assistant","sessionId":"p","isSidechain":true,"agentId":"a1","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"Found it."}]}}`
+	main := sub + "\n" + `{"type":"user","sessionId":"p","message":{"role":"user","content":"Thanks."}}`
+	for _, c := range []struct {
+		log  string
+		want bool
+	}{{sub, true}, {main, false}, {`{"type":"summary","summary":"t"}`, false}} {
+		ss, err := ReadClaudeCode(strings.NewReader(c.log), "x.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ss[0].SubAgentOnly(); got != c.want {
+			t.Errorf("SubAgentOnly = %v, want %v for\n%s", got, c.want, c.log)
+		}
+	}
+}

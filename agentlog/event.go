@@ -2,6 +2,7 @@ package agentlog
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -269,4 +270,26 @@ type Microcompaction struct {
 type APIError struct {
 	Status           int
 	Turn, Step, Line int
+}
+
+// SubAgentOnly reports whether every record of s that carries
+// conversation was a sub-agent's (Claude Code's isSidechain): a
+// sub-agent's own transcript, such as the <session>/subagents/agent-*.jsonl
+// files of later Claude Code versions, which carry their parent's
+// sessionId but none of the parent's conversation. It is not a session:
+// the parent's log holds the sub-agent's call and its result.
+func (s *Session) SubAgentOnly() bool {
+	if len(s.Records.Read) > 0 {
+		for _, n := range s.Records.Read {
+			if n > 0 {
+				return false
+			}
+		}
+	}
+	for k, n := range s.Records.Skipped {
+		if n > 0 && strings.HasPrefix(k, "sidechain/") {
+			return true
+		}
+	}
+	return false
 }

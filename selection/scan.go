@@ -96,6 +96,13 @@ type SignalReport struct {
 	// Lines counts the logs' lines, Bytes their bytes (uncompressed).
 	Lines, Bytes                 int64
 	Sessions, Compacted, Flagged int
+	// Repeated counts sessions read again: a sessionId an earlier input
+	// had (a resumed session's log copies its parent's records, and the
+	// same logs are often gathered twice). Each is read once, from the
+	// first input that has it; the later copies are counted here, not in
+	// Sessions, and flag nothing. SubAgents counts sub-agent transcripts
+	// (agentlog.Session.SubAgentOnly), which are not sessions either.
+	Repeated, SubAgents int
 	// Formats counts the sessions read in each format.
 	Formats map[agentlog.Format]int
 	// NotRead counts the records skipped by type, across sessions
@@ -140,6 +147,7 @@ type fileResult struct {
 	notRead   map[string]int
 	weeks     map[string]int // sessions per week
 	ends      []sessionEnd   // each session with an id, in order
+	subagents int
 	bad       BadLines
 	err       error
 }
@@ -155,8 +163,10 @@ type fileResult struct {
 // A malformed line is an error naming file, line and column (and field,
 // in tally's event log): the scan stops at it, or with Config.SkipBad
 // skips the line and reports it as a warning. A session with records in
-// two inputs is checked in each alone, with a warning. An error from
-// emit stops the scan and is returned.
+// two inputs is read once, from the first (SignalReport.Repeated), with
+// a warning; a sub-agent's own transcript is not a session
+// (SignalReport.SubAgents). An error from emit stops the scan and is
+// returned.
 func Scan(ctx context.Context, inputs []Input, cfg SignalConfig, emit func(*Flagged) error) (*SignalReport, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -227,6 +237,9 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 	rep.Formats, rep.NotRead = map[agentlog.Format]int{}, map[string]int{}
 	for i := range inputs {
 		for f := range chans[i] {
+			if j, ok := owner[fnv1a(f.SessionID)]; ok && j != i {
+				continue // read from an earlier input
+			}
 			if err := emit(f); err != nil {
 				return nil, err
 			}
@@ -276,21 +289,37 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 		for w, n := range r.weeks {
 			week(w).sessions += n
 		}
-		split := 0
+		rep.SubAgents += r.subagents
 		for _, e := range r.ends {
-			if j, ok := owner[e.hash]; ok {
-				if split++; split <= MaxReported {
-					rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s:%d: this session also has records in %s; each file's part was checked alone",
-						inputs[i].Name, e.line, inputs[j].Name))
-				}
+			j, ok := owner[e.hash]
+			if !ok {
+				owner[e.hash] = i
 				continue
 			}
-			owner[e.hash] = i
-		}
-		if split > MaxReported {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d more sessions also have records in an earlier file", inputs[i].Name, split-MaxReported))
+			rep.Repeated++
+			rep.Sessions--
+			rep.Formats[e.format]--
+			week(e.week).sessions--
+			if e.compacted {
+				rep.Compacted--
+			}
+			if rep.Repeated <= MaxReported {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s:%d: session %s was read from %s already; it is read once, from the first file that has it",
+					inputs[i].Name, e.line, e.id, inputs[j].Name))
+			}
 		}
 		results[i] = fileResult{} // free its maps
+	}
+	if rep.Repeated > MaxReported {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d more sessions were read again from a later file, and read once", rep.Repeated-MaxReported))
+	}
+	if rep.Repeated > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s read again from a later file (the same sessionId; a resumed session's log copies its parent's records) counted once, from the first file",
+			plural(rep.Repeated, "session", "sessions")))
+	}
+	if rep.SubAgents > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s (files whose records are all isSidechain: a sub-agent's own conversation, under its parent's sessionId) not counted as sessions; the parent's log holds the sub-agent's call and result",
+			plural(rep.SubAgents, "sub-agent transcript", "sub-agent transcripts")))
 	}
 	rep.Kinds = kinds
 	names := make([]string, 0, len(weeks))
@@ -356,12 +385,16 @@ func scanInput(ctx context.Context, in Input, cfg SignalConfig, out chan<- *Flag
 			res.err = err
 			return res
 		}
-		res.sessions++
 		res.lines += int64(s.Records.Lines())
-		res.formats[s.Format]++
 		for k, v := range s.Records.Skipped {
 			res.notRead[k] += v
 		}
+		if s.SubAgentOnly() {
+			res.subagents++
+			continue
+		}
+		res.sessions++
+		res.formats[s.Format]++
 		for k, v := range s.Dropped {
 			res.notRead[k] += v
 		}
@@ -380,7 +413,7 @@ func scanInput(ctx context.Context, in Input, cfg SignalConfig, out chan<- *Flag
 		if id == "" { // a log without session ids: its n-th session
 			id = fmt.Sprintf("%s#%d", in.Name, n+1)
 		} else {
-			res.ends = append(res.ends, sessionEnd{fnv1a(id), lastLine(s)})
+			res.ends = append(res.ends, sessionEnd{hash: fnv1a(id), line: lastLine(s), id: id, week: week, format: s.Format, compacted: len(s.Compactions) > 0})
 		}
 		sigs := SessionSignals(s, cfg.Window)
 		if len(sigs) == 0 {
@@ -398,11 +431,15 @@ func scanInput(ctx context.Context, in Input, cfg SignalConfig, out chan<- *Flag
 	return res
 }
 
-// sessionEnd is a session of an input: a hash of its id and its last
-// line.
+// sessionEnd is a session of an input: a hash of its id, its last line,
+// and what it added to the input's counts, to take back when an earlier
+// input had it.
 type sessionEnd struct {
-	hash uint64
-	line int
+	hash      uint64
+	line      int
+	id, week  string
+	format    agentlog.Format
+	compacted bool
 }
 
 // lastLine is the line of the last record of s that the model places.

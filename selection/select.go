@@ -170,6 +170,10 @@ type Result struct {
 	// ProposedItems how many were proposed.
 	Items         ItemSource
 	ProposedItems int64
+	// Repeated and SubAgents are SignalReport's, for agent logs
+	// (SelectLogs): sessions read again from a later file, read once from
+	// the first, and sub-agent transcripts, which are not sessions.
+	Repeated, SubAgents int
 	// Skipped are the malformed lines skipped under SkipBad.
 	Skipped BadLines
 	// Bytes is the size of the input read by Select.

@@ -1,7 +1,6 @@
 package selection
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -55,12 +54,13 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	if err != nil {
 		return nil, err
 	}
-	where := map[string]string{} // a pooled session's file, for a repeated id
-	n := 0
+	seen := map[uint64]int{} // each session id's (hash) first file
+	st := logsState{paths: paths, seen: seen}
 	var proposed, bytes int64
 	var bad BadLines
-	for _, p := range paths {
-		b, err := selectLog(sel, p, format, cfg, propose, where, &n, &proposed, &bad)
+	for i, p := range paths {
+		st.file = i
+		b, err := selectLog(sel, p, format, cfg, propose, &st, &proposed, &bad)
 		bytes += b
 		if err != nil {
 			return nil, err
@@ -68,14 +68,39 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	}
 	res := sel.Result()
 	res.Items, res.ProposedItems, res.Bytes, res.Skipped = ItemsProposed, proposed, bytes, bad
+	res.Repeated, res.SubAgents = st.repeated, st.subagents
+	res.Warnings = append(res.Warnings, st.notes...)
+	if st.repeated > MaxReported {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d more sessions were read again from a later file, and read once", st.repeated-MaxReported))
+	}
+	if st.repeated > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s read again from a later file (the same sessionId; a resumed session's log copies its parent's records) counted once, from the first file",
+			plural(st.repeated, "session", "sessions")))
+	}
+	if st.subagents > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s (files whose records are all isSidechain: a sub-agent's own conversation, under its parent's sessionId) not counted as sessions; the parent's log holds the sub-agent's call and result",
+			plural(st.subagents, "sub-agent transcript", "sub-agent transcripts")))
+	}
 	res.Warnings = append(res.Warnings, bad.Warnings()...)
 	return res, nil
+}
+
+// logsState is what SelectLogs keeps across files: the file being read,
+// the first file of each session id (by hash), and the sessions read
+// again or not sessions at all, as Scan counts them.
+type logsState struct {
+	paths               []string
+	file                int
+	seen                map[uint64]int
+	n                   int
+	repeated, subagents int
+	notes               []string
 }
 
 // selectLog offers the sessions of one log to sel, returning the bytes
 // read.
 func selectLog(sel *Selector, path string, format agentlog.Format, cfg Config, propose LogProposer,
-	where map[string]string, n *int, proposed *int64, bad *BadLines) (int64, error) {
+	st *logsState, proposed *int64, bad *BadLines) (int64, error) {
 	f, err := input.Open(path, cfg.Limits)
 	if err != nil {
 		return 0, err
@@ -102,6 +127,21 @@ func selectLog(sel *Selector, path string, format agentlog.Format, cfg Config, p
 		if err != nil {
 			return rd.Bytes(), err
 		}
+		if s.SubAgentOnly() {
+			st.subagents++
+			continue
+		}
+		if s.ID != "" {
+			h := fnv1a(s.ID)
+			if first, ok := st.seen[h]; ok && first != st.file {
+				if st.repeated++; st.repeated <= MaxReported {
+					st.notes = append(st.notes, fmt.Sprintf("%s:%d: session %s was read from %s already; it is read once, from the first file that has it",
+						path, lastLine(s), s.ID, st.paths[first]))
+				}
+				continue
+			}
+			st.seen[h] = st.file
+		}
 		items, err := propose(s)
 		if err != nil {
 			return rd.Bytes(), fmt.Errorf("%s: session %s: proposing items: %w", path, s.ID, err)
@@ -109,23 +149,9 @@ func selectLog(sel *Selector, path string, format agentlog.Format, cfg Config, p
 		*proposed += int64(len(items))
 		sum := FromLog(s, items)
 		sum.Started = s.Start
-		*n++
-		if err := sel.add(&sum, nil, *n); err != nil {
-			var rep *RepeatedError
-			if errors.As(err, &rep) {
-				return rd.Bytes(), fmt.Errorf("%s: session_id %q is also a session of %s", path, rep.ID, where[rep.ID])
-			}
+		st.n++
+		if err := sel.add(&sum, nil, st.n); err != nil {
 			return rd.Bytes(), err
-		}
-		if _, ok := sel.pooled[sum.ID]; ok {
-			where[sum.ID] = path
-		}
-		if len(where) > 2*len(sel.pooled)+1024 {
-			for id := range where {
-				if _, ok := sel.pooled[id]; !ok {
-					delete(where, id)
-				}
-			}
 		}
 	}
 }

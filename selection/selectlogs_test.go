@@ -78,8 +78,15 @@ func TestSelectLogs(t *testing.T) {
 		t.Errorf("decisions %d and %d, want 2 and 1", res.Selected[0].Decisions, res.Selected[1].Decisions)
 	}
 
-	// The same session in two files is named with both.
-	if _, err := SelectLogs([]string{p, p}, "", cfg, stub); err == nil || !strings.Contains(err.Error(), "also a session of") {
-		t.Errorf("a repeated session: error %v", err)
+	// The same sessions in a second file are read once, from the first,
+	// counted and named with both files (as Scan does).
+	res, err = SelectLogs([]string{p, p}, "", cfg, stub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(res.Warnings, "\n")
+	if res.Read != 3 || res.Repeated != 3 || !strings.Contains(all, p+":2: session early was read from "+p+" already") ||
+		!strings.Contains(all, "\n3 sessions read again from a later file") {
+		t.Errorf("the same sessions twice: read %d, repeated %d, warnings %q; want 3, 3, each named", res.Read, res.Repeated, res.Warnings)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -288,15 +289,18 @@ func TestScanProblems(t *testing.T) {
 }
 
 // TestScanAcrossInputs: flagged sessions come in input order whatever
-// the parallelism; a session with records in two inputs is warned about.
+// the parallelism; a session read again from a later input (a resumed
+// session's log copies its parent's records) is read once, from the
+// first: its copy flags nothing and counts in Repeated, not in Sessions,
+// with a warning.
 func TestScanAcrossInputs(t *testing.T) {
 	for _, workers := range []int{1, 3, 16} {
 		var inputs []Input
 		for i := range 9 {
 			s := fmt.Sprintf("s%d", i)
 			log := new(logBuilder).call(s, 1, "grep", `{"i":1}`).compaction(s, 2).call(s, 3, "grep", `{"i":1}`)
-			if i == 8 {
-				log.call("s0", 1, "grep", `{}`)
+			if i == 8 { // s0 again, flagged again
+				log.call("s0", 1, "grep", `{"i":1}`).compaction("s0", 2).call("s0", 3, "grep", `{"i":1}`)
 			}
 			inputs = append(inputs, ReaderInput(fmt.Sprintf("f%d.jsonl", i), strings.NewReader(log.b.String())))
 		}
@@ -313,8 +317,16 @@ func TestScanAcrossInputs(t *testing.T) {
 		if strings.Join(got, " ") != "s0 s1 s2 s3 s4 s5 s6 s7 s8" {
 			t.Errorf("workers %d: order %v", workers, got)
 		}
-		if len(rep.Warnings) != 1 || rep.Warnings[0] != "f8.jsonl:4: this session also has records in f0.jsonl; each file's part was checked alone" {
+		want := []string{
+			"f8.jsonl:6: session s0 was read from f0.jsonl already; it is read once, from the first file that has it",
+			"1 session read again from a later file (the same sessionId; a resumed session's log copies its parent's records) counted once, from the first file",
+		}
+		if !slices.Equal(rep.Warnings, want) {
 			t.Errorf("workers %d: warnings %q", workers, rep.Warnings)
+		}
+		if rep.Sessions != 9 || rep.Compacted != 9 || rep.Flagged != 9 || rep.Repeated != 1 || rep.Weeks[0].Sessions != 9 {
+			t.Errorf("workers %d: sessions %d, compacted %d, flagged %d, repeated %d, week's sessions %d; want 9, 9, 9, 1, 9",
+				workers, rep.Sessions, rep.Compacted, rep.Flagged, rep.Repeated, rep.Weeks[0].Sessions)
 		}
 	}
 }
@@ -388,5 +400,20 @@ func TestSignalConfigValidate(t *testing.T) {
 		if err := cfg.Validate(); err == nil || err.Error() != c.want {
 			t.Errorf("got %v, want %q", err, c.want)
 		}
+	}
+}
+
+// TestScanSubAgents: a sub-agent's transcript given beside its parent's
+// log is not a session, and is said.
+func TestScanSubAgents(t *testing.T) {
+	sub := `{"type":"user","sessionId":"p","isSidechain":true,"message":{"role":"user","content":"Find it."}}` + "\n"
+	parent := `{"type":"user","sessionId":"p","message":{"role":"user","content":"Fix it."}}` + "\n"
+	inputs := []Input{ReaderInput("agent-a1.jsonl", strings.NewReader(sub)), ReaderInput("p.jsonl", strings.NewReader(parent))}
+	rep, err := Scan(context.Background(), inputs, DefaultSignalConfig(), func(*Flagged) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sessions != 1 || rep.SubAgents != 1 || rep.Repeated != 0 || len(rep.Warnings) != 1 || !strings.HasPrefix(rep.Warnings[0], "1 sub-agent transcript (files whose records are all isSidechain") {
+		t.Errorf("sessions %d, sub-agents %d, repeated %d, warnings %q; want 1, 1, 0 and the note", rep.Sessions, rep.SubAgents, rep.Repeated, rep.Warnings)
 	}
 }

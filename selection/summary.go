@@ -29,6 +29,12 @@ type Summary struct {
 	ItemsSource ItemSource `json:"items_source,omitempty"`
 	// ProposedItems counts the items proposed over every session read.
 	ProposedItems int64 `json:"proposed_items,omitempty"`
+	// RepeatedSessions counts sessions read again from a later agent log
+	// (the same session id), read once, from the first; SubagentTranscripts
+	// the logs of a sub-agent alone, which are not sessions. Absent when
+	// none.
+	RepeatedSessions    int `json:"repeated_sessions,omitempty"`
+	SubagentTranscripts int `json:"subagent_transcripts,omitempty"`
 }
 
 // Hours is annotation time, in hours, at the source text's minutes per
@@ -74,6 +80,7 @@ func (r *Result) Summary() Summary {
 		IncidentsExceedBudget: r.IncidentsExceedBudget, Sessions: r.Selected, Warnings: r.Warnings}
 	if r.Items == ItemsProposed {
 		s.ItemsSource, s.ProposedItems = ItemsProposed, r.ProposedItems
+		s.RepeatedSessions, s.SubagentTranscripts = r.Repeated, r.SubAgents
 	}
 	if cfg.Budget > 0 {
 		b := cfg.Budget

@@ -1,6 +1,9 @@
 package selection
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // parseTime parses an RFC 3339 time such as 2026-01-05T04:55:22Z. The
 // common form — UTC, whole seconds — is read directly (time.Parse takes
@@ -49,4 +52,12 @@ func daysIn(month, year int) int {
 		return 30
 	}
 	return 31
+}
+
+// plural is "1 session" or "n sessions".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

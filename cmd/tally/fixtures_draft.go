@@ -26,6 +26,12 @@ type draftJSON struct {
 	Sessions []draftSessionJSON `json:"sessions"`
 	Drafted  int                `json:"drafted"`
 	Skipped  int                `json:"skipped"`
+	// Repeated counts sessions read again from a later log (the same
+	// session id), drafted once from the first; SubAgents the logs of a
+	// sub-agent alone, which are not sessions. Both are listed in
+	// sessions with their reason, not drafted.
+	Repeated  int `json:"repeated"`
+	SubAgents int `json:"subagent_transcripts"`
 	// BadLines counts the malformed lines skipped under --skip-bad.
 	BadLines int `json:"skipped_lines"`
 }
@@ -164,11 +170,24 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 	res := draftJSON{Sessions: []draftSessionJSON{}}
 	var files []atomicfile.File
 	var noneErrs []error
-	byID := map[string]string{}
+	byID, bySession := map[string]string{}, map[string]string{}
 	for _, path := range paths {
 		err := eachSession(path, o, lim, func(s *agentlog.Session) error {
-			d, err := draft.Build(s, propose)
 			out := draftSessionJSON{Source: path, SessionID: s.ID, TypedTurns: len(s.Turns), Compactions: []draftCompactJSON{}, Notes: []string{}}
+			if s.SubAgentOnly() {
+				out.Reason = "a sub-agent's own transcript (every record isSidechain), not a session: its parent's log holds the sub-agent's call and result"
+				res.Sessions = append(res.Sessions, out)
+				res.SubAgents++
+				return nil
+			}
+			if prev, ok := bySession[s.ID]; ok && s.ID != "" {
+				out.Reason = "read from " + prev + " already (a resumed session's log copies its parent's records): drafted once, from the first file that has it"
+				res.Sessions = append(res.Sessions, out)
+				res.Repeated++
+				return nil
+			}
+			bySession[s.ID] = path
+			d, err := draft.Build(s, propose)
 			switch {
 			case errors.Is(err, draft.ErrNoCompaction):
 				out.Reason = draft.ErrNoCompaction.Error()
@@ -341,7 +360,7 @@ const maxListedSkips = 5
 // writeDraftText prints what was drafted, and the next steps.
 func writeDraftText(w io.Writer, res draftJSON, dir string) {
 	for _, s := range res.Sessions {
-		if !s.Drafted && res.Skipped > maxListedSkips && len(s.Notes) == 0 {
+		if !s.Drafted && res.Skipped > maxListedSkips && len(s.Notes) == 0 && s.Reason == draft.ErrNoCompaction.Error() {
 			continue // counted below
 		}
 		if !s.Drafted {
@@ -384,6 +403,12 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 			listed = " (--format json lists them)"
 		}
 		fmt.Fprintf(w, "%d of %d sessions drafted; %d without a compaction with a summary%s\n", res.Drafted, res.Drafted+res.Skipped, res.Skipped, listed)
+	}
+	if res.Repeated > 0 {
+		fmt.Fprintf(w, "note: %s read again from a later file, drafted once from the first\n", countOf(res.Repeated, "session"))
+	}
+	if res.SubAgents > 0 {
+		fmt.Fprintf(w, "note: %s not drafted: not sessions\n", countOf(res.SubAgents, "sub-agent transcript"))
 	}
 	if res.BadLines > 0 {
 		fmt.Fprintf(w, "note: %s skipped (listed on stderr)\n", countOf(res.BadLines, "malformed line"))

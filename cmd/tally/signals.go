@@ -26,7 +26,12 @@ type signalsJSON struct {
 	Formats   map[agentlog.Format]int `json:"formats"`
 	Compacted int                     `json:"compacted"`
 	Flagged   int                     `json:"flagged"`
-	Window    struct {
+	// RepeatedSessions counts sessions read again from a later file (the
+	// same session id), read once from the first; SubagentTranscripts
+	// the files of a sub-agent alone. Neither is in sessions.
+	RepeatedSessions    int `json:"repeated_sessions"`
+	SubagentTranscripts int `json:"subagent_transcripts"`
+	Window              struct {
 		Turns int `json:"turns"`
 		Steps int `json:"steps"`
 	} `json:"window"`
@@ -196,6 +201,7 @@ func kindsJSON(ks []selection.KindCount) []kindJSON {
 
 func signalsReport(r *selection.SignalReport) signalsJSON {
 	out := signalsJSON{Files: r.Files, Lines: r.Lines, Bytes: r.Bytes, Sessions: r.Sessions, Formats: r.Formats, Compacted: r.Compacted,
+		RepeatedSessions: r.Repeated, SubagentTranscripts: r.SubAgents,
 		Flagged: r.Flagged, SampleSize: r.Config.Sample, Seed: r.Config.Seed, Signals: kindsJSON(r.Kinds),
 		Weeks: []weekJSON{}, SkippedLines: r.Skipped.Count, NotRead: r.NotRead, Warnings: r.Warnings}
 	out.Window.Turns, out.Window.Steps = r.Config.Window.Turns, r.Config.Window.Steps
