@@ -338,8 +338,9 @@ func (b *builder) compute() error {
 		errPairs = make([]pairedErrors, nc)
 		totals   [2]fixture.Counts
 		// judgeErrors counts each system's contradictions a reviewer
-		// found otherwise.
-		judgeErrors [2]int
+		// found otherwise, reviewerFound the contradictions a reviewer
+		// found where the judge saw none.
+		judgeErrors, reviewerFound [2]int
 		contr       contradictionPairs
 		// The rule's paired counts by conversation: as checked, and in
 		// the candidate's favour (every error pair that could be a gain
@@ -381,8 +382,11 @@ func (b *builder) compute() error {
 			}
 			counts[ci][s].Add(rec.Verdict)
 			totals[s].Add(rec.Verdict)
-			if rec.Verdict == fixture.Contradicted && b.reviewed(s, row, rec.Verdict) != fixture.Contradicted {
+			switch rv := b.reviewed(s, row, rec.Verdict); {
+			case rec.Verdict == fixture.Contradicted && rv != fixture.Contradicted:
 				judgeErrors[s]++
+			case rec.Verdict != fixture.Contradicted && rv == fixture.Contradicted:
+				reviewerFound[s]++
 			}
 			cur[ci][s].N++
 			if rec.Verdict.Retained() {
@@ -432,11 +436,15 @@ func (b *builder) compute() error {
 			}
 		}
 		if iv != "" && cv != "" && iv != fixture.Error && cv != fixture.Error {
-			// A contradiction a reviewer overrules counts as the
-			// reviewer's verdict: a judge error, not an inversion.
+			// A reviewer's verdict counts over the judge's, both ways:
+			// an overruled contradiction is a judge error, not an
+			// inversion; one a reviewer found is an inversion.
 			ie, ce := b.reviewed(0, row, iv), b.reviewed(1, row, cv)
 			if cv == fixture.Contradicted && ce != fixture.Contradicted && ie != fixture.Contradicted {
 				contr.overruled = append(contr.overruled, row.ItemKey)
+			}
+			if ce == fixture.Contradicted && ie != fixture.Contradicted && cv != fixture.Contradicted {
+				contr.found = append(contr.found, row.ItemKey)
 			}
 			contr.add(row.ItemKey, ie, ce)
 		}
@@ -500,10 +508,11 @@ func (b *builder) compute() error {
 		onlyCand += len(only[ci][1])
 	}
 	// The contradictions a reviewer found otherwise are judge errors,
-	// counted against neither system's gate.
+	// counted against neither system's gate; those a reviewer found where
+	// the judge saw none count against it.
 	reviewed := totals
 	for s := range reviewed {
-		reviewed[s].Contradicted -= judgeErrors[s]
+		reviewed[s].Contradicted += reviewerFound[s] - judgeErrors[s]
 	}
 	r.Contradictions = ContradictionRow{
 		Max:       max,
@@ -513,6 +522,8 @@ func (b *builder) compute() error {
 		New:           contr.new,
 		Overruled:     contr.overruled,
 		JudgeErrors:   judgeErrors,
+		Found:         contr.found,
+		ReviewerFound: reviewerFound,
 		Resolved:      contr.resolved,
 		OnlyIncumbent: onlyInc, OnlyCandidate: onlyCand,
 	}

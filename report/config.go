@@ -47,8 +47,9 @@ type Config struct {
 	ReplayDrop float64
 	Selection  string // optional
 	// Reviews is optional: the reviewers' verdicts `tally calibrate`
-	// wrote (JSONL); a contradiction a reviewer overrules stops counting
-	// as one in the contradiction row.
+	// wrote (JSONL); in the contradiction row a reviewer's verdict counts
+	// over the judge's, both ways (a contradiction overruled stops
+	// counting, one found where the judge saw none counts).
 	Reviews  string
 	Notebook string // optional
 

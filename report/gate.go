@@ -135,8 +135,9 @@ func decideClasses(r rule.Rule, pairs, favs [][]power.ClusterCounts, errs []pair
 type contradictionPairs struct {
 	new      []ItemKey // contradicted by the candidate, not the incumbent
 	resolved int       // contradicted by the incumbent, not the candidate
-	// overruled are the new ones a reviewer found not contradicted.
-	overruled []ItemKey
+	// overruled are the new ones a reviewer found not contradicted;
+	// found the new ones only a reviewer found contradicted.
+	overruled, found []ItemKey
 	// errors counts the pairs with an error verdict; mayResolve those
 	// that would be resolved in the candidate's favour.
 	errors, mayResolve int

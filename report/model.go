@@ -208,6 +208,13 @@ type ContradictionRow struct {
 	// contradiction of theirs a reviewer found otherwise: left out of
 	// Incumbent and Candidate and of both gates.
 	JudgeErrors [2]int
+	// Found are the item-compactions of New that only a reviewer found
+	// contradicted (the judge's verdict was another): counted in New, and
+	// blocking like any. ReviewerFound counts, for each system, every
+	// contradiction a reviewer found where the judge saw none: counted in
+	// Incumbent and Candidate and in their gates.
+	Found         []ItemKey
+	ReviewerFound [2]int
 }
 
 // PromptRow is the mean prompt size of each system against its budget.

@@ -87,15 +87,21 @@ func (b *builder) readReviews() error {
 }
 
 // reviewed is the verdict of system s (0 incumbent, 1 candidate) on row
-// for the contradiction row: the judge's verdict v, except a
-// contradiction a reviewer found otherwise, which is the reviewer's.
+// for the contradiction row: the judge's verdict v, except where a
+// reviewer saw that verdict and answered otherwise, when it is the
+// reviewer's — both ways: a contradiction the reviewer found otherwise is
+// a judge error and counts as no contradiction, and a contradiction the
+// reviewer found where the judge saw none counts as one (a new user's
+// trial confirmed four inversions the judge had missed, and the report
+// said the candidate contradicted nothing). An error verdict is not
+// overruled: the item was not judged.
 func (b *builder) reviewed(s int, row *ItemRow, v fixture.Verdict) fixture.Verdict {
-	if v != fixture.Contradicted || b.reviews == nil {
+	if b.reviews == nil || v == fixture.Error || v == "" {
 		return v
 	}
 	name := []string{b.r.Incumbent, b.r.Candidate}[s]
 	rv, ok := b.reviews[reviews.Key{ConversationID: row.ConversationID, Compaction: row.Compaction, ItemID: row.ItemID, System: name}]
-	if !ok || rv.Verdict == fixture.Contradicted {
+	if !ok || (v == fixture.Contradicted) == (rv.Verdict == fixture.Contradicted) {
 		return v
 	}
 	return rv.Verdict

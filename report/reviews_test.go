@@ -133,6 +133,40 @@ func TestReviewsOverruleContradictions(t *testing.T) {
 	if !found {
 		t.Errorf("no warning on the review of another verdict: %q", r.Warnings)
 	}
+	// A contradiction a reviewer finds where the judge saw none counts,
+	// both ways (a new user's trial confirmed four inversions the judge
+	// had called supported, and the report said the candidate contradicted
+	// nothing): with every judge contradiction of the candidate overruled,
+	// one the reviewer finds on an item both systems retained makes the
+	// row worse again, counted in the candidate's gate and named in Found.
+	var both ItemRow
+	for _, it := range base.Items {
+		if it.Incumbent.Verdict == fixture.Supported && it.Candidate.Verdict == fixture.Supported {
+			both = it
+			break
+		}
+	}
+	if both.ConversationID == "" {
+		t.Fatal("the example has no item both systems supported")
+	}
+	newFound := review(both.ItemKey, "candidate", fixture.Contradicted)
+	newFound.Class, newFound.JudgeVerdict = both.Class, fixture.Supported
+	write(append(all, newFound))
+	r = build("reviews: reviews.jsonl\n")
+	c = r.Contradictions
+	if !slices.Equal(c.New, []ItemKey{both.ItemKey}) || !slices.Equal(c.Found, c.New) || c.Change != Worse ||
+		c.ReviewerFound != [2]int{0, 1} || c.Candidate != base.Contradictions.Candidate-len(news)+1 {
+		t.Errorf("a contradiction a reviewer found: new %v, found %v, change %s, reviewer found %v, candidate %d (judge's %d, %d overruled)",
+			c.New, c.Found, c.Change, c.ReviewerFound, c.Candidate, base.Contradictions.Candidate, len(news))
+	}
+	// The same review on an incumbent's item makes it no new one.
+	incFound := newFound
+	incFound.System = "incumbent"
+	write(append(all, newFound, incFound))
+	r = build("reviews: reviews.jsonl\n")
+	if c := r.Contradictions; len(c.New) != 0 || c.ReviewerFound != [2]int{1, 1} || c.Change == Worse {
+		t.Errorf("a contradiction a reviewer found in both systems: new %v, reviewer found %v, change %s", c.New, c.ReviewerFound, c.Change)
+	}
 	cfg, err := ParseConfig(filepath.Join(dir, "report.yaml"), []byte(text+"reviews: missing.jsonl\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -308,6 +308,9 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 	if e := k.JudgeErrors; e[0]+e[1] > 0 {
 		overruled = fmt.Sprintf("; overruled by a reviewer, not counted: %d of the incumbent's, %d of the candidate's", e[0], e[1])
 	}
+	if f := k.ReviewerFound; f[0]+f[1] > 0 {
+		overruled += fmt.Sprintf("; found by a reviewer where the judge saw none, counted: %d of the incumbent's, %d of the candidate's", f[0], f[1])
+	}
 	fmt.Fprintf(t, "contradictions\t≤ %d\t%d\t%s\t%d\t%s\t%s (%d new, %d no longer contradicted%s)\n", k.Max, k.Incumbent, k.IncumbentGate, k.Candidate, k.CandidateGate, k.Change, len(k.New), k.Resolved, overruled)
 	p := r.Prompt
 	gate := "none"

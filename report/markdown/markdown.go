@@ -166,6 +166,9 @@ func (m *writer) gates(r *report.Report) {
 	if e := k.JudgeErrors; e[0]+e[1] > 0 {
 		parts = append(parts, fmt.Sprintf("overruled by a reviewer (judge errors, not counted): %d of the incumbent's, %d of the candidate's", e[0], e[1]))
 	}
+	if f := k.ReviewerFound; f[0]+f[1] > 0 {
+		parts = append(parts, fmt.Sprintf("found by a reviewer where the judge saw none (counted): %d of the incumbent's, %d of the candidate's", f[0], f[1]))
+	}
 	if n := k.OnlyIncumbent + k.OnlyCandidate; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d checked by one system only", n))
 	}

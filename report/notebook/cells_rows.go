@@ -486,6 +486,10 @@ func cellContradictions(cx *cellCtx, limit int) error {
 	if e := c.JudgeErrors; e[0]+e[1] > 0 {
 		h.Rawf("<p>A reviewer overruled %s of the incumbent's and %s of the candidate's contradictions (reviews: in report.yaml): judge errors, counted in neither system nor gate.</p>\n", markup.Int(e[0]), markup.Int(e[1]))
 	}
+	if f := c.ReviewerFound; f[0]+f[1] > 0 {
+		h.Rawf("<p>A reviewer found %s of the incumbent's and %s of the candidate's contradictions where the judge saw none (reviews: in report.yaml): counted, in the systems, their gates and the new contradictions below (%s of them).</p>\n",
+			markup.Int(f[0]), markup.Int(f[1]), markup.Int(len(c.Found)))
+	}
 	if len(c.New) == 0 {
 		h.Raw("<p class=\"none\">The candidate contradicts no item the incumbent did not.</p>\n")
 		return nil

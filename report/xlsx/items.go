@@ -101,8 +101,16 @@ func (b *book) lost() error {
 			entries = append(entries, entry{"lost", c.Class, k})
 		}
 	}
+	found := make(map[report.ItemKey]bool, len(r.Contradictions.Found))
+	for _, k := range r.Contradictions.Found {
+		found[k] = true
+	}
 	for _, k := range r.Contradictions.New {
-		entries = append(entries, entry{"new contradiction", "", k})
+		kind := "new contradiction"
+		if found[k] { // the judge saw none
+			kind = "new contradiction (found by a reviewer)"
+		}
+		entries = append(entries, entry{kind, "", k})
 	}
 	omitted := len(entries)
 	entries = entries[:b.fitRows(sheetLost, "rows", len(entries), 1)]
