@@ -341,7 +341,7 @@ func (b *builder) compute() error {
 		// found otherwise, reviewerFound the contradictions a reviewer
 		// found where the judge saw none.
 		judgeErrors, reviewerFound [2]int
-		contr       contradictionPairs
+		contr                      contradictionPairs
 		// The rule's paired counts by conversation: as checked, and in
 		// the candidate's favour (every error pair that could be a gain
 		// and every unpaired item-compaction counted as a gain).
