@@ -566,11 +566,10 @@ func (b *builder) compute() error {
 // retained would state a share the verdicts do not support.
 func NewSystemClass(c fixture.Counts, clusters []stats.Cluster, confidence float64) (SystemClass, error) {
 	sc := SystemClass{Counts: c, Retained: Share{Counts: c, Confidence: confidence}, Share: math.NaN()}
-	switch {
-	case c.Items == 0:
-		return sc, nil
-	case c.Errors > 0:
-		sc.Wilson, _ = sc.Retained.Wilson() // NaN bounds: no interval
+	if c.Items == 0 || c.Errors > 0 {
+		// No items, or a range: NaN bounds, no interval (a zero value
+		// would be written as 0–0% in the workbook).
+		sc.Wilson, _ = sc.Retained.Wilson()
 		sc.Robust = stats.Interval{Method: "cluster-robust", Lower: math.NaN(), Upper: math.NaN()}
 		return sc, nil
 	}

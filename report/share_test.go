@@ -165,3 +165,17 @@ func ExampleShare() {
 	// 60–70 of 80 = 75.0–87.5%, no interval
 	// false 0.75 0.875
 }
+
+// TestNoItemsNoInterval: a class a system has no items of has no share
+// and no interval (NaN bounds, left empty in the workbook), not 0–0%.
+func TestNoItemsNoInterval(t *testing.T) {
+	sc, err := NewSystemClass(fixture.Counts{}, nil, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range map[string]float64{"share": sc.Share, "wilson low": sc.Wilson.Lower, "wilson high": sc.Wilson.Upper, "robust low": sc.Robust.Lower, "robust high": sc.Robust.Upper} {
+		if !math.IsNaN(v) {
+			t.Errorf("%s = %v, want NaN", name, v)
+		}
+	}
+}

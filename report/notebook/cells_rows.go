@@ -214,7 +214,11 @@ func cellGates(cx *cellCtx) error {
 	h.Raw("<th>change</th></tr></thead>\n<tbody>\n")
 	for _, row := range r.Classes {
 		writeClassRow(h, row.Class)
-		h.Rawf("<td>at least %s retained</td>", markup.GatePct(row.MinShare))
+		if row.Incumbent.Gate == report.NoGate { // gates.retained names no share for it
+			h.Raw("<td>none</td>")
+		} else {
+			h.Rawf("<td>at least %s retained</td>", markup.GatePct(row.MinShare))
+		}
 		writeShare(h, row.Incumbent, true, nil)
 		writeShare(h, row.Candidate, true, nil)
 		h.Raw("<td>", markup.ClassChange(row), "</td></tr>\n")

@@ -327,3 +327,19 @@ func render(t testing.TB, r *report.Report, nb *Notebook) string {
 	}
 	return b.String()
 }
+
+// TestGatesUngated: a class without a retained-share gate reads "none",
+// not "at least 0% retained" (a new user's trial).
+func TestGatesUngated(t *testing.T) {
+	nb, err := Parse("nb.md", []byte(srcLines("# T", "", "```tally", "gates", "```", "", "```tally", "task-success", "```")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sample.Report()
+	r.Classes[1].MinShare = 0
+	r.Classes[1].Incumbent.Gate, r.Classes[1].Candidate.Gate = report.NoGate, report.NoGate
+	page := render(t, r, nb)
+	if strings.Count(page, "<td>none</td>") != 1 || strings.Contains(page, "at least 0% retained") {
+		t.Errorf("an ungated class's standard is not \"none\":\n%s", page)
+	}
+}
