@@ -252,6 +252,13 @@ func (er *ErrorRates) mcse(c rule.Characteristics) string {
 	if c.Method != rule.MethodSimulation {
 		return ""
 	}
+	if b, ok := c.Extreme(); ok {
+		side := "below"
+		if c.Block == 1 {
+			side = "above"
+		}
+		return fmt.Sprintf(" (in %d simulated fixture sets; %s %.1f%% with 95%% confidence, by the rule of three)", c.Replicates, side, 100*b)
+	}
 	return fmt.Sprintf(" (Monte-Carlo standard error %.1f points)", 100*c.MonteCarloError())
 }
 

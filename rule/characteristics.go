@@ -123,6 +123,22 @@ func (c Characteristics) MonteCarloError() float64 {
 	return math.Max(c.StandardError, 1/float64(c.Replicates))
 }
 
+// Extreme reports a simulated Block of 0 or 1, where a standard error
+// says little, and bound, the 95% bound the rule of three gives there
+// (Hanley & Lippman-Hand 1983, "If nothing goes wrong, is everything all
+// right?", JAMA 249:1743): with no block in R fixture sets the
+// probability is below 3/R, with every one blocked above 1 − 3/R.
+func (c Characteristics) Extreme() (bound float64, ok bool) {
+	if c.Method != MethodSimulation || c.Replicates == 0 || (c.Block != 0 && c.Block != 1) {
+		return 0, false
+	}
+	b := 3 / float64(c.Replicates)
+	if c.Block == 1 {
+		b = 1 - b
+	}
+	return b, true
+}
+
 // ClassStandardError is the Monte-Carlo standard error of class i's
 // Block; 0 when exact.
 func (c Characteristics) ClassStandardError(i int) float64 {

@@ -488,6 +488,13 @@ func mcText(c rule.Characteristics) string {
 	if c.Method == rule.MethodExact {
 		return " (exact; items independent)"
 	}
+	if b, ok := c.Extreme(); ok {
+		side := "below"
+		if c.Block == 1 {
+			side = "above"
+		}
+		return fmt.Sprintf(" (simulated: %d fixture sets, seed %d; %s %.1f%% with 95%% confidence, by the rule of three)", c.Replicates, c.Seed, side, 100*b)
+	}
 	return fmt.Sprintf(" (simulated: %d fixture sets, seed %d, Monte-Carlo standard error %.1f points)", c.Replicates, c.Seed, 100*c.MonteCarloError())
 }
 
