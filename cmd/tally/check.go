@@ -336,7 +336,7 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	fmt.Fprintf(w, "%s: %s, %s, %s (%s) → %s\n\n", sum.sys, plural(res.Fixtures, "fixture"), contextsText(res.Contexts, res.MissingContexts, res.OrphansSkipped),
 		plural(res.Checks, "check"), calls, sum.output)
 	t := table(w)
-	fmt.Fprintf(t, "class\titems\tverbatim\tsupported\tabsent\tcontradicted\terror\tretained\t%s wilson\n", pct(sum.confidence))
+	fmt.Fprintf(t, "class\tchecks\tverbatim\tsupported\tabsent\tcontradicted\terror\tretained\t%s wilson\n", pct(sum.confidence))
 	for _, r := range rows {
 		// The words are report.Share's, as in the report: with errors
 		// the range and no interval.

@@ -315,10 +315,10 @@ func TestCheckText(t *testing.T) {
 	}
 	for _, want := range []string{
 		"incumbent: 40 fixtures, 72 compacted contexts, 295 checks (0 judge calls, 0 cache hits) → " + out + "\n",
-		"class          items  verbatim  supported  absent  contradicted  error  retained     95% wilson\n",
-		"constraint     80     50        21         9       0             0      71 (88.8%)   80.0–94.0%\n",
-		"open_question  103    40        56         6       1             0      96 (93.2%)   86.6–96.7%\n",
-		"all            295    150       119        24      2             0      269 (91.2%)  87.4–93.9%\n",
+		"class          checks  verbatim  supported  absent  contradicted  error  retained     95% wilson\n",
+		"constraint     80      50        21         9       0             0      71 (88.8%)   80.0–94.0%\n",
+		"open_question  103     40        56         6       1             0      96 (93.2%)   86.6–96.7%\n",
+		"all            295     150       119        24      2             0      269 (91.2%)  87.4–93.9%\n",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("text output lacks %q:\n%s", want, stdout)
