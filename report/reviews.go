@@ -106,3 +106,13 @@ func (b *builder) reviewed(s int, row *ItemRow, v fixture.Verdict) fixture.Verdi
 	}
 	return rv.Verdict
 }
+
+// Reviewed is the verdict a reviewer gave system's record of the
+// item-compaction k, among the reviews this report uses (report.yaml's
+// reviews:); ok is false when there is none. The class rows count the
+// judge's verdicts (gates.use), so a renderer that lists an item shows a
+// reviewer's other verdict beside the judge's.
+func (r *Report) Reviewed(k ItemKey, system string) (v fixture.Verdict, ok bool) {
+	rv, ok := r.reviews[reviews.Key{ConversationID: k.ConversationID, Compaction: k.Compaction, ItemID: k.ItemID, System: system}]
+	return rv.Verdict, ok
+}

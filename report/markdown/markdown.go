@@ -255,9 +255,19 @@ func (m *writer) items(r *report.Report, idx map[report.ItemKey]int, keys []repo
 		if a := row.Candidate.Answer; a != "" {
 			m.printf(", answering %s", quoteCut(a, m.runes))
 		}
-		m.printf("; incumbent %s\n", verdictWord(row.Incumbent.Verdict))
+		m.printf("%s; incumbent %s%s\n", reviewedWord(r, k, r.Candidate, row.Candidate.Verdict),
+			verdictWord(row.Incumbent.Verdict), reviewedWord(r, k, r.Incumbent, row.Incumbent.Verdict))
 	}
 	m.printf("\n")
+}
+
+// reviewedWord is " (a reviewer: supported)" when a reviewer gave
+// system's record of k another verdict than the judge's v.
+func reviewedWord(r *report.Report, k report.ItemKey, system string, v fixture.Verdict) string {
+	if rv, ok := r.Reviewed(k, system); ok && rv != v {
+		return fmt.Sprintf(" (a reviewer: %s)", verdictWord(rv))
+	}
+	return ""
 }
 
 // verdictWord shows a verdict; a system with no record for the item has

@@ -370,6 +370,16 @@ func pickItems(r *report.Report, keys []report.ItemKey) []report.ItemRow {
 }
 
 // writeVerdict writes a record's verdict, answer and reason.
+// writeReviewed notes a reviewer's verdict on system's record of k when
+// it is not the judge's v.
+func writeReviewed(h *markup.Buffer, r *report.Report, k report.ItemKey, system string, v fixture.Verdict) {
+	if rv, ok := r.Reviewed(k, system); ok && rv != v {
+		h.Raw(`<span class="sub txt">a reviewer: `)
+		h.Text(string(rv), 40)
+		h.Raw("</span>")
+	}
+}
+
 func writeVerdict(h *markup.Buffer, rec fixture.Record) {
 	v := string(rec.Verdict)
 	if v == "" {
@@ -423,8 +433,10 @@ func writeItemTable(h *markup.Buffer, r *report.Report, rows []report.ItemRow) {
 		}
 		h.Raw("</td><td>")
 		writeVerdict(h, it.Incumbent)
+		writeReviewed(h, r, it.ItemKey, r.Incumbent, it.Incumbent.Verdict)
 		h.Raw("</td><td>")
 		writeVerdict(h, it.Candidate)
+		writeReviewed(h, r, it.ItemKey, r.Candidate, it.Candidate.Verdict)
 		h.Raw("</td></tr>\n")
 	}
 	h.Raw("</tbody>\n</table></div>\n")
