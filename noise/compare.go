@@ -359,6 +359,12 @@ func (p *pairing) nothingToCompare(m *Measure) error {
 		m.A.File, m.B.File, m.All.Errors)
 }
 
+// Agrees reports whether the two runs gave every pair the same verdict:
+// a second run answered from a cache, by the recorded judge or by any
+// judge that answers a question the same way every time, on the same
+// contexts, measures no noise (see the warning).
+func (m *Measure) Agrees() bool { return diagonal(m.Table) }
+
 // warnings are what a reader of m must know to use its figures.
 func warnings(m *Measure) []string {
 	var w []string

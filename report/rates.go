@@ -230,6 +230,12 @@ func (er *ErrorRates) sentence() string {
 		fmt.Fprintf(&b, "%.2f", c.Correlation)
 	}
 	b.WriteString(". ")
+	if er.Noise != nil && er.Noise.Agrees() {
+		// A deterministic judge on one set of contexts: the rates rest
+		// on no measured noise (a new user's trial on a real quarter,
+		// whose incumbent had compacted once).
+		b.WriteString("The noise pair disagrees on no item-compaction, so these rates assume the summariser and the judge have no noise at all: a measurement only if two compaction runs were each judged afresh; see the notes. ")
+	}
 	ct := er.Contradictions
 	if er.Rule.Kind == rule.Count {
 		fmt.Fprintf(&b, "Those rates count the class rows; the contradiction row alone, by noise alone, blocks a harmless change with probability %s (%.1f new contradictions expected), so the rule as a whole blocks one with probability %s.",

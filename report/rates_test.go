@@ -111,6 +111,22 @@ func TestErrorRatesNoiseChecks(t *testing.T) {
 	if er := big.ErrorRates; !er.Known || len(er.Drops) != 1 || !strings.Contains(er.Sentence, "no power is given for a drop of 90 points: constraint retains 88.8% at baseline") {
 		t.Errorf("a 90-point drop: known %v, drops %v, sentence %s", er.Known, er.Drops, er.Sentence)
 	}
+	// A copy of one run (a deterministic judge on one set of contexts)
+	// measures no noise: the sentence says its rates assume none.
+	copied := filepath.Join(t.TempDir(), "copy.jsonl")
+	inc, err := os.ReadFile(filepath.Join(filepath.Dir(quarterlyConfig), "verdicts/incumbent.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copied, inc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if er := build("noise: {first: verdicts/incumbent.jsonl, second: " + copied + "}\n").ErrorRates; !er.Known || !strings.Contains(er.Sentence, "The noise pair disagrees on no item-compaction, so these rates assume") {
+		t.Errorf("a run and its copy: known %v, sentence %s", er.Known, er.Sentence)
+	}
+	if strings.Contains(big.ErrorRates.Sentence, "disagrees on no item-compaction") {
+		t.Errorf("a pair that disagrees is said not to: %s", big.ErrorRates.Sentence)
+	}
 	cand := build("noise: {first: verdicts/candidate.jsonl, second: verdicts/incumbent-rerun.jsonl}\n")
 	found := false
 	for _, w := range cand.Warnings {
