@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -73,6 +74,14 @@ type CheckConfig struct {
 	// judge is there. A question answered from the cache neither counts
 	// nor resets it.
 	Breaker int
+	// JudgeVerbatim puts the items found verbatim to the judge too, and
+	// takes only its contradiction: a context that holds an item's words
+	// and states the opposite is contradicted, not verbatim (Claude Code's
+	// summaries quote every message the person typed, so a body that
+	// inverts a constraint still holds its words). Any other answer, an
+	// error included, leaves the item verbatim. It costs a question per
+	// verbatim item.
+	JudgeVerbatim bool
 	// Limits bounds the fixtures and the compacted contexts read: only
 	// regular files, a JSONL line or a file read whole of at most
 	// Limits.MaxLine bytes, a file of at most Limits.MaxFile (zero
@@ -91,7 +100,10 @@ type Progress struct {
 	// fixture names, left unchecked under CheckConfig.SkipOrphans.
 	OrphansSkipped int
 	// Checks counts the records written; Verbatim of them by substring.
-	Checks, Verbatim int
+	// VerbatimContradicted counts the items found verbatim that the judge
+	// then found contradicted (CheckConfig.JudgeVerbatim): recorded as
+	// contradicted, and not in Verbatim.
+	Checks, Verbatim, VerbatimContradicted int
 	// Calls and CacheHits count judge backend calls made and replies
 	// taken from the cache; Errors counts error verdicts.
 	Calls, CacheHits, Errors int
@@ -109,7 +121,8 @@ type CheckResult struct {
 }
 
 // PlanResult is what a check would cost: Questions are the items that
-// are not verbatim and go to the judge; VerdictsCached of them are already
+// go to the judge (those not verbatim, and under
+// CheckConfig.JudgeVerbatim the verbatim ones too); VerdictsCached of them are already
 // answered in the cache; AgreementCalls are the agreement calls known to
 // be needed, and AgreementUnknown those that depend on uncached verdicts
 // (at most one each).
@@ -175,6 +188,7 @@ func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error
 		}
 		res.Checks += len(s.records)
 		res.Verbatim += s.verbatim
+		res.VerbatimContradicted += s.verbatimContradicted
 		res.Calls += s.calls
 		res.CacheHits += s.cacheHits
 		if cfg.Progress != nil {
@@ -240,11 +254,14 @@ type slot struct {
 	searched bool
 	found    []bool
 
-	records   []fixture.Record
-	verbatim  int
-	calls     int
-	cacheHits int
-	err       error
+	records  []fixture.Record
+	verbatim int
+	// verbatimContradicted counts the verbatim items the judge found
+	// contradicted (CheckConfig.JudgeVerbatim).
+	verbatimContradicted int
+	calls                int
+	cacheHits            int
+	err                  error
 
 	mu      sync.Mutex
 	pending int
@@ -267,6 +284,9 @@ type task struct {
 	i   int
 	q   Question
 	ctx context.Context
+	// verbatim marks an item found verbatim, put to the judge for its
+	// contradiction only (CheckConfig.JudgeVerbatim).
+	verbatim bool
 }
 
 // run is the pipeline shared by Check and PlanCheck: a producer walks the
@@ -358,7 +378,7 @@ func run(parent context.Context, cfg CheckConfig, needContext bool, n *setCounts
 			defer loadWG.Done()
 			var buf []byte
 			for s := range loadq {
-				buf = load(ctx, cfg.System, cfg.Limits, s, askq, buf)
+				buf = load(ctx, cfg, s, askq, buf)
 			}
 		}()
 	}
@@ -399,7 +419,16 @@ func run(parent context.Context, cfg CheckConfig, needContext bool, n *setCounts
 					t.s.err = err
 				}
 				if err == nil {
-					t.s.records[t.i] = a.Record(t.q)
+					switch {
+					case !t.verbatim:
+						t.s.records[t.i] = a.Record(t.q)
+					case a.Verdict == fixture.Contradicted:
+						rec := a.Record(t.q)
+						rec.Reason = strings.TrimSuffix("its words are in the context, and the context contradicts them; "+rec.Reason, "; ")
+						t.s.records[t.i] = rec
+						t.s.verbatim--
+						t.s.verbatimContradicted++
+					}
 					t.s.calls += a.Calls
 					t.s.cacheHits += a.CacheHits
 				}
@@ -447,8 +476,10 @@ func run(parent context.Context, cfg CheckConfig, needContext bool, n *setCounts
 
 // load settles s's verbatim items, from its context plan or by reading
 // and rendering its context (into buf, returned for reuse), and queues
-// the rest on askq.
-func load(ctx context.Context, system string, lim input.Limits, s *slot, askq chan<- task, buf []byte) []byte {
+// the rest on askq (and, under cfg.JudgeVerbatim, the verbatim ones for
+// their contradiction).
+func load(ctx context.Context, cfg CheckConfig, s *slot, askq chan<- task, buf []byte) []byte {
+	system, lim := cfg.System, cfg.Limits
 	defer s.finish()
 	if ctx.Err() != nil {
 		s.err = ctx.Err()
@@ -493,8 +524,9 @@ func load(ctx context.Context, system string, lim input.Limits, s *slot, askq ch
 		if found[k] {
 			rec.Verdict = fixture.Verbatim
 			s.verbatim++
-		} else {
-			questions = append(questions, task{s: s, i: len(s.records), ctx: ctx, q: Question{
+		}
+		if !found[k] || cfg.JudgeVerbatim {
+			questions = append(questions, task{s: s, i: len(s.records), ctx: ctx, verbatim: found[k], q: Question{
 				System: system, ConversationID: c.ConversationID, Compaction: c.Compaction,
 				ItemID: it.ID, Class: it.Class, Probe: it.Probe, Expect: it.Expect, Context: rendered, Item: rec.Item,
 			}})

@@ -49,11 +49,14 @@ type checkJSON struct {
 	MissingContexts int `json:"missing_contexts"`
 	// OrphansSkipped counts the context folders no fixture names, left
 	// unchecked under --skip-orphans.
-	OrphansSkipped int        `json:"orphans_skipped,omitempty"`
-	Checks         int        `json:"checks"`
-	Calls          int        `json:"judge_calls"`
-	CacheHits      int        `json:"cache_hits"`
-	Cache          *cacheJSON `json:"cache,omitempty"`
+	OrphansSkipped int `json:"orphans_skipped,omitempty"`
+	Checks         int `json:"checks"`
+	// VerbatimContradicted counts the items found verbatim that the
+	// judge found contradicted under --judge-verbatim.
+	VerbatimContradicted int        `json:"verbatim_contradicted"`
+	Calls                int        `json:"judge_calls"`
+	CacheHits            int        `json:"cache_hits"`
+	Cache                *cacheJSON `json:"cache,omitempty"`
 	// Errors counts the error verdicts; Complete is false when they are
 	// more than MaxErrors (exit 4).
 	Errors       int            `json:"errors"`
@@ -169,7 +172,7 @@ Exit codes:
 				return err
 			}
 			cfg := judge.CheckConfig{Fixtures: fixtures, Contexts: contexts, System: sys, Judge: j, Concurrency: jf.concurrency,
-				AllowMissing: cf.allowMissing, SkipOrphans: cf.skipOrphans, Deadline: cf.deadline, Breaker: cf.breakerSetting(), Limits: lim.Limits}
+				AllowMissing: cf.allowMissing, SkipOrphans: cf.skipOrphans, JudgeVerbatim: cf.judgeVerbatim, Deadline: cf.deadline, Breaker: cf.breakerSetting(), Limits: lim.Limits}
 			w := cmd.OutOrStdout()
 			if dryRun {
 				p, err := judge.PlanCheck(cmd.Context(), cfg)
@@ -203,7 +206,7 @@ Exit codes:
 				return err
 			}
 			_, model := j.(*judge.Model)
-			sum := checkSummary{sys: sys, output: output, res: res, confidence: confidence, model: model, cache: jf.opened, maxErrors: cf.maxErrors}
+			sum := checkSummary{sys: sys, output: output, res: res, confidence: confidence, model: model, cache: jf.opened, maxErrors: cf.maxErrors, judgeVerbatim: cf.judgeVerbatim}
 			if err := writeCheck(w, opts, sum); err != nil {
 				return err
 			}
@@ -303,6 +306,8 @@ type checkSummary struct {
 	model       bool         // the judge calls a model (not the recorded judge)
 	cache       *judge.Cache // nil: no cache
 	maxErrors   int
+	// judgeVerbatim is --judge-verbatim: the output says what it found.
+	judgeVerbatim bool
 }
 
 func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
@@ -317,7 +322,7 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	if opts.format == "json" {
 		return writeJSON(w, checkJSON{
 			System: sum.sys, Output: sum.output, Fixtures: res.Fixtures, Contexts: res.Contexts, MissingContexts: res.MissingContexts, OrphansSkipped: res.OrphansSkipped,
-			Checks: res.Checks, Calls: res.Calls, CacheHits: res.CacheHits, Cache: cache,
+			Checks: res.Checks, VerbatimContradicted: res.VerbatimContradicted, Calls: res.Calls, CacheHits: res.CacheHits, Cache: cache,
 			Errors: res.Errors, MaxErrors: sum.maxErrors, Complete: res.Errors <= sum.maxErrors,
 			ErrorReasons: reasonRows(res.ErrorReasons), Classes: rows,
 		})
@@ -333,8 +338,13 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	case sum.model:
 		calls = plural(res.Calls, "judge call") + ", no cache"
 	}
-	fmt.Fprintf(w, "%s: %s, %s, %s (%s) → %s\n\n", sum.sys, plural(res.Fixtures, "fixture"), contextsText(res.Contexts, res.MissingContexts, res.OrphansSkipped),
+	fmt.Fprintf(w, "%s: %s, %s, %s (%s) → %s\n", sum.sys, plural(res.Fixtures, "fixture"), contextsText(res.Contexts, res.MissingContexts, res.OrphansSkipped),
 		plural(res.Checks, "check"), calls, sum.output)
+	if sum.judgeVerbatim {
+		fmt.Fprintf(w, "--judge-verbatim: of %s found verbatim, the judge found %d contradicted by the rest of the context (recorded as contradicted)\n",
+			plural(res.Verbatim+res.VerbatimContradicted, "item-compaction"), res.VerbatimContradicted)
+	}
+	fmt.Fprintln(w)
 	t := table(w)
 	fmt.Fprintf(t, "class\tchecks\tverbatim\tsupported\tabsent\tcontradicted\terror\tretained\t%s wilson\n", pct(sum.confidence))
 	for _, r := range rows {

@@ -166,16 +166,18 @@ func (f *judgeFlags) validate() error {
 
 // checkFlags bound a check and say what it may leave incomplete.
 type checkFlags struct {
-	allowMissing bool
-	skipOrphans  bool
-	maxErrors    int
-	deadline     time.Duration
-	breaker      int
+	allowMissing  bool
+	skipOrphans   bool
+	judgeVerbatim bool
+	maxErrors     int
+	deadline      time.Duration
+	breaker       int
 }
 
 func (c *checkFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVar(&c.allowMissing, "allow-missing", false, "accept missing context files: record the items certainly live at each (stated before the earliest turn it can have served, after the previous present context's) as error \"no context\", those that may be live (stated before the latest turn it can have served, before the next present context's) as error \"no context (liveness unknown)\", and none that cannot be (extra, orphan, out-of-range and out-of-order contexts stay errors)")
+	fl.BoolVar(&c.judgeVerbatim, "judge-verbatim", false, "put the items found verbatim to the judge too, taking only its contradiction: a context that quotes an item and states the opposite (Claude Code's summaries quote every message the person typed) is contradicted, not verbatim; a question per verbatim item")
 	fl.BoolVar(&c.skipOrphans, "skip-orphans", false, "leave unchecked the context folders of conversations no fixture names (an error otherwise), counting them in the output: checks the fixtures reviewed so far from a folder tally fixtures draft wrote for more")
 	fl.IntVar(&c.maxErrors, "max-errors", 0, "error verdicts tolerated before check exits 4 (incomplete)")
 	fl.DurationVar(&c.deadline, "deadline", 0, "bound the whole run's judging (e.g. 30m; 0: none): the items not judged by then are answered from the cache, or are error \"deadline\"")

@@ -571,3 +571,24 @@ func TestTopReasonsGroupsNumbers(t *testing.T) {
 		t.Errorf("reasonRows grouped what JSON must keep apart: %+v", rows)
 	}
 }
+
+// TestCheckJudgeVerbatimFlag: --judge-verbatim asks the judge about the
+// verbatim item too (8 calls where 7 were made without it, as README's
+// command-judge example counts them) and says what it found; --dry-run
+// counts the extra question.
+func TestCheckJudgeVerbatimFlag(t *testing.T) {
+	args := []string{"check", "--fixtures", "testdata/check-command/fixtures", "--contexts", "testdata/check-command/contexts",
+		"--system", "demo", "--judge", "command", "--command", "../../examples/judge-command/judge.sh", "--cache", "", "--judge-verbatim"}
+	out, errOut, code := cli(t, append(args, "-o", filepath.Join(t.TempDir(), "v.jsonl"))...)
+	if code != 0 || !strings.Contains(out, "5 checks (8 judge calls, no cache)") ||
+		!strings.Contains(out, "\n--judge-verbatim: of 1 item-compaction found verbatim, the judge found 0 contradicted by the rest of the context (recorded as contradicted)\n") {
+		t.Errorf("exit %d %s\n%s", code, errOut, out)
+	}
+	out, errOut, code = cli(t, append(args, "--dry-run", "--format", "json")...)
+	var plan struct {
+		Questions int `json:"judge_questions"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &plan) != nil || plan.Questions != 5 {
+		t.Errorf("--dry-run: exit %d %s\n%s; want 5 questions (4 judged and the verbatim one)", code, errOut, out)
+	}
+}

@@ -425,7 +425,7 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 	if res.Drafted > 1 {
 		skip = " --skip-orphans" // the sessions not reviewed (yet) have contexts and no fixture
 	}
-	fmt.Fprintf(w, "\nwrote %s and %s\nnext: tally review %s -o FIXTURES/%s.json%s;\n      then tally check --fixtures FIXTURES --contexts %s%s --system NAME …\n",
+	fmt.Fprintf(w, "\nwrote %s and %s\nnext: tally review %s -o FIXTURES/%s.json%s;\n      then tally check --fixtures FIXTURES --contexts %s%s --system NAME --judge-verbatim …\n",
 		review.Printable(filepath.Join(dir, "candidates")), review.Printable(filepath.Join(dir, "contexts")),
 		review.Printable(filepath.Join(dir, "candidates", id+".json")), review.Printable(id), each, review.Printable(filepath.Join(dir, "contexts")), skip)
 }
