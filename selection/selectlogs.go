@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
+	"sync"
 
 	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
@@ -42,10 +44,11 @@ func RuleProposer(s *agentlog.Session) ([]ProposedItem, error) {
 // FromLog with the items propose finds in it (RuleProposer when nil), and
 // offered to the selection as Select does with summaries. The result's
 // Items is ItemsProposed and ProposedItems counts the items proposed.
-// Files are read one session at a time (agentlog.NewReader), so memory
-// holds the largest session besides the selection. cfg.Limits bounds each
-// file and line, and cfg.SkipBad skips malformed lines, counted in the
-// result's warnings.
+// Files are read one session at a time (agentlog.NewReader) and proposed
+// on GOMAXPROCS workers (propose must be safe for concurrent use), the
+// sessions offered in the order read, so memory holds a few sessions
+// per worker besides the selection. cfg.Limits bounds each file and line,
+// and cfg.SkipBad skips malformed lines, counted in the result's warnings.
 func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogProposer) (*Result, error) {
 	if propose == nil {
 		propose = RuleProposer
@@ -54,17 +57,69 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	if err != nil {
 		return nil, err
 	}
-	seen := map[uint64]int{} // each session id's (hash) first file
-	st := logsState{paths: paths, seen: seen}
-	var proposed, bytes int64
+	st := logsState{paths: paths, seen: map[uint64]int{}}
 	var bad BadLines
-	for i, p := range paths {
-		st.file = i
-		b, err := selectLog(sel, p, format, cfg, propose, &st, &proposed, &bad)
-		bytes += b
-		if err != nil {
-			return nil, err
+	workers := runtime.GOMAXPROCS(0)
+	ordered := make(chan *logJob, 4*workers)
+	jobs := make(chan *logJob, workers)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				j.items, j.err = propose(j.s)
+				if j.err != nil {
+					j.err = fmt.Errorf("%s: session %s: proposing items: %w", j.path, j.s.ID, j.err)
+				}
+				close(j.done)
+			}
+		}()
+	}
+	go func() { // reads the files in order, one session at a time
+		defer close(ordered)
+		defer close(jobs)
+		for i, p := range paths {
+			st.file = i
+			if err := readLog(p, format, cfg, &st, &bad, ordered, jobs, stop); err != nil {
+				j := &logJob{err: err, done: make(chan struct{})}
+				close(j.done)
+				select {
+				case ordered <- j:
+				case <-stop:
+				}
+				return
+			}
 		}
+	}()
+	var proposed, bytes int64
+	var firstErr error
+	for j := range ordered {
+		if firstErr != nil {
+			continue // drain, so the reader finishes (a job it stopped sending is never done)
+		}
+		<-j.done
+		switch {
+		case j.err != nil:
+			firstErr = j.err
+			close(stop)
+		case j.s == nil: // the end of a file
+			bytes += j.bytes
+		default:
+			proposed += int64(len(j.items))
+			sum := FromLog(j.s, j.items)
+			sum.Started = j.s.Start
+			st.n++
+			if err := sel.add(&sum, nil, st.n); err != nil {
+				firstErr = err
+				close(stop)
+			}
+		}
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	res := sel.Result()
 	res.Items, res.ProposedItems, res.Bytes, res.Skipped = ItemsProposed, proposed, bytes, bad
@@ -85,6 +140,18 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	return res, nil
 }
 
+// logJob is one session on its way through SelectLogs: proposed by a
+// worker (done closes then), offered in the order read. A job without a
+// session marks the end of a file (bytes) or carries the read's error.
+type logJob struct {
+	s     *agentlog.Session
+	path  string
+	items []ProposedItem
+	bytes int64
+	err   error
+	done  chan struct{}
+}
+
 // logsState is what SelectLogs keeps across files: the file being read,
 // the first file of each session id (by hash), and the sessions read
 // again or not sessions at all, as Scan counts them.
@@ -97,13 +164,13 @@ type logsState struct {
 	notes               []string
 }
 
-// selectLog offers the sessions of one log to sel, returning the bytes
-// read.
-func selectLog(sel *Selector, path string, format agentlog.Format, cfg Config, propose LogProposer,
-	st *logsState, proposed *int64, bad *BadLines) (int64, error) {
+// readLog sends the sessions of one log to be proposed (jobs) and
+// offered (ordered), then a job with the bytes read; it returns early,
+// with nil, when stop closes.
+func readLog(path string, format agentlog.Format, cfg Config, st *logsState, bad *BadLines, ordered, jobs chan<- *logJob, stop <-chan struct{}) error {
 	f, err := input.Open(path, cfg.Limits)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer f.Close()
 	o := agentlog.Options{Format: format, MaxLine: cfg.Limits.MaxLine, SkipBad: cfg.SkipBad,
@@ -116,16 +183,34 @@ func selectLog(sel *Selector, path string, format agentlog.Format, cfg Config, p
 		}}
 	rd, err := agentlog.NewReader(f, path, o)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer rd.Close()
+	send := func(j *logJob, propose bool) bool {
+		select {
+		case ordered <- j:
+		case <-stop:
+			return false
+		}
+		if propose {
+			select {
+			case jobs <- j:
+			case <-stop:
+				return false
+			}
+		}
+		return true
+	}
 	for {
 		s, err := rd.Next()
 		if err == io.EOF {
-			return rd.Bytes(), nil
+			j := &logJob{bytes: rd.Bytes(), done: make(chan struct{})}
+			close(j.done)
+			send(j, false)
+			return nil
 		}
 		if err != nil {
-			return rd.Bytes(), err
+			return err
 		}
 		if s.SubAgentOnly() {
 			st.subagents++
@@ -142,16 +227,8 @@ func selectLog(sel *Selector, path string, format agentlog.Format, cfg Config, p
 			}
 			st.seen[h] = st.file
 		}
-		items, err := propose(s)
-		if err != nil {
-			return rd.Bytes(), fmt.Errorf("%s: session %s: proposing items: %w", path, s.ID, err)
-		}
-		*proposed += int64(len(items))
-		sum := FromLog(s, items)
-		sum.Started = s.Start
-		st.n++
-		if err := sel.add(&sum, nil, st.n); err != nil {
-			return rd.Bytes(), err
+		if !send(&logJob{s: s, path: path, done: make(chan struct{})}, true) {
+			return nil
 		}
 	}
 }

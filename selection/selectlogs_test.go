@@ -1,10 +1,13 @@
 package selection
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
@@ -88,5 +91,58 @@ func TestSelectLogs(t *testing.T) {
 	if res.Read != 3 || res.Repeated != 3 || !strings.Contains(all, p+":2: session early was read from "+p+" already") ||
 		!strings.Contains(all, "\n3 sessions read again from a later file") {
 		t.Errorf("the same sessions twice: read %d, repeated %d, warnings %q; want 3, 3, each named", res.Read, res.Repeated, res.Warnings)
+	}
+}
+
+// TestSelectLogsParallel: sessions are proposed on several workers but
+// offered in the order read, so the selection is the same whatever the
+// workers' timing; an error of the proposer, or of a later file, stops
+// the run with that error, without hanging.
+func TestSelectLogsParallel(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i := range 60 {
+		lines = append(lines, fmt.Sprintf(`{"session_id":"s%02d","messages":[{"role":"user","content":"Never push to main."},{"role":"assistant","content":"ok"},{"role":"user","content":"go on"}],"compactions":[{"after_message":2,"summary":"s"}]}`, i))
+	}
+	p := filepath.Join(dir, "logs.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Session i gets i%7 items, after a delay that makes later sessions
+	// finish first.
+	stub := func(fail string) LogProposer {
+		return func(s *agentlog.Session) ([]ProposedItem, error) {
+			var i int
+			fmt.Sscanf(s.ID, "s%d", &i)
+			time.Sleep(time.Duration(60-i) * 50 * time.Microsecond)
+			if s.ID == fail {
+				return nil, errors.New("model unreachable")
+			}
+			out := make([]ProposedItem, i%7)
+			for k := range out {
+				out[k] = ProposedItem{Class: fixture.Constraint, Turn: 1}
+			}
+			return out, nil
+		}
+	}
+	cfg := DefaultConfig(5)
+	cfg.CompareRandom = 0
+	res, err := SelectLogs([]string{p}, "", cfg, stub(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Selected {
+		got = append(got, s.ID)
+	}
+	// Six items at i%7 == 6: s06, s13, s20, s27, s34 (ties by id).
+	if strings.Join(got, " ") != "s06 s13 s20 s27 s34" || res.Read != 60 || res.ProposedItems != 174 {
+		t.Errorf("selected %v, read %d, proposed %d; want s06 s13 s20 s27 s34, 60, 174 (8 cycles of 0+…+6, then 0+1+2+3)", got, res.Read, res.ProposedItems)
+	}
+	if _, err := SelectLogs([]string{p}, "", cfg, stub("s31")); err == nil || !strings.Contains(err.Error(), "session s31: proposing items: model unreachable") {
+		t.Errorf("a proposer's error: %v", err)
+	}
+	if _, err := SelectLogs([]string{p, filepath.Join(dir, "missing.jsonl")}, "", cfg, stub("")); err == nil || !strings.Contains(err.Error(), "missing.jsonl") {
+		t.Errorf("a missing second file: %v", err)
 	}
 }
