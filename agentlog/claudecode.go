@@ -749,6 +749,12 @@ var tagPrefixes = []struct {
 	{"<ide_selection>", IDEContext},
 	{"[Request interrupted by user", Interrupted},
 	{"Operation stopped by hook", HookOutput},
+	// A Stop or SubagentStop hook that blocks the end of a turn: Claude
+	// Code sends its reason as a user message, with isMeta in some
+	// versions and without it in others (public transcript parsers list
+	// the prefix as injected).
+	{"Stop hook feedback:", HookOutput},
+	{"SubagentStop hook feedback:", HookOutput},
 	{"<command-name>", SlashCommand},
 	{"<command-message>", SlashCommand},
 	{"<bash-input>", ShellCommand},

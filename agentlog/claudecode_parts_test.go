@@ -83,3 +83,20 @@ func TestSubAgentOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestStopHookFeedback: a blocking Stop hook's reason, sent as a user
+// message without isMeta (as some Claude Code versions write it), is hook
+// output, not a person's prompt.
+func TestStopHookFeedback(t *testing.T) {
+	log := `{"type":"user","sessionId":"s","message":{"role":"user","content":"Fix the test."}}` + "\n" +
+		`{"type":"user","sessionId":"s","isSynthetic":true,"message":{"role":"user","content":"Stop hook feedback:\n[~/.claude/hooks/check.sh]: Never finish without running the tests."}}` + "\n" +
+		`{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"SubagentStop hook feedback: go on"}]}}`
+	ss, err := ReadClaudeCode(strings.NewReader(log), "x.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	if len(s.Turns) != 1 || s.Messages[1].Kind != HookOutput || s.Messages[2].Kind != HookOutput {
+		t.Errorf("%d turns, kinds %v %v; want 1 turn and hook output twice", len(s.Turns), s.Messages[1].Kind, s.Messages[2].Kind)
+	}
+}

@@ -158,7 +158,8 @@ func (m Message) Person() bool { return m.Kind.Typed() || m.Kind == Queued }
 //	<task-notification>, <agent-notification> → Notification
 //	<ide_opened_file>, <ide_selection>        → IDEContext
 //	[Request interrupted by user…]            → Interrupted
-//	Operation stopped by hook…                → HookOutput
+//	Operation stopped by hook…,
+//	  (Subagent)Stop hook feedback:…          → HookOutput
 //	<command-name>, <command-message>         → SlashCommand (typed)
 //	<bash-input>                              → ShellCommand (typed)
 //	anything else                             → Typed
