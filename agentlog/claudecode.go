@@ -18,20 +18,17 @@ import (
 
 // ccRecord is the part of a Claude Code record the reader uses.
 type ccRecord struct {
-	Type             string     `json:"type"`
-	Subtype          string     `json:"subtype"`
-	SessionID        string     `json:"sessionId"`
-	UUID             string     `json:"uuid"`
-	Cwd              string     `json:"cwd"`
-	Timestamp        string     `json:"timestamp"`
-	IsSidechain      bool       `json:"isSidechain"`
-	IsMeta           bool       `json:"isMeta"`
-	IsCompactSummary bool       `json:"isCompactSummary"`
-	Message          *ccMessage `json:"message"`
-	CompactMetadata  *struct {
-		Trigger   string `json:"trigger"`
-		PreTokens int64  `json:"preTokens"`
-	} `json:"compactMetadata"`
+	Type                 string         `json:"type"`
+	Subtype              string         `json:"subtype"`
+	SessionID            string         `json:"sessionId"`
+	UUID                 string         `json:"uuid"`
+	Cwd                  string         `json:"cwd"`
+	Timestamp            string         `json:"timestamp"`
+	IsSidechain          bool           `json:"isSidechain"`
+	IsMeta               bool           `json:"isMeta"`
+	IsCompactSummary     bool           `json:"isCompactSummary"`
+	Message              *ccMessage     `json:"message"`
+	CompactMetadata      *ccCompactMeta `json:"compactMetadata"`
 	MicrocompactMetadata *struct {
 		Trigger          string   `json:"trigger"`
 		PreTokens        int64    `json:"preTokens"`
@@ -48,6 +45,23 @@ type ccRecord struct {
 	// list of parts when it was sent with an image).
 	Operation string         `json:"operation"`
 	Content   ccLooseContent `json:"content"`
+}
+
+// ccCompactMeta is a compact_boundary's compactMetadata. A partial
+// compaction (later Claude Code versions) keeps the most recent messages
+// word for word after its summary: PreservedSegment names the first and
+// last of them, which the file holds before the boundary.
+type ccCompactMeta struct {
+	Trigger          string     `json:"trigger"`
+	PreTokens        int64      `json:"preTokens"`
+	PreservedSegment *ccSegment `json:"preservedSegment"`
+}
+
+// ccSegment is a partial compaction's preservedSegment: the uuids of the
+// first and the last message it kept.
+type ccSegment struct {
+	HeadUUID string `json:"headUuid"`
+	TailUUID string `json:"tailUuid"`
 }
 
 // ccLooseContent is a record's top-level content: a string or a list of
@@ -469,6 +483,9 @@ func (cr *ccReader) record(b []byte) error {
 		c := Compaction{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Message: len(cr.s.Messages), Line: cr.line, UUID: rec.UUID}
 		if m := rec.CompactMetadata; m != nil {
 			c.Trigger, c.PreTokens = m.Trigger, m.PreTokens
+			if p := m.PreservedSegment; p != nil {
+				c.Kept, c.KeptAfter = cr.preserved(p.HeadUUID, p.TailUUID), true
+			}
 		}
 		cr.s.Compactions = append(cr.s.Compactions, c)
 		cr.summaryDue = len(cr.s.Compactions) - 1
@@ -501,6 +518,66 @@ func (cr *ccReader) record(b []byte) error {
 	}
 	cr.read(kind)
 	return nil
+}
+
+// preserved is the text of the messages from the record of uuid head to
+// that of uuid tail, in the order read: the person's and the injected
+// ones, and the agent's steps (its text; a step with only tool calls
+// names them), which a partial compaction keeps word for word. When
+// either record is not in the session (a log cut at its start), nothing
+// is kept and the segment is counted in Dropped, not guessed.
+func (cr *ccReader) preserved(head, tail string) []string {
+	s := cr.s
+	lineOf := func(uuid string) int {
+		for i := range s.Messages {
+			if s.Messages[i].UUID == uuid {
+				return s.Messages[i].Line
+			}
+		}
+		for i := range s.Steps {
+			if slices.Contains(s.Steps[i].UUIDs, uuid) {
+				return s.Steps[i].Line
+			}
+		}
+		return 0
+	}
+	from, to := lineOf(head), lineOf(tail)
+	if from == 0 || to == 0 || to < from {
+		cr.drop("compactMetadata.preservedSegment (not in the log)")
+		return nil
+	}
+	type piece struct {
+		line int
+		text string
+	}
+	var ps []piece
+	for _, m := range s.Messages {
+		if m.Line >= from && m.Line <= to && strings.TrimSpace(m.Text) != "" {
+			ps = append(ps, piece{m.Line, m.Text})
+		}
+	}
+	for _, st := range s.Steps {
+		if st.Line < from || st.Line > to {
+			continue
+		}
+		text := st.Text
+		if text == "" && len(st.Calls) > 0 {
+			names := make([]string, len(st.Calls))
+			for i, c := range st.Calls {
+				names[i] = c.Name
+			}
+			text = "[" + strings.Join(names, ", ") + "]"
+		}
+		if strings.TrimSpace(text) != "" {
+			ps = append(ps, piece{st.Line, text})
+		}
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].line < ps[j].line })
+	kept := make([]string, len(ps))
+	for i, p := range ps {
+		kept[i] = p.text
+	}
+	return kept
 }
 
 // queue reads a queue-operation record and returns the kind it is

@@ -2,6 +2,7 @@ package agentlog
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -98,5 +99,42 @@ func TestStopHookFeedback(t *testing.T) {
 	s := ss[0]
 	if len(s.Turns) != 1 || s.Messages[1].Kind != HookOutput || s.Messages[2].Kind != HookOutput {
 		t.Errorf("%d turns, kinds %v %v; want 1 turn and hook output twice", len(s.Turns), s.Messages[1].Kind, s.Messages[2].Kind)
+	}
+}
+
+// partialLog is a Claude Code session with a partial compaction (later
+// versions: compactMetadata.preservedSegment names the first and last
+// message kept word for word after the summary, written before the
+// boundary), in the shape public transcript tools document.
+const partialLog = `{"type":"user","sessionId":"s","uuid":"u1","message":{"role":"user","content":"Never push to main."}}
+{"type":"assistant","sessionId":"s","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Understood."}]}}
+{"type":"user","sessionId":"s","uuid":"u2","message":{"role":"user","content":"Use tabs in the Makefile."}}
+{"type":"assistant","sessionId":"s","uuid":"a2","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Edit","input":{}}]}}
+{"type":"user","sessionId":"s","uuid":"u3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}
+{"type":"assistant","sessionId":"s","uuid":"a3","message":{"id":"m3","role":"assistant","content":[{"type":"text","text":"Tabs it is."}]}}
+{"type":"system","subtype":"compact_boundary","sessionId":"s","uuid":"b1","compactMetadata":{"trigger":"auto","preTokens":9000,"preservedSegment":{"headUuid":"u2","anchorUuid":"s1","tailUuid":"a3"}}}
+{"type":"user","sessionId":"s","uuid":"s1","isCompactSummary":true,"message":{"role":"user","content":"Summary: the person asked for no pushes to main."}}
+{"type":"user","sessionId":"s","uuid":"u4","message":{"role":"user","content":"Go on."}}`
+
+// TestPartialCompaction: a partial compaction's preserved messages are
+// Kept, after the summary, in the order written; a segment whose records
+// are not in the log keeps nothing and is counted.
+func TestPartialCompaction(t *testing.T) {
+	ss, err := ReadClaudeCode(strings.NewReader(partialLog), "x.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ss[0].Compactions[0]
+	want := []string{"Use tabs in the Makefile.", "[Edit]", "Tabs it is."}
+	if !slices.Equal(c.Kept, want) || !c.KeptAfter || c.Trigger != "auto" || c.PreTokens != 9000 {
+		t.Errorf("kept %q (after %v), trigger %q, pre-tokens %d; want %q after the summary", c.Kept, c.KeptAfter, c.Trigger, c.PreTokens, want)
+	}
+	cut := strings.Replace(partialLog, `"headUuid":"u2"`, `"headUuid":"gone"`, 1)
+	ss, err = ReadClaudeCode(strings.NewReader(cut), "x.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := ss[0].Compactions[0]; len(c.Kept) != 0 || ss[0].Dropped["compactMetadata.preservedSegment (not in the log)"] != 1 {
+		t.Errorf("a segment not in the log: kept %q, dropped %v", c.Kept, ss[0].Dropped)
 	}
 }

@@ -330,8 +330,9 @@ func (cs *ccRepeats) decodeCCPart(s *jsonscan.Scanner, p *ccPart) bool {
 // ccCompactKeys are compactMetadata's keys; ccMicroKeys
 // microcompactMetadata's, which adds two.
 var (
-	ccCompactKeys = jsonscan.NewKeySet("trigger", "preTokens")
+	ccCompactKeys = jsonscan.NewKeySet("trigger", "preTokens", "preservedSegment")
 	ccMicroKeys   = jsonscan.NewKeySet("trigger", "preTokens", "tokensSaved", "compactedToolIds")
+	ccSegmentKeys = jsonscan.NewKeySet("headUuid", "tailUuid")
 )
 
 // decodeCCMetadata decodes compactMetadata, or microcompactMetadata when
@@ -347,13 +348,16 @@ func decodeCCMetadata(s *jsonscan.Scanner, rec *ccRecord, micro bool) bool {
 	var trigger string
 	var pre, saved int64
 	var ids []string
+	var seg *ccSegment
 	_, ok := s.Fields(keys, func(k int) (ok bool) {
-		switch k {
-		case 0:
+		switch {
+		case k == 0:
 			trigger, ok = ccString(s)
-		case 1:
+		case k == 1:
 			pre, ok = ccInt(s)
-		case 2:
+		case k == 2 && !micro:
+			seg, ok = decodeCCSegment(s)
+		case k == 2:
 			saved, ok = ccInt(s)
 		default:
 			ids, ok = ccStrings(s)
@@ -371,12 +375,27 @@ func decodeCCMetadata(s *jsonscan.Scanner, rec *ccRecord, micro bool) bool {
 			CompactedToolIDs []string `json:"compactedToolIds"`
 		}{trigger, pre, saved, ids}
 	} else {
-		rec.CompactMetadata = &struct {
-			Trigger   string `json:"trigger"`
-			PreTokens int64  `json:"preTokens"`
-		}{trigger, pre}
+		rec.CompactMetadata = &ccCompactMeta{Trigger: trigger, PreTokens: pre, PreservedSegment: seg}
 	}
 	return true
+}
+
+// decodeCCSegment decodes compactMetadata.preservedSegment, or null as
+// nil.
+func decodeCCSegment(s *jsonscan.Scanner) (seg *ccSegment, ok bool) {
+	if isNull, err := s.Null(); err != nil || isNull {
+		return nil, err == nil
+	}
+	seg = &ccSegment{}
+	_, ok = s.Fields(ccSegmentKeys, func(k int) (ok bool) {
+		if k == 0 {
+			seg.HeadUUID, ok = ccString(s)
+		} else {
+			seg.TailUUID, ok = ccString(s)
+		}
+		return ok
+	})
+	return seg, ok
 }
 
 // ccStrings reads a list of strings, or null as nil.

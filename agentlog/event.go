@@ -241,11 +241,18 @@ type Compaction struct {
 	Summary     string
 	SummaryLine int
 	// Kept are the messages the compaction carried word for word into
-	// the context it made, in order, before its summary. Codex keeps the
-	// person's own messages (the most recent 20,000 tokens of them, as
-	// Codex counts tokens); Claude Code's summary replaces the whole
-	// conversation and keeps none.
-	Kept []string
+	// the context it made, in order: before its summary, or after it when
+	// KeptAfter is set. Codex keeps the person's own messages (the most
+	// recent 20,000 tokens of them, as Codex counts tokens), before the
+	// summary. Claude Code's summary replaces the whole conversation and
+	// keeps none, but for a partial compaction of later versions
+	// (compactMetadata.preservedSegment), which keeps its most recent
+	// messages after the summary: each typed, injected or tool-result
+	// message's text and each step's text (a step of tool calls alone as
+	// their names in brackets), from the segment's first record to its
+	// last.
+	Kept      []string
+	KeptAfter bool
 	// Encrypted is whether the log holds the summary only encrypted
 	// (Codex's remote compaction): Summary is then empty, and the
 	// context the agent continued from cannot be read whole.

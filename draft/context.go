@@ -23,7 +23,7 @@ func contextMessages(s *agentlog.Session, evs []event, k int) []fixture.Message 
 		}
 	}
 	var out []fixture.Message
-	summary := false
+	summary, at0 := false, 0 // at0: the summary's index in out
 loop:
 	for _, e := range evs[at+1:] {
 		switch e.kind {
@@ -34,8 +34,8 @@ loop:
 			if m.Typed() {
 				break loop
 			}
-			if m.Kind == agentlog.CompactSummary {
-				summary = true
+			if m.Kind == agentlog.CompactSummary && !summary {
+				summary, at0 = true, len(out)
 			}
 			if strings.TrimSpace(m.Text) != "" {
 				out = append(out, userMessage(m.Text))
@@ -45,11 +45,16 @@ loop:
 	if !summary {
 		out = append([]fixture.Message{userMessage(s.Compactions[k].Summary)}, out...)
 	}
-	// What the compaction kept word for word (Codex keeps the person's
-	// messages) comes before its summary, as in the context it built.
+	// What the compaction kept word for word comes before its summary
+	// (Codex keeps the person's messages) or after it (a partial Claude
+	// Code compaction keeps its last messages), as in the context it
+	// built.
 	var kept []fixture.Message
 	for _, text := range s.Compactions[k].Kept {
 		kept = append(kept, userMessage(text))
+	}
+	if s.Compactions[k].KeptAfter && at0 < len(out) {
+		return append(append(out[:at0+1:at0+1], kept...), out[at0+1:]...)
 	}
 	return append(kept, out...)
 }

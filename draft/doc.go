@@ -40,7 +40,8 @@
 //     message, in order. The next typed prompt is not in it: it starts the
 //     turn the context serves, and its items are not live there. Claude
 //     Code keeps no earlier turn verbatim, so nothing before the
-//     compaction is in it; the /compact command and its caveat, written
+//     compaction is in it, but for a partial compaction's preserved
+//     messages (agentlog.Compaction.Kept, after the summary); the /compact command and its caveat, written
 //     before the boundary, asked for the compaction and are not in it
 //     either. Nor are the agent's own steps after the compaction, or the
 //     tool results they fetched: they are what the agent did with the

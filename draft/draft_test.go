@@ -383,3 +383,32 @@ func TestBuildMicrocompactionOnly(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestBuildPartialCompaction: a partial Claude Code compaction's context
+// is its summary, then the messages it kept word for word
+// (compactMetadata.preservedSegment), so an item stated in them is found
+// verbatim, as the agent saw it.
+func TestBuildPartialCompaction(t *testing.T) {
+	log := `{"type":"user","sessionId":"s","uuid":"u1","message":{"role":"user","content":"Never push to main."}}
+{"type":"assistant","sessionId":"s","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Understood."}]}}
+{"type":"user","sessionId":"s","uuid":"u2","message":{"role":"user","content":"Use tabs in the Makefile."}}
+{"type":"assistant","sessionId":"s","uuid":"a3","message":{"id":"m3","role":"assistant","content":[{"type":"text","text":"Tabs it is."}]}}
+{"type":"system","subtype":"compact_boundary","sessionId":"s","uuid":"b1","compactMetadata":{"trigger":"auto","preTokens":9000,"preservedSegment":{"headUuid":"u2","anchorUuid":"s1","tailUuid":"a3"}}}
+{"type":"user","sessionId":"s","uuid":"s1","isCompactSummary":true,"message":{"role":"user","content":"Summary: no pushes to main."}}
+{"type":"user","sessionId":"s","uuid":"u4","message":{"role":"user","content":"Go on."}}`
+	ss, err := agentlog.ReadAll(strings.NewReader(log), "p.jsonl", agentlog.ClaudeCode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Build(ss[0], echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range d.Contexts[0].Messages {
+		got = append(got, m.Parts[0].Text)
+	}
+	if want := []string{"Summary: no pushes to main.", "Use tabs in the Makefile.", "Tabs it is."}; !slices.Equal(got, want) {
+		t.Errorf("context %q, want %q", got, want)
+	}
+}
