@@ -397,15 +397,24 @@ type pathRef struct {
 // systems.candidate.verdicts: verdicts/nope.jsonl: no such file (looked
 // for /q/verdicts/nope.jsonl)", all of them at once (a stakeholder's
 // trial had Go's "stat …" and no place in report.yaml). It returns nil
-// when they all exist; other faults (no permission, a folder where a
-// file belongs) are left to the reader, which names them.
+// when they all exist. A named pipe, a device or a socket is refused here
+// too, before the build reads anything; other faults (no permission, a
+// folder where a file belongs) are left to the reader, which names them.
 func (c *Config) MissingInputs() error {
 	var probs fixture.Problems
 	for _, ref := range c.paths {
 		path := c.Resolve(ref.value)
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		info, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			probs = append(probs, fixture.Problem{File: c.File, Line: ref.line, Col: ref.col, Field: ref.field,
 				Msg: fmt.Sprintf("%s: no such file (looked for %s)", ref.value, path)})
+		case err == nil && !info.Mode().IsRegular() && !info.IsDir():
+			// A named pipe or a device would block the build when read,
+			// maybe after minutes of work on the other inputs: refused
+			// before any (folders are the fixtures' to take).
+			probs = append(probs, fixture.Problem{File: c.File, Line: ref.line, Col: ref.col, Field: ref.field,
+				Msg: (&input.NotRegularError{Path: path, Mode: info.Mode()}).Error()})
 		}
 	}
 	if len(probs) > 0 {
