@@ -2,6 +2,7 @@ package agentlog
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,21 +96,29 @@ type ccMessage struct {
 // the record (message.content[2].content).
 type ccMsgContent struct{ ccContent }
 
-// UnmarshalJSON decodes the content and places its error.
+// UnmarshalJSON decodes the content and places its error. A message's
+// content is a string or a list: an object is an error here (only a
+// server tool's result part may hold one).
 func (c *ccMsgContent) UnmarshalJSON(b []byte) error {
-	return prefixPath(c.ccContent.UnmarshalJSON(b), "message", "content")
+	err := c.ccContent.UnmarshalJSON(b)
+	if err == nil && c.Object {
+		err = &contentError{Msg: "want a string or a list, got an object"}
+	}
+	return prefixPath(err, "message", "content")
 }
 
 // ccContent is a content field: a string, or a list of parts (the
 // message's, or a tool result's), or an object (a server tool's error
-// result: web_search_tool_result_error), kept only as Object. It is
+// result: web_search_tool_result_error, or web_fetch's document), kept
+// only as Object and its "type" as ObjectType. It is
 // decoded in the record's one decode, so the line is not scanned again
 // for it.
 type ccContent struct {
-	Text   string
-	Parts  []ccPart
-	List   bool
-	Object bool
+	Text       string
+	Parts      []ccPart
+	List       bool
+	Object     bool
+	ObjectType string
 }
 
 // contentError is a content value of the wrong shape, at Path from the
@@ -175,6 +184,12 @@ func (c *ccContent) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(b, &c.Text)
 	case len(b) > 0 && b[0] == '{':
 		c.Object = true
+		var typed struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(b, &typed) == nil {
+			c.ObjectType = typed.Type
+		}
 		return nil
 	case string(b) == "null":
 		return nil
@@ -606,7 +621,15 @@ func (cr *ccReader) queue(rec *ccRecord) (string, error) {
 				other = append(other, p.Type)
 			}
 		}
-		if k, ok := tagKind(text); ok && !k.Typed() || strings.TrimSpace(text) == "" {
+		if strings.TrimSpace(text) == "" { // nothing to read: an image alone, an empty list
+			for _, t := range other {
+				cr.drop("content part/" + t)
+			}
+			cr.queued = append(cr.queued, ccQueued{line: -1})
+			cr.skip("queue-operation/enqueue (no text)")
+			return "", nil
+		}
+		if k, ok := tagKind(text); ok && !k.Typed() {
 			cr.queued = append(cr.queued, ccQueued{line: -1})
 			cr.skip("queue-operation/enqueue (injected)")
 			return "", nil
@@ -786,12 +809,14 @@ func (cr *ccReader) user(rec *ccRecord) error {
 }
 
 // result attaches a tool_result part (or a server tool's result), from
-// the record uuid, to its call. A server tool's error comes as an object
-// (web_search_tool_result_error).
+// the record uuid, to its call. A server tool's result may be an object:
+// an error when its type says so (web_search_tool_result_error), else a
+// result (web_fetch's document), each named by its type.
 func (cr *ccReader) result(p ccPart, uuid string) {
 	text, isError := p.Content.Text, p.IsError
-	if p.Content.Object {
-		text, isError = "["+p.Type+" error]", true
+	if c := p.Content; c.Object {
+		text = "[" + cmp.Or(c.ObjectType, p.Type) + "]"
+		isError = isError || strings.HasSuffix(c.ObjectType, "_error")
 	}
 	for _, q := range p.Content.Parts {
 		if q.Type == "text" {

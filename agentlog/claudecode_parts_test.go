@@ -138,3 +138,30 @@ func TestPartialCompaction(t *testing.T) {
 		t.Errorf("a segment not in the log: kept %q, dropped %v", c.Kept, ss[0].Dropped)
 	}
 }
+
+// TestContentObjects: a message's content that is an object is an error
+// naming its field, like a number (a re-check trial found it read as
+// nothing); a server tool's result that is an object is an error only
+// when its type says so (web_fetch's document is a result); a queued
+// prompt with no text (an image alone) is counted as such, not as
+// injected.
+func TestContentObjects(t *testing.T) {
+	_, err := ReadClaudeCode(strings.NewReader(`{"type":"user","sessionId":"s","message":{"role":"user","content":{"text":"Never deploy on Fridays."}}}`), "x.jsonl")
+	if err == nil || !strings.HasPrefix(err.Error(), "x.jsonl:1:67: message.content: want a string or a list, got an object") {
+		t.Errorf("object content: %v", err)
+	}
+	log := `{"type":"user","sessionId":"s","message":{"role":"user","content":"Read the docs page."}}
+{"type":"assistant","sessionId":"s","message":{"id":"m","role":"assistant","content":[{"type":"server_tool_use","id":"f1","name":"web_fetch","input":{"url":"https://go.dev"}},{"type":"web_fetch_tool_result","tool_use_id":"f1","content":{"type":"web_fetch_result","url":"https://go.dev","content":{"type":"document"}}}]}}
+{"type":"queue-operation","sessionId":"s","operation":"enqueue","content":[{"type":"image","source":{}}]}`
+	ss, err := ReadClaudeCode(strings.NewReader(log), "x.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	if c := s.Steps[0].Calls[0]; !c.HasResult || c.IsError || c.Result != "[web_fetch_result]" {
+		t.Errorf("web_fetch's result: %+v", c)
+	}
+	if s.Records.Skipped["queue-operation/enqueue (no text)"] != 1 || s.Dropped["content part/image"] != 1 {
+		t.Errorf("a queued image alone: skipped %v, dropped %v", s.Records.Skipped, s.Dropped)
+	}
+}

@@ -102,8 +102,10 @@ type Progress struct {
 	// Checks counts the records written; Verbatim of them by substring.
 	// VerbatimContradicted counts the items found verbatim that the judge
 	// then found contradicted (CheckConfig.JudgeVerbatim): recorded as
-	// contradicted, and not in Verbatim.
-	Checks, Verbatim, VerbatimContradicted int
+	// contradicted, and not in Verbatim. VerbatimUnjudged counts those the
+	// judge gave no answer for (an error: the recorded judge has no line
+	// for them, say), left verbatim.
+	Checks, Verbatim, VerbatimContradicted, VerbatimUnjudged int
 	// Calls and CacheHits count judge backend calls made and replies
 	// taken from the cache; Errors counts error verdicts.
 	Calls, CacheHits, Errors int
@@ -189,6 +191,7 @@ func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error
 		res.Checks += len(s.records)
 		res.Verbatim += s.verbatim
 		res.VerbatimContradicted += s.verbatimContradicted
+		res.VerbatimUnjudged += s.verbatimUnjudged
 		res.Calls += s.calls
 		res.CacheHits += s.cacheHits
 		if cfg.Progress != nil {
@@ -259,9 +262,11 @@ type slot struct {
 	// verbatimContradicted counts the verbatim items the judge found
 	// contradicted (CheckConfig.JudgeVerbatim).
 	verbatimContradicted int
-	calls                int
-	cacheHits            int
-	err                  error
+	// verbatimUnjudged counts those the judge answered with an error.
+	verbatimUnjudged int
+	calls            int
+	cacheHits        int
+	err              error
 
 	mu      sync.Mutex
 	pending int
@@ -422,6 +427,8 @@ func run(parent context.Context, cfg CheckConfig, needContext bool, n *setCounts
 					switch {
 					case !t.verbatim:
 						t.s.records[t.i] = a.Record(t.q)
+					case a.Verdict == fixture.Error:
+						t.s.verbatimUnjudged++
 					case a.Verdict == fixture.Contradicted:
 						rec := a.Record(t.q)
 						rec.Reason = strings.TrimSuffix("its words are in the context, and the context contradicts them; "+rec.Reason, "; ")

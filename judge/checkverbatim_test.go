@@ -83,6 +83,16 @@ func TestCheckJudgeVerbatim(t *testing.T) {
 		if len(contradicted) != wantContr || verb != len(verbatim)-wantContr || res.Verbatim != verb || res.VerbatimContradicted != wantContr {
 			t.Fatalf("JudgeVerbatim %v: %d contradicted, %d verbatim (result %d, %d); want %d, %d", on, len(contradicted), verb, res.Verbatim, res.VerbatimContradicted, wantContr, len(verbatim)-wantContr)
 		}
+		unjudged := 0
+		for _, v := range verbatim {
+			k := questionKey(v.ConversationID, v.Compaction, v.ItemID)
+			if on && v != inverted && hash32(k)%3 == 2 { // the answer func's error
+				unjudged++
+			}
+		}
+		if res.VerbatimUnjudged != unjudged {
+			t.Errorf("JudgeVerbatim %v: %d unjudged, want %d (the error answers)", on, res.VerbatimUnjudged, unjudged)
+		}
 		if on && (contradicted[0].ItemID != inverted.ItemID || !strings.HasPrefix(contradicted[0].Reason, "its words are in the context, and the context contradicts them; the summary says otherwise")) {
 			t.Errorf("the contradicted record: %+v", contradicted[0])
 		}

@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -102,6 +104,7 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 			probs = append(probs, err)
 		}
 	}
+	b.warnJudges()
 	if err := b.readPromptSizes(); err != nil {
 		var ps fixture.Problems
 		if !errors.As(err, &ps) {
@@ -202,6 +205,8 @@ type builder struct {
 	rowItem  []int32    // row → global item index
 	lines    [2][]int32 // row → line of each system's record (0: none)
 	judges   map[string]string
+	// judgedBy counts each system's judged records by judge name.
+	judgedBy [2]map[string]int
 	prompts  [2][]int // each system's prompt sizes
 	// tokenizers named by the prompt-size lines read
 	tokenizers map[string]bool
@@ -677,4 +682,37 @@ func discordantConversations(cs []power.ClusterCounts) int {
 		}
 	}
 	return n
+}
+
+// warnJudges says when the two systems' verdicts were not judged alike:
+// a difference between the systems may then be the judges'.
+func (b *builder) warnJudges() {
+	names := func(m map[string]int) string {
+		ks := make([]string, 0, len(m))
+		for k := range m {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		parts := make([]string, len(ks))
+		for i, k := range ks {
+			parts[i] = fmt.Sprintf("%s (%d)", previewText(k), m[k])
+		}
+		return strings.Join(parts, ", ")
+	}
+	a, c := b.judgedBy[0], b.judgedBy[1]
+	if len(a) == 0 || len(c) == 0 || maps.Equal(keySet(a), keySet(c)) {
+		return
+	}
+	b.r.Warnings = append(b.r.Warnings, fmt.Sprintf(
+		"judges: the incumbent's verdicts were judged by %s, the candidate's by %s: a difference between the systems may be the judges' (judge both with one judge)",
+		names(a), names(c)))
+}
+
+// keySet is m's keys.
+func keySet(m map[string]int) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }

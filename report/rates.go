@@ -258,12 +258,8 @@ func (er *ErrorRates) mcse(c rule.Characteristics) string {
 	if c.Method != rule.MethodSimulation {
 		return ""
 	}
-	if b, ok := c.Extreme(); ok {
-		side := "below"
-		if c.Block == 1 {
-			side = "above"
-		}
-		return fmt.Sprintf(" (in %d simulated fixture sets; %s %.1f%% with 95%% confidence, by the rule of three)", c.Replicates, side, 100*b)
+	if bound, ok := ExtremeBound(c); ok {
+		return fmt.Sprintf(" (in %d simulated fixture sets; %s with 95%% confidence, by the rule of three)", c.Replicates, bound)
 	}
 	return fmt.Sprintf(" (Monte-Carlo standard error %.1f points)", 100*c.MonteCarloError())
 }
@@ -375,4 +371,20 @@ func blindSpot(er *ErrorRates) *BlindSpot {
 		bs.Power = append(bs.Power, er.Power[i][best].Block)
 	}
 	return bs
+}
+
+// ExtremeBound words the rule of three's bound on a simulated rate of 0
+// or 1 (rule.Characteristics.Extreme): "below 0.15%", "above 99.85%",
+// with three significant digits of 3/R, never rounded across it.
+func ExtremeBound(c rule.Characteristics) (string, bool) {
+	if _, ok := c.Extreme(); !ok {
+		return "", false
+	}
+	x := 300 / float64(c.Replicates) // the bound's distance from 0 or 100, in points
+	d := max(0, 2-int(math.Floor(math.Log10(x))))
+	scale := math.Pow(10, float64(d))
+	if c.Block == 0 {
+		return "below " + strconv.FormatFloat(math.Ceil(x*scale)/scale, 'f', -1, 64) + "%", true
+	}
+	return "above " + strconv.FormatFloat(math.Floor((100-x)*scale)/scale, 'f', -1, 64) + "%", true
 }

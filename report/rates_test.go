@@ -136,3 +136,22 @@ func TestErrorRatesNoiseChecks(t *testing.T) {
 		t.Errorf("a pair of two systems: no warning in %q", cand.Warnings)
 	}
 }
+
+// TestExtremeBound: the rule of three's bound, 3/R, in points with three
+// significant digits, never rounded across it: 3/2000 is 0.15%, 3/3000
+// 0.1%, 3/7 42.9% (42.857… rounded up), and above 1 − 3/2000 is 99.85%.
+func TestExtremeBound(t *testing.T) {
+	for _, c := range []struct {
+		r     int
+		block float64
+		want  string
+	}{
+		{2000, 0, "below 0.15%"}, {3000, 0, "below 0.1%"}, {7, 0, "below 42.9%"},
+		{2000, 1, "above 99.85%"}, {7, 1, "above 57.1%"},
+	} {
+		got, ok := ExtremeBound(rule.Characteristics{Method: rule.MethodSimulation, Replicates: c.r, Block: c.block})
+		if !ok || got != c.want {
+			t.Errorf("R %d, block %v: %q, want %q", c.r, c.block, got, c.want)
+		}
+	}
+}

@@ -175,3 +175,43 @@ func TestReviewsOverruleContradictions(t *testing.T) {
 		t.Errorf("a missing reviews file: %v, want an error", err)
 	}
 }
+
+// TestJudgesDiffer: verdicts of the two systems judged by different
+// judges are said (a new user's trial judged the incumbent with one
+// script and the candidate with another, and nothing told).
+func TestJudgesDiffer(t *testing.T) {
+	if w := strings.Join(quarterlyReport(t).Warnings, "\n"); strings.Contains(w, "judges:") {
+		t.Fatalf("the example, judged alike, warns: %s", w)
+	}
+	dir := t.TempDir()
+	data, err := os.ReadFile(quarterlyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(filepath.Dir(quarterlyConfig))
+	cand, err := os.ReadFile(filepath.Join(abs, "verdicts/candidate.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := strings.ReplaceAll(string(cand), `"judge":"recorded/careful-human"`, `"judge":"command/other.py"`)
+	if err := os.WriteFile(filepath.Join(dir, "candidate.jsonl"), []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for _, key := range []string{"fixtures: ", "verdicts: ", "prompt_sizes: ", "replay: ", "selection: ", "first: ", "second: ", "reviews: "} {
+		text = strings.ReplaceAll(text, key, key+abs+"/")
+	}
+	text = strings.Replace(text, abs+"/verdicts/candidate.jsonl", filepath.Join(dir, "candidate.jsonl"), 1)
+	cfg, err := ParseConfig(filepath.Join(dir, "report.yaml"), []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(r.Warnings, "\n")
+	if !strings.Contains(w, "judges: the incumbent's verdicts were judged by recorded/careful-human (") || !strings.Contains(w, "the candidate's by command/other.py (") {
+		t.Errorf("no warning on the judges: %s", w)
+	}
+}

@@ -110,6 +110,12 @@ func (b *builder) readVerdicts(s int, sc SystemConfig) error {
 			out = &row.Candidate
 		}
 		*out = b.compact(rec, sc.Name, row, it)
+		if j := out.Judge; j != "" && out.Verdict != fixture.Verbatim {
+			if b.judgedBy[s] == nil {
+				b.judgedBy[s] = map[string]int{}
+			}
+			b.judgedBy[s][j]++
+		}
 		count++
 	}
 	if len(later) > 0 {

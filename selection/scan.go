@@ -233,11 +233,11 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 		}
 		return a
 	}
-	owner := map[uint64]int{} // session id hash → input, across inputs
+	owner := map[uint64]copyAt{} // session id hash → its first copy, across inputs
 	rep.Formats, rep.NotRead = map[agentlog.Format]int{}, map[string]int{}
 	for i := range inputs {
 		for f := range chans[i] {
-			if j, ok := owner[fnv1a(f.SessionID)]; ok && j != i {
+			if c, ok := owner[fnv1a(f.SessionID)]; ok && c.input != i {
 				continue // read from an earlier input
 			}
 			if err := emit(f); err != nil {
@@ -291,9 +291,9 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 		}
 		rep.SubAgents += r.subagents
 		for _, e := range r.ends {
-			j, ok := owner[e.hash]
+			first, ok := owner[e.hash]
 			if !ok {
-				owner[e.hash] = i
+				owner[e.hash] = copyAt{input: i, lines: e.lines}
 				continue
 			}
 			rep.Repeated++
@@ -303,9 +303,15 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 			if e.compacted {
 				rep.Compacted--
 			}
+			// The copy's records count once, as a copy's, not by type.
+			for k, n := range e.notRead {
+				if rep.NotRead[k] -= n; rep.NotRead[k] == 0 {
+					delete(rep.NotRead, k)
+				}
+			}
+			rep.NotRead[RepeatedRecords] += e.lines
 			if rep.Repeated <= MaxReported {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s:%d: session %s was read from %s already; it is read once, from the first file that has it",
-					inputs[i].Name, e.line, e.id, inputs[j].Name))
+				rep.Warnings = append(rep.Warnings, repeatNote(inputs[i].Name, e.line, e.id, inputs[first.input].Name, first.lines, e.lines))
 			}
 		}
 		results[i] = fileResult{} // free its maps
@@ -413,7 +419,9 @@ func scanInput(ctx context.Context, in Input, cfg SignalConfig, out chan<- *Flag
 		if id == "" { // a log without session ids: its n-th session
 			id = fmt.Sprintf("%s#%d", in.Name, n+1)
 		} else {
-			res.ends = append(res.ends, sessionEnd{hash: fnv1a(id), line: lastLine(s), id: id, week: week, format: s.Format, compacted: len(s.Compactions) > 0})
+			e := sessionEnd{hash: fnv1a(id), line: firstLine(s), lines: s.Records.Lines(), id: id, week: week, format: s.Format, compacted: len(s.Compactions) > 0}
+			e.notRead = sessionNotRead(s)
+			res.ends = append(res.ends, e)
 		}
 		sigs := SessionSignals(s, cfg.Window)
 		if len(sigs) == 0 {
@@ -431,31 +439,83 @@ func scanInput(ctx context.Context, in Input, cfg SignalConfig, out chan<- *Flag
 	return res
 }
 
-// sessionEnd is a session of an input: a hash of its id, its last line,
-// and what it added to the input's counts, to take back when an earlier
-// input had it.
+// sessionEnd is a session of an input: a hash of its id, its first line
+// and its lines, and what it added to the input's counts, to take back
+// when an earlier input had it.
 type sessionEnd struct {
-	hash      uint64
-	line      int
-	id, week  string
-	format    agentlog.Format
-	compacted bool
+	hash        uint64
+	line, lines int
+	id, week    string
+	format      agentlog.Format
+	compacted   bool
+	notRead     map[string]int // nil when none
 }
 
-// lastLine is the line of the last record of s that the model places.
-func lastLine(s *agentlog.Session) int {
-	n := 0
-	if k := len(s.Steps); k > 0 {
-		n = max(n, s.Steps[k-1].Line)
+// copyAt is the first copy of a session read: its input and its lines.
+type copyAt struct{ input, lines int }
+
+// RepeatedRecords is the NotRead entry of the records of sessions read
+// again from a later file (SignalReport.Repeated): counted once, as a
+// copy's, not by their types.
+const RepeatedRecords = "(records of a session read again)"
+
+// sessionNotRead is what of s counts in NotRead: the records skipped by
+// type, what was dropped, the tool results without their call.
+func sessionNotRead(s *agentlog.Session) map[string]int {
+	var m map[string]int
+	add := func(k string, n int) {
+		if n == 0 {
+			return
+		}
+		if m == nil {
+			m = map[string]int{}
+		}
+		m[k] += n
 	}
-	if k := len(s.Messages); k > 0 {
-		n = max(n, s.Messages[k-1].Line)
+	for k, n := range s.Records.Skipped {
+		add(k, n)
 	}
-	if k := len(s.Compactions); k > 0 {
-		n = max(n, s.Compactions[k-1].Line, s.Compactions[k-1].SummaryLine)
+	for k, n := range s.Dropped {
+		add(k, n)
 	}
-	return n
+	add(OrphanResults, s.OrphanResults)
+	return m
 }
+
+// repeatNote is the warning on a session read again: where, which copy
+// is read, and, when they differ, how — a longer later copy (a log that
+// went on after it was copied) is lost unless its file comes first.
+func repeatNote(path string, line int, id, firstPath string, firstLines, lines int) string {
+	note := fmt.Sprintf("%s:%d: session %s was read from %s already; it is read once, from the first file that has it", path, line, id, firstPath)
+	switch {
+	case lines > firstLines:
+		note += fmt.Sprintf(" — this copy is longer (%d lines, against %d there): give this file first to read it instead", lines, firstLines)
+	case lines < firstLines:
+		note += fmt.Sprintf(" (this copy has %d lines, the one read %d)", lines, firstLines)
+	}
+	return note
+}
+
+// firstLine is the line of the first record of s that the model places.
+func firstLine(s *agentlog.Session) int {
+	n := 0
+	at := func(l int) {
+		if l > 0 && (n == 0 || l < n) {
+			n = l
+		}
+	}
+	if len(s.Steps) > 0 {
+		at(s.Steps[0].Line)
+	}
+	if len(s.Messages) > 0 {
+		at(s.Messages[0].Line)
+	}
+	if len(s.Compactions) > 0 {
+		at(s.Compactions[0].Line)
+	}
+	return max(n, 1)
+}
+
 
 // fnv1a is the 64-bit FNV-1a hash of s.
 func fnv1a(s string) uint64 {

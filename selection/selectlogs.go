@@ -57,7 +57,7 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	if err != nil {
 		return nil, err
 	}
-	st := logsState{paths: paths, seen: map[uint64]int{}}
+	st := logsState{paths: paths, seen: map[uint64]copyAt{}}
 	var bad BadLines
 	workers := runtime.GOMAXPROCS(0)
 	ordered := make(chan *logJob, 4*workers)
@@ -158,7 +158,7 @@ type logJob struct {
 type logsState struct {
 	paths               []string
 	file                int
-	seen                map[uint64]int
+	seen                map[uint64]copyAt
 	n                   int
 	repeated, subagents int
 	notes               []string
@@ -218,14 +218,13 @@ func readLog(path string, format agentlog.Format, cfg Config, st *logsState, bad
 		}
 		if s.ID != "" {
 			h := fnv1a(s.ID)
-			if first, ok := st.seen[h]; ok && first != st.file {
+			if first, ok := st.seen[h]; ok && first.input != st.file {
 				if st.repeated++; st.repeated <= MaxReported {
-					st.notes = append(st.notes, fmt.Sprintf("%s:%d: session %s was read from %s already; it is read once, from the first file that has it",
-						path, lastLine(s), s.ID, st.paths[first]))
+					st.notes = append(st.notes, repeatNote(path, firstLine(s), s.ID, st.paths[first.input], first.lines, s.Records.Lines()))
 				}
 				continue
 			}
-			st.seen[h] = st.file
+			st.seen[h] = copyAt{input: st.file, lines: s.Records.Lines()}
 		}
 		if !send(&logJob{s: s, path: path, done: make(chan struct{})}, true) {
 			return nil

@@ -318,7 +318,7 @@ func TestScanAcrossInputs(t *testing.T) {
 			t.Errorf("workers %d: order %v", workers, got)
 		}
 		want := []string{
-			"f8.jsonl:6: session s0 was read from f0.jsonl already; it is read once, from the first file that has it",
+			"f8.jsonl:4: session s0 was read from f0.jsonl already; it is read once, from the first file that has it",
 			"1 session read again from a later file (the same sessionId; a resumed session's log copies its parent's records) counted once, from the first file",
 		}
 		if !slices.Equal(rep.Warnings, want) {
@@ -415,5 +415,22 @@ func TestScanSubAgents(t *testing.T) {
 	}
 	if rep.Sessions != 1 || rep.SubAgents != 1 || rep.Repeated != 0 || len(rep.Warnings) != 1 || !strings.HasPrefix(rep.Warnings[0], "1 sub-agent transcript (files whose records are all isSidechain") {
 		t.Errorf("sessions %d, sub-agents %d, repeated %d, warnings %q; want 1, 1, 0 and the note", rep.Sessions, rep.SubAgents, rep.Repeated, rep.Warnings)
+	}
+}
+
+// TestScanRepeatedLonger: a later copy of a session that is longer than
+// the one read (a log that went on after it was copied) is named so,
+// with both sizes, and its records count once in NotRead, as a copy's.
+func TestScanRepeatedLonger(t *testing.T) {
+	short := new(logBuilder).call("s", 1, "grep", `{"i":1}`)
+	long := new(logBuilder).call("s", 1, "grep", `{"i":1}`).compaction("s", 2).call("s", 3, "grep", `{"i":1}`)
+	inputs := []Input{ReaderInput("early.jsonl", strings.NewReader(short.b.String())), ReaderInput("late.jsonl", strings.NewReader(long.b.String()))}
+	rep, err := Scan(context.Background(), inputs, DefaultSignalConfig(), func(*Flagged) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "late.jsonl:1: session s was read from early.jsonl already; it is read once, from the first file that has it — this copy is longer (3 lines, against 1 there): give this file first to read it instead"
+	if len(rep.Warnings) == 0 || rep.Warnings[0] != want || rep.Sessions != 1 || rep.Flagged != 0 || rep.NotRead[RepeatedRecords] != 3 {
+		t.Errorf("warnings %q, sessions %d, flagged %d, not read %v", rep.Warnings, rep.Sessions, rep.Flagged, rep.NotRead)
 	}
 }

@@ -53,10 +53,13 @@ type checkJSON struct {
 	Checks         int `json:"checks"`
 	// VerbatimContradicted counts the items found verbatim that the
 	// judge found contradicted under --judge-verbatim.
-	VerbatimContradicted int        `json:"verbatim_contradicted"`
-	Calls                int        `json:"judge_calls"`
-	CacheHits            int        `json:"cache_hits"`
-	Cache                *cacheJSON `json:"cache,omitempty"`
+	VerbatimContradicted int `json:"verbatim_contradicted"`
+	// VerbatimUnjudged counts those the judge gave no answer for, left
+	// verbatim.
+	VerbatimUnjudged int        `json:"verbatim_unjudged"`
+	Calls            int        `json:"judge_calls"`
+	CacheHits        int        `json:"cache_hits"`
+	Cache            *cacheJSON `json:"cache,omitempty"`
 	// Errors counts the error verdicts; Complete is false when they are
 	// more than MaxErrors (exit 4).
 	Errors       int            `json:"errors"`
@@ -180,7 +183,7 @@ Exit codes:
 					return err
 				}
 				_, asks := j.(*judge.Model)
-				return writeDryRun(w, opts, sys, p, asks)
+				return writeDryRun(w, opts, sys, p, asks, cf.judgeVerbatim)
 			}
 			bar := newBar(cmd.ErrOrStderr())
 			if bar != nil {
@@ -240,7 +243,7 @@ Exit codes:
 
 // writeDryRun reports a dry run; asks is false for a judge that makes no
 // calls (the recorded judge answers from its file).
-func writeDryRun(w io.Writer, opts *options, sys string, p judge.PlanResult, asks bool) error {
+func writeDryRun(w io.Writer, opts *options, sys string, p judge.PlanResult, asks, judgeVerbatim bool) error {
 	out := dryRunJSON{
 		System: sys, Fixtures: p.Fixtures, Contexts: p.Contexts, MissingContexts: p.MissingContexts, OrphansSkipped: p.OrphansSkipped, Checks: p.Checks, Verbatim: p.Verbatim,
 		Questions: p.Questions, Cached: p.VerdictsCached, Calls: p.Questions - p.VerdictsCached,
@@ -253,7 +256,11 @@ func writeDryRun(w io.Writer, opts *options, sys string, p judge.PlanResult, ask
 		return writeJSON(w, out)
 	}
 	fmt.Fprintf(w, "dry run for %s: %s, %s, %s\n", sys, plural(out.Fixtures, "fixture"), contextsText(out.Contexts, out.MissingContexts, out.OrphansSkipped), plural(out.Checks, "check"))
-	fmt.Fprintf(w, "  %d verbatim (no judge call)\n", out.Verbatim)
+	if judgeVerbatim {
+		fmt.Fprintf(w, "  %d verbatim, each also a judge question (--judge-verbatim)\n", out.Verbatim)
+	} else {
+		fmt.Fprintf(w, "  %d verbatim (no judge call)\n", out.Verbatim)
+	}
 	if !asks {
 		fmt.Fprintf(w, "  %d judge questions, answered from the recorded verdicts: no calls\n", out.Questions)
 		return nil
@@ -322,7 +329,7 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	if opts.format == "json" {
 		return writeJSON(w, checkJSON{
 			System: sum.sys, Output: sum.output, Fixtures: res.Fixtures, Contexts: res.Contexts, MissingContexts: res.MissingContexts, OrphansSkipped: res.OrphansSkipped,
-			Checks: res.Checks, VerbatimContradicted: res.VerbatimContradicted, Calls: res.Calls, CacheHits: res.CacheHits, Cache: cache,
+			Checks: res.Checks, VerbatimContradicted: res.VerbatimContradicted, VerbatimUnjudged: res.VerbatimUnjudged, Calls: res.Calls, CacheHits: res.CacheHits, Cache: cache,
 			Errors: res.Errors, MaxErrors: sum.maxErrors, Complete: res.Errors <= sum.maxErrors,
 			ErrorReasons: reasonRows(res.ErrorReasons), Classes: rows,
 		})
@@ -341,8 +348,12 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	fmt.Fprintf(w, "%s: %s, %s, %s (%s) → %s\n", sum.sys, plural(res.Fixtures, "fixture"), contextsText(res.Contexts, res.MissingContexts, res.OrphansSkipped),
 		plural(res.Checks, "check"), calls, sum.output)
 	if sum.judgeVerbatim {
-		fmt.Fprintf(w, "--judge-verbatim: of %s found verbatim, the judge found %d contradicted by the rest of the context (recorded as contradicted)\n",
-			plural(res.Verbatim+res.VerbatimContradicted, "item-compaction"), res.VerbatimContradicted)
+		unjudged := ""
+		if n := res.VerbatimUnjudged; n > 0 {
+			unjudged = fmt.Sprintf("; %d had no answer (a judge error: the recorded judge has no line for them, say), and stay verbatim", n)
+		}
+		fmt.Fprintf(w, "--judge-verbatim: of %s found verbatim, the judge found %d contradicted by the rest of the context (recorded as contradicted)%s\n",
+			plural(res.Verbatim+res.VerbatimContradicted, "item-compaction"), res.VerbatimContradicted, unjudged)
 	}
 	fmt.Fprintln(w)
 	t := table(w)

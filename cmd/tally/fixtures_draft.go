@@ -170,7 +170,11 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 	res := draftJSON{Sessions: []draftSessionJSON{}}
 	var files []atomicfile.File
 	var noneErrs []error
-	byID, bySession := map[string]string{}, map[string]string{}
+	type copyAt struct {
+		path  string
+		lines int
+	}
+	byID, bySession := map[string]string{}, map[string]copyAt{}
 	for _, path := range paths {
 		err := eachSession(path, o, lim, func(s *agentlog.Session) error {
 			out := draftSessionJSON{Source: path, SessionID: s.ID, TypedTurns: len(s.Turns), Compactions: []draftCompactJSON{}, Notes: []string{}}
@@ -181,12 +185,15 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 				return nil
 			}
 			if prev, ok := bySession[s.ID]; ok && s.ID != "" {
-				out.Reason = "read from " + prev + " already (a resumed session's log copies its parent's records): drafted once, from the first file that has it"
+				out.Reason = "read from " + prev.path + " already (a resumed session's log copies its parent's records): drafted once, from the first file that has it"
+				if n := s.Records.Lines(); n > prev.lines {
+					out.Reason += fmt.Sprintf(" — this copy is longer (%d lines, against %d there): give this file first to draft it instead", n, prev.lines)
+				}
 				res.Sessions = append(res.Sessions, out)
 				res.Repeated++
 				return nil
 			}
-			bySession[s.ID] = path
+			bySession[s.ID] = copyAt{path, s.Records.Lines()}
 			d, err := draft.Build(s, propose)
 			switch {
 			case errors.Is(err, draft.ErrNoCompaction):
@@ -217,6 +224,9 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 	if res.Drafted == 0 {
 		if len(noneErrs) == 0 { // not one session: empty logs
 			return res, nil, fmt.Errorf("%s: no session to draft (an empty log holds none)", strings.Join(paths, ", "))
+		}
+		if res.Repeated > 0 {
+			noneErrs = append(noneErrs, fmt.Errorf("%s read again from a later file not drafted: a later copy may hold the compaction (give its file first)", countOf(res.Repeated, "session")))
 		}
 		return res, nil, errors.Join(noneErrs...)
 	}
@@ -359,9 +369,15 @@ const maxListedSkips = 5
 
 // writeDraftText prints what was drafted, and the next steps.
 func writeDraftText(w io.Writer, res draftJSON, dir string) {
+	others := 0 // sessions read again and sub-agent transcripts listed
 	for _, s := range res.Sessions {
 		if !s.Drafted && res.Skipped > maxListedSkips && len(s.Notes) == 0 && s.Reason == draft.ErrNoCompaction.Error() {
 			continue // counted below
+		}
+		if !s.Drafted && s.Reason != draft.ErrNoCompaction.Error() {
+			if others++; others > maxListedSkips {
+				continue // counted below
+			}
 		}
 		if !s.Drafted {
 			fmt.Fprintf(w, "%s: session %s: %s\n", review.Printable(s.Source), review.Printable(s.SessionID), s.Reason)
@@ -406,6 +422,9 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 	}
 	if res.Repeated > 0 {
 		fmt.Fprintf(w, "note: %s read again from a later file, drafted once from the first\n", countOf(res.Repeated, "session"))
+	}
+	if others > maxListedSkips {
+		fmt.Fprintf(w, "note: %d of the sessions read again and sub-agent transcripts are listed above (--format json lists them all)\n", maxListedSkips)
 	}
 	if res.SubAgents > 0 {
 		fmt.Fprintf(w, "note: %s not drafted: not sessions\n", countOf(res.SubAgents, "sub-agent transcript"))

@@ -41,12 +41,17 @@ type gateRowJSON struct {
 	Change    string       `json:"change"`
 	// ChangeText is the change in the words every output gives it
 	// ("fewer retained, not significant"); Change is its value.
-	ChangeText string   `json:"change_text"`
-	Lost       *int     `json:"lost,omitempty"`
-	Gained     *int     `json:"gained,omitempty"`
-	New        *int     `json:"new,omitempty"`
-	Resolved   *int     `json:"resolved,omitempty"` // contradicted by the incumbent, not the candidate
-	PValue     *float64 `json:"mcnemar_exact_p,omitempty"`
+	ChangeText string `json:"change_text"`
+	Lost       *int   `json:"lost,omitempty"`
+	Gained     *int   `json:"gained,omitempty"`
+	New        *int   `json:"new,omitempty"`
+	Resolved   *int   `json:"resolved,omitempty"` // contradicted by the incumbent, not the candidate
+	// FoundByReviewer counts the new contradictions only a reviewer found
+	// (the judge saw none); Overruled the candidate's judge contradictions
+	// a reviewer found otherwise, not in new (reviews: in report.yaml).
+	FoundByReviewer *int     `json:"found_by_reviewer,omitempty"`
+	Overruled       *int     `json:"overruled,omitempty"`
+	PValue          *float64 `json:"mcnemar_exact_p,omitempty"`
 	// RuleP and RuleLevel are the rule's p-value for the row and the
 	// level it was held to (mcnemar, noninferiority; absent for count).
 	RuleP     *float64 `json:"rule_p,omitempty"`
@@ -160,6 +165,7 @@ func newGateJSON(r *report.Report, strict bool) gateJSON {
 		Incumbent: gateSideJSON{Contradicted: ptr(k.Incumbent), Status: string(k.IncumbentGate)},
 		Candidate: gateSideJSON{Contradicted: ptr(k.Candidate), Status: string(k.CandidateGate)},
 		Change:    string(k.Change), ChangeText: string(k.Change), New: ptr(len(k.New)), Resolved: ptr(k.Resolved),
+		FoundByReviewer: ptr(len(k.Found)), Overruled: ptr(len(k.Overruled)),
 		OnlyIncumbent: unpairedCount(k.OnlyIncumbent), OnlyCandidate: unpairedCount(k.OnlyCandidate)})
 	p := r.Prompt
 	out.Rows = append(out.Rows, gateRowJSON{Row: report.GateMeanPromptTokens, Gate: p.MaxMean,

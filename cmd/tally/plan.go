@@ -226,8 +226,8 @@ verdicts.`,
 }
 
 func writePlanText(w io.Writer, p power.PlanResult) {
-	fmt.Fprintf(w, "%s at a rate of %.4g:\n", plural(p.Conversations, "conversation"), p.Rate)
-	fmt.Fprintf(w, "  standard error sqrt(%.4g × %.4g / %d) = %s, that is %s\n",
+	fmt.Fprintf(w, "%s at a rate of %.6g:\n", plural(p.Conversations, "conversation"), p.Rate)
+	fmt.Fprintf(w, "  standard error sqrt(%.6g × %.6g / %d) = %s, that is %s\n",
 		p.Rate, 1-p.Rate, p.Conversations, fixedSig(p.StandardError, 4), points(p.StandardError))
 	// The bounds get the decimals their distance needs: at a billion
 	// conversations 0.829977–0.830023, not 0.830–0.830.
@@ -293,7 +293,7 @@ func writeCatastrophicText(w io.Writer, p power.PlanResult, c *power.Catastrophi
 	}
 	switch {
 	case pc.Resolvable && pc.AtRateLimit:
-		fmt.Fprintf(w, "  it does at every discordance a rate of %.4g allows, up to %s\n", p.Rate, conv(pc.MaxDiscordance))
+		fmt.Fprintf(w, "  it does at every discordance a rate of %.6g allows, up to %s\n", p.Rate, conv(pc.MaxDiscordance))
 	case pc.Resolvable && pc.MaxDiscordanceDefined:
 		fmt.Fprintf(w, "  it no longer does once the runs disagree on more than %s; replay the same system twice to measure that before relying on it\n", conv(pc.MaxDiscordance))
 	case pc.Resolvable:

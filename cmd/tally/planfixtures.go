@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tally-eval/tally/report"
 	"io"
 	"math"
 	"strconv"
@@ -488,12 +489,8 @@ func mcText(c rule.Characteristics) string {
 	if c.Method == rule.MethodExact {
 		return " (exact; items independent)"
 	}
-	if b, ok := c.Extreme(); ok {
-		side := "below"
-		if c.Block == 1 {
-			side = "above"
-		}
-		return fmt.Sprintf(" (simulated: %d fixture sets, seed %d; %s %.1f%% with 95%% confidence, by the rule of three)", c.Replicates, c.Seed, side, 100*b)
+	if bound, ok := report.ExtremeBound(c); ok {
+		return fmt.Sprintf(" (simulated: %d fixture sets, seed %d; %s with 95%% confidence, by the rule of three)", c.Replicates, c.Seed, bound)
 	}
 	return fmt.Sprintf(" (simulated: %d fixture sets, seed %d, Monte-Carlo standard error %.1f points)", c.Replicates, c.Seed, 100*c.MonteCarloError())
 }

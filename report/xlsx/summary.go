@@ -555,6 +555,13 @@ func (b *book) summaryDetail(g *grid) error {
 				}
 				continue
 			}
+			if n.Items == 0 { // nothing to estimate: empty cells, not zeros
+				row.skip(10).str("no items", 0)
+				if err := g.put(row); err != nil {
+					return err
+				}
+				continue
+			}
 			row.num("share", s.sc.Share, st.pct).
 				count(cl.Clusters, st.count).num("standard error", cl.StandardError, st.prob).
 				num("robust SE", cl.RobustStandardError, st.prob).num("design effect", cl.DesignEffect, st.decimal).
