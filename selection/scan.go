@@ -516,7 +516,6 @@ func firstLine(s *agentlog.Session) int {
 	return max(n, 1)
 }
 
-
 // fnv1a is the 64-bit FNV-1a hash of s.
 func fnv1a(s string) uint64 {
 	h := uint64(14695981039346656037)
