@@ -316,17 +316,7 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 		}
 		results[i] = fileResult{} // free its maps
 	}
-	if rep.Repeated > MaxReported {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d more sessions were read again from a later file, and read once", rep.Repeated-MaxReported))
-	}
-	if rep.Repeated > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s read again from a later file (the same sessionId; a resumed session's log copies its parent's records) counted once, from the first file",
-			plural(rep.Repeated, "session", "sessions")))
-	}
-	if rep.SubAgents > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s (files whose records are all isSidechain: a sub-agent's own conversation, under its parent's sessionId) not counted as sessions; the parent's log holds the sub-agent's call and result",
-			plural(rep.SubAgents, "sub-agent transcript", "sub-agent transcripts")))
-	}
+	rep.Warnings = append(rep.Warnings, copyNotes(rep.Repeated, rep.SubAgents)...)
 	rep.Kinds = kinds
 	names := make([]string, 0, len(weeks))
 	for w := range weeks {
@@ -494,6 +484,25 @@ func repeatNote(path string, line int, id, firstPath string, firstLines, lines i
 		note += fmt.Sprintf(" (this copy has %d lines, the one read %d)", lines, firstLines)
 	}
 	return note
+}
+
+// copyNotes are the warnings that close a read of many logs (Scan,
+// SelectLogs): how many sessions were read again beyond the MaxReported
+// named one by one, how many in all, and the sub-agent transcripts.
+func copyNotes(repeated, subagents int) []string {
+	var out []string
+	if repeated > MaxReported {
+		out = append(out, fmt.Sprintf("%d more sessions were read again from a later file, and read once", repeated-MaxReported))
+	}
+	if repeated > 0 {
+		out = append(out, fmt.Sprintf("%s read again from a later file (the same sessionId; a resumed session's log copies its parent's records) counted once, from the first file",
+			plural(repeated, "session", "sessions")))
+	}
+	if subagents > 0 {
+		out = append(out, fmt.Sprintf("%s (files whose records are all isSidechain: a sub-agent's own conversation, under its parent's sessionId) not counted as sessions; the parent's log holds the sub-agent's call and result",
+			plural(subagents, "sub-agent transcript", "sub-agent transcripts")))
+	}
+	return out
 }
 
 // firstLine is the line of the first record of s that the model places.

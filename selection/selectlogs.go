@@ -125,17 +125,7 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	res.Items, res.ProposedItems, res.Bytes, res.Skipped = ItemsProposed, proposed, bytes, bad
 	res.Repeated, res.SubAgents = st.repeated, st.subagents
 	res.Warnings = append(res.Warnings, st.notes...)
-	if st.repeated > MaxReported {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d more sessions were read again from a later file, and read once", st.repeated-MaxReported))
-	}
-	if st.repeated > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s read again from a later file (the same sessionId; a resumed session's log copies its parent's records) counted once, from the first file",
-			plural(st.repeated, "session", "sessions")))
-	}
-	if st.subagents > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s (files whose records are all isSidechain: a sub-agent's own conversation, under its parent's sessionId) not counted as sessions; the parent's log holds the sub-agent's call and result",
-			plural(st.subagents, "sub-agent transcript", "sub-agent transcripts")))
-	}
+	res.Warnings = append(res.Warnings, copyNotes(st.repeated, st.subagents)...)
 	res.Warnings = append(res.Warnings, bad.Warnings()...)
 	return res, nil
 }
