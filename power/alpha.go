@@ -41,7 +41,7 @@ func (d Paired) SolveAlpha(n int, target float64) (float64, error) {
 		return 0, inputErrorf("p_lost = p_gained = %v: the rates are equal, so no significance level gives power for a difference", d.PLost)
 	}
 	if d.Method == Exact {
-		if err := validateExactPairs(n); err != nil {
+		if err := validateExactPairs(n, psi); err != nil {
 			return 0, err
 		}
 		return exactAlpha(n, psi, d.theta(), target)

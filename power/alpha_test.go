@@ -145,7 +145,7 @@ func TestSolveAlphaErrors(t *testing.T) {
 			return err
 		}},
 		{"exact too many pairs", func() error {
-			_, err := (Paired{PLost: 0.02, PGained: 0.03, Method: Exact}).SolveAlpha(MaxExactPairs+1, 0.9)
+			_, err := (Paired{PLost: 0.02, PGained: 0.03, Method: Exact}).SolveAlpha(30*MaxExactPairs, 0.9) // 1.5e6 discordant expected
 			return err
 		}},
 		{"paired bad method", func() error {

@@ -95,7 +95,7 @@ func TestInputErrors(t *testing.T) {
 		_, err = ok.Power(n)
 		add("paired n", err)
 	}
-	_, err = Paired{PLost: 0.1, PGained: 0.2, Alpha: 0.05, Method: Exact}.Power(MaxExactPairs + 1)
+	_, err = Paired{PLost: 0.1, PGained: 0.2, Alpha: 0.05, Method: Exact}.Power(4 * MaxExactPairs) // 1.2e6 discordant expected
 	add("exact above limit", err)
 	_, err = Paired{PLost: 0.1, PGained: 0.1001, Alpha: 0.05, Method: Exact}.SampleSize(0.99)
 	add("exact sample size beyond the limit", err)
@@ -316,5 +316,31 @@ func TestHalfBinomialCDF(t *testing.T) {
 	if halfBinomialCDF(10, -1) != 0 || halfBinomialCDF(10, 10) != 1 || halfBinomialCDF(10, 12) != 1 ||
 		halfBinomialProb(10, -1) != 0 || halfBinomialProb(10, 11) != 0 || halfBinomialProb(1074, 0) != 0x1p-1074 {
 		t.Error("out-of-range or edge m")
+	}
+}
+
+// TestExactBeyondMaxPairs: beyond MaxExactPairs pairs the exact power is
+// still computed while few discordant pairs are expected (a rare
+// catastrophic change: 3 lost in a billion). References from base R,
+// testdata/exact_beyond_limit.R (the rejection rule of exactTest summed
+// over dbinom(m, n, ψ)):
+//
+//	1 - pbinom(5, 1e9, 3e-9)          = 0.0839179417288
+//	n = 2e6, p_lost 2e-6, p_gained 1e-6 → 0.04570238375
+//	n = 5e8, p_lost 4e-8, p_gained 1e-8 → 0.832644208992
+func TestExactBeyondMaxPairs(t *testing.T) {
+	for _, c := range []struct {
+		n      int
+		pl, pg float64
+		want   float64
+	}{
+		{1e9, 3e-9, 0, 0.0839179417288},
+		{2e6, 2e-6, 1e-6, 0.04570238375},
+		{5e8, 4e-8, 1e-8, 0.832644208992},
+	} {
+		got, err := Paired{PLost: c.pl, PGained: c.pg, Alpha: 0.05, Method: Exact}.Power(c.n)
+		if err != nil || math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("n %d, p_lost %v, p_gained %v: %v, %v; want %v (R)", c.n, c.pl, c.pg, got, err, c.want)
+		}
 	}
 }

@@ -9,9 +9,13 @@ import (
 )
 
 // MaxExactPairs is the largest number of pairs for which the exact
-// method computes power or searches for a sample size. Beyond it use
-// connor: at such sizes the exact and asymptotic answers agree closely
-// and the exact sums cost seconds.
+// method searches for a sample size, and computes power or a level for
+// any discordance. Beyond it the power and the level are still computed
+// when every discordant count the sum reaches is at most MaxExactPairs
+// (few discordant pairs expected, as a rare catastrophic change gives:
+// the cost and the accuracy depend on the discordant counts, not on the
+// pairs); otherwise use connor: at such sizes the exact and asymptotic
+// answers agree closely and the exact sums cost seconds.
 const MaxExactPairs = 1_000_000
 
 // exactChunk is how many consecutive discordant counts m share one
@@ -255,18 +259,21 @@ func ExactSize(n int, pDiscordant, alpha float64) (float64, error) {
 	if err := validateOpen("alpha", alpha); err != nil {
 		return 0, err
 	}
-	if err := validateExactPairs(n); err != nil {
+	if err := validateExactPairs(n, pDiscordant); err != nil {
 		return 0, err
 	}
 	return newExactTest(alpha, 0.5).power(n, pDiscordant), nil
 }
 
-func validateExactPairs(n int) error {
+// validateExactPairs says whether the exact sums can be computed for n
+// pairs of discordance psi: up to MaxExactPairs pairs, or beyond when
+// the discordant counts summed over (window) stay within it.
+func validateExactPairs(n int, psi float64) error {
 	if n < 1 {
 		return inputErrorf("pairs must be at least 1, got %d", n)
 	}
-	if n > MaxExactPairs {
-		return inputErrorf("exact power is computed up to %d pairs, got %d; use connor", MaxExactPairs, n)
+	if _, hi := window(n, psi); n > MaxExactPairs && hi > MaxExactPairs {
+		return inputErrorf("exact power is computed up to %d pairs, or beyond while at most %d discordant pairs are likely; got %d pairs with %.3g expected discordant; use connor", MaxExactPairs, MaxExactPairs, n, float64(n)*psi)
 	}
 	return nil
 }

@@ -39,7 +39,8 @@ const (
 	// the number of gains is Bin(m, p_gained/ψ) and the test rejects at
 	// two-sided level α (TestExact). The sum runs over the m within
 	// 12 sd + 40 of the mean, which leaves out less than 2e−26 of the
-	// probability; it is computed up to MaxExactPairs pairs.
+	// probability; it is computed up to MaxExactPairs pairs, and beyond
+	// while the discordant counts summed over stay within that.
 	Exact PairedMethod = "exact"
 )
 
@@ -104,10 +105,10 @@ func (d Paired) Power(n int) (float64, error) {
 		return 0, inputErrorf("pairs must be at least 1, got %d", n)
 	}
 	if d.Method == Exact {
-		if err := validateExactPairs(n); err != nil {
+		psi, _ := d.discordant()
+		if err := validateExactPairs(n, psi); err != nil {
 			return 0, err
 		}
-		psi, _ := d.discordant()
 		return newExactTest(d.Alpha, d.theta()).power(n, psi), nil
 	}
 	return d.approxPower(float64(n)), nil

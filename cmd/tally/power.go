@@ -189,15 +189,12 @@ func fewDiscordant(d power.Paired, n int, alpha float64) []string {
 	if d.Method == power.Exact || n < 1 || float64(n)*psi >= minDiscordant {
 		return nil
 	}
-	if n > power.MaxExactPairs {
-		return []string{fmt.Sprintf("%s: %s expect %.3g discordant ones (n · (p_lost + p_gained)); below about %d the normal approximation is rough, and the exact test's power is not computed beyond %d pairs",
-			d.Method, plural(n, "pair"), float64(n)*psi, minDiscordant, power.MaxExactPairs)}
-	}
 	e := d
 	e.Method, e.Alpha = power.Exact, alpha
 	p, err := e.Power(n)
 	if err != nil {
-		return nil
+		return []string{fmt.Sprintf("%s: %s expect %.3g discordant ones (n · (p_lost + p_gained)); below about %d the normal approximation is rough, and the exact test's power is not computed here (%v)",
+			d.Method, plural(n, "pair"), float64(n)*psi, minDiscordant, err)}
 	}
 	return []string{fmt.Sprintf("%s: %s expect %.3g discordant ones (n · (p_lost + p_gained)); below about %d the normal approximation is rough: the exact test's power at %s is %.4f (--method exact)",
 		d.Method, plural(n, "pair"), float64(n)*psi, minDiscordant, plural(n, "pair"), p)}

@@ -286,8 +286,10 @@ func TestPowerFewDiscordant(t *testing.T) {
 		{[]string{"--p-lost", "0.45", "--p-gained", "0", "--n", "10"}, "note: connor: 10 pairs expect 4.5 discordant ones (n · (p_lost + p_gained)); below about 10 the normal approximation is rough: the exact test's power at 10 pairs is 0.2616 (--method exact)"},
 		{[]string{"--p-lost", "1", "--p-gained", "0", "--power", "0.8"}, "the exact test's power at 4 pairs is 0.0000"},
 		{[]string{"--p-lost", "0.1", "--p-gained", "0.05", "--power", "0.8"}, ""},
-		// Beyond the exact method's limit the warning stays (a re-check).
-		{[]string{"--p-lost", "3e-9", "--p-gained", "0", "--n", "1000000000"}, "below about 10 the normal approximation is rough, and the exact test's power is not computed beyond 1000000 pairs"},
+		// Beyond MaxExactPairs pairs the exact power is still given while
+		// few discordant pairs are expected: R's 1 - pbinom(5, 1e9, 3e-9)
+		// = 0.0839 (power/testdata/exact_beyond_limit.R).
+		{[]string{"--p-lost", "3e-9", "--p-gained", "0", "--n", "1000000000"}, "below about 10 the normal approximation is rough: the exact test's power at 1000000000 pairs is 0.0839 (--method exact)"},
 	} {
 		out, _, code := cli(t, append([]string{"power", "paired"}, c.args...)...)
 		if code != 0 || (c.want != "" && !strings.Contains(out, c.want)) || (c.want == "" && strings.Contains(out, "note:")) {
