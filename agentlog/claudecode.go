@@ -748,6 +748,12 @@ func (cr *ccReader) user(rec *ccRecord) error {
 	if err != nil {
 		return err
 	}
+	if text == "" && len(parts) == 0 && !rec.IsCompactSummary {
+		// No content at all (null, "" or []): nothing was said, so no
+		// turn starts here.
+		cr.skip("user (empty)")
+		return nil
+	}
 	msg := Message{Turn: len(cr.s.Turns) - 1, Step: len(cr.s.Steps), Line: cr.line, UUID: rec.UUID}
 	var typed, injected []string // text parts, split by their tag
 	injectedKind := Typed
@@ -769,7 +775,7 @@ func (cr *ccReader) user(rec *ccRecord) error {
 			msg.ToolResults++
 			cr.result(p, rec.UUID)
 		default: // an image or a document the person pasted, …
-			cr.drop("content part/" + p.Type)
+			cr.drop("content part/" + cmp.Or(p.Type, "(no type)"))
 		}
 	}
 	switch {

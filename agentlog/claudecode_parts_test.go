@@ -165,3 +165,23 @@ func TestContentObjects(t *testing.T) {
 		t.Errorf("a queued image alone: skipped %v, dropped %v", s.Records.Skipped, s.Dropped)
 	}
 }
+
+// TestEmptyUserRecord: a user record with no content at all (null, "" or
+// []) starts no turn and is counted as skipped; a part without a type is
+// counted as such (a re-check trial saw phantom turns and "content
+// part/").
+func TestEmptyUserRecord(t *testing.T) {
+	log := `{"type":"user","sessionId":"s","message":{"role":"user","content":"Fix it."}}
+{"type":"user","sessionId":"s","message":{"role":"user","content":[]}}
+{"type":"user","sessionId":"s","message":{"role":"user","content":null}}
+{"type":"user","sessionId":"s","message":{"role":"user","content":""}}
+{"type":"user","sessionId":"s","message":{"role":"user","content":[{"text":"x"}]}}`
+	ss, err := ReadClaudeCode(strings.NewReader(log), "x.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	if len(s.Turns) != 2 || s.Records.Skipped["user (empty)"] != 3 || s.Dropped["content part/(no type)"] != 1 {
+		t.Errorf("%d turns, skipped %v, dropped %v; want 2 turns (the prompt and the typeless part's), 3 empty, 1 typeless part", len(s.Turns), s.Records.Skipped, s.Dropped)
+	}
+}

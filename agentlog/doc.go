@@ -55,6 +55,8 @@
 //     sent mid-turn, dequeue when sent as the next prompt, popAll when
 //     taken back): a removed one is a Message of kind Queued, in the turn
 //     it was sent in, starting none (Message.Person, not Typed).
+//   - A user record with no content at all (null, "" or []) is counted
+//     as "user (empty)" and starts no turn.
 //   - Records that carry no conversation (progress, file-history-snapshot,
 //     a queued task notification or slash command, summary titles,
 //     pr-link, and system records other than compact_boundary,
