@@ -435,15 +435,42 @@ func plainNumbers(c string) bool {
 
 // resolvePath cleans a path and, when it is relative and cwd is not "",
 // joins it to cwd: "./a//b" is "a/b", or "/repo/a/b" in /repo. "" stays
-// "".
+// "". When either is a Windows path (a drive letter, or backslashes
+// and no slash), both are read the Windows way: backslashes are
+// separators and case does not count (NTFS's default), so
+// `C:\Repo\main.go`, `c:/repo/main.go` and `.\main.go` in `C:\Repo` are
+// one file.
 func resolvePath(cwd, p string) string {
 	if p == "" {
 		return ""
+	}
+	if isWindowsPath(cwd) || isWindowsPath(p) {
+		cwd, p = windowsSlash(cwd), windowsSlash(p)
+		if cwd != "" && !path.IsAbs(p) && !hasDrive(p) {
+			return path.Join(cwd, p)
+		}
+		return path.Clean(p)
 	}
 	if cwd != "" && !path.IsAbs(p) {
 		return path.Join(cwd, p)
 	}
 	return path.Clean(p)
+}
+
+// isWindowsPath reports whether p is written the Windows way: it starts
+// with a drive letter ("C:") or has backslashes and no slash.
+func isWindowsPath(p string) bool {
+	return hasDrive(p) || strings.Contains(p, `\`) && !strings.Contains(p, "/")
+}
+
+// hasDrive reports whether p starts with a drive letter and a colon.
+func hasDrive(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && (p[0] >= 'A' && p[0] <= 'Z' || p[0] >= 'a' && p[0] <= 'z')
+}
+
+// windowsSlash is a Windows path with slashes for separators, lower-cased.
+func windowsSlash(p string) string {
+	return strings.ToLower(strings.ReplaceAll(p, `\`, "/"))
 }
 
 // normCommand drops whole-line comments (labels, like a description),

@@ -244,3 +244,26 @@ func FuzzParseCallInput(f *testing.F) {
 		checkSameIdentity(t, "/r", []callCase{{tool, raw}, {tool, `{}`}, {tool, `null`}})
 	})
 }
+
+// TestResolvePathWindows: a Windows session's paths name one file
+// however they are written (backslashes or slashes, a drive letter's
+// case, relative to the session's directory); POSIX paths keep their
+// case.
+func TestResolvePathWindows(t *testing.T) {
+	tests := []struct{ cwd, p, want string }{
+		{`C:\Users\Jörg\repo`, `main.go`, "c:/users/jörg/repo/main.go"},
+		{`C:\Users\Jörg\repo`, `.\main.go`, "c:/users/jörg/repo/main.go"},
+		{`C:\Users\Jörg\repo`, `C:/Users/Jörg/repo/main.go`, "c:/users/jörg/repo/main.go"},
+		{`C:\Users\Jörg\repo`, `c:\users\jörg\repo\sub\..\main.go`, "c:/users/jörg/repo/main.go"},
+		{`C:\Users\Jörg\repo`, `D:\other\x.go`, "d:/other/x.go"},
+		{"", `C:\repo\x.go`, "c:/repo/x.go"},
+		{"/home/jörg/repo", "Main.go", "/home/jörg/repo/Main.go"},
+		{"/home/jörg/repo", "/etc/x", "/etc/x"},
+		{"/repo", `a\b`, "/repo/a/b"}, // backslashes and no slash: read as Windows
+	}
+	for _, tt := range tests {
+		if got := resolvePath(tt.cwd, tt.p); got != tt.want {
+			t.Errorf("resolvePath(%q, %q) = %q, want %q", tt.cwd, tt.p, got, tt.want)
+		}
+	}
+}

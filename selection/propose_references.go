@@ -26,7 +26,21 @@ type propRefPattern struct {
 	nearMiss   string
 }
 
-const propPath = `(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z]\w{0,9}`
+// propW is a word character of a path: any script's letters, marks and
+// digits, and "_" (RE2's \w is ASCII's alone, and would cut "größe.go"
+// at its "ö").
+const propW = `\p{L}\p{M}\p{N}_`
+
+// propPath is a file's path: slash-separated names, the last with an
+// extension.
+const propPath = `(?:[` + propW + `.-]+/)*[` + propW + `-][` + propW + `.-]*\.[A-Za-z]\w{0,9}`
+
+// propWinPath is a Windows path: from a drive letter or ".\", or
+// relative with a file extension at its end (a bare "a\b" is too often
+// an escape in pasted code).
+const propWinPath = `\b[A-Za-z]:\\(?:[` + propW + `.-]+\\)*[` + propW + `.-]*[` + propW + `]` +
+	`|\.\.?\\(?:[` + propW + `.-]+\\)*[` + propW + `.-]*[` + propW + `]` +
+	`|(?:[` + propW + `.-]+\\)+[` + propW + `-][` + propW + `.-]*\.[A-Za-z]\w{0,9}\b`
 
 // propRefPatterns, in priority order: where two matches overlap, the
 // earlier pattern's wins.
@@ -70,7 +84,7 @@ var propRefPatterns = []propRefPattern{
 		example: "Replied to comment 2734843645.", ref: "2734843645", nearMiss: "it added 51894 lines"},
 	{re: regexp.MustCompile("`" + `[\w-]+(?:/[\w-]+)+` + "`"), kind: "name", confidence: 0.6, rule: "reference/quoted-name",
 		example: "The metadata lives on `entire/sessions`.", ref: "`entire/sessions`", nearMiss: "Claude/Gemini hooks"},
-	{re: regexp.MustCompile(`(?:~?/)?(?:[\w.-]+/)+[\w.-]*\w|(?:\B\.)?\b[\w-]+\.(?:md|go|py|ts|tsx|js|jsx|json|jsonl|ya?ml|toml|txt|sql|sh|rs|java|kt|rb|proto|tf|cfg|ini|lock|mod|sum|csv|xml|html|css|tmpl)\b`), kind: "file", confidence: 0.3, rule: "reference/path",
+	{re: regexp.MustCompile(propWinPath + `|(?:~?/)?(?:[` + propW + `.-]+/)+[` + propW + `.-]*[` + propW + `]|(?:\B\.)?\b[` + propW + `-]+\.(?:md|go|py|ts|tsx|js|jsx|json|jsonl|ya?ml|toml|txt|sql|sh|rs|java|kt|rb|proto|tf|cfg|ini|lock|mod|sum|csv|xml|html|css|tmpl)\b`), kind: "file", confidence: 0.3, rule: "reference/path",
 		example: "Changed `cmd/entire/cli/resume.go` to log the agent.", ref: "cmd/entire/cli/resume.go", nearMiss: "and/or"},
 }
 
@@ -492,6 +506,7 @@ func propRefIdentity(g propGuess) string {
 // "cli/list.go" and "cli/commands/list.go" two.
 func propFileIdentity(lit string) string {
 	lit, _, _ = strings.Cut(strings.ToLower(strings.Trim(lit, "`")), " ")
+	lit = strings.ReplaceAll(lit, `\`, "/") // a Windows path
 	lit = propLineTail.ReplaceAllString(lit, "")
 	lit = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(lit, "~/"), "./"), "/")
 	return "file:" + lit

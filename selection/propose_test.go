@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -584,5 +585,33 @@ func TestProposeRefSameLiteral(t *testing.T) {
 	want := []string{"reference 0.70 reference/branch", "constraint 0.40 constraint/steer"}
 	if !slices.Equal(got, want) {
 		t.Errorf("items %q, want %q", got, want)
+	}
+}
+
+// TestProposePathPatternScripts: a path is found whole whatever script
+// its names are in, and Windows paths with their drive or ".\" (the
+// shapes of a new user's trial: German, Chinese, Windows).
+func TestProposePathPatternScripts(t *testing.T) {
+	var re *regexp.Regexp
+	for _, p := range propRefPatterns {
+		if p.rule == "reference/path" {
+			re = p.re
+		}
+	}
+	tests := []struct{ text, want string }{
+		{`Please update C:\Users\Jörg\repo\tests\größe_test.go as discussed.`, `C:\Users\Jörg\repo\tests\größe_test.go`},
+		{"Please update /home/jörg/repo/größe_test.go as discussed.", "/home/jörg/repo/größe_test.go"},
+		{"Please update docs/Übersicht.md as discussed.", "docs/Übersicht.md"},
+		{`请更新 D:\代码仓库\支付\接口定义.proto 文件`, `D:\代码仓库\支付\接口定义.proto`},
+		{`run .\scripts\build.ps1 first`, `.\scripts\build.ps1`},
+		{`edit src\pay\api.go now`, `src\pay\api.go`},
+		{"see größe_test.go", "größe_test.go"},
+		{`printf("a\nb")`, ""}, // an escape, not a path
+		{"src/pay/api.go", "src/pay/api.go"},
+	}
+	for _, tt := range tests {
+		if got := re.FindString(tt.text); got != tt.want {
+			t.Errorf("%q: found %q, want %q", tt.text, got, tt.want)
+		}
 	}
 }
