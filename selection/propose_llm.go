@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/jsonscan"
 	"github.com/tally-eval/tally/judge"
 )
 
@@ -205,7 +208,7 @@ func (p LLMProposer) Propose(ctx context.Context, s *agentlog.Session, opts Prop
 	for _, it := range items {
 		// The same item listed twice (a model repeats itself) is one.
 		key := string(it.Class) + "\x00" + strconv.Itoa(it.Turn) + "\x00" + llmSquash(it.Literal)
-		if it.Confidence < opts.MinConfidence || seen[key] || llmFromPlan(utts, it) {
+		if it.Confidence < opts.MinConfidence || seen[key] || llmFromPlan(utts, it) || !llmSubstantial(it.Literal) {
 			continue
 		}
 		seen[key] = true
@@ -302,9 +305,10 @@ func parseLLMReply(reply string, s *agentlog.Session, utts []propUtterance) ([]P
 	if text == "" {
 		return nil, errors.New("empty reply, want one JSON object {\"items\": [...]}")
 	}
-	if !strings.HasPrefix(text, "{") {
-		// Prose around the object ("Here are the items: {…}"): the one
-		// object with an "items" field, found as the judge's replies are.
+	if !strings.HasPrefix(text, "{") || !json.Valid([]byte(text)) {
+		// Prose around the object ("Here are the items: {…}", or the
+		// object and then "Let me know…"): the one object with an "items"
+		// field, found as the judge's replies are.
 		obj, err := judge.FindObject(text, "items")
 		switch {
 		case err == nil:
@@ -313,6 +317,13 @@ func parseLLMReply(reply string, s *agentlog.Session, utts []propUtterance) ([]P
 			// Two different lists: say so, not "invalid character".
 			return nil, fmt.Errorf("%w (reply starts %q)", err, propPreview(text))
 		}
+	}
+	// encoding/json lets a name given twice win silently over the first
+	// ("items" twice, or "confidence" twice in an item).
+	var sc jsonscan.Scanner
+	sc.Reset([]byte(text))
+	if key, _, found, _ := sc.DuplicateKey(); found {
+		return nil, fmt.Errorf("%q is given twice in one object, and tally will not guess which is meant (reply starts %q)", key, propPreview(text))
 	}
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.DisallowUnknownFields()
@@ -364,8 +375,16 @@ func parseLLMReply(reply string, s *agentlog.Session, utts []propUtterance) ([]P
 		}
 		role := u.role
 		if role == llmActionsRole {
+			if *it.Class != fixture.Reference {
+				return nil, fmt.Errorf("%s: %q is only in tally's list of the turn's actions, which names files and commands, not a %s", at("literal"), propPreview(lit), *it.Class)
+			}
 			role = "assistant"
 		}
+		// The literal as the session wrote it: the model matched white
+		// space, the prompt's " / " for a line break and typographic
+		// quotes loosely, and a fixture's literal must be the session's
+		// own text for the verbatim check to find it.
+		lit = llmOriginal(u.text, lit)
 		items = append(items, ProposedItem{Class: *it.Class, Turn: *it.Turn, Role: role, Literal: lit,
 			Probe: strings.TrimSpace(*it.Probe), Expect: strings.TrimSpace(*it.Expect), Confidence: *it.Confidence,
 			Status: ReviewPending, Message: u.text, Line: u.line})
@@ -390,6 +409,61 @@ func llmFind(utts []propUtterance, turn int, lit string) (propUtterance, bool) {
 		}
 	}
 	return propUtterance{}, false
+}
+
+// llmOriginal returns the text of line that lit stands for when compared
+// as llmFind compares (white space runs, the prompt's " / " for a line
+// break, typographic quotes): the line's own characters, line breaks
+// included. It returns lit when no such span is found.
+func llmOriginal(line, lit string) string {
+	var words []string
+	for _, w := range strings.Fields(lit) {
+		if w == "/" {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range w {
+			switch r {
+			case '\'', '’', '‘':
+				b.WriteString(`['’‘]`)
+			case '"', '“', '”':
+				b.WriteString(`["“”]`)
+			default:
+				b.WriteString(regexp.QuoteMeta(string(r)))
+			}
+		}
+		words = append(words, b.String())
+	}
+	if len(words) == 0 {
+		return lit
+	}
+	re, err := regexp.Compile(strings.Join(words, `(?:\s+/)*\s+`))
+	if err != nil {
+		return lit
+	}
+	if m := re.FindString(line); m != "" {
+		return m
+	}
+	return lit
+}
+
+// llmSubstantial reports whether lit is long enough to measure
+// anything: 3 letters or digits, or 2 in a script written without spaces
+// ("支付"). A bare "3" (a person's pick among options) or "a" is found
+// verbatim in almost any context, so the item would count as kept
+// whatever the summary says; Propose leaves such items out, as it does
+// those below the confidence cut.
+func llmSubstantial(lit string) bool {
+	alnum, wide := 0, 0
+	for _, r := range lit {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			alnum++
+			if r >= 0x2E80 { // CJK and other scripts without spaces
+				wide++
+			}
+		}
+	}
+	return alnum >= 3 || wide >= 2
 }
 
 // llmWant names the JSON a field of kind k wants.

@@ -65,7 +65,10 @@ func TestParseLLMReply(t *testing.T) {
 		{"", `empty reply, want one JSON object {"items": [...]}`, "empty"},
 		{"Sure! Here they are:\n" + item(full) + "\nI hope this helps.", "", "prose around the one object is passed over (a new user's trial)"},
 		{"Either " + item(full) + " or " + `{"items": []}`, `the reply holds 2 different objects with the field "items" (reply starts "Either {\"items\": [{\"class\": \"constraint…")`, "two different objects: which is meant cannot be told"},
-		{item(full) + " thanks", `text after the JSON object (reply starts "{\"items\": [{\"class\": \"constraint\", \"tur…")`, "text after the object"},
+		{item(full) + "\n\nLet me know if you need anything else.", "", "prose after the object is passed over, as before it (a new user's trial)"},
+		{item(full) + " " + item(full), "", "the same object twice is one"},
+		{`{"items": [], "items": [{` + full + `}]}`, `"items" is given twice in one object, and tally will not guess which is meant (reply starts "{\"items\": [], \"items\": [{\"class\": \"cons…")`, "a field given twice (a new user's trial)"},
+		{item(full + `, "confidence": 0.1`), `"confidence" is given twice in one object, and tally will not guess which is meant (reply starts "{\"items\": [{\"class\": \"constraint\", \"tur…")`, "an item's field given twice"},
 		{`{"item": []}`, `not one JSON object of the form {"items": [...]}: json: unknown field "item" (reply starts "{\"item\": []}")`, "an unknown field"},
 		{`{}`, `no "items" list`, "no items key"},
 		{item(strings.Replace(full, `"class": "constraint", `, "", 1)), "items[0].class: missing", "a missing class"},
@@ -95,6 +98,41 @@ func TestParseLLMReply(t *testing.T) {
 	}
 }
 
+// TestParseLLMReplyOriginalText: a literal the model copied across the
+// prompt's " / " for a line break, or with typographic quotes for the
+// person's straight ones, is stored as the session wrote it, so that
+// the verbatim check can find it (a new user's trial: "Use X / 2. Y"
+// was stored, a text no context holds); one found only in tally's list
+// of the turn's actions is a reference or nothing.
+func TestParseLLMReplyOriginalText(t *testing.T) {
+	s := propSession([]propMsg{
+		{1, "user", "don't push to main\nuntil the tests pass; it's \"frozen\""},
+		{1, "assistant", "Understood."},
+	}, 1)
+	s.Steps[0].Calls = append(s.Steps[0].Calls, agentlog.ToolCall{Name: "Edit", Input: []byte(`{"file_path":"/repo/cmd/edited.go"}`)})
+	item := func(lit, class string) string {
+		return `{"items": [{"class": "` + class + `", "turn": 1, "literal": ` + lit + `, "probe": "May it?", "expect": "no", "confidence": 0.9}]}`
+	}
+	got, err := ParseLLMReply(item(`"don't push to main / until the tests pass; it’s “frozen”"`, "constraint"), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "don't push to main\nuntil the tests pass; it's \"frozen\""; got[0].Literal != want {
+		t.Errorf("literal %q, want the session's own %q", got[0].Literal, want)
+	}
+	prompt := LLMProposer{}.Prompt(s)
+	if !strings.Contains(prompt, "edited.go") {
+		t.Fatalf("the prompt lists no action:\n%s", prompt[len(LLMPrompt):])
+	}
+	_, err = ParseLLMReply(item(`"/repo/cmd/edited.go"`, "constraint"), s)
+	if want := `items[0].literal: "/repo/cmd/edited.go" is only in tally's list of the turn's actions, which names files and commands, not a constraint`; err == nil || err.Error() != want {
+		t.Errorf("a constraint from the actions line: %v, want %s", err, want)
+	}
+	if _, err := ParseLLMReply(item(`"/repo/cmd/edited.go"`, "reference"), s); err != nil {
+		t.Errorf("a reference from the actions line: %v", err)
+	}
+}
+
 // TestLLMProposer: items come back in turn order with ids, rule and role,
 // an item listed twice once; a cached reply is not asked again; a backend's failure and a bad reply
 // are errors naming the backend.
@@ -104,7 +142,8 @@ func TestLLMProposer(t *testing.T) {
 		{"class": "reference", "turn": 2, "literal": "docs/plan.md", "probe": "Which plan?", "expect": "docs/plan.md", "confidence": 0.7},
 		{"class": "constraint", "turn": 1, "literal": "never commit to main", "probe": "May it commit to main?", "expect": "no", "confidence": 0.9},
 		{"class": "constraint", "turn": 1, "literal": "never  commit to main", "probe": "Again?", "expect": "no", "confidence": 0.8},
-		{"class": "open_question", "turn": 1, "literal": "Understood", "probe": "Open?", "expect": "no", "confidence": 0.2}]}`}
+		{"class": "open_question", "turn": 2, "literal": "Follow docs/plan.md", "probe": "Open?", "expect": "no", "confidence": 0.2},
+		{"class": "constraint", "turn": 1, "literal": "to", "probe": "Too short to measure?", "expect": "yes", "confidence": 0.9}]}`}
 	cache, err := judge.OpenCache(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
