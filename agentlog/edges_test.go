@@ -2,8 +2,11 @@ package agentlog
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // readAllSessions reads every session of text in format f ("" to
@@ -60,5 +63,37 @@ func TestLogEdges(t *testing.T) {
 	}
 	if ss, _ := readAllSessions(t, "\n"+string(codex), ""); len(ss) == 1 && ss[0].Format != Codex {
 		t.Errorf("a Codex rollout after a blank line is read as %s", ss[0].Format)
+	}
+}
+
+// TestLogEncodings: a log with a UTF-8 byte order mark, or in UTF-16 (as
+// Windows Notepad and PowerShell 5 save files), is one error line that
+// says so, not an invalid character 'ï' nor an empty log (a new user's
+// trial).
+func TestLogEncodings(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"session_id":"s","messages":[{"role":"user","content":"hi"}]}` + "\n"
+	utf16 := []byte{0xff, 0xfe}
+	for _, r := range line {
+		utf16 = append(utf16, byte(r), 0)
+	}
+	tests := []struct{ name, data, want string }{
+		{"bom.jsonl", "\xef\xbb\xbf" + line, "bom.jsonl:1:1: starts with a UTF-8 byte order mark, which JSON Lines does not allow (save the file as UTF-8 without BOM)"},
+		{"utf16.jsonl", string(utf16), "utf16.jsonl is UTF-16 (little-endian, with a byte order mark), not UTF-8"},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(dir, tt.name)
+		if err := os.WriteFile(path, []byte(tt.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := input.Open(path, input.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = NewReader(f, tt.name, Options{})
+		f.Close()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %s", tt.name, err, tt.want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // MalformedLine is the Counts.Skipped key of a line skipped as
@@ -69,7 +70,14 @@ func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	rd := &Reader{name: name}
 	var src io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	magic, err := br.Peek(2)
+	if err != nil && err != io.EOF {
+		if errors.As(err, new(*input.EncodingError)) { // it names the file
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -78,6 +86,9 @@ func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 	}
 	rd.count = &countReader{r: src}
 	lr := bufio.NewReaderSize(rd.count, 64<<10)
+	if bom, _ := lr.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		return nil, fmt.Errorf("%s:1:1: starts with a UTF-8 byte order mark, which JSON Lines does not allow (save the file as UTF-8 without BOM)", name)
+	}
 	f := o.Format
 	if f == "" {
 		head, err := lr.Peek(lr.Size())

@@ -119,13 +119,14 @@ func ParseTemplate(name, text string) (*Template, error) {
 // LoadTemplate reads and parses a verdict template file, under lim (zero
 // fields: package input's defaults): a path that is no regular file, or
 // a file larger than lim.MaxLine (a template is read whole), is an error
-// naming it.
+// naming it. A UTF-8 byte order mark at its start (Windows Notepad
+// writes one) is not part of the template's text, and is not sent.
 func LoadTemplate(path string, lim input.Limits) (*Template, error) {
 	b, err := input.ReadFile(path, lim)
 	if err != nil {
 		return nil, fmt.Errorf("judge template: %w", err)
 	}
-	return ParseTemplate(path, string(b))
+	return ParseTemplate(path, strings.TrimPrefix(string(b), "\ufeff"))
 }
 
 // Text is the template's source; it is part of every verdict cache key.

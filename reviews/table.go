@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 
@@ -270,6 +272,7 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	first := true
+	var header []string
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -283,6 +286,19 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 			return nil, fmt.Errorf("reading reviews: %s: %w", name, err)
 		}
 		line, _ := cr.FieldPos(0)
+		for i, c := range rec {
+			if !utf8.ValidString(c) {
+				// A CSV saved the default way by Excel on Windows is in the
+				// system's code page (Windows-1252, Shift-JIS): every later
+				// message would be about a key that matches nothing.
+				l, col := cr.FieldPos(i)
+				bad, field := c[badUTF8(c)], ""
+				if i < len(header) {
+					field = header[i]
+				}
+				return nil, CellProblems{{File: name, Row: l, Col: col, Field: field, Msg: fmt.Sprintf("byte 0x%02X is not UTF-8: the file was saved in another encoding (Excel's plain \"CSV\" on Windows uses the system's code page); save it as \"CSV UTF-8\"", bad)}}
+			}
+		}
 		if first {
 			first = false
 			if len(rec) > 0 {
@@ -291,6 +307,7 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 			if err := t.header(rec, line); err != nil {
 				return nil, err
 			}
+			header = slices.Clone(rec)
 			continue
 		}
 		t.add(unquoteCSV(rec), line)
@@ -311,4 +328,17 @@ func unquoteCSV(rec []string) []string {
 		}
 	}
 	return rec
+}
+
+// badUTF8 is the index of the first byte of s that is not valid UTF-8
+// (len(s) when there is none).
+func badUTF8(s string) int {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(s)
 }

@@ -92,3 +92,16 @@ func TestCollectProblems(t *testing.T) {
 		t.Errorf("old header: %v", err)
 	}
 }
+
+// TestReadCSVNotUTF8: a CSV saved in a Windows code page (Excel's plain
+// "CSV" on a German Windows: "ö" is the byte 0xF6 of Windows-1252) is
+// one problem naming the cell and the encoding, not a key that matches
+// no item (a new user's trial).
+func TestReadCSVNotUTF8(t *testing.T) {
+	data := csvHeader + "de-j\xf6rg-01,1,c1,constraint,,,,verbatim,,,,absent,,,,TRUE,,,,\r\n"
+	_, err := ReadCSV(strings.NewReader(data), "r.csv")
+	want := `r.csv:2:1: Conversation: byte 0xF6 is not UTF-8: the file was saved in another encoding (Excel's plain "CSV" on Windows uses the system's code page); save it as "CSV UTF-8"`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}

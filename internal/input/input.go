@@ -148,6 +148,9 @@ type File struct {
 	lim  Limits
 	size int64 // from stat when opened
 	read int64
+	// encErr is the file's encoding, when tally does not read it: every
+	// Read returns it.
+	encErr *EncodingError
 }
 
 // Open opens the regular file at path for reading. A folder, a named
@@ -212,7 +215,16 @@ func (f *File) Size() int64 { return f.size }
 // Read reads from the file, failing with a *FileError when the file has
 // grown past the file limit since it was opened.
 func (f *File) Read(p []byte) (int, error) {
+	if f.encErr != nil {
+		return 0, f.encErr
+	}
 	n, err := f.f.Read(p)
+	if f.read == 0 && n > 0 {
+		if enc := Encoding(p[:n]); enc != "" {
+			f.encErr = &EncodingError{File: f.name, Encoding: enc}
+			return 0, f.encErr
+		}
+	}
 	f.read += int64(n)
 	if f.read > f.lim.File() {
 		return n, &FileError{File: f.name, Limit: f.lim.File()}
@@ -244,6 +256,11 @@ func ReadFile(path string, lim Limits) ([]byte, error) {
 	buf := make([]byte, 0, f.size+1)
 	for {
 		n, err := f.f.Read(buf[len(buf):cap(buf)])
+		if len(buf) == 0 && n > 0 {
+			if enc := Encoding(buf[:n]); enc != "" {
+				return nil, &EncodingError{File: path, Encoding: enc}
+			}
+		}
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
 			return nil, &LineError{File: path, Limit: max}
@@ -258,4 +275,39 @@ func ReadFile(path string, lim Limits) ([]byte, error) {
 			buf = append(buf, 0)[:len(buf)]
 		}
 	}
+}
+
+// EncodingError is a file in an encoding tally does not read: UTF-16 or
+// UTF-32, as Windows Notepad's "Unicode" or PowerShell 5's ">" save a
+// file. Every file tally reads is UTF-8.
+type EncodingError struct {
+	File, Encoding string
+}
+
+func (e *EncodingError) Error() string {
+	return fmt.Sprintf("%s is %s, not UTF-8 (Windows Notepad's \"Unicode\" and PowerShell 5's > write it so): save it as UTF-8", e.File, e.Encoding)
+}
+
+// Encoding names the encoding the first bytes of a file, b, show when it
+// is one tally does not read: UTF-32 or UTF-16 by their byte order mark,
+// or UTF-16 without one by its zero bytes between ASCII characters (JSON,
+// YAML and CSV start with ASCII). It returns "" for anything else,
+// UTF-8 with or without its byte order mark (which each format's reader
+// takes or refuses) and gzip included.
+func Encoding(b []byte) string {
+	switch {
+	case len(b) >= 4 && b[0] == 0xFF && b[1] == 0xFE && b[2] == 0 && b[3] == 0:
+		return "UTF-32 (little-endian, with a byte order mark)"
+	case len(b) >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0xFE && b[3] == 0xFF:
+		return "UTF-32 (big-endian, with a byte order mark)"
+	case len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE:
+		return "UTF-16 (little-endian, with a byte order mark)"
+	case len(b) >= 2 && b[0] == 0xFE && b[1] == 0xFF:
+		return "UTF-16 (big-endian, with a byte order mark)"
+	case len(b) >= 4 && b[0] != 0 && b[1] == 0 && b[2] != 0 && b[3] == 0 && b[0] < 0x80 && b[2] < 0x80:
+		return "UTF-16 (little-endian)"
+	case len(b) >= 4 && b[0] == 0 && b[1] != 0 && b[2] == 0 && b[3] != 0 && b[1] < 0x80 && b[3] < 0x80:
+		return "UTF-16 (big-endian)"
+	}
+	return ""
 }

@@ -270,3 +270,50 @@ func TestReadLineHugeLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestEncoding: UTF-16 and UTF-32, by their byte order marks (Unicode
+// Standard, section 23.8, table 23-4) or, for UTF-16 without one, by the
+// zero byte of each ASCII character, are named; UTF-8, with or without
+// its mark, and gzip are not.
+func TestEncoding(t *testing.T) {
+	tests := []struct {
+		b    string
+		want string
+	}{
+		{"\xff\xfe{\x00", "UTF-16 (little-endian, with a byte order mark)"},
+		{"\xfe\xff\x00{", "UTF-16 (big-endian, with a byte order mark)"},
+		{"\xff\xfe\x00\x00{\x00\x00\x00", "UTF-32 (little-endian, with a byte order mark)"},
+		{"\x00\x00\xfe\xff\x00\x00\x00{", "UTF-32 (big-endian, with a byte order mark)"},
+		{"{\x00\"\x00", "UTF-16 (little-endian)"},
+		{"\x00{\x00\"", "UTF-16 (big-endian)"},
+		{"{\"a\": 1}", ""},
+		{"\xef\xbb\xbf{}", ""},
+		{"\x1f\x8b\x08\x00", ""},
+		{"{", ""},
+	}
+	for _, tt := range tests {
+		if got := Encoding([]byte(tt.b)); got != tt.want {
+			t.Errorf("Encoding(%q) = %q, want %q", tt.b, got, tt.want)
+		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.json")
+	if err := os.WriteFile(path, []byte("\xff\xfe{\x00}\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadFile(path, Limits{})
+	var ee *EncodingError
+	if !errors.As(err, &ee) {
+		t.Fatalf("ReadFile of UTF-16: %v, want an *EncodingError", err)
+	}
+	f, err := Open(path, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for range 2 { // every Read says so, not the first alone
+		if _, err := f.Read(make([]byte, 4)); !errors.As(err, &ee) {
+			t.Fatalf("Read of UTF-16: %v, want an *EncodingError", err)
+		}
+	}
+}
