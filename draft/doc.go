@@ -61,8 +61,9 @@
 //     line. A microcompaction (old tool results cleared, no summary) is
 //     not a compaction of the fixture.
 //   - The conversation id is the session's id when it can name a folder
-//     (fixture.ValidConversationID), else the id with each character that
-//     cannot replaced by "_", else the log's file name.
+//     on every system (fixture.ValidConversationID, and Windows's rules),
+//     else the id with each character that cannot replaced by "_", else
+//     the log's file name.
 //
 // One limit comes from the event model: agentlog.Compaction gives the
 // number of steps before it but not the number of messages. In Claude Code

@@ -363,6 +363,17 @@ func TestConversationID(t *testing.T) {
 		{"", "/logs/abc-1.jsonl.gz", "abc-1", "no id: the file name without its endings"},
 		{"..", "/logs/..jsonl", "session", "nothing usable"},
 		{"  ", "a\tb.json", "a_b", "a blank id; a control character in the name"},
+		// Windows's rules (Microsoft, "Naming Files, Paths, and
+		// Namespaces"): a new user's trial drafted "win_bad|id*?<>\"x",
+		// "CON" and "trailing. " folders.
+		{`win|bad*?<>"x`, "x.jsonl", "win_bad_____x", "characters Windows refuses in a name"},
+		{"CON", "x.jsonl", "CON_", "a device name"},
+		{"nul.txt", "x.jsonl", "nul_.txt", "a device name before an extension, in any case"},
+		{"COM1", "x.jsonl", "COM1_", "a numbered device"},
+		{"COM10", "x.jsonl", "COM10", "not a device"},
+		{"console", "x.jsonl", "console", "not a device"},
+		{"trailing. ", "x.jsonl", "trailing._", "a trailing space"},
+		{"trailing.", "x.jsonl", "trailing_", "a trailing dot"},
 	}
 	for _, tt := range tests {
 		if got := ConversationID(&agentlog.Session{ID: tt.id, Name: tt.name}); got != tt.want {

@@ -11,10 +11,14 @@ import (
 )
 
 // ConversationID is the fixture's conversation id for session s: its id
-// when that can name a folder (fixture.ValidConversationID), else the id
-// with "/", "\", ":" and control characters replaced by "_", else the
-// log's file name without its folder and its .gz, .jsonl or .json
-// endings, cleaned the same way, else "session".
+// when that can name a folder on every system (fixture.ValidConversationID
+// and windowsSafe), else the id with "/", "\", ":", control characters
+// and the characters Windows refuses in a name (< > " | ? *) replaced by
+// "_", a trailing dot or space by "_", and "_" put after a name Windows
+// keeps for a device (CON, NUL, COM1, …: "CON_", "nul_.txt"); else the log's file name
+// without its folder and its .gz, .jsonl or .json endings, cleaned the
+// same way; else "session". Drafts are shared between machines, and a
+// folder named "a|b" or "CON" cannot be checked out on Windows.
 func ConversationID(s *agentlog.Session) string {
 	if valid(s.ID) {
 		return s.ID
@@ -32,14 +36,57 @@ func ConversationID(s *agentlog.Session) string {
 	return "session"
 }
 
-func valid(id string) bool { return strings.TrimSpace(id) != "" && fixture.ValidConversationID(id) }
+func valid(id string) bool {
+	return strings.TrimSpace(id) != "" && fixture.ValidConversationID(id) && windowsSafe(id)
+}
 
-// clean replaces each character a conversation id may not hold by "_".
+// windowsSafe reports whether id can name a folder on Windows too: none
+// of < > " | ? *, no trailing dot or space, and not a reserved device
+// name, alone or before an extension ("CON", "nul.txt"); Microsoft,
+// "Naming Files, Paths, and Namespaces".
+func windowsSafe(id string) bool {
+	if strings.ContainsAny(id, `<>"|?*`) || strings.HasSuffix(id, ".") || strings.HasSuffix(id, " ") {
+		return false
+	}
+	return !reservedName(id)
+}
+
+// reservedName reports whether id, up to its first dot, is a device name
+// Windows reserves, in any case.
+func reservedName(id string) bool {
+	stem, _, _ := strings.Cut(strings.ToUpper(id), ".")
+	stem = strings.TrimRight(stem, " ")
+	switch stem {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	if len(stem) == 4 && (strings.HasPrefix(stem, "COM") || strings.HasPrefix(stem, "LPT")) {
+		return stem[3] >= '0' && stem[3] <= '9' || strings.ContainsRune("¹²³", rune(stem[3]))
+	}
+	return false
+}
+
+// clean replaces each character a conversation id may not hold by "_",
+// and makes a name Windows refuses one it takes.
 func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ':' || unicode.IsControl(r) || r == utf8.RuneError {
+	s = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || unicode.IsControl(r) || r == utf8.RuneError || strings.ContainsRune(`<>"|?*`, r) {
 			return '_'
 		}
 		return r
 	}, strings.ToValidUTF8(s, "_"))
+	if strings.Trim(s, ". ") == "" { // nothing usable: left invalid
+		return s
+	}
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, " ") {
+		s = s[:len(s)-1] + "_"
+	}
+	if reservedName(s) { // "_" after the device name: "CON_", "nul_.txt"
+		stem, rest, dot := strings.Cut(s, ".")
+		s = stem + "_"
+		if dot {
+			s += "." + rest
+		}
+	}
+	return s
 }
