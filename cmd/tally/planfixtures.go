@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/tally-eval/tally/report"
 	"io"
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/tally-eval/tally/report"
 
 	"github.com/spf13/cobra"
 
@@ -424,7 +424,7 @@ func writePlanFixturesText(w io.Writer, res rule.PlanResult, widths []planWidth,
 	if src.Config != "" {
 		fmt.Fprintf(w, "fixture set of %s\n", printable(src.Config))
 	}
-	t := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	t := table(w)
 	fmt.Fprintf(t, "class\titem-compactions\tconversations\tper conversation\tbaseline\tdiscordance\tcorrelation\n")
 	for _, c := range in.Classes {
 		fmt.Fprintf(t, "%s\t%d\t%d\t%.1f\t%s\t%s\t%.2f\n", c.Name, c.Items(), len(c.Sizes), float64(c.Items())/float64(len(c.Sizes)), pctShare(c.Baseline), pctShare(c.Discordance), c.Correlation)
@@ -578,7 +578,7 @@ func newPlanFixturesJSON(res rule.PlanResult, widths []planWidth, ct *rule.Contr
 
 // classByDrop writes a table of one cell per class and drop.
 func classByDrop(w io.Writer, in rule.PlanInput, cell func(class, drop int) string) error {
-	t := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	t := table(w)
 	fmt.Fprintf(t, "class")
 	for _, d := range in.Drops {
 		fmt.Fprintf(t, "\t%s points", strconv.FormatFloat(100*d, 'f', -1, 64))

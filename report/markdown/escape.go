@@ -157,16 +157,19 @@ func escapeFrom(s string, atStart bool) string {
 // it is, and zero-width characters show as their escapes (\u202E, as in
 // the HTML and the workbook: format.Hidden); invalid UTF-8 becomes
 // U+FFFD. It truncates to max
-// characters, marking the cut with …, (0: no limit).
+// characters, never inside one a reader sees as one (format.Cut), marking
+// the cut with …, (0: no limit).
 func clean(s string, max int) string {
 	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if max > 0 && n == max {
+	cut := len(s)
+	if max > 0 {
+		cut = format.Cut(s, max)
+	}
+	for i, r := range s {
+		if i == cut {
 			b.WriteString("…")
 			break
 		}
-		n++
 		switch {
 		case r == utf8.RuneError:
 			b.WriteRune('\uFFFD')

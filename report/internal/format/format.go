@@ -9,6 +9,9 @@ import (
 	"math"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 )
 
 // SignedPoints formats a difference of rates as signed percentage
@@ -134,4 +137,27 @@ func Visible(s string) string {
 // visibleEscapes is whether Visible escapes r.
 func visibleEscapes(r rune) bool {
 	return r != '\n' && r != '\t' && r != '\r' && Invisible(r)
+}
+
+// Cut is the byte index at which to cut s to keep at most max runes
+// without splitting a character as a reader sees it (a grapheme cluster,
+// Unicode Standard Annex #29: a letter and its combining accents, a flag's
+// two regional indicators, an emoji with its skin tone or joined parts):
+// len(s) when s has at most max runes, else the end of the last whole
+// cluster within the first max runes (0 when even the first is longer).
+func Cut(s string, max int) int {
+	if max < 0 || utf8.RuneCountInString(s) <= max {
+		return len(s)
+	}
+	end, runes, state := 0, 0, -1
+	for rest := s; rest != ""; {
+		var cluster string
+		cluster, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		runes += utf8.RuneCountInString(cluster)
+		if runes > max {
+			break
+		}
+		end += len(cluster)
+	}
+	return end
 }

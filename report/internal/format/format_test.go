@@ -43,3 +43,30 @@ func TestVisible(t *testing.T) {
 		}
 	}
 }
+
+// TestCut: a cut keeps whole grapheme clusters (Unicode Standard Annex
+// #29: a base and its combining marks, a flag's regional-indicator pair,
+// an emoji modifier sequence) within max runes; a new user's trial found
+// the report cutting a flag and an accent in half.
+func TestCut(t *testing.T) {
+	tests := []struct {
+		s    string
+		max  int
+		want string
+	}{
+		{"abcdef", 3, "abc"},
+		{"abc", 3, "abc"},
+		{"abc", 10, "abc"},
+		{"テスト\U0001F1EF\U0001F1F5x", 4, "テスト"},
+		{"テスト\U0001F1EF\U0001F1F5x", 5, "テスト\U0001F1EF\U0001F1F5"},
+		{"Ae\u0301x", 2, "A"},
+		{"Ae\u0301x", 3, "Ae\u0301"},
+		{"\U0001F44D\U0001F3FDok", 1, ""},
+		{"größe", 3, "grö"},
+	}
+	for _, tt := range tests {
+		if got := tt.s[:Cut(tt.s, tt.max)]; got != tt.want {
+			t.Errorf("Cut(%q, %d): %q, want %q", tt.s, tt.max, got, tt.want)
+		}
+	}
+}

@@ -51,13 +51,13 @@ func (h *Buffer) Text(s string, max int) { h.WriteString(Escape(s, max)) }
 // around them, cut to max runes with "…".
 func (h *Buffer) Plain(s string, max int) {
 	var b strings.Builder
-	n := 0
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if n == max {
+	v := strings.ToValidUTF8(s, "\uFFFD")
+	cut := format.Cut(v, max)
+	for i, r := range v {
+		if i == cut {
 			b.WriteString("…")
 			break
 		}
-		n++
 		if r != '\n' && format.Invisible(r) {
 			b.WriteString(format.Escape(r))
 			continue
@@ -101,11 +101,11 @@ const xlsxCellChars = 32767
 func Escape(s string, max int) string {
 	var b strings.Builder
 	v := strings.ToValidUTF8(s, "\uFFFD")
-	n := 0
+	cut := format.Cut(v, max)
 	plain := 0 // start of the run of ordinary text not yet written
 	flush := func(end int) { b.WriteString(html.EscapeString(v[plain:end])) }
 	for i, r := range v {
-		if n == max {
+		if i == cut {
 			flush(i)
 			more := utf8.RuneCountInString(v[i:])
 			if len(utf16.Encode([]rune(v))) > xlsxCellChars {
@@ -117,7 +117,6 @@ func Escape(s string, max int) string {
 			fmt.Fprintf(&b, " … [%d more characters; the full text is in report.xlsx]", more)
 			return b.String()
 		}
-		n++
 		if r == '\n' || !format.Invisible(r) {
 			continue
 		}
