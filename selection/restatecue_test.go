@@ -109,7 +109,23 @@ func textWordsRunes(s string) []string {
 		}
 		tok = tok[:0]
 	}
+	var run []rune // a run of Han, Hiragana, Katakana: its bigrams
+	endRun := func() {
+		if len(run) == 1 {
+			out = append(out, string(run))
+		}
+		for i := 1; i < len(run); i++ {
+			out = append(out, string(run[i-1:i+1]))
+		}
+		run = run[:0]
+	}
 	for _, r := range s {
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー' {
+			flush()
+			run = append(run, r)
+			continue
+		}
+		endRun()
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
 			tok = append(tok, unicode.ToLower(r))
@@ -121,13 +137,14 @@ func textWordsRunes(s string) []string {
 		}
 	}
 	flush()
+	endRun()
 	return out
 }
 
 // TestTextWordsLikeRunes: textWords splits as it did, on tricky text
 // and, with TALLY_REAL_LOGS, every typed message of the dev set.
 func TestTextWordsLikeRunes(t *testing.T) {
-	texts := []string{"", "Don't touch go.mod -- ./cmd/tally/ and ÉCOLE’s Straße İ ǅ ½ ٣ x_y", "..a.. /b/ -c- \xff\xfeabc", "ΣΑΣ ﬁle 𝔸𝔹 ＡＢＣ"}
+	texts := []string{"", "Don't touch go.mod -- ./cmd/tally/ and ÉCOLE’s Straße İ ǅ ½ ٣ x_y", "..a.. /b/ -c- \xff\xfeabc", "ΣΑΣ ﬁle 𝔸𝔹 ＡＢＣ", "不要推送到main分支。請先跑測試", "テストを実行してから、push してください", "x字y"}
 	eachMessage(t, nil, func(text string) { texts = append(texts, text) })
 	for _, x := range texts {
 		if got, want := textWords(x), textWordsRunes(x); !slices.Equal(got, want) {

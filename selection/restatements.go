@@ -238,7 +238,7 @@ func prepareTyped(s *agentlog.Session, i int) typedText {
 	// splits only at white space or after a stop, and drops only white
 	// space.
 	words := textWords(prose)
-	t := typedText{index: i, prose: prose, norm: strings.Join(words, " "), plan: acceptedPlan(text)}
+	t := typedText{index: i, prose: prose, norm: strings.Join(textRunWords(prose), " "), plan: acceptedPlan(text)}
 	for _, sent := range sentences(prose) {
 		n := normaliseText(sent)
 		if t.cue == "" {

@@ -43,6 +43,8 @@ var restateCases = []struct {
 		[]wantRestatement{{"atdd-again", "don't forget", "atdd"}}, nil},
 	{"near_verbatim", `"never push directly to main, open a pull request from a feature branch" repeats the first prompt without a cue; "run the linter again" asks for the same work again and "commit this" is two words`,
 		[]wantRestatement{{"repeat", "", "rule"}}, nil},
+	{"near_verbatim_cjk", `the same rule in Japanese, written without spaces, said again in another order after the compaction (as near_verbatim is in English): read as character pairs, the two share most of their words (a new user's trial found no Japanese or Chinese repeat flagged)`,
+		[]wantRestatement{{"repeat", "", "rule"}}, nil},
 	{"told_you", `"I told you …", "As I said, …" and "Again: …" each restate one of three instructions`,
 		[]wantRestatement{{"told", "I told you", "tabs"}, {"said", "as I said", "api"}, {"again-colon", "again:", "deps"}}, nil},
 	{"pasted_again", `"try again." in a pasted git error (fenced and not), "remove the tests again" meaning undo, cue phrases inside pasted logs and a quoted line, the person's own "I forgot to mention", "do you remember …?", command output, and an accepted plan (the agent's words) saying "Don't forget …": none restates`,

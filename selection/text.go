@@ -240,10 +240,30 @@ func abbreviationEnd(s string) bool {
 // textWords splits s into lower-case words: letters, digits and '_'
 // make words; '.', '-' and '/' join inside one ("go.mod", "force-push",
 // "cmd/tally"), apostrophes vanish ("don't" → "dont"); everything else
-// separates.
-func textWords(s string) []string {
+// separates. Chinese and Japanese are written without spaces, so a run
+// of Han, Hiragana or Katakana is read as its overlapping pairs of
+// characters (character bigrams, as CJK search indexes do: "不要推送" is
+// "不要", "要推", "推送"), a run of one character as that character.
+func textWords(s string) []string { return splitWords(s, true) }
+
+// textRunWords is textWords with a run of Han, Hiragana or Katakana kept
+// whole, as one word: the text itself, for comparing runs of it
+// (editedCopy), where character pairs would count each character twice.
+func textRunWords(s string) []string { return splitWords(s, false) }
+
+// splitWords is textWords, with runs of the spaceless scripts as
+// character pairs when bigrams holds, else as letters of one word.
+func splitWords(s string, bigrams bool) []string {
 	var out []string
 	var tok []byte // lower-cased UTF-8
+	var cjkPrev rune
+	cjkRun := 0
+	endCJK := func() {
+		if cjkRun == 1 {
+			out = append(out, string(cjkPrev))
+		}
+		cjkRun = 0
+	}
 	flush := func() {
 		t := tok
 		for len(t) > 0 && (t[len(t)-1] == '.' || t[len(t)-1] == '-' || t[len(t)-1] == '/') {
@@ -258,6 +278,9 @@ func textWords(s string) []string {
 		tok = tok[:0]
 	}
 	for _, r := range s {
+		if cjkRun > 0 && !spaceless(r) {
+			endCJK()
+		}
 		if r < utf8.RuneSelf { // ASCII, as unicode's tables class it
 			switch {
 			case 'a' <= r && r <= 'z', '0' <= r && r <= '9', r == '_':
@@ -273,6 +296,13 @@ func textWords(s string) []string {
 			continue
 		}
 		switch {
+		case bigrams && spaceless(r):
+			flush()
+			if cjkRun > 0 {
+				out = append(out, string([]rune{cjkPrev, r}))
+			}
+			cjkPrev = r
+			cjkRun++
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			tok = utf8.AppendRune(tok, unicode.ToLower(r))
 		case r == '\u2019':
@@ -281,7 +311,14 @@ func textWords(s string) []string {
 		}
 	}
 	flush()
+	endCJK()
 	return out
+}
+
+// spaceless reports whether r is of a script written without spaces
+// between words: Han, Hiragana, Katakana (and the long-vowel mark ー).
+func spaceless(r rune) bool {
+	return r >= 0x2E80 && (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) || r == 'ー')
 }
 
 // textStopWords are English function words and conversational filler:

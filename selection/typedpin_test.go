@@ -40,7 +40,9 @@ func oldPrepareTyped(s *agentlog.Session, i int) typedText {
 		text = ""
 	}
 	prose, _ := typedProse(text)
-	t := typedText{index: i, prose: prose, norm: strings.Join(textWords(prose), " "), plan: acceptedPlan(text)}
+	// norm keeps a run of Han, Hiragana or Katakana whole
+	// (textRunWords) since the words read such runs as character pairs.
+	t := typedText{index: i, prose: prose, norm: strings.Join(textRunWords(prose), " "), plan: acceptedPlan(text)}
 	var kept []string
 	for _, sent := range sentences(prose) {
 		n := normaliseText(sent)
