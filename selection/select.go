@@ -174,6 +174,10 @@ type Result struct {
 	// (SelectLogs): sessions read again from a later file, read once from
 	// the first, and sub-agent transcripts, which are not sessions.
 	Repeated, SubAgents int
+	// NotEnglish counts the sessions of agent logs whose typed text does
+	// not read as English (ReadsEnglish): the rules propose little but
+	// their references, so their decisions are undercounted.
+	NotEnglish int
 	// Skipped are the malformed lines skipped under SkipBad.
 	Skipped BadLines
 	// Bytes is the size of the input read by Select.

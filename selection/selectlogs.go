@@ -70,6 +70,7 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 			defer wg.Done()
 			for j := range jobs {
 				j.items, j.err = propose(j.s)
+				j.english = ReadsEnglish(j.s)
 				if j.err != nil {
 					j.err = fmt.Errorf("%s: session %s: proposing items: %w", j.path, j.s.ID, j.err)
 				}
@@ -95,6 +96,7 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	}()
 	var proposed, bytes int64
 	var firstErr error
+	notEnglish := 0
 	for j := range ordered {
 		if firstErr != nil {
 			continue // drain, so the reader finishes (a job it stopped sending is never done)
@@ -108,6 +110,9 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 			bytes += j.bytes
 		default:
 			proposed += int64(len(j.items))
+			if !j.english {
+				notEnglish++
+			}
 			sum := FromLog(j.s, j.items)
 			sum.Started = j.s.Start
 			st.n++
@@ -127,6 +132,11 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	res.Warnings = append(res.Warnings, st.notes...)
 	res.Warnings = append(res.Warnings, copyNotes(st.repeated, st.subagents)...)
 	res.Warnings = append(res.Warnings, bad.Warnings()...)
+	if notEnglish > 0 {
+		res.NotEnglish = notEnglish
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s typed in a language other than English (few English function words): the rules find their references but hardly their constraints and commitments, so their decisions are undercounted and they rank low; rank them among themselves, or draft their items with `fixtures draft --proposer llm`",
+			plural(notEnglish, "session was", "sessions were")))
+	}
 	return res, nil
 }
 
@@ -134,12 +144,13 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 // worker (done closes then), offered in the order read. A job without a
 // session marks the end of a file (bytes) or carries the read's error.
 type logJob struct {
-	s     *agentlog.Session
-	path  string
-	items []ProposedItem
-	bytes int64
-	err   error
-	done  chan struct{}
+	s       *agentlog.Session
+	path    string
+	items   []ProposedItem
+	english bool // ReadsEnglish
+	bytes   int64
+	err     error
+	done    chan struct{}
 }
 
 // logsState is what SelectLogs keeps across files: the file being read,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tally-eval/tally/agentlog"
 )
 
 // Text helpers for what people type into agent sessions, shared by the
@@ -426,4 +428,43 @@ func commonWords(a, b []string) []string {
 // file, a path, an identifier).
 func argumentWord(w string) bool {
 	return strings.ContainsAny(w, "0123456789./_")
+}
+
+// englishFunctionWords are common English function words that are not
+// also words of German, French, Spanish or Italian ("in", "a", "was",
+// "also" are left out): in English prose they are about a fifth of the
+// words, in the others' almost none.
+var englishFunctionWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`the to and of is it its you your that for this with be not can we do does
+		are if or but at by from have has what there should would my our they them then than when how why
+		which any just please dont lets`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// ReadsEnglish reports whether the text a person typed in s reads as
+// English: of its words (textWords, a Chinese or Japanese character pair
+// counted as one), at least 5% are English function words (on the 135
+// real sessions of the development set the least is 7.5%; German,
+// Chinese and Japanese sessions a new user wrote had none). A session
+// with fewer than 10 typed words is taken to be English: too little to
+// tell.
+func ReadsEnglish(s *agentlog.Session) bool {
+	total, english := 0, 0
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		if !m.Person() {
+			continue
+		}
+		prose, _ := typedProse(m.Text)
+		for _, w := range textWords(prose) {
+			total++
+			if englishFunctionWords[w] {
+				english++
+			}
+		}
+	}
+	return total < 10 || english*20 >= total
 }

@@ -191,3 +191,29 @@ func FuzzTypedProse(f *testing.F) {
 		contentWords(prose)
 	})
 }
+
+// TestReadsEnglish: English prose has English function words, German,
+// Chinese and Japanese prose none of those that are not also theirs; a
+// few words are too few to tell.
+func TestReadsEnglish(t *testing.T) {
+	tests := []struct {
+		typed []string
+		want  bool
+	}{
+		{[]string{"Never push to main; open a pull request from a feature branch and wait for CI."}, true},
+		{[]string{"Bitte refaktoriere das Modul für die Größenberechnung. Ändere niemals die Datei config.yaml, sie gehört dem Betrieb."}, false},
+		{[]string{"本番データベースには絶対に書き込まないでください。テストを実行してから報告してください。"}, false},
+		{[]string{"绝对不要写入生产数据库。请先运行测试，然后再提交代码。"}, false},
+		{[]string{"Bitte pushe nicht.", "Don't push to main without asking me first, and keep the old name until QA signs off."}, true},
+		{[]string{"commit", "push"}, true}, // too few to tell
+	}
+	for _, tt := range tests {
+		var msgs []propMsg
+		for i, s := range tt.typed {
+			msgs = append(msgs, propMsg{i + 1, "user", s}, propMsg{i + 1, "assistant", "ok"})
+		}
+		if got := ReadsEnglish(propSession(msgs, 0)); got != tt.want {
+			t.Errorf("ReadsEnglish(%q) = %v, want %v", tt.typed, got, tt.want)
+		}
+	}
+}

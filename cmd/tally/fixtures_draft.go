@@ -130,7 +130,7 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 			}
 			bad := 0
 			o := skippedLines(logFormat, lim.Limits, skipBad, cmd.ErrOrStderr(), &bad)
-			res, files, err := draftSessions(args, output, o, lim.Limits, propose)
+			res, files, err := draftSessions(args, output, o, lim.Limits, propose, proposer == "rules")
 			if err != nil {
 				return err
 			}
@@ -166,7 +166,7 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 // draftSessions drafts every session of every log, returning the output
 // model and the files to write (nothing is written yet). When no session
 // has a compaction with a summary, the error says so for each.
-func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Limits, propose draft.Proposer) (draftJSON, []atomicfile.File, error) {
+func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Limits, propose draft.Proposer, rules bool) (draftJSON, []atomicfile.File, error) {
 	res := draftJSON{Sessions: []draftSessionJSON{}}
 	var files []atomicfile.File
 	var noneErrs []error
@@ -205,6 +205,9 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 				return nil
 			case err != nil:
 				return err
+			}
+			if rules && !selection.ReadsEnglish(s) {
+				d.Notes = append(d.Notes, notEnglishNote)
 			}
 			id := d.Candidates.ConversationID
 			if prev, dup := byID[id]; dup {
@@ -296,6 +299,10 @@ func fillDraftJSON(out *draftSessionJSON, d *draft.Draft, dir string) {
 	}
 	out.Notes = append(out.Notes, d.Notes...)
 }
+
+// notEnglishNote is the note on a session the rules read whose typed text
+// does not read as English (selection.ReadsEnglish).
+const notEnglishNote = "the person typed in a language other than English (few English function words): the rules find its references but hardly its constraints and commitments; --proposer llm reads any language"
 
 // draftTargets refuses, unless force, to replace a file that exists; with
 // force it returns the numbered contexts beyond the new count, to remove.

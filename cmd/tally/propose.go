@@ -105,6 +105,9 @@ candidates file itself; text prints them as a table.`,
 				return selection.WriteCandidates(w, p)
 			}
 			writeProposal(w, p, minConfidence, skipped)
+			if proposer == "rules" && !selection.ReadsEnglish(s) {
+				fmt.Fprintf(w, "\nnote: %s\n", notEnglishNote)
+			}
 			if output != "" {
 				fmt.Fprintf(w, "\nwrote %s; next: tally review %s -o FIXTURE.json\n", output, output)
 			}

@@ -424,3 +424,31 @@ func TestSelectCompareOtherSize(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectNotEnglish: sessions typed in German and Japanese, ranked by
+// the English rules' items, are counted and said in a note (a new
+// user's trial found them ranked last without a word).
+func TestSelectNotEnglish(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "logs.jsonl")
+	session := func(id, a, b string) string {
+		return `{"session_id":"` + id + `","messages":[{"role":"user","content":"` + a + `"},{"role":"assistant","content":"ok"},{"role":"user","content":"` + b + `"},{"role":"assistant","content":"ok"}],"compactions":[{"after_message":2,"summary":"s"}]}` + "\n"
+	}
+	logs := session("en", "Never push to main, and do not touch the config in deploy/prod.yaml.", "Please run the tests before you commit this.") +
+		session("de", "Pushe niemals auf main und ändere nicht die Konfiguration in deploy/prod.yaml.", "Bitte führe die Tests aus, bevor du das committest.") +
+		session("ja", "mainには絶対にプッシュしないでください。deploy/prod.yamlの設定は変更しないでください。", "コミットする前にテストを実行してください。")
+	if err := os.WriteFile(in, []byte(logs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	cmd := newSelectCmd(&options{format: "text"})
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetArgs([]string{in, "--budget", "3", "--compare-random", "0"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	if want := "note: 2 sessions were typed in a language other than English"; !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, out.String())
+	}
+}
