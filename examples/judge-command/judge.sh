@@ -3,10 +3,13 @@
 # example of the command judge's protocol, in POSIX sh and awk only. It
 # reads words, not meaning: on the bundled example it agrees with a
 # careful reader, but on real summaries it finds fewer supported items
-# than a model would and misses inversions said in other words. Use it
-# to see the protocol work and to test a pipeline offline; judge a real
-# system with a model (--judge anthropic or openai, or a command that
-# wraps one).
+# than a model would and misses inversions said in other words. It reads
+# English only: words are ASCII letters and digits (a Chinese or
+# Japanese probe has none, and comes back absent) and yes/no answers are
+# "yes" and "no" (a German probe expecting "nein" comes back
+# contradicted). Use it to see the protocol work and to test a pipeline
+# offline, in English; judge a real system with a model (--judge
+# anthropic or openai, or a command that wraps one).
 #
 #   tally check --fixtures F --contexts C --system S -o verdicts.jsonl \
 #       --judge command --command examples/judge-command/judge.sh
