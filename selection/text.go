@@ -210,6 +210,9 @@ func sentences(text string) []string {
 		end := i + size
 		switch r {
 		case '\n', '\r':
+			if r == '\n' && wrapped(text[start:i], text[end:]) {
+				break // a hard-wrapped sentence goes on
+			}
 			flush(text[start:i])
 			start = end
 		case '.', '!', '?', '…':
@@ -226,6 +229,22 @@ func sentences(text string) []string {
 	}
 	flush(text[start:])
 	return out
+}
+
+// wrapped reports whether a line break between line and next is a hard
+// wrap inside a sentence, not its end: the line ends with a comma or a
+// letter and the next line starts with a lower-case letter ("Don't
+// force-push to main,\nand never delete the release branch\nwithout
+// asking me."). A list item, a heading, code and a capitalised line
+// start anew.
+func wrapped(line, next string) bool {
+	line = strings.TrimRight(line, " \t\r")
+	if line == "" || next == "" {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(line)
+	first, _ := utf8.DecodeRuneInString(next)
+	return (last == ',' || unicode.IsLetter(last)) && unicode.IsLower(first)
 }
 
 // abbreviationEnd reports whether s ends with an abbreviation's stop.

@@ -44,7 +44,13 @@ func TestSentences(t *testing.T) {
 	}{
 		{"Keep go.mod tidy. Use v1.2 only! Why? ok", []string{"Keep go.mod tidy.", "Use v1.2 only!", "Why?", "ok"}},
 		{"Use tabs, e.g. in the Makefile. Done", []string{"Use tabs, e.g. in the Makefile.", "Done"}},
-		{"first line\nsecond line", []string{"first line", "second line"}},
+		{"First line\nSecond line", []string{"First line", "Second line"}},
+		{"done.\nsecond line", []string{"done.", "second line"}},
+		// A hard-wrapped sentence is one (a new user's trial: the
+		// condition on its last line was lost).
+		{"Don't run git push --force on main,\nand never delete the release branch\nwithout asking me.", []string{"Don't run git push --force on main,\nand never delete the release branch\nwithout asking me."}},
+		{"fix the tests\n- then commit", []string{"fix the tests", "- then commit"}},
+		{"fix the tests\n\nthen commit", []string{"fix the tests", "then commit"}},
 		{"Again: no new dependencies.", []string{"Again: no new dependencies."}},
 		{"", nil},
 	}
