@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
@@ -83,6 +84,14 @@ type Compaction struct {
 // such compaction returns ErrNoCompaction, with a Draft holding only the
 // log's compactions and the notes saying why each was left out.
 func Build(s *agentlog.Session, propose Proposer) (*Draft, error) {
+	return BuildConcurrent(s, propose, 1)
+}
+
+// BuildConcurrent is Build with up to workers calls of propose at once,
+// one for each compaction's prefix (a model proposer's calls take
+// seconds each); propose must then be safe for concurrent use. The
+// result does not depend on workers.
+func BuildConcurrent(s *agentlog.Session, propose Proposer, workers int) (*Draft, error) {
 	d := &Draft{Source: s.Name, SessionID: s.ID, TypedTurns: len(s.Turns)}
 	keep := make([]bool, len(s.Compactions))
 	kept := 0
@@ -135,17 +144,17 @@ func Build(s *agentlog.Session, propose Proposer) (*Draft, error) {
 	}
 	var cands []cand
 	seen := map[string]int{}
+	props, prefixes, failed, err := proposeAll(s, keep, propose, workers)
+	if err != nil {
+		return nil, fmt.Errorf("%s: proposing items before the compaction at line %d: %w", s.Name, d.Compactions[failed].Line, err)
+	}
 	n := 0
 	for k := range s.Compactions {
 		if !keep[k] {
 			continue
 		}
 		n++
-		pre := Prefix(s, k)
-		p, err := propose(pre)
-		if err != nil {
-			return nil, fmt.Errorf("%s: proposing items before the compaction at line %d: %w", s.Name, d.Compactions[k].Line, err)
-		}
+		pre, p := prefixes[k], props[k]
 		for _, it := range p.Candidates {
 			key := string(it.Class) + "\x00" + strconv.Itoa(it.Turn) + "\x00" + it.Literal
 			if i, ok := seen[key]; ok {
@@ -202,4 +211,36 @@ func Build(s *agentlog.Session, propose Proposer) (*Draft, error) {
 		return nil, fmt.Errorf("%s: the drafted candidates are not a valid candidates file: %w", s.Name, err)
 	}
 	return d, nil
+}
+
+// proposeAll calls propose on the prefix before each kept compaction of s,
+// up to workers at once, and returns the proposals and prefixes by
+// compaction index. Its error is the first failure in compaction order,
+// whichever failed first in time, with that compaction's index.
+func proposeAll(s *agentlog.Session, keep []bool, propose Proposer, workers int) (props []selection.Proposal, prefixes []*agentlog.Session, failed int, err error) {
+	props = make([]selection.Proposal, len(s.Compactions))
+	prefixes = make([]*agentlog.Session, len(s.Compactions))
+	errs := make([]error, len(s.Compactions))
+	sem := make(chan struct{}, max(1, workers))
+	var wg sync.WaitGroup
+	for k := range s.Compactions {
+		if !keep[k] {
+			continue
+		}
+		prefixes[k] = Prefix(s, k)
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			props[k], errs[k] = propose(prefixes[k])
+		}()
+	}
+	wg.Wait()
+	for k, err := range errs {
+		if err != nil {
+			return nil, nil, k, err
+		}
+	}
+	return props, prefixes, 0, nil
 }

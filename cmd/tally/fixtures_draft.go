@@ -7,8 +7,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +36,16 @@ type draftJSON struct {
 	SubAgents int `json:"subagent_transcripts"`
 	// BadLines counts the malformed lines skipped under --skip-bad.
 	BadLines int `json:"skipped_lines"`
+	// Model counts a model proposer's requests and the proposals its
+	// cache answered (absent for the rules).
+	Model *draftModelJSON `json:"model,omitempty"`
+}
+
+// draftModelJSON is what a model proposer did: requests made (a re-ask
+// is one more) and proposals answered from the cache.
+type draftModelJSON struct {
+	Calls  int64 `json:"calls"`
+	Cached int64 `json:"cached"`
 }
 
 type draftSessionJSON struct {
@@ -124,17 +136,20 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 			if err := usableFolder("-o", output); err != nil {
 				return err
 			}
-			propose, err := sessionProposer(cmd.Context(), proposer, &jf, lim.Limits, selection.ProposeOptions{MinConfidence: minConfidence})
+			propose, stats, err := sessionProposer(cmd.Context(), proposer, &jf, lim.Limits, selection.ProposeOptions{MinConfidence: minConfidence})
 			if err != nil {
 				return err
 			}
 			bad := 0
 			o := skippedLines(logFormat, lim.Limits, skipBad, cmd.ErrOrStderr(), &bad)
-			res, files, err := draftSessions(args, output, o, lim.Limits, propose, proposer == "rules")
+			res, files, err := draftSessions(args, output, o, lim.Limits, propose, proposer == "rules", draftWorkers(proposer, jf.concurrency))
 			if err != nil {
 				return err
 			}
 			res.BadLines = bad
+			if stats != nil {
+				res.Model = &draftModelJSON{Calls: stats.Calls(), Cached: stats.Cached()}
+			}
 			remove, err := draftTargets(files, res, output, force)
 			if err != nil {
 				return err
@@ -165,64 +180,132 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 
 // draftSessions drafts every session of every log, returning the output
 // model and the files to write (nothing is written yet). When no session
-// has a compaction with a summary, the error says so for each.
-func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Limits, propose draft.Proposer, rules bool) (draftJSON, []atomicfile.File, error) {
+// has a compaction with a summary, the error says so for each. Sessions
+// are read in order, one file at a time, and drafted on up to workers
+// goroutines (each proposing up to workers compactions at once: a model
+// proposer's calls take seconds, and its backend bounds the calls in
+// flight), their results taken in the order read, so the output does not
+// depend on workers.
+func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Limits, propose draft.Proposer, rules bool, workers int) (draftJSON, []atomicfile.File, error) {
+	workers = max(1, workers)
+	ordered := make(chan *draftJob, 4*workers)
+	jobs := make(chan *draftJob, workers)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				j.d, j.err = draft.BuildConcurrent(j.s, propose, workers)
+				if j.err == nil && rules && !selection.ReadsEnglish(j.s) {
+					j.d.Notes = append(j.d.Notes, notEnglishNote)
+				}
+				close(j.done)
+			}
+		}()
+	}
+	go func() { // reads the logs in order, one session at a time
+		defer close(ordered)
+		defer close(jobs)
+		bySession := map[string]draftCopy{}
+		send := func(j *draftJob, build bool) bool {
+			select {
+			case ordered <- j:
+			case <-stop:
+				return false
+			}
+			if !build {
+				close(j.done)
+				return true
+			}
+			select {
+			case jobs <- j:
+				return true
+			case <-stop:
+				close(j.done)
+				return false
+			}
+		}
+		for _, path := range paths {
+			err := eachSession(path, o, lim, func(s *agentlog.Session) error {
+				j := &draftJob{path: path, s: s, done: make(chan struct{})}
+				j.out = draftSessionJSON{Source: path, SessionID: s.ID, TypedTurns: len(s.Turns), Compactions: []draftCompactJSON{}, Notes: []string{}}
+				build := false
+				switch prev, ok := bySession[s.ID]; {
+				case s.SubAgentOnly():
+					j.out.Reason, j.subAgent = "a sub-agent's own transcript (every record isSidechain), not a session: its parent's log holds the sub-agent's call and result", true
+				case ok && s.ID != "":
+					j.out.Reason, j.repeated = "read from "+prev.path+" already (a resumed session's log copies its parent's records): drafted once, from the first file that has it", true
+					if n := s.Records.Lines(); n > prev.lines {
+						j.out.Reason += fmt.Sprintf(" — this copy is longer (%d lines, against %d there): give this file first to draft it instead", n, prev.lines)
+					}
+				default:
+					bySession[s.ID] = draftCopy{path, s.Records.Lines()}
+					build = true
+				}
+				if !send(j, build) {
+					return errStopped
+				}
+				return nil
+			})
+			if err != nil {
+				if err != errStopped {
+					j := &draftJob{readErr: err, done: make(chan struct{})}
+					send(j, false)
+				}
+				return
+			}
+		}
+	}()
 	res := draftJSON{Sessions: []draftSessionJSON{}}
 	var files []atomicfile.File
 	var noneErrs []error
-	type copyAt struct {
-		path  string
-		lines int
-	}
-	byID, bySession := map[string]string{}, map[string]copyAt{}
-	for _, path := range paths {
-		err := eachSession(path, o, lim, func(s *agentlog.Session) error {
-			out := draftSessionJSON{Source: path, SessionID: s.ID, TypedTurns: len(s.Turns), Compactions: []draftCompactJSON{}, Notes: []string{}}
-			if s.SubAgentOnly() {
-				out.Reason = "a sub-agent's own transcript (every record isSidechain), not a session: its parent's log holds the sub-agent's call and result"
-				res.Sessions = append(res.Sessions, out)
-				res.SubAgents++
-				return nil
-			}
-			if prev, ok := bySession[s.ID]; ok && s.ID != "" {
-				out.Reason = "read from " + prev.path + " already (a resumed session's log copies its parent's records): drafted once, from the first file that has it"
-				if n := s.Records.Lines(); n > prev.lines {
-					out.Reason += fmt.Sprintf(" — this copy is longer (%d lines, against %d there): give this file first to draft it instead", n, prev.lines)
-				}
-				res.Sessions = append(res.Sessions, out)
-				res.Repeated++
-				return nil
-			}
-			bySession[s.ID] = copyAt{path, s.Records.Lines()}
-			d, err := draft.Build(s, propose)
-			switch {
-			case errors.Is(err, draft.ErrNoCompaction):
-				out.Reason = draft.ErrNoCompaction.Error()
-				out.Notes = append(out.Notes, d.Notes...)
-				res.Sessions = append(res.Sessions, out)
-				res.Skipped++
-				noneErrs = append(noneErrs, err)
-				return nil
-			case err != nil:
-				return err
-			}
-			if rules && !selection.ReadsEnglish(s) {
-				d.Notes = append(d.Notes, notEnglishNote)
-			}
-			id := d.Candidates.ConversationID
+	var firstErr error
+	byID := map[string]string{}
+	for j := range ordered {
+		if firstErr != nil {
+			continue // drain, so the reader finishes
+		}
+		<-j.done
+		out := j.out
+		switch {
+		case j.readErr != nil:
+			firstErr = j.readErr
+		case j.subAgent:
+			res.Sessions = append(res.Sessions, out)
+			res.SubAgents++
+		case j.repeated:
+			res.Sessions = append(res.Sessions, out)
+			res.Repeated++
+		case errors.Is(j.err, draft.ErrNoCompaction):
+			out.Reason = draft.ErrNoCompaction.Error()
+			out.Notes = append(out.Notes, j.d.Notes...)
+			res.Sessions = append(res.Sessions, out)
+			res.Skipped++
+			noneErrs = append(noneErrs, j.err)
+		case j.err != nil:
+			firstErr = j.err
+		default:
+			id := j.d.Candidates.ConversationID
 			if prev, dup := byID[id]; dup {
-				return fmt.Errorf("%s: session %q has conversation id %q, as a session in %s does: draft each session once", path, s.ID, id, prev)
+				firstErr = fmt.Errorf("%s: session %q has conversation id %q, as a session in %s does: draft each session once", j.path, j.s.ID, id, prev)
+				break
 			}
-			byID[id] = path
-			files = append(files, draftFiles(d, dir)...)
-			fillDraftJSON(&out, d, dir)
+			byID[id] = j.path
+			files = append(files, draftFiles(j.d, dir)...)
+			fillDraftJSON(&out, j.d, dir)
 			res.Sessions = append(res.Sessions, out)
 			res.Drafted++
-			return nil
-		})
-		if err != nil {
-			return res, nil, err
 		}
+		j.s, j.d = nil, nil // let the session go
+		if firstErr != nil {
+			close(stop)
+		}
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return res, nil, firstErr
 	}
 	if res.Drafted == 0 {
 		if len(noneErrs) == 0 { // not one session: empty logs
@@ -235,6 +318,30 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 	}
 	return res, files, nil
 }
+
+// draftJob is one session on its way through draftSessions: skipped
+// (a sub-agent's transcript, a repeated session) or drafted by a worker
+// (done closes then), taken in the order read. A job with readErr carries
+// a log's read error.
+type draftJob struct {
+	path               string
+	s                  *agentlog.Session
+	out                draftSessionJSON
+	subAgent, repeated bool
+	d                  *draft.Draft
+	err                error
+	readErr            error
+	done               chan struct{}
+}
+
+// draftCopy is where a session was first read: its log and its lines.
+type draftCopy struct {
+	path  string
+	lines int
+}
+
+// errStopped stops reading the logs once a result has failed.
+var errStopped = errors.New("stopped")
 
 // eachSession calls fn with each session of the log at path, one at a
 // time.
@@ -298,6 +405,16 @@ func fillDraftJSON(out *draftSessionJSON, d *draft.Draft, dir string) {
 		out.Compactions = append(out.Compactions, cj)
 	}
 	out.Notes = append(out.Notes, d.Notes...)
+}
+
+// draftWorkers is how many sessions, and compactions of a session,
+// fixtures draft works on at once: the rules' cores, or a model's
+// requests in flight (--concurrency).
+func draftWorkers(proposer string, concurrency int) int {
+	if proposer == "rules" {
+		return runtime.GOMAXPROCS(0)
+	}
+	return concurrency
 }
 
 // notEnglishNote is the note on a session the rules read whose typed text
@@ -438,6 +555,9 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 	}
 	if res.BadLines > 0 {
 		fmt.Fprintf(w, "note: %s skipped (listed on stderr)\n", countOf(res.BadLines, "malformed line"))
+	}
+	if m := res.Model; m != nil {
+		fmt.Fprintf(w, "the model: %s made, %s answered from the cache\n", countOf(int(m.Calls), "request"), countOf(int(m.Cached), "proposal"))
 	}
 	id, each := "<conversation_id>", ", for each"
 	if res.Drafted == 1 {

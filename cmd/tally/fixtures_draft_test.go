@@ -265,6 +265,11 @@ func TestFixturesDraftLLM(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("run %d: candidates\n%s\nwant\n%s", run+1, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
+		// The output says what the model did (a new user's trial could
+		// tell only from its own script's log).
+		if wantCalls, wantCached := int64(2-2*run), int64(2*run); res.Model == nil || res.Model.Calls != wantCalls || res.Model.Cached != wantCached {
+			t.Errorf("run %d: model %+v, want %d calls and %d from the cache", run+1, res.Model, wantCalls, wantCached)
+		}
 		if c := res.Sessions[0].Compactions; c[0].Proposed != 2 || c[0].Live != 2 || c[1].Proposed != 1 || c[1].Live != 3 || p.Candidates[0].Rule != "llm/command/script" {
 			t.Errorf("run %d: compactions %+v, rule %q", run+1, c, p.Candidates[0].Rule)
 		}
@@ -283,5 +288,47 @@ func TestFixturesDraftLLM(t *testing.T) {
 		if code != exitUsage || !strings.HasPrefix(errOut, tt.stderr) {
 			t.Errorf("%v: exit %d %s", tt.args, code, errOut)
 		}
+	}
+}
+
+// TestFixturesDraftConcurrent: a model proposer's calls for the
+// compactions of a session are made --concurrency at a time (a new
+// user's trial saw 41 calls made one after another whatever
+// --concurrency said): with 2, both calls begin before either finishes;
+// with 1, one after the other. The drafts are the same.
+func TestFixturesDraftConcurrent(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the scripted model is a POSIX shell script")
+	}
+	var outputs []string
+	for _, tt := range []struct{ concurrency, want string }{{"2", "begin begin finish finish"}, {"1", "begin finish begin finish"}} {
+		dir := t.TempDir()
+		calls := filepath.Join(dir, "calls")
+		t.Setenv("TALLY_TEST_CALLS", calls)
+		t.Setenv("TALLY_TEST_SLEEP", "1")
+		out := filepath.Join(dir, "out")
+		_, errOut, code := cli(t, "fixtures", "draft", draftTwo, "--proposer", "llm", "--judge", "command",
+			"--command", "testdata/draftquarter/proposer.sh", "--model", "script", "--cache", "", "--concurrency", tt.concurrency, "-o", out)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		b, _ := os.ReadFile(calls)
+		var seq []string
+		for _, w := range strings.Fields(string(b)) {
+			if w != "call" {
+				seq = append(seq, w)
+			}
+		}
+		if got := strings.Join(seq, " "); got != tt.want {
+			t.Errorf("--concurrency %s: %s, want %s", tt.concurrency, got, tt.want)
+		}
+		c, err := os.ReadFile(filepath.Join(out, "candidates", "9f1c2d3e-0000-4a5b-8c6d-7e8f90a1b2c3.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs = append(outputs, string(c))
+	}
+	if outputs[0] != outputs[1] {
+		t.Errorf("the drafts differ with the concurrency:\n%s\n%s", outputs[0], outputs[1])
 	}
 }

@@ -80,7 +80,7 @@ candidates file itself; text prints them as a table.`,
 			path := args[0]
 			skipped := 0
 			o := skippedLines(logFormat, lim.Limits, skipBad, cmd.ErrOrStderr(), &skipped)
-			propose, err := sessionProposer(cmd.Context(), proposer, &jf, lim.Limits, selection.ProposeOptions{MinConfidence: minConfidence})
+			propose, _, err := sessionProposer(cmd.Context(), proposer, &jf, lim.Limits, selection.ProposeOptions{MinConfidence: minConfidence})
 			if err != nil {
 				return err
 			}

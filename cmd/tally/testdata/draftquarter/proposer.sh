@@ -5,9 +5,15 @@
 # model would. The prompt quotes only the turns before one compaction, so
 # the pull-request promise (said after the first) is proposed only when the
 # turns before the second are asked about. Each run appends a line to
-# $TALLY_TEST_CALLS when set.
+# $TALLY_TEST_CALLS when set; with $TALLY_TEST_SLEEP too, it writes "begin",
+# sleeps that long and writes "finish", so that calls made at once show.
 prompt=$(cat)
 [ -n "$TALLY_TEST_CALLS" ] && echo call >>"$TALLY_TEST_CALLS"
+if [ -n "$TALLY_TEST_SLEEP" ]; then
+	echo begin >>"$TALLY_TEST_CALLS"
+	sleep "$TALLY_TEST_SLEEP"
+	echo finish >>"$TALLY_TEST_CALLS"
+fi
 case "$prompt" in
 *'Reply with one JSON object'*) ;;
 *) echo "proposer.sh: not a proposer prompt" >&2; exit 1 ;;
