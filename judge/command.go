@@ -109,7 +109,9 @@ func (c *Command) Identity() string { return c.identity }
 const maxHashedArg = 64 << 20
 
 // commandIdentity builds a Command's Identity from its name, the path
-// exec.LookPath found for the program and its arguments.
+// exec.LookPath found for the program and its arguments: a file an
+// argument names counts by its contents (so a moved checkout keeps its
+// cache), any other argument as it is written.
 func commandIdentity(name, program string, args []string) string {
 	var b strings.Builder
 	b.WriteString(name)
@@ -117,6 +119,10 @@ func commandIdentity(name, program string, args []string) string {
 	for i, a := range args {
 		if info, err := os.Stat(a); err == nil && info.Mode().IsRegular() {
 			fmt.Fprintf(&b, "\narg %d %s", i+1, fileIdentity(a, maxHashedArg))
+		} else {
+			// Any other argument is an option ("--mode strict", a model's
+			// name): a changed one is another judge, whatever --model says.
+			fmt.Fprintf(&b, "\narg %d %q", i+1, a)
 		}
 	}
 	return b.String()

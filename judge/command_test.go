@@ -155,3 +155,39 @@ func TestBuffers(t *testing.T) {
 		t.Fatal("lastLine")
 	}
 }
+
+// TestCommandIdentityArgs: with a label (--model), an argument that names
+// a file counts by its contents and any other by its words, so that a
+// wrapper run with "--mode absent" and then "--mode supported" is two
+// judges, not one whose cached replies answer both (a new user's trial).
+func TestCommandIdentityArgs(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "judge.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho '{}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	id := func(args ...string) string {
+		c, err := NewCommand(CommandConfig{Argv: append([]string{"sh", script}, args...), Label: "mine"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Identity()
+	}
+	if id("--mode", "absent") == id("--mode", "supported") {
+		t.Error("two option values share an identity")
+	}
+	if id("--mode", "absent") != id("--mode", "absent") {
+		t.Error("one command line has two identities")
+	}
+	moved := filepath.Join(t.TempDir(), "judge.sh")
+	if err := os.WriteFile(moved, []byte("#!/bin/sh\necho '{}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCommand(CommandConfig{Argv: []string{"sh", moved}, Label: "mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Identity() != id() {
+		t.Error("the same script in another folder has another identity")
+	}
+}
