@@ -3,9 +3,9 @@ package report
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/report/internal/format"
 	"github.com/tally-eval/tally/stats"
 )
 
@@ -110,5 +110,6 @@ func (s Share) String() string {
 	return out
 }
 
-// pct1 is 100x with one decimal, no sign.
-func pct1(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
+// pct1 is 100x with one decimal (more near 0 and 100: format.Percent),
+// no sign.
+func pct1(x float64) string { return format.Percent(x) }

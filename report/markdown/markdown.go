@@ -469,7 +469,7 @@ func prompt(p report.PromptStats) string {
 
 func tokens(x float64) string { return fmt.Sprintf("%.0f", x) }
 
-func pct(p float64) string { return fmt.Sprintf("%.1f%%", 100*p) }
+func pct(p float64) string { return format.Percent(p) + "%" }
 
 func gateWord(g report.GateStatus) string {
 	switch g {

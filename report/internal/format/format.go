@@ -7,6 +7,7 @@ package format
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -161,3 +162,30 @@ func Cut(s string, max int) int {
 	}
 	return end
 }
+
+// Percent formats a share as a percentage number without the sign, with
+// one decimal, or with as many more (up to four) as it takes not to show
+// a share below 1 as 100.0 or one above 0 as 0.0: 32999 of 33000 is
+// "99.997", not "100.0", so that a row marked worse does not read 100.0%
+// against 100.0%. Past four more, it is ">99.9999" or "<0.0001".
+func Percent(x float64) string {
+	v := 100 * x
+	for d := 1; d < 5; d++ {
+		s := strconv.FormatFloat(v, 'f', d, 64)
+		if (x >= 1 || !allNines(s)) && (x <= 0 || !allZeros(s)) {
+			return s
+		}
+	}
+	if x < 1 && x > 0.5 {
+		return ">99.9999"
+	}
+	return "<0.0001"
+}
+
+// allNines reports whether s reads 100 (with zeros after the point).
+func allNines(s string) bool {
+	return strings.TrimRight(strings.TrimPrefix(s, "100."), "0") == "" && strings.HasPrefix(s, "100.")
+}
+
+// allZeros reports whether s reads 0 (with zeros after the point).
+func allZeros(s string) bool { return strings.Trim(s, "0.") == "" }

@@ -7,13 +7,14 @@ package markup
 import (
 	"bytes"
 	"fmt"
-	"github.com/tally-eval/tally/report/internal/format"
 	"html"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/tally-eval/tally/report/internal/format"
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/report"
@@ -136,12 +137,13 @@ func Escape(s string, max int) string {
 
 func Finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// Pct formats a share as a percentage with one decimal.
+// Pct formats a share as a percentage with one decimal, more near 0
+// and 100 (format.Percent).
 func Pct(x float64) string {
 	if !Finite(x) {
 		return "—"
 	}
-	return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+	return format.Percent(x) + "%"
 }
 
 // GatePct formats a gate share compactly: 95%, 97.5%.
