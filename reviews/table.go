@@ -300,13 +300,20 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 			}
 		}
 		if first {
-			first = false
-			if len(rec) > 0 {
+			if len(rec) > 0 && line == 1 {
 				rec[0] = strings.TrimPrefix(rec[0], "\ufeff") // a spreadsheet's byte-order mark
 			}
 			if err := t.header(rec, line); err != nil {
+				// The Items sheet saved as CSV keeps its first row, the
+				// groups over the columns, above the headers
+				// (SheetHeaderRow): the headers are on the next line.
+				if line == 1 && groupRow(rec) {
+					t.cols = [numCols]int{}
+					continue
+				}
 				return nil, err
 			}
+			first = false
 			header = slices.Clone(rec)
 			continue
 		}
@@ -341,4 +348,17 @@ func badUTF8(s string) int {
 		i += size
 	}
 	return len(s)
+}
+
+// groupRow reports whether cells, the first row of a CSV that is no
+// header row, is the Items sheet's row of column groups, as the report
+// writes it: "Item" first, the two systems' names, "Review" last.
+func groupRow(cells []string) bool {
+	var filled []string
+	for _, c := range cells {
+		if c = strings.TrimSpace(strings.TrimPrefix(c, "\ufeff")); c != "" {
+			filled = append(filled, c)
+		}
+	}
+	return len(filled) == 4 && filled[0] == HeaderItem && filled[3] == "Review"
 }

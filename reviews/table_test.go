@@ -105,3 +105,23 @@ func TestReadCSVNotUTF8(t *testing.T) {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
+
+// TestReadCSVGroupRow: the Items sheet saved as CSV keeps its first row,
+// the column groups, above the headers; it is read past (a new user's
+// trial: "no column "Conversation" … in the header row").
+func TestReadCSVGroupRow(t *testing.T) {
+	group := "Item,,,,,,,inc,,,,cand,,,,,Review,,,\n"
+	text := group + csvHeader + "c1,1,i1,constraint,,,,verbatim,,,,absent,,,,TRUE,Supported , absent,bo,\n"
+	tab, err := ReadCSV(strings.NewReader(text), "r.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 1 || tab.Rows[0].Line != 3 {
+		t.Errorf("rows %+v, want one, on line 3", tab.Rows)
+	}
+	// A first row that is neither is still the error it was.
+	_, err = ReadCSV(strings.NewReader("a,b,c,d,e,f,g\n"+csvHeader), "r.csv")
+	if err == nil || !strings.Contains(err.Error(), "r.csv:1:1: no column") {
+		t.Errorf("a wrong header row: %v", err)
+	}
+}
