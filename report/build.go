@@ -31,6 +31,10 @@ type Options struct {
 	// bytes, a file of at most Limits.MaxFile (zero fields: package
 	// input's defaults).
 	Limits input.Limits
+	// Progress, when not nil, is told each stage as Build begins it
+	// ("reading the candidate's verdicts"), for a long build to show where
+	// it is; it must not block.
+	Progress func(stage string)
 }
 
 // GeneratedTime returns the report's timestamp: sourceDateEpoch (the
@@ -77,7 +81,13 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 		r.Title = "Compaction change report"
 	}
 	b.r = r
+	stage := func(s string) {
+		if opts.Progress != nil {
+			opts.Progress(s)
+		}
+	}
 	r.Provenance.Inputs = append(r.Provenance.Inputs, Input{Role: RoleConfig, Path: baseName(cfg.File), SHA256: sha256Hex(cfg.Text), Bytes: int64(len(cfg.Text))})
+	stage("reading the fixtures")
 	if err := b.loadFixtures(); err != nil {
 		return nil, err
 	}
@@ -94,6 +104,7 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 	b.rows.init(b.slots, rows)
 	var probs []error
 	for s, sc := range []SystemConfig{cfg.Incumbent, cfg.Candidate} {
+		stage("reading the verdicts of " + [2]string{"the incumbent", "the candidate"}[s])
 		if err := b.readVerdicts(s, sc); err != nil {
 			var ps fixture.Problems
 			if !errors.As(err, &ps) {
@@ -113,6 +124,7 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 	if len(probs) > 0 {
 		return nil, errors.Join(probs...)
 	}
+	stage("computing the shares, tests and error rates")
 	b.sortRows()
 	b.coverageWarnings()
 	if err := b.readReviews(); err != nil {
@@ -129,6 +141,7 @@ func Build(cfg *Config, opts Options) (*Report, error) {
 	}
 	r.Decision.Blind = blindSpot(r.ErrorRates)
 	if cfg.Replay != "" {
+		stage("reading the replay")
 		if err := b.replay(); err != nil {
 			return nil, err
 		}

@@ -578,3 +578,39 @@ func (p *progress) update(s judge.Progress) {
 }
 
 func (p *progress) finish() { _ = p.bar.Finish() }
+
+// stages shows, on a terminal, the stage a long command is at, one line
+// rewritten in place ("report: reading the verdicts of the candidate"),
+// and clears it when done; elsewhere (a pipe, CI, TERM=dumb) it shows
+// nothing.
+type stages struct {
+	w     io.Writer // nil: show nothing
+	name  string
+	shown bool
+}
+
+// newStages returns the stages of command name on w.
+func newStages(w io.Writer, name string) *stages {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) || noProgress() {
+		return &stages{}
+	}
+	return &stages{w: w, name: name}
+}
+
+// show replaces the line with stage.
+func (s *stages) show(stage string) {
+	if s.w == nil {
+		return
+	}
+	fmt.Fprintf(s.w, "\r\x1b[K%s: %s…", s.name, stage)
+	s.shown = true
+}
+
+// done clears the line.
+func (s *stages) done() {
+	if s.w != nil && s.shown {
+		fmt.Fprint(s.w, "\r\x1b[K")
+		s.shown = false
+	}
+}

@@ -228,7 +228,7 @@ row "change" (worse, same, better, undecided) with "change_text" (its words:
 		Example: "  tally gate examples/quarterly/report.yaml\n  tally gate report.yaml --strict --format json",
 		Args:    cobra.ExactArgs(1),
 		RunE: work(func(cmd *cobra.Command, args []string) error {
-			r, _, _, err := buildReport(args[0], "", lim.Limits)
+			r, _, _, err := buildReport(args[0], "", lim.Limits, nil)
 			if err != nil {
 				return err
 			}

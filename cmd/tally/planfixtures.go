@@ -148,7 +148,7 @@ func (fl *planFixturesFlags) input(cmd *cobra.Command, opts *options) (rule.Plan
 	in.Drops = []float64{0.03, 0.10}
 	var classes []rule.Class
 	if fl.config != "" {
-		r, cfg, _, err := buildReport(fl.config, "", fl.lim.Limits)
+		r, cfg, _, err := buildReport(fl.config, "", fl.lim.Limits, nil)
 		if err != nil {
 			return in, src, err
 		}

@@ -47,7 +47,7 @@ type reportJSON struct {
 // from the working folder) replacing its notebook when not empty, and
 // builds the report, every input read under lim. It returns the notebook
 // parsed, nil when none is configured (the renderer's default).
-func buildReport(path, nbFlag string, lim input.Limits) (*report.Report, *report.Config, *notebook.Notebook, error) {
+func buildReport(path, nbFlag string, lim input.Limits, progress func(string)) (*report.Report, *report.Config, *notebook.Notebook, error) {
 	cfg, err := report.LoadConfig(path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -67,7 +67,7 @@ func buildReport(path, nbFlag string, lim input.Limits) (*report.Report, *report
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := report.Build(cfg, report.Options{Generated: generated, Version: version, Limits: lim})
+	r, err := report.Build(cfg, report.Options{Generated: generated, Version: version, Limits: lim, Progress: progress})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -137,11 +137,15 @@ exactly as tally gate does.`,
 			if dir == "" {
 				return usagef("-o DIR must name the folder to write the report into, not be empty")
 			}
-			r, _, nb, err := buildReport(args[0], nbFlag, lim.Limits)
+			st := newStages(cmd.ErrOrStderr(), "report")
+			r, _, nb, err := buildReport(args[0], nbFlag, lim.Limits, st.show)
 			if err != nil {
+				st.done()
 				return err
 			}
+			st.show("writing report.md, report.html and report.xlsx")
 			out, err := writeReportFiles(dir, r, nb)
+			st.done()
 			if err != nil {
 				return err
 			}

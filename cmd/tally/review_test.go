@@ -256,7 +256,12 @@ func tallyProgram(t *testing.T) func(args ...string) *exec.Cmd {
 
 func startPTY(t *testing.T, program func(args ...string) *exec.Cmd, args ...string) *ptyRun {
 	t.Helper()
-	cmd := program(args...)
+	return startPTYCmd(t, program(args...))
+}
+
+// startPTYCmd starts cmd on a pseudo-terminal and collects what it shows.
+func startPTYCmd(t *testing.T, cmd *exec.Cmd) *ptyRun {
+	t.Helper()
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)
