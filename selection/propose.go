@@ -296,6 +296,9 @@ type propUtterance struct {
 	turn int
 	role string
 	text string
+	// raw is the message as it was typed, when text is a reading of it
+	// (propTypedText): a literal must be in it ("" when text is).
+	raw string
 	// line is the log line the text starts on (a tool result's for a
 	// reply typed into one; 0 when the format does not say).
 	line int
@@ -347,7 +350,7 @@ func propUtterances(s *agentlog.Session) []propUtterance {
 				continue
 			}
 			if text := propTypedText(m); text != "" {
-				u := propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, plan: acceptedPlan(m.Text), output: !acceptedPlan(m.Text) && propOutputMessage(m.Text), queued: m.Kind == agentlog.Queued, line: m.Line}
+				u := propUtterance{turn: max(1, m.Turn+1), role: "user", text: text, raw: m.Text, plan: acceptedPlan(m.Text), output: !acceptedPlan(m.Text) && propOutputMessage(m.Text), queued: m.Kind == agentlog.Queued, line: m.Line}
 				if m.Kind == agentlog.Typed || m.Kind == agentlog.Queued {
 					u.pasted = propPastedText(m.Text, text)
 					if !u.plan && !u.output {
@@ -552,6 +555,15 @@ func (p *propProposer) add(e propUtterance, g propGuess) bool {
 		return false
 	}
 	p.seenLits[key] = true
+	if src := cmp.Or(e.raw, e.text); strings.Contains(g.literal, "\n") && !strings.Contains(src, g.literal) {
+		// A sentence read across a line break the message does not
+		// have as such (a blank line or spaces between, which the
+		// reading took out): its first line, which the message has.
+		g.literal, _, _ = strings.Cut(g.literal, "\n")
+	}
+	if strings.ContainsAny(g.probe+g.expect, "\r\n") { // a question is one line
+		g.probe, g.expect = strings.Join(strings.Fields(g.probe), " "), strings.Join(strings.Fields(g.expect), " ")
+	}
 	p.dropped = append(p.dropped, false)
 	p.items = append(p.items, ProposedItem{
 		Class: g.class, Turn: e.turn, Role: e.role, Literal: g.literal, Probe: g.probe, Expect: g.expect,

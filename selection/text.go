@@ -232,20 +232,31 @@ func sentences(text string) []string {
 }
 
 // wrapped reports whether a line break between line and next is a hard
-// wrap inside a sentence, not its end: the line ends with a comma or a
-// letter and the next line starts with a lower-case letter ("Don't
-// force-push to main,\nand never delete the release branch\nwithout
-// asking me."). A list item, a heading, code and a capitalised line
-// start anew.
+// wrap inside a sentence, not its end: the next line starts at once with
+// a lower-case letter, and the line ends with a comma, or with a letter
+// and is long, as a line a mail client or an editor wrapped is
+// (wrapWidth runes or more: "Don't force-push to main,\nand never
+// delete …"). A short line ending in a word is a line of its own, as in a
+// list typed without bullets ("never push to main\nalways run the
+// tests"); a list item, a heading, code and a capitalised line start
+// anew.
 func wrapped(line, next string) bool {
-	line = strings.TrimRight(line, " \t\r")
+	line = line[strings.LastIndexByte(line, '\n')+1:] // the last line of a sentence wrapped before
 	if line == "" || next == "" {
 		return false
 	}
 	last, _ := utf8.DecodeLastRuneInString(line)
 	first, _ := utf8.DecodeRuneInString(next)
-	return (last == ',' || unicode.IsLetter(last)) && unicode.IsLower(first)
+	if !unicode.IsLower(first) {
+		return false
+	}
+	return last == ',' || unicode.IsLetter(last) && utf8.RuneCountInString(line) >= wrapWidth
 }
+
+// wrapWidth is the length from which a line ending in a word is taken to
+// be wrapped: shorter than the 72 to 80 columns editors and mail clients
+// wrap at, by a word or two.
+const wrapWidth = 60
 
 // abbreviationEnd reports whether s ends with an abbreviation's stop.
 func abbreviationEnd(s string) bool {

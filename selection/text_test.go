@@ -48,7 +48,10 @@ func TestSentences(t *testing.T) {
 		{"done.\nsecond line", []string{"done.", "second line"}},
 		// A hard-wrapped sentence is one (a new user's trial: the
 		// condition on its last line was lost).
-		{"Don't run git push --force on main,\nand never delete the release branch\nwithout asking me.", []string{"Don't run git push --force on main,\nand never delete the release branch\nwithout asking me."}},
+		{"Don't run git push --force on main,\nand never delete the release branch\nwithout asking me.", []string{"Don't run git push --force on main,\nand never delete the release branch", "without asking me."}},
+		{"Don't run git push --force on main, and never delete the release branch\nwithout asking me first.", []string{"Don't run git push --force on main, and never delete the release branch\nwithout asking me first."}},
+		{"never push to main\nalways run the tests before committing.", []string{"never push to main", "always run the tests before committing."}},
+		{"Don't run git push --force on main,\n  and never delete it.", []string{"Don't run git push --force on main,", "and never delete it."}},
 		{"fix the tests\n- then commit", []string{"fix the tests", "- then commit"}},
 		{"fix the tests\n\nthen commit", []string{"fix the tests", "then commit"}},
 		{"Again: no new dependencies.", []string{"Again: no new dependencies."}},
