@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/report/internal/format"
@@ -113,3 +114,14 @@ func (s Share) String() string {
 // pct1 is 100x with one decimal (more near 0 and 100: format.Percent),
 // no sign.
 func pct1(x float64) string { return format.Percent(x) }
+
+// ThresholdText states a gate's minimum share as a percentage with at
+// least one decimal, and as many as it was written with: "95.0%",
+// "99.999%" (where one decimal said 100.0%).
+func ThresholdText(x float64) string {
+	s := format.Threshold(x)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s + "%"
+}

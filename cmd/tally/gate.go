@@ -301,7 +301,7 @@ func writeGateText(w io.Writer, r *report.Report, strict bool) error {
 	for _, c := range r.Classes {
 		gate := "none"
 		if c.Incumbent.Gate != report.NoGate {
-			gate = "≥ " + pctShare(c.MinShare)
+			gate = "≥ " + report.ThresholdText(c.MinShare)
 		}
 		change := fmt.Sprintf("%s (%d lost, %d gained", c.ChangeText(), len(c.Lost), len(c.Gained))
 		if t := r.RowTest(c); t != "" {

@@ -189,3 +189,11 @@ func allNines(s string) bool {
 
 // allZeros reports whether s reads 0 (with zeros after the point).
 func allZeros(s string) bool { return strings.Trim(s, "0.") == "" }
+
+// Threshold formats a gate's share as a percentage number without the
+// sign, as it was written: 0.95 is "95", 0.99999 is "99.999" (not
+// 99.99900000000001, the float's own digits), rounded to a millionth of
+// a point.
+func Threshold(x float64) string {
+	return strconv.FormatFloat(math.Round(100*x*1e6)/1e6, 'f', -1, 64)
+}

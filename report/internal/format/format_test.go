@@ -97,3 +97,12 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestThreshold: a gate's share as written, not as the float's digits.
+func TestThreshold(t *testing.T) {
+	for x, want := range map[float64]string{0.95: "95", 0.975: "97.5", 0.99999: "99.999", 0.9995: "99.95", 1: "100", 0: "0"} {
+		if got := Threshold(x); got != want {
+			t.Errorf("Threshold(%v) = %q, want %q", x, got, want)
+		}
+	}
+}

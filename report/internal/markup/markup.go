@@ -151,15 +151,16 @@ func GatePct(x float64) string {
 	if !Finite(x) {
 		return "—"
 	}
-	return strconv.FormatFloat(100*x, 'f', -1, 64) + "%"
+	return format.Threshold(x) + "%"
 }
 
-// Interval formats an interval of shares as percentages.
+// Interval formats an interval of shares as percentages, each end as
+// Pct does.
 func Interval(lo, hi float64) string {
 	if !Finite(lo) || !Finite(hi) {
 		return "—"
 	}
-	return strconv.FormatFloat(100*lo, 'f', 1, 64) + "–" + strconv.FormatFloat(100*hi, 'f', 1, 64) + "%"
+	return format.Percent(lo) + "–" + format.Percent(hi) + "%"
 }
 
 // Prob formats a probability or rate with three decimals.
