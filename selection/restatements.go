@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tally-eval/tally/agentlog"
 )
@@ -411,12 +412,32 @@ func nearVerbatim(s *agentlog.Session, li int, later *typedText, ei int, e *type
 	case later.again,
 		len(common) < NearVerbatimMin, sim < NearVerbatimContainment, jac < NearVerbatimJaccard,
 		otherArguments(later.words, e.words),
-		len(later.words) <= variantWords && len(common) < len(later.words) && len(common) < len(e.words),
+		len(later.words) <= variantLimit(later.words) && len(common) < len(later.words) && len(common) < len(e.words),
 		editedCopy(later.norm, e.norm),
 		resend(s, ei, li):
 		return false
 	}
 	return true
+}
+
+// variantLimit is variantWords for words, three times that when most of
+// them are character pairs of Chinese or Japanese (textWords): a content
+// word of those is about two characters and is joined to the next by a
+// particle, so a sentence of eight content words is some twenty-four
+// pairs, and a one-word swap ("ビルドを全部実行して、結果を教えてください"
+// after "テストを…") changes several pairs where it changes one English
+// word.
+func variantLimit(words []string) int {
+	pairs := 0
+	for _, w := range words {
+		if r, _ := utf8.DecodeRuneInString(w); spaceless(r) {
+			pairs++
+		}
+	}
+	if 2*pairs > len(words) {
+		return 3 * variantWords
+	}
+	return variantWords
 }
 
 // variantWords is the length, in content words, up to which a message

@@ -45,6 +45,8 @@ var restateCases = []struct {
 		[]wantRestatement{{"repeat", "", "rule"}}, nil},
 	{"near_verbatim_cjk", `the same rule in Japanese, written without spaces, said again in another order after the compaction (as near_verbatim is in English): read as character pairs, the two share most of their words (a new user's trial found no Japanese or Chinese repeat flagged)`,
 		[]wantRestatement{{"repeat", "", "rule"}}, nil},
+	{"variant_cjk", `"build everything and tell me the results" after "test everything and …", in Japanese: one word swapped asks for a variant, as in English (a re-check trial found it flagged)`,
+		nil, nil},
 	{"told_you", `"I told you …", "As I said, …" and "Again: …" each restate one of three instructions`,
 		[]wantRestatement{{"told", "I told you", "tabs"}, {"said", "as I said", "api"}, {"again-colon", "again:", "deps"}}, nil},
 	{"pasted_again", `"try again." in a pasted git error (fenced and not), "remove the tests again" meaning undo, cue phrases inside pasted logs and a quoted line, the person's own "I forgot to mention", "do you remember …?", command output, and an accepted plan (the agent's words) saying "Don't forget …": none restates`,
