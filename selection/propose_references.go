@@ -31,9 +31,10 @@ type propRefPattern struct {
 // at its "ö").
 const propW = `\p{L}\p{M}\p{N}_`
 
-// propPath is a file's path: slash-separated names, the last with an
-// extension.
-const propPath = `(?:[` + propW + `.-]+/)*[` + propW + `-][` + propW + `.-]*\.[A-Za-z]\w{0,9}`
+// propPath is a file's path: names separated by slashes (or a Windows
+// path's backslashes), the last with an extension, after a drive letter
+// when there is one.
+const propPath = `(?:\b[A-Za-z]:[\\/])?(?:[` + propW + `.-]+[/\\])*[` + propW + `-][` + propW + `.-]*\.[A-Za-z]\w{0,9}`
 
 // propWinPath is a Windows path: from a drive letter or ".\", or
 // relative with a file extension at its end (a bare "a\b" is too often
@@ -84,7 +85,7 @@ var propRefPatterns = []propRefPattern{
 		example: "Replied to comment 2734843645.", ref: "2734843645", nearMiss: "it added 51894 lines"},
 	{re: regexp.MustCompile("`" + `[\w-]+(?:/[\w-]+)+` + "`"), kind: "name", confidence: 0.6, rule: "reference/quoted-name",
 		example: "The metadata lives on `entire/sessions`.", ref: "`entire/sessions`", nearMiss: "Claude/Gemini hooks"},
-	{re: regexp.MustCompile(propWinPath + `|(?:~?/)?(?:[` + propW + `.-]+/)+[` + propW + `.-]*[` + propW + `]|(?:\B\.)?\b[` + propW + `-]+\.(?:md|go|py|ts|tsx|js|jsx|json|jsonl|ya?ml|toml|txt|sql|sh|rs|java|kt|rb|proto|tf|cfg|ini|lock|mod|sum|csv|xml|html|css|tmpl)\b`), kind: "file", confidence: 0.3, rule: "reference/path",
+	{re: regexp.MustCompile(propWinPath + `|(?:\b[A-Za-z]:/|~?/)?(?:[` + propW + `.-]+/)+[` + propW + `.-]*[` + propW + `]|(?:\B\.)?\b[` + propW + `-]+\.(?:md|go|py|ts|tsx|js|jsx|json|jsonl|ya?ml|toml|txt|sql|sh|rs|java|kt|rb|proto|tf|cfg|ini|lock|mod|sum|csv|xml|html|css|tmpl)\b`), kind: "file", confidence: 0.3, rule: "reference/path",
 		example: "Changed `cmd/entire/cli/resume.go` to log the agent.", ref: "cmd/entire/cli/resume.go", nearMiss: "and/or"},
 }
 

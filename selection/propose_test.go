@@ -608,6 +608,30 @@ func TestProposePathPatternScripts(t *testing.T) {
 		{"see größe_test.go", "größe_test.go"},
 		{`printf("a\nb")`, ""}, // an escape, not a path
 		{"src/pay/api.go", "src/pay/api.go"},
+		{"see C:/Users/Jörg/repo/main.go now", "C:/Users/Jörg/repo/main.go"}, // a re-check trial lost the drive
+		{"see c:/work/app/server.ts", "c:/work/app/server.ts"},
+	}
+	for _, tt := range tests {
+		if got := re.FindString(tt.text); got != tt.want {
+			t.Errorf("%q: found %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestProposeFileLineWindows: a file:line keeps a Windows path whole, its
+// drive and its backslashes (a re-check trial found it cut to main.go:42).
+func TestProposeFileLineWindows(t *testing.T) {
+	var re *regexp.Regexp
+	for _, p := range propRefPatterns {
+		if p.rule == "reference/file-line" {
+			re = p.re
+		}
+	}
+	tests := []struct{ text, want string }{
+		{`fails at C:\Users\Jörg\repo\main.go:42 again`, `C:\Users\Jörg\repo\main.go:42`},
+		{`see D:\代码仓库\接口定义.proto:9`, `D:\代码仓库\接口定义.proto:9`},
+		{"see C:/repo/main.go:42", "C:/repo/main.go:42"},
+		{"see src/pay/api.go:17", "src/pay/api.go:17"},
 	}
 	for _, tt := range tests {
 		if got := re.FindString(tt.text); got != tt.want {
