@@ -86,6 +86,11 @@ func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 	}
 	rd.count = &countReader{r: src}
 	lr := bufio.NewReaderSize(rd.count, 64<<10)
+	if rd.zr != nil { // the file's own first bytes were gzip's
+		if head, _ := lr.Peek(4); input.Encoding(head) != "" {
+			return nil, &input.EncodingError{File: name + " (uncompressed)", Encoding: input.Encoding(head)}
+		}
+	}
 	if bom, _ := lr.Peek(3); string(bom) == "\xef\xbb\xbf" {
 		return nil, fmt.Errorf("%s:1:1: starts with a UTF-8 byte order mark, which JSON Lines does not allow (save the file as UTF-8 without BOM)", name)
 	}

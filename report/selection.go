@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,9 @@ func (b *builder) selection() error {
 // that select may add some); name is the file's path, for errors, which
 // give the line and column of a syntax or type error.
 func ParseSelection(name string, data []byte) (*Selection, error) {
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return nil, fmt.Errorf("%s:1:1: a UTF-8 byte order mark, which JSON does not allow (save the file as UTF-8 without BOM)", name)
+	}
 	var j selection.Summary
 	if err := json.Unmarshal(data, &j); err != nil {
 		var se *json.SyntaxError

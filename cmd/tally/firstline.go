@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -21,6 +22,9 @@ func firstLine(path string, lim input.Limits) (line []byte, gzipped bool, err er
 	head := make([]byte, 64<<10)
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		if errors.As(err, new(*input.EncodingError)) { // it names the file
+			return nil, false, err
+		}
 		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	head = head[:n]

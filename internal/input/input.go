@@ -25,6 +25,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 )
 
 // Default limits, used for a zero field of Limits.
@@ -285,13 +286,17 @@ type EncodingError struct {
 }
 
 func (e *EncodingError) Error() string {
-	return fmt.Sprintf("%s is %s, not UTF-8 (Windows Notepad's \"Unicode\" and PowerShell 5's > write it so): save it as UTF-8", e.File, e.Encoding)
+	hint := ""
+	if strings.HasPrefix(e.Encoding, "UTF-16 (little-endian") {
+		hint = " (Windows Notepad's \"Unicode\" and PowerShell 5's > write it so)"
+	}
+	return fmt.Sprintf("%s is %s, not UTF-8%s: save it as UTF-8", e.File, e.Encoding, hint)
 }
 
 // Encoding names the encoding the first bytes of a file, b, show when it
 // is one tally does not read: UTF-32 or UTF-16 by their byte order mark,
-// or UTF-16 without one by its zero bytes between ASCII characters (JSON,
-// YAML and CSV start with ASCII). It returns "" for anything else,
+// or without one by the zero bytes around an ASCII character (JSON, YAML
+// and CSV start with ASCII). It returns "" for anything else,
 // UTF-8 with or without its byte order mark (which each format's reader
 // takes or refuses) and gzip included.
 func Encoding(b []byte) string {
@@ -304,6 +309,10 @@ func Encoding(b []byte) string {
 		return "UTF-16 (little-endian, with a byte order mark)"
 	case len(b) >= 2 && b[0] == 0xFE && b[1] == 0xFF:
 		return "UTF-16 (big-endian, with a byte order mark)"
+	case len(b) >= 4 && b[0] != 0 && b[0] < 0x80 && b[1] == 0 && b[2] == 0 && b[3] == 0:
+		return "UTF-32 (little-endian)"
+	case len(b) >= 4 && b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] != 0 && b[3] < 0x80:
+		return "UTF-32 (big-endian)"
 	case len(b) >= 4 && b[0] != 0 && b[1] == 0 && b[2] != 0 && b[3] == 0 && b[0] < 0x80 && b[2] < 0x80:
 		return "UTF-16 (little-endian)"
 	case len(b) >= 4 && b[0] == 0 && b[1] != 0 && b[2] == 0 && b[3] != 0 && b[1] < 0x80 && b[3] < 0x80:

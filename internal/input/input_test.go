@@ -285,6 +285,8 @@ func TestEncoding(t *testing.T) {
 		{"\xff\xfe\x00\x00{\x00\x00\x00", "UTF-32 (little-endian, with a byte order mark)"},
 		{"\x00\x00\xfe\xff\x00\x00\x00{", "UTF-32 (big-endian, with a byte order mark)"},
 		{"{\x00\"\x00", "UTF-16 (little-endian)"},
+		{"{\x00\x00\x00\"\x00\x00\x00", "UTF-32 (little-endian)"},
+		{"\x00\x00\x00{\x00\x00\x00\"", "UTF-32 (big-endian)"},
 		{"\x00{\x00\"", "UTF-16 (big-endian)"},
 		{"{\"a\": 1}", ""},
 		{"\xef\xbb\xbf{}", ""},

@@ -97,7 +97,19 @@ func (s *Scanner) errChar(ctx string) *Error {
 	if s.pos >= len(s.data) {
 		return s.errEOF()
 	}
+	if e := s.bom(); e != nil {
+		return e
+	}
 	return &Error{Off: s.pos, Msg: "invalid character " + quoteChar(s.data[s.pos:]) + " " + ctx}
+}
+
+// bom is the error of a UTF-8 byte order mark at s.pos (Windows Notepad
+// and Excel start a UTF-8 file with one), nil when there is none.
+func (s *Scanner) bom() *Error {
+	if bytes.HasPrefix(s.data[s.pos:], []byte("\xef\xbb\xbf")) {
+		return &Error{Off: s.pos, Msg: "a UTF-8 byte order mark, which JSON does not allow (save the file as UTF-8 without BOM)"}
+	}
+	return nil
 }
 
 func (s *Scanner) errEOF() *Error {
@@ -167,6 +179,9 @@ func (s *Scanner) begin(open byte, field, what string) *Error {
 		return s.errEOF()
 	}
 	if s.data[s.pos] != open {
+		if e := s.bom(); e != nil {
+			return e
+		}
 		return s.Errorf(s.pos, field, "want %s, got %s", what, s.Describe())
 	}
 	return s.push()
