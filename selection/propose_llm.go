@@ -424,10 +424,10 @@ func llmOriginal(line, lit string) string {
 		var b strings.Builder
 		for _, r := range w {
 			switch r {
-			case '\'', '’', '‘':
-				b.WriteString(`['’‘]`)
-			case '"', '“', '”':
-				b.WriteString(`["“”]`)
+			case '\'', '’', '‘', '‚', '‹', '›':
+				b.WriteString(`['’‘‚‹›]`)
+			case '"', '“', '”', '„', '«', '»':
+				b.WriteString(`["“”„«»]`)
 			default:
 				b.WriteString(regexp.QuoteMeta(string(r)))
 			}
@@ -508,9 +508,11 @@ func sameItemText(a, b string) bool {
 	return len(wa) > 0 && 2*len(commonWords(wa, wb)) >= len(wa)
 }
 
-// llmQuotes folds typographic quotes and apostrophes into ASCII ones: a
-// model may write "let’s" for the person's "let's".
-var llmQuotes = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`)
+// llmQuotes folds typographic quotes and apostrophes into ASCII ones,
+// English, German („…“, ‚…‘) and French or Swiss (« », ‹ ›): a model may
+// write "let’s" for the person's "let's", or "alte" for „alte“.
+var llmQuotes = strings.NewReplacer("’", "'", "‘", "'", "‚", "'", "‹", "'", "›", "'",
+	"“", `"`, "”", `"`, "„", `"`, "«", `"`, "»", `"`)
 
 // Hybrid joins two proposals of one session: the references of rules
 // (Propose); the constraints and commitments of both, a rule's left out

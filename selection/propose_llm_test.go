@@ -120,6 +120,16 @@ func TestParseLLMReplyOriginalText(t *testing.T) {
 	if want := "don't push to main\nuntil the tests pass; it's \"frozen\""; got[0].Literal != want {
 		t.Errorf("literal %q, want the session's own %q", got[0].Literal, want)
 	}
+	// German and French quotes, as the model writes them straight (a
+	// re-check trial).
+	de := propSession([]propMsg{{1, "user", "Behalte den „alten“ Endpunkt und «la route» bitte."}, {1, "assistant", "ok"}}, 1)
+	got, err = ParseLLMReply(item(`"Behalte den \"alten\" Endpunkt und \"la route\""`, "constraint"), de)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Behalte den „alten“ Endpunkt und «la route»"; got[0].Literal != want {
+		t.Errorf("literal %q, want the session's own %q", got[0].Literal, want)
+	}
 	prompt := LLMProposer{}.Prompt(s)
 	if !strings.Contains(prompt, "edited.go") {
 		t.Fatalf("the prompt lists no action:\n%s", prompt[len(LLMPrompt):])
