@@ -2,6 +2,8 @@ package draft
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -374,6 +376,8 @@ func TestConversationID(t *testing.T) {
 		{"console", "x.jsonl", "console", "not a device"},
 		{"trailing. ", "x.jsonl", "trailing._", "a trailing space"},
 		{"trailing.", "x.jsonl", "trailing_", "a trailing dot"},
+		{"com¹", "x.jsonl", "com¹_", "a superscript-numbered device (a re-check trial)"},
+		{strings.Repeat("x", 300), "x.jsonl", strings.Repeat("x", 183) + "-" + sha256Prefix(strings.Repeat("x", 300)), "too long for a file name: cut, with a hash"},
 	}
 	for _, tt := range tests {
 		if got := ConversationID(&agentlog.Session{ID: tt.id, Name: tt.name}); got != tt.want {
@@ -422,4 +426,10 @@ func TestBuildPartialCompaction(t *testing.T) {
 	if want := []string{"Summary: no pushes to main.", "Use tabs in the Makefile.", "Tabs it is."}; !slices.Equal(got, want) {
 		t.Errorf("context %q, want %q", got, want)
 	}
+}
+
+// sha256Prefix is the hex of the first 8 bytes of s's SHA-256 (FIPS 180-4).
+func sha256Prefix(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
 }

@@ -1,6 +1,8 @@
 package draft
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -15,7 +17,8 @@ import (
 // and windowsSafe), else the id with "/", "\", ":", control characters
 // and the characters Windows refuses in a name (< > " | ? *) replaced by
 // "_", a trailing dot or space by "_", and "_" put after a name Windows
-// keeps for a device (CON, NUL, COM1, …: "CON_", "nul_.txt"); else the log's file name
+// keeps for a device (CON, NUL, COM1, …: "CON_", "nul_.txt"), and one
+// over 200 bytes cut, with a hash of the whole after it; else the log's file name
 // without its folder and its .gz, .jsonl or .json endings, cleaned the
 // same way; else "session". Drafts are shared between machines, and a
 // folder named "a|b" or "CON" cannot be checked out on Windows.
@@ -37,8 +40,14 @@ func ConversationID(s *agentlog.Session) string {
 }
 
 func valid(id string) bool {
-	return strings.TrimSpace(id) != "" && fixture.ValidConversationID(id) && windowsSafe(id)
+	return strings.TrimSpace(id) != "" && fixture.ValidConversationID(id) && windowsSafe(id) && len(id) <= maxIDBytes
 }
+
+// maxIDBytes is the longest conversation id a draft takes as it is: a
+// folder name, and with ".json" a file name, must stay under the 255
+// bytes most file systems allow. A longer id is cut, with a hash of the
+// whole so that two cut alike stay apart.
+const maxIDBytes = 200
 
 // windowsSafe reports whether id can name a folder on Windows too: none
 // of < > " | ? *, no trailing dot or space, and not a reserved device
@@ -60,8 +69,11 @@ func reservedName(id string) bool {
 	case "CON", "PRN", "AUX", "NUL":
 		return true
 	}
-	if len(stem) == 4 && (strings.HasPrefix(stem, "COM") || strings.HasPrefix(stem, "LPT")) {
-		return stem[3] >= '0' && stem[3] <= '9' || strings.ContainsRune("¹²³", rune(stem[3]))
+	if n, ok := strings.CutPrefix(stem, "COM"); ok || strings.HasPrefix(stem, "LPT") {
+		if !ok {
+			n = stem[3:]
+		}
+		return len(n) == 1 && n[0] >= '0' && n[0] <= '9' || n == "¹" || n == "²" || n == "³"
 	}
 	return false
 }
@@ -80,6 +92,14 @@ func clean(s string) string {
 	}
 	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, " ") {
 		s = s[:len(s)-1] + "_"
+	}
+	if len(s) > maxIDBytes {
+		sum := sha256.Sum256([]byte(s))
+		cut := maxIDBytes - 17
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "-" + hex.EncodeToString(sum[:8])
 	}
 	if reservedName(s) { // "_" after the device name: "CON_", "nul_.txt"
 		stem, rest, dot := strings.Cut(s, ".")

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/cmd/tally/internal/review"
@@ -288,11 +289,14 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 			firstErr = j.err
 		default:
 			id := j.d.Candidates.ConversationID
-			if prev, dup := byID[id]; dup {
-				firstErr = fmt.Errorf("%s: session %q has conversation id %q, as a session in %s does: draft each session once", j.path, j.s.ID, id, prev)
+			// Folders named alike but for case or Unicode normalisation
+			// are one folder on Windows and macOS disks.
+			key := strings.ToLower(norm.NFC.String(id))
+			if prev, dup := byID[key]; dup {
+				firstErr = fmt.Errorf("%s: session %q would be drafted as conversation %q, and %s: one folder on a disk that ignores case (Windows, macOS); draft them apart, or change one session's id", j.path, j.s.ID, id, prev)
 				break
 			}
-			byID[id] = j.path
+			byID[key] = fmt.Sprintf("session %q of %s as %q", j.s.ID, j.path, id)
 			files = append(files, draftFiles(j.d, dir)...)
 			fillDraftJSON(&out, j.d, dir)
 			res.Sessions = append(res.Sessions, out)

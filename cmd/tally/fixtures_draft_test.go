@@ -332,3 +332,25 @@ func TestFixturesDraftConcurrent(t *testing.T) {
 		t.Errorf("the drafts differ with the concurrency:\n%s\n%s", outputs[0], outputs[1])
 	}
 }
+
+// TestFixturesDraftCaseCollision: two sessions whose conversation ids
+// differ only in case (or Unicode normalisation) would be one folder on
+// Windows and macOS; the draft refuses, naming both sessions (a re-check
+// trial drafted "case" and "CASE" side by side).
+func TestFixturesDraftCaseCollision(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "two.jsonl")
+	session := func(id string) string {
+		return `{"session_id":"` + id + `","messages":[{"role":"user","content":"Never push to main."},{"role":"assistant","content":"ok"},{"role":"user","content":"go on"},{"role":"assistant","content":"ok"}],"compactions":[{"after_message":2,"summary":"Never push to main."}]}` + "\n"
+	}
+	if err := os.WriteFile(log, []byte(session("case")+session("CASE")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := cli(t, "fixtures", "draft", log, "-o", filepath.Join(dir, "out"))
+	if code == exitOK || !strings.Contains(errOut, `session "CASE" would be drafted as conversation "CASE", and session "case" of `) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "candidates")); !os.IsNotExist(err) {
+		t.Errorf("files written: %v", err)
+	}
+}
