@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/tally-eval/tally/agentlog"
@@ -97,6 +98,7 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	var proposed, bytes int64
 	var firstErr error
 	notEnglish := 0
+	var notEnglishIDs []string
 	for j := range ordered {
 		if firstErr != nil {
 			continue // drain, so the reader finishes (a job it stopped sending is never done)
@@ -111,7 +113,9 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 		default:
 			proposed += int64(len(j.items))
 			if !j.english {
-				notEnglish++
+				if notEnglish++; notEnglish <= MaxReported {
+					notEnglishIDs = append(notEnglishIDs, j.s.ID)
+				}
 			}
 			sum := FromLog(j.s, j.items)
 			sum.Started = j.s.Start
@@ -134,8 +138,12 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	res.Warnings = append(res.Warnings, bad.Warnings()...)
 	if notEnglish > 0 {
 		res.NotEnglish = notEnglish
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s typed in a language other than English (few English function words): the rules find their references but hardly their constraints and commitments, so their decisions are undercounted and they rank low; rank them among themselves, or draft their items with `fixtures draft --proposer llm`",
-			plural(notEnglish, "session was", "sessions were")))
+		named := strings.Join(notEnglishIDs, ", ")
+		if notEnglish > len(notEnglishIDs) {
+			named += fmt.Sprintf(" and %d more", notEnglish-len(notEnglishIDs))
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s typed in a language other than English (%s): the rules find their references but hardly their constraints and commitments, so their decisions are undercounted and they rank low; rank them among themselves, or draft their items with `fixtures draft --proposer llm`",
+			plural(notEnglish, "session was", "sessions were"), named))
 	}
 	return res, nil
 }

@@ -474,15 +474,35 @@ var englishFunctionWords = func() map[string]bool {
 	return m
 }()
 
+// otherFunctionWords are common function words of German, French,
+// Spanish, Italian, Portuguese and Dutch that are not English words
+// ("die", "no", "as", "is", "per", "con" are left out): positive evidence
+// that a text is in one of those languages.
+var otherFunctionWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`der das und nicht ist ich du mit für auf ein eine einen zu den dem es sie wir bitte noch auch
+		le la les et pas est je vous avec pour une des du que qui dans sur ce cette
+		el los las es con para por una del pero muy esto
+		il di che non sono della questo
+		os não uma com mais isso
+		het een niet ik je met voor op maar`) {
+		m[w] = true
+	}
+	return m
+}()
+
 // ReadsEnglish reports whether the text a person typed in s reads as
 // English: of its words (textWords, a Chinese or Japanese character pair
-// counted as one), at least 5% are English function words (on the 135
+// counted as one), at least 5% are English function words, or too few
+// are another's to say it is not (under 5% German, French, Spanish,
+// Italian, Portuguese or Dutch function words, under a third Chinese or
+// Japanese character pairs) (on the 135
 // real sessions of the development set the least is 7.5%; German,
 // Chinese and Japanese sessions a new user wrote had none). A session
 // with fewer than 10 typed words is taken to be English: too little to
 // tell.
 func ReadsEnglish(s *agentlog.Session) bool {
-	total, english := 0, 0
+	total, english, other, cjk := 0, 0, 0, 0
 	for i := range s.Messages {
 		m := &s.Messages[i]
 		if !m.Person() {
@@ -491,10 +511,17 @@ func ReadsEnglish(s *agentlog.Session) bool {
 		prose, _ := typedProse(m.Text)
 		for _, w := range textWords(prose) {
 			total++
-			if englishFunctionWords[w] {
+			switch r, _ := utf8.DecodeRuneInString(w); {
+			case englishFunctionWords[w]:
 				english++
+			case otherFunctionWords[w]:
+				other++
+			case spaceless(r):
+				cjk++
 			}
 		}
 	}
-	return total < 10 || english*20 >= total
+	// Another language needs evidence of its own: terse English ("npm
+	// test", "fix lint", "deploy staging") has no function words at all.
+	return total < 10 || english*20 >= total || other*20 < total && cjk*3 < total
 }

@@ -215,6 +215,10 @@ func TestReadsEnglish(t *testing.T) {
 		{[]string{"绝对不要写入生产数据库。请先运行测试，然后再提交代码。"}, false},
 		{[]string{"Bitte pushe nicht.", "Don't push to main without asking me first, and keep the old name until QA signs off."}, true},
 		{[]string{"commit", "push"}, true}, // too few to tell
+		// Terse English has no function words, and none of another
+		// language's either (a re-check trial).
+		{[]string{"npm test", "fix lint", "continue", "deploy staging", "run e2e suite", "bump version", "merge main"}, true},
+		{[]string{"Haz los cambios en el archivo de configuración y no toques la base de datos de producción."}, false},
 	}
 	for _, tt := range tests {
 		var msgs []propMsg

@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/tally-eval/tally/cmd/tally/internal/review"
 )
 
 // writeJSON writes v as indented JSON followed by a newline.
@@ -44,10 +46,11 @@ func optional(v float64, ok bool) *float64 {
 	return &v
 }
 
-// writeWarnings prints each warning as a "note:" line.
+// writeWarnings prints each warning as a "note:" line, made safe for a
+// terminal: a warning may quote an input's session ids or paths.
 func writeWarnings(w io.Writer, warnings []string) {
 	for _, s := range warnings {
-		fmt.Fprintf(w, "note: %s\n", s)
+		fmt.Fprintf(w, "note: %s\n", review.Printable(s))
 	}
 }
 
