@@ -322,6 +322,7 @@ func (b *book) fit(sheet string, col, row int, s string) string {
 		units += u
 		end = i + utf8.RuneLen(c)
 	}
+	end = format.Boundary(s, end) // not inside a flag, an accented letter, an emoji
 	b.cut++
 	if len(b.cutNotes) < maxCutWarnings {
 		ref, _ := excelize.CoordinatesToCellName(col, row)

@@ -197,3 +197,22 @@ func allZeros(s string) bool { return strings.Trim(s, "0.") == "" }
 func Threshold(x float64) string {
 	return strconv.FormatFloat(math.Round(100*x*1e6)/1e6, 'f', -1, 64)
 }
+
+// Boundary is the largest index at most end at which s may be cut
+// without splitting a character as a reader sees it (a grapheme cluster,
+// UAX #29), as Cut is for a count of runes.
+func Boundary(s string, end int) int {
+	if end >= len(s) {
+		return len(s)
+	}
+	at, state := 0, -1
+	for rest := s; rest != ""; {
+		var cluster string
+		cluster, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		if at+len(cluster) > end {
+			break
+		}
+		at += len(cluster)
+	}
+	return at
+}

@@ -106,3 +106,17 @@ func TestThreshold(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundary: the cut backs off to the start of a split character.
+func TestBoundary(t *testing.T) {
+	s := "ab\U0001F1E9\U0001F1EAcd"
+	if got := Boundary(s, 9); got != 2 {
+		t.Errorf("Boundary inside the flag = %d, want 2", got)
+	}
+	if got := Boundary(s, 10); got != 10 {
+		t.Errorf("Boundary after the flag = %d, want 10", got)
+	}
+	if got := Boundary("e\u0301x", 1); got != 0 {
+		t.Errorf("Boundary between a letter and its accent = %d, want 0", got)
+	}
+}
