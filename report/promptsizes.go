@@ -85,7 +85,7 @@ func (b *builder) promptFile(shown, role string, want []bool) error {
 		fi, ok := b.conv[vals[1].str]
 		switch {
 		case !ok:
-			bad(1, "no fixture has conversation_id %q", previewText(vals[1].str))
+			bad(1, "no fixture has conversation_id %q%s", previewText(vals[1].str), b.otherForm(vals[1].str))
 			return
 		case vals[2].num < 1:
 			bad(2, "must be at least 1 (compactions are numbered from 1), got %d", vals[2].num)

@@ -9,6 +9,7 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/internal/jsonscan"
+	"golang.org/x/text/unicode/norm"
 )
 
 // This file reads each system's verdicts into the item rows, for Build.
@@ -62,7 +63,7 @@ func (b *builder) readVerdicts(s int, sc SystemConfig) error {
 		}
 		fi, ok := b.conv[rec.ConversationID]
 		if !ok {
-			consistency(line, "conversation_id", "no fixture has conversation_id %q", previewText(rec.ConversationID))
+			consistency(line, "conversation_id", "no fixture has conversation_id %q%s", previewText(rec.ConversationID), b.otherForm(rec.ConversationID))
 			continue
 		}
 		g, ok := b.itemIn(fi, rec.ItemID)
@@ -185,4 +186,17 @@ func locate(path string, lim input.Limits, probs fixture.Problems, later []pendi
 			next++
 		}
 	}
+}
+
+// otherForm is a hint for a conversation id no fixture has, when a
+// fixture has the same letters in another Unicode normalisation (NFC or
+// NFD: an id typed on macOS, or a file from some zip tools): both
+// spellings escaped, since they look the same; "" otherwise.
+func (b *builder) otherForm(id string) string {
+	for _, other := range []string{norm.NFC.String(id), norm.NFD.String(id)} {
+		if _, ok := b.conv[other]; ok && other != id {
+			return fmt.Sprintf(" (a fixture has %+q, the same letters in another Unicode form, where this is %+q)", previewText(other), previewText(id))
+		}
+	}
+	return ""
 }
