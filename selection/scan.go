@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -329,7 +330,7 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 			}
 			return -1
 		}
-		return compareStrings(a, b)
+		return cmp.Compare(a, b)
 	})
 	for _, w := range names {
 		a := weeks[w]
@@ -337,16 +338,6 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 	}
 	rep.Warnings = append(rep.Warnings, rep.Skipped.Warnings()...)
 	return rep, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // scanInput scans one input, sending its flagged sessions to out.

@@ -1,6 +1,9 @@
 package selection
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // weekAcc accumulates one week.
 type weekAcc struct {
@@ -15,7 +18,7 @@ func (a *weekAcc) sample(k int) []Flagged {
 	var lists [2][]keyed
 	for i := range a.pools {
 		lists[i] = slices.Clone(a.pools[i].h)
-		slices.SortFunc(lists[i], func(x, y keyed) int { return compareUint64(x.key, y.key) })
+		slices.SortFunc(lists[i], func(x, y keyed) int { return cmp.Compare(x.key, y.key) })
 	}
 	taken := map[string]bool{}
 	var out []Flagged
@@ -30,7 +33,7 @@ func (a *weekAcc) sample(k int) []Flagged {
 			}
 		}
 	}
-	slices.SortFunc(out, func(x, y Flagged) int { return compareStrings(x.SessionID, y.SessionID) })
+	slices.SortFunc(out, func(x, y Flagged) int { return cmp.Compare(x.SessionID, y.SessionID) })
 	return out
 }
 
@@ -80,16 +83,6 @@ func (b *bottomK) offer(key uint64, f *Flagged) {
 		b.h[m], b.h[i] = b.h[i], b.h[m]
 		i = m
 	}
-}
-
-func compareUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // splitmix is SplitMix64's finaliser: a well-mixed key from a hash.

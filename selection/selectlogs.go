@@ -6,11 +6,11 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/ordered"
 )
 
 // A session summary line has "session_id" and "turns" members and no
@@ -60,75 +60,44 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	}
 	st := logsState{paths: paths, seen: map[uint64]copyAt{}}
 	var bad BadLines
-	workers := runtime.GOMAXPROCS(0)
-	ordered := make(chan *logJob, 4*workers)
-	jobs := make(chan *logJob, workers)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				j.items, j.err = propose(j.s)
-				j.english = ReadsEnglish(j.s)
-				if j.err != nil {
-					j.err = fmt.Errorf("%s: session %s: proposing items: %w", j.path, j.s.ID, j.err)
-				}
-				close(j.done)
-			}
-		}()
-	}
-	go func() { // reads the files in order, one session at a time
-		defer close(ordered)
-		defer close(jobs)
-		for i, p := range paths {
-			st.file = i
-			if err := readLog(p, format, cfg, &st, &bad, ordered, jobs, stop); err != nil {
-				j := &logJob{err: err, done: make(chan struct{})}
-				close(j.done)
-				select {
-				case ordered <- j:
-				case <-stop:
-				}
-				return
-			}
-		}
-	}()
 	var proposed, bytes int64
-	var firstErr error
 	notEnglish := 0
 	var notEnglishIDs []string
-	for j := range ordered {
-		if firstErr != nil {
-			continue // drain, so the reader finishes (a job it stopped sending is never done)
+	err = ordered.Run(runtime.GOMAXPROCS(0), func(emit func(*logJob, bool) bool) error {
+		for i, p := range paths { // in order, one session at a time
+			st.file = i
+			if err := readLog(p, format, cfg, &st, &bad, emit); err != nil {
+				return err
+			}
 		}
-		<-j.done
+		return nil
+	}, func(j *logJob) {
+		j.items, j.err = propose(j.s)
+		j.english = ReadsEnglish(j.s)
+		if j.err != nil {
+			j.err = fmt.Errorf("%s: session %s: proposing items: %w", j.path, j.s.ID, j.err)
+		}
+	}, func(j *logJob) error {
 		switch {
 		case j.err != nil:
-			firstErr = j.err
-			close(stop)
+			return j.err
 		case j.s == nil: // the end of a file
 			bytes += j.bytes
-		default:
-			proposed += int64(len(j.items))
-			if !j.english {
-				if notEnglish++; notEnglish <= MaxReported {
-					notEnglishIDs = append(notEnglishIDs, j.s.ID)
-				}
-			}
-			sum := FromLog(j.s, j.items)
-			sum.Started = j.s.Start
-			st.n++
-			if err := sel.add(&sum, nil, st.n); err != nil {
-				firstErr = err
-				close(stop)
+			return nil
+		}
+		proposed += int64(len(j.items))
+		if !j.english {
+			if notEnglish++; notEnglish <= MaxReported {
+				notEnglishIDs = append(notEnglishIDs, j.s.ID)
 			}
 		}
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+		sum := FromLog(j.s, j.items)
+		sum.Started = j.s.Start
+		st.n++
+		return sel.add(&sum, nil, st.n)
+	})
+	if err != nil {
+		return nil, err
 	}
 	res := sel.Result()
 	res.Items, res.ProposedItems, res.Bytes, res.Skipped = ItemsProposed, proposed, bytes, bad
@@ -149,8 +118,8 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 }
 
 // logJob is one session on its way through SelectLogs: proposed by a
-// worker (done closes then), offered in the order read. A job without a
-// session marks the end of a file (bytes) or carries the read's error.
+// worker, offered in the order read. A job without a session marks the
+// end of a file (bytes).
 type logJob struct {
 	s       *agentlog.Session
 	path    string
@@ -158,7 +127,6 @@ type logJob struct {
 	english bool // ReadsEnglish
 	bytes   int64
 	err     error
-	done    chan struct{}
 }
 
 // logsState is what SelectLogs keeps across files: the file being read,
@@ -173,10 +141,10 @@ type logsState struct {
 	notes               []string
 }
 
-// readLog sends the sessions of one log to be proposed (jobs) and
-// offered (ordered), then a job with the bytes read; it returns early,
-// with nil, when stop closes.
-func readLog(path string, format agentlog.Format, cfg Config, st *logsState, bad *BadLines, ordered, jobs chan<- *logJob, stop <-chan struct{}) error {
+// readLog emits the sessions of one log to be proposed and offered, then
+// a job with the bytes read; it returns early, with nil, when emit says
+// the run is stopping.
+func readLog(path string, format agentlog.Format, cfg Config, st *logsState, bad *BadLines, emit func(*logJob, bool) bool) error {
 	f, err := input.Open(path, cfg.Limits)
 	if err != nil {
 		return err
@@ -195,27 +163,10 @@ func readLog(path string, format agentlog.Format, cfg Config, st *logsState, bad
 		return err
 	}
 	defer rd.Close()
-	send := func(j *logJob, propose bool) bool {
-		select {
-		case ordered <- j:
-		case <-stop:
-			return false
-		}
-		if propose {
-			select {
-			case jobs <- j:
-			case <-stop:
-				return false
-			}
-		}
-		return true
-	}
 	for {
 		s, err := rd.Next()
 		if err == io.EOF {
-			j := &logJob{bytes: rd.Bytes(), done: make(chan struct{})}
-			close(j.done)
-			send(j, false)
+			emit(&logJob{bytes: rd.Bytes()}, false)
 			return nil
 		}
 		if err != nil {
@@ -235,7 +186,7 @@ func readLog(path string, format agentlog.Format, cfg Config, st *logsState, bad
 			}
 			st.seen[h] = copyAt{input: st.file, lines: s.Records.Lines()}
 		}
-		if !send(&logJob{s: s, path: path, done: make(chan struct{})}, true) {
+		if !emit(&logJob{s: s, path: path}, true) {
 			return nil
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/text/unicode/norm"
@@ -21,6 +20,7 @@ import (
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/ordered"
 	"github.com/tally-eval/tally/selection"
 )
 
@@ -188,49 +188,15 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 // flight), their results taken in the order read, so the output does not
 // depend on workers.
 func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Limits, propose draft.Proposer, rules bool, workers int) (draftJSON, []atomicfile.File, error) {
-	workers = max(1, workers)
-	ordered := make(chan *draftJob, 4*workers)
-	jobs := make(chan *draftJob, workers)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				j.d, j.err = draft.BuildConcurrent(j.s, propose, workers)
-				if j.err == nil && rules && !selection.ReadsEnglish(j.s) {
-					j.d.Notes = append(j.d.Notes, notEnglishNote)
-				}
-				close(j.done)
-			}
-		}()
-	}
-	go func() { // reads the logs in order, one session at a time
-		defer close(ordered)
-		defer close(jobs)
+	res := draftJSON{Sessions: []draftSessionJSON{}}
+	var files []atomicfile.File
+	var noneErrs []error
+	byID := map[string]string{}
+	err := ordered.Run(workers, func(emit func(*draftJob, bool) bool) error {
 		bySession := map[string]draftCopy{}
-		send := func(j *draftJob, build bool) bool {
-			select {
-			case ordered <- j:
-			case <-stop:
-				return false
-			}
-			if !build {
-				close(j.done)
-				return true
-			}
-			select {
-			case jobs <- j:
-				return true
-			case <-stop:
-				close(j.done)
-				return false
-			}
-		}
-		for _, path := range paths {
+		for _, path := range paths { // in order, one session at a time
 			err := eachSession(path, o, lim, func(s *agentlog.Session) error {
-				j := &draftJob{path: path, s: s, done: make(chan struct{})}
+				j := &draftJob{path: path, s: s}
 				j.out = draftSessionJSON{Source: path, SessionID: s.ID, TypedTurns: len(s.Turns), Compactions: []draftCompactJSON{}, Notes: []string{}}
 				build := false
 				switch prev, ok := bySession[s.ID]; {
@@ -245,34 +211,28 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 					bySession[s.ID] = draftCopy{path, s.Records.Lines()}
 					build = true
 				}
-				if !send(j, build) {
+				if !emit(j, build) {
 					return errStopped
 				}
 				return nil
 			})
+			if errors.Is(err, errStopped) {
+				return nil
+			}
 			if err != nil {
-				if err != errStopped {
-					j := &draftJob{readErr: err, done: make(chan struct{})}
-					send(j, false)
-				}
-				return
+				return err
 			}
 		}
-	}()
-	res := draftJSON{Sessions: []draftSessionJSON{}}
-	var files []atomicfile.File
-	var noneErrs []error
-	var firstErr error
-	byID := map[string]string{}
-	for j := range ordered {
-		if firstErr != nil {
-			continue // drain, so the reader finishes
+		return nil
+	}, func(j *draftJob) {
+		j.d, j.err = draft.BuildConcurrent(j.s, propose, workers)
+		if j.err == nil && rules && !selection.ReadsEnglish(j.s) {
+			j.d.Notes = append(j.d.Notes, notEnglishNote)
 		}
-		<-j.done
+	}, func(j *draftJob) error {
 		out := j.out
+		defer func() { j.s, j.d = nil, nil }() // let the session go
 		switch {
-		case j.readErr != nil:
-			firstErr = j.readErr
 		case j.subAgent:
 			res.Sessions = append(res.Sessions, out)
 			res.SubAgents++
@@ -286,15 +246,14 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 			res.Skipped++
 			noneErrs = append(noneErrs, j.err)
 		case j.err != nil:
-			firstErr = j.err
+			return j.err
 		default:
 			id := j.d.Candidates.ConversationID
 			// Folders named alike but for case or Unicode normalisation
 			// are one folder on Windows and macOS disks.
 			key := strings.ToLower(norm.NFC.String(id))
 			if prev, dup := byID[key]; dup {
-				firstErr = fmt.Errorf("%s: session %q would be drafted as conversation %q, and %s: one folder on a disk that ignores case (Windows, macOS); draft them apart, or change one session's id", j.path, j.s.ID, id, prev)
-				break
+				return fmt.Errorf("%s: session %q would be drafted as conversation %q, and %s: one folder on a disk that ignores case (Windows, macOS); draft them apart, or change one session's id", j.path, j.s.ID, id, prev)
 			}
 			byID[key] = fmt.Sprintf("session %q of %s as %q", j.s.ID, j.path, id)
 			files = append(files, draftFiles(j.d, dir)...)
@@ -302,14 +261,10 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 			res.Sessions = append(res.Sessions, out)
 			res.Drafted++
 		}
-		j.s, j.d = nil, nil // let the session go
-		if firstErr != nil {
-			close(stop)
-		}
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return res, nil, firstErr
+		return nil
+	})
+	if err != nil {
+		return res, nil, err
 	}
 	if res.Drafted == 0 {
 		if len(noneErrs) == 0 { // not one session: empty logs
@@ -323,10 +278,9 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 	return res, files, nil
 }
 
-// draftJob is one session on its way through draftSessions: skipped
-// (a sub-agent's transcript, a repeated session) or drafted by a worker
-// (done closes then), taken in the order read. A job with readErr carries
-// a log's read error.
+// draftJob is one session on its way through draftSessions: skipped (a
+// sub-agent's transcript, a repeated session) or drafted by a worker,
+// taken in the order read.
 type draftJob struct {
 	path               string
 	s                  *agentlog.Session
@@ -334,8 +288,6 @@ type draftJob struct {
 	subAgent, repeated bool
 	d                  *draft.Draft
 	err                error
-	readErr            error
-	done               chan struct{}
 }
 
 // draftCopy is where a session was first read: its log and its lines.
