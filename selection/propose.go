@@ -555,10 +555,12 @@ func (p *propProposer) add(e propUtterance, g propGuess) bool {
 		return false
 	}
 	p.seenLits[key] = true
-	if src := cmp.Or(e.raw, e.text); strings.Contains(g.literal, "\n") && !strings.Contains(src, g.literal) {
+	if src := strings.ReplaceAll(cmp.Or(e.raw, e.text), "\r\n", "\n"); strings.Contains(g.literal, "\n") && !strings.Contains(src, g.literal) {
 		// A sentence read across a line break the message does not
 		// have as such (a blank line or spaces between, which the
 		// reading took out): its first line, which the message has.
+		// ("\r\n" is a line break as "\n" is: the verbatim check
+		// compares them alike.)
 		g.literal, _, _ = strings.Cut(g.literal, "\n")
 	}
 	if strings.ContainsAny(g.probe+g.expect, "\r\n") { // a question is one line

@@ -412,7 +412,7 @@ func nearVerbatim(s *agentlog.Session, li int, later *typedText, ei int, e *type
 	case later.again,
 		len(common) < NearVerbatimMin, sim < NearVerbatimContainment, jac < NearVerbatimJaccard,
 		otherArguments(later.words, e.words),
-		len(later.words) <= variantLimit(later.words) && len(common) < len(later.words) && len(common) < len(e.words),
+		variant(later.words, e.words, common),
 		editedCopy(later.norm, e.norm),
 		resend(s, ei, li):
 		return false
@@ -420,24 +420,51 @@ func nearVerbatim(s *agentlog.Session, li int, later *typedText, ei int, e *type
 	return true
 }
 
-// variantLimit is variantWords for words, three times that when most of
-// them are character pairs of Chinese or Japanese (textWords): a content
-// word of those is about two characters and is joined to the next by a
-// particle, so a sentence of eight content words is some twenty-four
-// pairs, and a one-word swap ("ビルドを全部実行して、結果を教えてください"
-// after "テストを…") changes several pairs where it changes one English
-// word.
-func variantLimit(words []string) int {
+// variant reports whether a short later message swaps a word of an
+// earlier one (each has a word the other lacks), asking for a variant of
+// it rather than restating it: "… the auto commit strategy" after "… the
+// manual commit strategy". An added word ("don't ever write …") is no
+// swap. Chinese and Japanese, read as character pairs (textWords), are
+// compared by their characters: an added particle ("本番DBには…" after
+// "本番DBに…") changes pairs as a swap would, but takes no character
+// away; and their limit is three times the words', a content word being
+// about two characters joined to the next by a particle.
+func variant(later, earlier, common []string) bool {
+	if cjkMost(later) {
+		l, e := cjkChars(later), cjkChars(earlier)
+		shared := 0
+		for r := range l {
+			if e[r] {
+				shared++
+			}
+		}
+		return len(l) <= 3*variantWords && shared < len(l) && shared < len(e)
+	}
+	return len(later) <= variantWords && len(common) < len(later) && len(common) < len(earlier)
+}
+
+// cjkMost reports whether most of words are Chinese or Japanese character
+// pairs (or single characters).
+func cjkMost(words []string) bool {
 	pairs := 0
 	for _, w := range words {
 		if r, _ := utf8.DecodeRuneInString(w); spaceless(r) {
 			pairs++
 		}
 	}
-	if 2*pairs > len(words) {
-		return 3 * variantWords
+	return 2*pairs > len(words)
+}
+
+// cjkChars is the set of characters of words, Chinese and Japanese
+// character pairs and any other words' letters alike.
+func cjkChars(words []string) map[rune]bool {
+	m := map[rune]bool{}
+	for _, w := range words {
+		for _, r := range w {
+			m[r] = true
+		}
 	}
-	return variantWords
+	return m
 }
 
 // variantWords is the length, in content words, up to which a message

@@ -250,8 +250,25 @@ func wrapped(line, next string) bool {
 	if !unicode.IsLower(first) {
 		return false
 	}
-	return last == ',' || unicode.IsLetter(last) && utf8.RuneCountInString(line) >= wrapWidth
+	if last == ',' || unicode.IsLetter(last) && utf8.RuneCountInString(line) >= wrapWidth {
+		return true
+	}
+	// A line ending in a word that cannot end a sentence goes on, however
+	// short: "Keep the old endpoint working until\nthe clients migrate."
+	f := strings.Fields(line)
+	return len(f) > 0 && continuesSentence[strings.ToLower(f[len(f)-1])]
 }
+
+// continuesSentence are English words a sentence does not end with:
+// conjunctions, prepositions and articles that need what follows.
+var continuesSentence = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`until unless because and or but nor the a an to of for with without before after
+		if when while than that which in on at by from into onto as so`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // wrapWidth is the length from which a line ending in a word is taken to
 // be wrapped: shorter than the 72 to 80 columns editors and mail clients
@@ -491,12 +508,25 @@ var otherFunctionWords = func() map[string]bool {
 	return m
 }()
 
+// foreignLetters reports whether word w has a letter English words do
+// not: a Latin letter with a diacritic (ł, ş, ő, é, ü), or a letter of
+// another script (Cyrillic, Greek, Arabic, Hebrew, Hangul, Devanagari,
+// Thai, …; Chinese and Japanese are counted apart).
+func foreignLetters(w string) bool {
+	for _, r := range w {
+		if r >= utf8.RuneSelf && unicode.IsLetter(r) && !spaceless(r) {
+			return true
+		}
+	}
+	return false
+}
+
 // ReadsEnglish reports whether the text a person typed in s reads as
 // English: of its words (textWords, a Chinese or Japanese character pair
 // counted as one), at least 5% are English function words, or too few
 // are another's to say it is not (under 5% German, French, Spanish,
-// Italian, Portuguese or Dutch function words, under a third Chinese or
-// Japanese character pairs) (on the 135
+// Italian, Portuguese or Dutch function words and words with letters
+// English has not, under a third Chinese or Japanese character pairs) (on the 135
 // real sessions of the development set the least is 7.5%; German,
 // Chinese and Japanese sessions a new user wrote had none). A session
 // with fewer than 10 typed words is taken to be English: too little to
@@ -514,7 +544,7 @@ func ReadsEnglish(s *agentlog.Session) bool {
 			switch r, _ := utf8.DecodeRuneInString(w); {
 			case englishFunctionWords[w]:
 				english++
-			case otherFunctionWords[w]:
+			case otherFunctionWords[w], foreignLetters(w):
 				other++
 			case spaceless(r):
 				cjk++

@@ -51,6 +51,7 @@ func TestSentences(t *testing.T) {
 		{"Don't run git push --force on main,\nand never delete the release branch\nwithout asking me.", []string{"Don't run git push --force on main,\nand never delete the release branch", "without asking me."}},
 		{"Don't run git push --force on main, and never delete the release branch\nwithout asking me first.", []string{"Don't run git push --force on main, and never delete the release branch\nwithout asking me first."}},
 		{"never push to main\nalways run the tests before committing.", []string{"never push to main", "always run the tests before committing."}},
+		{"Keep the old endpoint working until\nthe clients migrate.", []string{"Keep the old endpoint working until\nthe clients migrate."}},
 		{"Don't run git push --force on main,\n  and never delete it.", []string{"Don't run git push --force on main,", "and never delete it."}},
 		{"fix the tests\n- then commit", []string{"fix the tests", "- then commit"}},
 		{"fix the tests\n\nthen commit", []string{"fix the tests", "then commit"}},
@@ -219,6 +220,11 @@ func TestReadsEnglish(t *testing.T) {
 		// language's either (a re-check trial).
 		{[]string{"npm test", "fix lint", "continue", "deploy staging", "run e2e suite", "bump version", "merge main"}, true},
 		{[]string{"Haz los cambios en el archivo de configuración y no toques la base de datos de producción."}, false},
+		// Scripts and languages without a function-word list: their
+		// letters are the evidence (a re-check trial).
+		{[]string{"Никогда не пушь в main и не трогай конфигурацию продакшена без моего разрешения, пожалуйста."}, false},
+		{[]string{"프로덕션 데이터베이스에는 절대로 쓰지 마세요. 테스트를 먼저 실행하고 결과를 알려주세요. 감사합니다 정말로."}, false},
+		{[]string{"Nigdy nie wypychaj zmian na gałąź główną bez pytania mnie najpierw, proszę. Dziękuję bardzo za pomoc."}, false},
 	}
 	for _, tt := range tests {
 		var msgs []propMsg

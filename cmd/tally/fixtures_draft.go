@@ -253,9 +253,9 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 			// are one folder on Windows and macOS disks.
 			key := strings.ToLower(norm.NFC.String(id))
 			if prev, dup := byID[key]; dup {
-				return fmt.Errorf("%s: session %q would be drafted as conversation %q, and %s: one folder on a disk that ignores case (Windows, macOS); draft them apart, or change one session's id", j.path, j.s.ID, id, prev)
+				return fmt.Errorf("%s: session %+q would be drafted as conversation %+q, and %s: one folder on a disk that ignores case and Unicode normalisation (Windows, macOS); draft them apart, or change one session's id", j.path, j.s.ID, id, prev)
 			}
-			byID[key] = fmt.Sprintf("session %q of %s as %q", j.s.ID, j.path, id)
+			byID[key] = fmt.Sprintf("session %+q of %s as %+q", j.s.ID, j.path, id)
 			files = append(files, draftFiles(j.d, dir)...)
 			fillDraftJSON(&out, j.d, dir)
 			res.Sessions = append(res.Sessions, out)
