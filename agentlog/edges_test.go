@@ -78,7 +78,7 @@ func TestLogEncodings(t *testing.T) {
 		utf16 = append(utf16, byte(r), 0)
 	}
 	tests := []struct{ name, data, want string }{
-		{"bom.jsonl", "\xef\xbb\xbf" + line, "bom.jsonl:1:1: starts with a UTF-8 byte order mark, which JSON Lines does not allow (save the file as UTF-8 without BOM)"},
+		{"bom.jsonl", "\xef\xbb\xbf" + line, "bom.jsonl:1:1: starts with a UTF-8 byte order mark, which JSON does not allow (save the file as UTF-8 without BOM)"},
 		{"utf16.jsonl", string(utf16), "utf16.jsonl is UTF-16 (little-endian, with a byte order mark), not UTF-8"},
 	}
 	for _, tt := range tests {

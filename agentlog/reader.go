@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/tally-eval/tally/internal/input"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // MalformedLine is the Counts.Skipped key of a line skipped as
@@ -91,8 +92,8 @@ func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 			return nil, &input.EncodingError{File: name + " (uncompressed)", Encoding: input.Encoding(head)}
 		}
 	}
-	if bom, _ := lr.Peek(3); string(bom) == "\xef\xbb\xbf" {
-		return nil, fmt.Errorf("%s:1:1: starts with a UTF-8 byte order mark, which JSON Lines does not allow (save the file as UTF-8 without BOM)", name)
+	if bom, _ := lr.Peek(len(jsonscan.BOM)); string(bom) == jsonscan.BOM {
+		return nil, fmt.Errorf("%s:1:1: starts with %s", name, jsonscan.BOMProblem)
 	}
 	f := o.Format
 	if f == "" {

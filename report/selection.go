@@ -33,8 +33,8 @@ func (b *builder) selection() error {
 // that select may add some); name is the file's path, for errors, which
 // give the line and column of a syntax or type error.
 func ParseSelection(name string, data []byte) (*Selection, error) {
-	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
-		return nil, fmt.Errorf("%s:1:1: a UTF-8 byte order mark, which JSON does not allow (save the file as UTF-8 without BOM)", name)
+	if bytes.HasPrefix(data, []byte(jsonscan.BOM)) {
+		return nil, fmt.Errorf("%s:1:1: starts with %s", name, jsonscan.BOMProblem)
 	}
 	var j selection.Summary
 	if err := json.Unmarshal(data, &j); err != nil {

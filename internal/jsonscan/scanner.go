@@ -103,11 +103,18 @@ func (s *Scanner) errChar(ctx string) *Error {
 	return &Error{Off: s.pos, Msg: "invalid character " + quoteChar(s.data[s.pos:]) + " " + ctx}
 }
 
-// bom is the error of a UTF-8 byte order mark at s.pos (Windows Notepad
-// and Excel start a UTF-8 file with one), nil when there is none.
+// BOM is a UTF-8 byte order mark, with which Windows Notepad and Excel
+// start a UTF-8 file, and BOMProblem what every JSON reader says of one.
+const (
+	BOM        = "\xef\xbb\xbf"
+	BOMProblem = "a UTF-8 byte order mark, which JSON does not allow (save the file as UTF-8 without BOM)"
+)
+
+// bom is the error of a UTF-8 byte order mark at s.pos, nil when there
+// is none.
 func (s *Scanner) bom() *Error {
-	if bytes.HasPrefix(s.data[s.pos:], []byte("\xef\xbb\xbf")) {
-		return &Error{Off: s.pos, Msg: "a UTF-8 byte order mark, which JSON does not allow (save the file as UTF-8 without BOM)"}
+	if bytes.HasPrefix(s.data[s.pos:], []byte(BOM)) {
+		return &Error{Off: s.pos, Msg: BOMProblem}
 	}
 	return nil
 }

@@ -171,24 +171,17 @@ func Cut(s string, max int) int {
 func Percent(x float64) string {
 	v := 100 * x
 	for d := 1; d < 5; d++ {
-		s := strconv.FormatFloat(v, 'f', d, 64)
-		if (x >= 1 || !allNines(s)) && (x <= 0 || !allZeros(s)) {
-			return s
+		scale := math.Pow10(d)
+		r := math.Round(v*scale) / scale
+		if (x >= 1 || r < 100) && (x <= 0 || r > 0) {
+			return strconv.FormatFloat(v, 'f', d, 64)
 		}
 	}
-	if x < 1 && x > 0.5 {
+	if x > 0.5 {
 		return ">99.9999"
 	}
 	return "<0.0001"
 }
-
-// allNines reports whether s reads 100 (with zeros after the point).
-func allNines(s string) bool {
-	return strings.TrimRight(strings.TrimPrefix(s, "100."), "0") == "" && strings.HasPrefix(s, "100.")
-}
-
-// allZeros reports whether s reads 0 (with zeros after the point).
-func allZeros(s string) bool { return strings.Trim(s, "0.") == "" }
 
 // Threshold formats a gate's share as a percentage number without the
 // sign, as it was written: 0.95 is "95", 0.99999 is "99.999" (not
