@@ -86,18 +86,12 @@ func propLowerFirst(s string) string {
 }
 
 // propStop are words too common to say what a sentence is about.
-var propStop = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an the and or but if then else of to in into on at by for from with without
+var propStop = wordSet(`a an the and or but if then else of to in into on at by for from with without
 		as is are was were be been being am do does did done doing have has had having will would shall should can could
 		may might must not no nor never it its it's this that these those there here we us our you your i me my he she they
 		them their what which who whom whose why how when where all any each every some such only also just than too very
 		so up down out over under again once more most other same own let let's please ok okay yes get got go going
-		make made keep still now new old one two three before after until while about above below between through during`) {
-		propStop[w] = true
-	}
-}
+		make made keep still now new old one two three before after until while about above below between through during`)
 
 // propContentWords returns the lower-case words of s that are not stop
 // words, with surrounding punctuation removed ("orders.status" and

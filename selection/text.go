@@ -261,14 +261,8 @@ func wrapped(line, next string) bool {
 
 // continuesSentence are English words a sentence does not end with:
 // conjunctions, prepositions and articles that need what follows.
-var continuesSentence = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`until unless because and or but nor the a an to of for with without before after
-		if when while than that which in on at by from into onto as so`) {
-		m[w] = true
-	}
-	return m
-}()
+var continuesSentence = wordSet(`until unless because and or but nor the a an to of for with without before after
+		if when while than that which in on at by from into onto as so`)
 
 // wrapWidth is the length from which a line ending in a word is taken to
 // be wrapped: shorter than the 72 to 80 columns editors and mail clients
@@ -372,9 +366,7 @@ func spaceless(r rune) bool {
 
 // textStopWords are English function words and conversational filler:
 // words that carry no content of an instruction.
-var textStopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the to of in on at for with by from into onto about as than then
+var textStopWords = wordSet(`a an the to of in on at for with by from into onto about as than then
 		and or but so if because while until before after again also too very just only even still
 		is are was were be been being am do does did done doing have has had having
 		i me my mine we us our you your yours he him his she her it its they them their this that these those
@@ -384,11 +376,7 @@ var textStopWords = func() map[string]bool {
 		please thanks thank ok okay yes yeah yep no nope hmm hm oh ah well sure right now
 		any all some every each other another more most much many few such same
 		up out over down off not get got go goes going make makes made let like want need think know see look
-		one two also already though although however ever`) {
-		m[w] = true
-	}
-	return m
-}()
+		one two also already though although however ever`)
 
 // wordStem folds common English suffixes: -ies → -y, then -s (not
 // -ss), then -ing / -ed, then a final -e, on words of four letters or
@@ -481,32 +469,20 @@ func argumentWord(w string) bool {
 // also words of German, French, Spanish or Italian ("in", "a", "was",
 // "also" are left out): in English prose they are about a fifth of the
 // words, in the others' almost none.
-var englishFunctionWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`the to and of is it its you your that for this with be not can we do does
+var englishFunctionWords = wordSet(`the to and of is it its you your that for this with be not can we do does
 		are if or but at by from have has what there should would my our they them then than when how why
-		which any just please dont lets`) {
-		m[w] = true
-	}
-	return m
-}()
+		which any just please dont lets`)
 
 // otherFunctionWords are common function words of German, French,
 // Spanish, Italian, Portuguese and Dutch that are not English words
 // ("die", "no", "as", "is", "per", "con" are left out): positive evidence
 // that a text is in one of those languages.
-var otherFunctionWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`der das und nicht ist ich du mit für auf ein eine einen zu den dem es sie wir bitte noch auch
+var otherFunctionWords = wordSet(`der das und nicht ist ich du mit für auf ein eine einen zu den dem es sie wir bitte noch auch
 		le la les et pas est je vous avec pour une des du que qui dans sur ce cette
 		el los las es con para por una del pero muy esto
 		il di che non sono della questo
 		os não uma com mais isso
-		het een niet ik je met voor op maar`) {
-		m[w] = true
-	}
-	return m
-}()
+		het een niet ik je met voor op maar`)
 
 // foreignLetters reports whether word w has a letter English words do
 // not: a Latin letter with a diacritic (ł, ş, ő, é, ü), or a letter of
@@ -555,3 +531,6 @@ func ReadsEnglish(s *agentlog.Session) bool {
 	// test", "fix lint", "deploy staging") has no function words at all.
 	return total < 10 || english*20 >= total || other*20 < total && cjk*3 < total
 }
+
+// wordSet is the set of the words of s, split at white space (set).
+func wordSet(s string) map[string]bool { return set(strings.Fields(s)...) }
