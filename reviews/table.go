@@ -360,5 +360,13 @@ func groupRow(cells []string) bool {
 			filled = append(filled, c)
 		}
 	}
-	return len(filled) == 4 && filled[0] == HeaderItem && filled[3] == "Review"
+	return len(filled) == 4 && filled[0] == GroupItem && filled[3] == GroupReview
 }
+
+// GroupItem and GroupReview are the first and last of the Items sheet's
+// column groups, on the row above its headers (the two systems' names
+// are between them).
+const (
+	GroupItem   = "Item"
+	GroupReview = "Review"
+)

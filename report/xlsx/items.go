@@ -33,8 +33,8 @@ func (b *book) items() error {
 	if r.Candidate != "" {
 		cand += ": " + r.Candidate
 	}
-	if err := s.put((&cellRow{}).str("Item", st.group).skip(6).str(inc, st.group).skip(3).
-		str(cand, st.group).skip(3).str("", 0).str("Review", st.group).skip(3)); err != nil {
+	if err := s.put((&cellRow{}).str(reviews.GroupItem, st.group).skip(6).str(inc, st.group).skip(3).
+		str(cand, st.group).skip(3).str("", 0).str(reviews.GroupReview, st.group).skip(3)); err != nil {
 		return err
 	}
 	for _, m := range [][2]string{{"A1", "G1"}, {"H1", "K1"}, {"L1", "O1"}, {"Q1", "T1"}} {
