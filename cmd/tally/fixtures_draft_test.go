@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -352,5 +353,31 @@ func TestFixturesDraftCaseCollision(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "candidates")); !os.IsNotExist(err) {
 		t.Errorf("files written: %v", err)
+	}
+}
+
+// TestFixturesDraftNotEnglish: with the rules, a session typed in another
+// language is drafted with a note saying the rules read English (its
+// references are found, hardly its constraints); an English one is not.
+func TestFixturesDraftNotEnglish(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "langs.jsonl")
+	session := func(id, a string) string {
+		return `{"session_id":"` + id + `","messages":[{"role":"user","content":"` + a + `"},{"role":"assistant","content":"ok"},{"role":"user","content":"` + a + `"},{"role":"assistant","content":"ok"}],"compactions":[{"after_message":2,"summary":"s"}]}` + "\n"
+	}
+	logs := session("de", "Bitte ändere niemals die Datei deploy/prod.yaml und pushe nicht auf main, das ist für den Betrieb wichtig.") +
+		session("en", "Please never change deploy/prod.yaml and do not push to main, it is important for the operations team.")
+	if err := os.WriteFile(log, []byte(logs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js, errOut, code := cli(t, "fixtures", "draft", log, "-o", filepath.Join(dir, "out"), "--format", "json")
+	var res draftJSON
+	if code != exitOK || json.Unmarshal([]byte(js), &res) != nil || len(res.Sessions) != 2 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, js)
+	}
+	for _, s := range res.Sessions {
+		if got, want := slices.Contains(s.Notes, notEnglishNote), s.SessionID == "de"; got != want {
+			t.Errorf("session %s: note %v, want %v (notes %q)", s.SessionID, got, want, s.Notes)
+		}
 	}
 }

@@ -102,3 +102,17 @@ c2  reference   2     0.60        reference/path      docs/plan.md
 		t.Errorf("rules: exit %d\n%s", code, out)
 	}
 }
+
+// TestProposeNotEnglish: the rules' proposal for a session typed in
+// another language ends with a note saying so.
+func TestProposeNotEnglish(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "de.jsonl")
+	line := `{"session_id":"de","messages":[{"role":"user","content":"Bitte ändere niemals die Datei deploy/prod.yaml und pushe nicht auf main, das ist für den Betrieb wichtig."},{"role":"assistant","content":"ok"}]}` + "\n"
+	if err := os.WriteFile(log, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := cliIn(t, nil, "propose", log)
+	if code != exitOK || !strings.Contains(out, "note: "+notEnglishNote) {
+		t.Errorf("exit %d: %s\n%s", code, errOut, out)
+	}
+}
