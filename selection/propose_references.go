@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/tally-eval/tally/fixture"
 )
@@ -21,6 +22,7 @@ type propRefPattern struct {
 	confidence float64
 	rule       string
 	extendLeft bool // take one more descriptive word before the match
+	quoted     bool // the match is in quotes, which the reference leaves out
 	example    string
 	ref        string
 	nearMiss   string
@@ -34,18 +36,24 @@ const propW = `\p{L}\p{M}\p{N}_`
 // propPath is a file's path: names separated by slashes (or a Windows
 // path's backslashes), the last with an extension, after a drive letter
 // when there is one.
-const propPath = `(?:\b[A-Za-z]:[\\/])?(?:[` + propW + `.-]+[/\\])*[` + propW + `-][` + propW + `.-]*\.[A-Za-z]\w{0,9}`
+const propPath = `(?:\b[A-Za-z]:[\\/]|\\\\)?(?:[` + propW + `.-]+[/\\])*[` + propW + `-][` + propW + `.-]*\.[A-Za-z]\w{0,9}`
 
-// propWinPath is a Windows path: from a drive letter or ".\", or
-// relative with a file extension at its end (a bare "a\b" is too often
-// an escape in pasted code).
+// propWinPath is a Windows path: from a drive letter, a share's
+// "\\server\" (UNC) or ".\", or relative with a file extension at its
+// end (a bare "a\b" is too often an escape in pasted code).
 const propWinPath = `\b[A-Za-z]:\\(?:[` + propW + `.-]+\\)*[` + propW + `.-]*[` + propW + `]` +
+	`|\\\\[` + propW + `.-]+(?:\\[` + propW + `.$-]+)+` +
 	`|\.\.?\\(?:[` + propW + `.-]+\\)*[` + propW + `.-]*[` + propW + `]` +
 	`|(?:[` + propW + `.-]+\\)+[` + propW + `-][` + propW + `.-]*\.[A-Za-z]\w{0,9}\b`
 
 // propRefPatterns, in priority order: where two matches overlap, the
 // earlier pattern's wins.
 var propRefPatterns = []propRefPattern{
+	// A path with a space in it ("C:\Users\Jörg Weiß\…", "/Users/me/My
+	// Project/…") is whole only where quotes or backticks bound it; bare,
+	// its end cannot be told from the words after it.
+	{re: regexp.MustCompile(`(?:` + "`" + propQuotedPath("`", "`") + "`" + `|"` + propQuotedPath(`"`, `"`) + `"|“` + propQuotedPath("“", "”") + `”)`), kind: "file", confidence: 0.3, rule: "reference/path", quoted: true,
+		example: `Update "C:\Users\Jörg Weiß\repo\config.ini" as discussed.`, ref: `C:\Users\Jörg Weiß\repo\config.ini`, nearMiss: `He said "see you / later" and left.`},
 	{re: regexp.MustCompile(`https?://[^\s<>"'()\[\]` + "`" + `]+`), kind: "URL", confidence: 0.8, rule: "reference/url",
 		example: "Details are at https://example.com/runbooks/42.", ref: "https://example.com/runbooks/42", nearMiss: "use https for every call"},
 	// Lines in a list with no space ("x.go:42,75") are the file's too.
@@ -87,6 +95,22 @@ var propRefPatterns = []propRefPattern{
 		example: "The metadata lives on `entire/sessions`.", ref: "`entire/sessions`", nearMiss: "Claude/Gemini hooks"},
 	{re: regexp.MustCompile(propWinPath + `|(?:\b[A-Za-z]:/|~?/)?(?:[` + propW + `.-]+/)+[` + propW + `.-]*[` + propW + `]|(?:\B\.)?\b[` + propW + `-]+\.(?:md|go|py|ts|tsx|js|jsx|json|jsonl|ya?ml|toml|txt|sql|sh|rs|java|kt|rb|proto|tf|cfg|ini|lock|mod|sum|csv|xml|html|css|tmpl)\b`), kind: "file", confidence: 0.3, rule: "reference/path",
 		example: "Changed `cmd/entire/cli/resume.go` to log the agent.", ref: "cmd/entire/cli/resume.go", nearMiss: "and/or"},
+}
+
+// propQuotedPath is the pattern of a path between the quotes open and
+// close: from a drive, a share ("\\server"), the root, "~/" or "./",
+// with a space somewhere in it (a path without one is found bare).
+func propQuotedPath(open, close string) string {
+	not := regexp.QuoteMeta(open + close)
+	return `(?:[A-Za-z]:[\\/]|\\\\|~?/|\.\.?[\\/])[^` + not + `\n]* [^` + not + `\n]*[^` + not + `\s]`
+}
+
+// propUnquote returns the bounds of s[a:b] without its first and last
+// characters, the quotes a quoted path's match has around it.
+func propUnquote(s string, a, b int) (int, int) {
+	_, open := utf8.DecodeRuneInString(s[a:b])
+	_, close := utf8.DecodeLastRuneInString(s[a:b])
+	return a + open, b - close
 }
 
 // propLeftStop are words a reference's left extension never takes.
@@ -138,10 +162,14 @@ func propReferencesIn(s, role string, w *propWork) []propGuess {
 		}
 		for _, m := range matches {
 			a, b := m[0], m[1]
-			lit := strings.TrimRight(s[a:b], ".,;:!?`")
-			b = a + len(lit)
-			if strings.HasPrefix(lit, "`") {
-				a++
+			if pat.quoted {
+				a, b = propUnquote(s, a, b)
+			} else {
+				lit := strings.TrimRight(s[a:b], ".,;:!?`")
+				b = a + len(lit)
+				if strings.HasPrefix(lit, "`") {
+					a++
+				}
 			}
 			if !propRefOK(s, a, b, pat) {
 				continue

@@ -639,3 +639,36 @@ func TestProposeFileLineWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestProposeQuotedPaths: a path with a space in it is found whole
+// between quotes or backticks, and a share's path (UNC) keeps its
+// "\\server" (a re-check trial lost the head of both); a quoted phrase
+// that is no path is no reference.
+func TestProposeQuotedPaths(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{`Update "C:\Users\Jörg Weiß\repo\config.ini" as discussed.`, `C:\Users\Jörg Weiß\repo\config.ini`},
+		{"Open `/Users/me/My Project/src/app.ts` and fix it.", "/Users/me/My Project/src/app.ts"},
+		{`Edit “C:\Program Files\App\settings.json” now.`, `C:\Program Files\App\settings.json`},
+		{`Keep "~/Library/Application Support/Code/settings.json" as it is.`, "~/Library/Application Support/Code/settings.json"},
+		{`Read "C:\repo\main.go" first.`, `C:\repo\main.go`},
+		{`See \\fileserver\specs\api.md for the contract.`, `\\fileserver\specs\api.md`},
+		{`It fails at \\build01\logs\run.log:17 every time.`, `\\build01\logs\run.log:17`},
+		{`He said "see you / later" and left.`, ""},
+		{`Type "/ x" to search.`, ""},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, g := range propReferences(tt.text, "user") {
+			if g.class == fixture.Reference {
+				got = append(got, g.literal)
+			}
+		}
+		want := []string{tt.want}
+		if tt.want == "" {
+			want = nil
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: references %q, want %q", tt.text, got, want)
+		}
+	}
+}
