@@ -413,35 +413,33 @@ func llmFind(utts []propUtterance, turn int, lit string) (propUtterance, bool) {
 
 // llmOriginal returns the text of line that lit stands for when compared
 // as llmFind compares (white space runs, the prompt's " / " for a line
-// break, typographic quotes): the line's own characters, line breaks
-// included. It returns lit when no such span is found.
+// break, typographic quotes and the space a French quote has inside
+// it): the line's own characters, line breaks included. It returns lit
+// when no such span is found.
 func llmOriginal(line, lit string) string {
-	var words []string
-	for _, w := range strings.Fields(lit) {
-		if w == "/" {
-			continue
-		}
-		var b strings.Builder
-		for _, r := range w {
-			switch r {
-			case '\'', '’', '‘', '‚', '‹', '›':
-				b.WriteString(`['’‘‚‹›]`)
-			case '"', '“', '”', '„', '«', '»':
-				b.WriteString(`["“”„«»]`)
-			default:
-				b.WriteString(regexp.QuoteMeta(string(r)))
-			}
-		}
-		words = append(words, b.String())
-	}
-	if len(words) == 0 {
+	q := llmSquash(lit)
+	if q == "" {
 		return lit
 	}
-	re, err := regexp.Compile(strings.Join(words, `(?:\s+/)*\s+`))
+	const space = `[\s\p{Zs}]`
+	var b strings.Builder
+	for _, r := range q {
+		switch r {
+		case ' ':
+			b.WriteString(`(?:` + space + `+/)*` + space + `+`)
+		case '\'':
+			b.WriteString(`['’‘‚‹›]`)
+		case '"':
+			b.WriteString(space + `*["“”„«»]` + space + `*`)
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	re, err := regexp.Compile(b.String())
 	if err != nil {
 		return lit
 	}
-	if m := re.FindString(line); m != "" {
+	if m := strings.TrimFunc(re.FindString(line), unicode.IsSpace); m != "" {
 		return m
 	}
 	return lit
@@ -480,8 +478,8 @@ func llmWant(k reflect.Kind) string {
 }
 
 // llmSquash joins s's fields with one space, a line break (" / " in the
-// prompt, one or several) counting as white space, and typographic quotes
-// as ASCII ones.
+// prompt, one or several) counting as white space, typographic quotes
+// as ASCII ones, and no space beside a double quote.
 func llmSquash(s string) string {
 	f := strings.Fields(llmQuotes.Replace(s))
 	out := f[:0]
@@ -490,8 +488,13 @@ func llmSquash(s string) string {
 			out = append(out, w)
 		}
 	}
-	return strings.Join(out, " ")
+	return llmQuoteSpace.Replace(strings.Join(out, " "))
 }
+
+// llmQuoteSpace drops the space beside a double quote: French writes
+// « non » with a space inside each guillemet, which a model copies as
+// "non".
+var llmQuoteSpace = strings.NewReplacer(` " `, `"`, ` "`, `"`, `" `, `"`)
 
 // sameItemText reports whether two literals stand for one item: one
 // contains the other once normalised, or half the content words of the

@@ -130,6 +130,18 @@ func TestParseLLMReplyOriginalText(t *testing.T) {
 	if want := "Behalte den „alten“ Endpunkt und «la route»"; got[0].Literal != want {
 		t.Errorf("literal %q, want the session's own %q", got[0].Literal, want)
 	}
+	// French guillemets have a space inside, often a no-break one; the
+	// model writes them straight and without it, or keeps them.
+	fr := propSession([]propMsg{{1, "user", "Surtout, «\u00a0ne touche pas\u00a0» aux migrations\u202f!"}, {1, "assistant", "ok"}}, 1)
+	for _, lit := range []string{`"\"ne touche pas\" aux migrations !"`, `"« ne touche pas » aux migrations"`, `"ne touche pas"`} {
+		got, err = ParseLLMReply(item(lit, "constraint"), fr)
+		if err != nil {
+			t.Fatalf("%s: %v", lit, err)
+		}
+		if !strings.Contains(fr.Messages[0].Text, got[0].Literal) || !strings.Contains(got[0].Literal, "ne touche pas") {
+			t.Errorf("%s: literal %q is not the session's own text", lit, got[0].Literal)
+		}
+	}
 	prompt := LLMProposer{}.Prompt(s)
 	if !strings.Contains(prompt, "edited.go") {
 		t.Fatalf("the prompt lists no action:\n%s", prompt[len(LLMPrompt):])
