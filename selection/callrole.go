@@ -26,8 +26,8 @@ func callRole(tool string, raw json.RawMessage, cwd string) (string, callInput) 
 	if claudeTools[tool] {
 		return tool, parseCallInput(tool, raw, cwd)
 	}
-	file, command, patch := propCallInput(raw)
-	switch propToolKind(tool) {
+	kind, file, command, patch := propCallOf(tool, raw)
+	switch kind {
 	case "shell":
 		if command != "" {
 			b, _ := json.Marshal(map[string]string{"command": command})

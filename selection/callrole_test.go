@@ -79,6 +79,12 @@ func TestCallRole(t *testing.T) {
 		{"exec_command", `{"cmd":"go test ./...","yield_time_ms":1000}`, "Bash", "go test ..."},
 		{"apply_patch", `"*** Begin Patch\n*** Add File: a.go\n+package a\n*** End Patch"`, "Patch", "*** Begin Patch\n*** Add File: a.go\n+package a\n*** End Patch"},
 		{"apply_patch", `{"input":"*** Begin Patch\n*** Delete File: b.go\n*** End Patch"}`, "Patch", "*** Begin Patch\n*** Delete File: b.go\n*** End Patch"},
+		// A patch run through the shell, as Codex's model was taught to
+		// (codex-rs/apply-patch, maybe_parse_apply_patch: the argv form
+		// and bash -lc's here-document form).
+		{"shell", `{"command":["apply_patch","*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** End Patch"],"workdir":"/src"}`, "Patch", "*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** End Patch"},
+		{"shell", `{"command":["bash","-lc","apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: c.go\n+package c\n*** End Patch\nEOF\n"]}`, "Patch", "*** Begin Patch\n*** Add File: c.go\n+package c\n*** End Patch"},
+		{"shell", `{"command":["bash","-lc","echo apply_patch"]}`, "Bash", "echo apply_patch"},
 		{"web_search", `"go generics"`, "web_search", `"go generics"`},
 		{"edit_file", `{"path":"a.go","content":"x"}`, "Edit", "/src/a.go\x00" + `{"content":"x","path":"a.go"}`},
 		{"shell", `{"workdir":"/src"}`, "shell", `{"workdir":"/src"}`},

@@ -114,8 +114,27 @@ func llmAction(c agentlog.ToolCall) string {
 	if c.IsError {
 		return ""
 	}
-	file, command := propCallStrings(c.Input)
-	switch c.Name {
+	name := c.Name
+	kind, file, command, patch := propCallOf(c.Name, c.Input)
+	if !claudeTools[name] {
+		// Another agent's tools, by what they do: a file tool edits,
+		// a patch edits the files it names, a shell runs a command.
+		switch kind {
+		case "file":
+			name = "Edit"
+		case "shell":
+			name = "Bash"
+		case "patch":
+			var files []string
+			for _, m := range propPatchFile.FindAllStringSubmatch(patch, -1) {
+				files = append(files, m[1])
+			}
+			if len(files) > 0 {
+				return "edited " + strings.Join(files, ", ")
+			}
+		}
+	}
+	switch name {
 	case "Edit", "MultiEdit", "NotebookEdit":
 		if file != "" {
 			return "edited " + file

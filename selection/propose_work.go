@@ -51,18 +51,12 @@ type propWork struct {
 // tool's path, a shell tool's command, a patch tool's patch.
 var propCallKeys = jsonscan.NewKeySet("file_path", "notebook_path", "path", "command", "cmd", "input", "patch")
 
-// propCallStrings reads a tool input's file path (file_path,
+// propCallInput reads a tool input's file path (file_path,
 // notebook_path or path) and command (command or cmd: a string, or a list
-// of strings — Codex's ["bash", "-lc", "…"] — read by shellScript); an input
-// that is not a JSON object gives "". A patch (input or patch, or the
-// whole input when it is a JSON string: Codex's apply_patch) is returned
-// as patch.
-func propCallStrings(raw []byte) (file, command string) {
-	file, command, _ = propCallInput(raw)
-	return file, command
-}
-
-// propCallInput is propCallStrings with the patch.
+// of strings — Codex's ["bash", "-lc", "…"] — read by shellScript); an
+// input that is not a JSON object gives "". A patch (input or patch, or
+// the whole input when it is a JSON string: Codex's apply_patch) is
+// returned as patch.
 func propCallInput(raw []byte) (file, command, patch string) {
 	var sc jsonscan.Scanner
 	sc.Reset(raw)
@@ -118,6 +112,40 @@ func shellScript(argv []string) string {
 		}
 	}
 	return strings.Join(argv, " ")
+}
+
+// propCallOf sorts one call by its tool's kind (propToolKind) and reads
+// its input (propCallInput). A shell call that runs apply_patch on a
+// patch (Codex's ["apply_patch", PATCH], or a here-document
+// "apply_patch <<'EOF' … EOF", both of which codex-rs/apply-patch
+// intercepts) is a "patch" of that patch: it edits the files it names.
+func propCallOf(name string, raw []byte) (kind, file, command, patch string) {
+	kind = propToolKind(name)
+	file, command, patch = propCallInput(raw)
+	if kind == "shell" && patch == "" {
+		if p, ok := shellPatch(command); ok {
+			return "patch", file, "", p
+		}
+	}
+	return kind, file, command, patch
+}
+
+// shellPatch returns the patch a shell command applies with apply_patch
+// (or applypatch), from "*** Begin Patch" to "*** End Patch".
+func shellPatch(command string) (string, bool) {
+	c := strings.TrimSpace(command)
+	if !strings.HasPrefix(c, "apply_patch") && !strings.HasPrefix(c, "applypatch") {
+		return "", false
+	}
+	a := strings.Index(c, "*** Begin Patch")
+	if a < 0 {
+		return "", false
+	}
+	p := c[a:]
+	if b := strings.Index(p, "*** End Patch"); b >= 0 {
+		p = p[:b+len("*** End Patch")]
+	}
+	return p, true
 }
 
 // propToolKind sorts a tool by its name, whatever the agent calls it:
@@ -179,8 +207,8 @@ func propWorkOf(s *agentlog.Session) *propWork {
 	for _, st := range s.Steps {
 		for _, c := range st.Calls {
 			w.calls++
-			file, cmd, patch := propCallInput(c.Input)
-			switch propToolKind(c.Name) {
+			kind, file, cmd, patch := propCallOf(c.Name, c.Input)
+			switch kind {
 			case "file":
 				// A change the person refused still names a file of the
 				// work: they stopped the agent to redirect it ("branch

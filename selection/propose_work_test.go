@@ -177,7 +177,7 @@ func FuzzProposeWork(f *testing.F) {
 		w := propWorkOf(s)
 		_ = w.changed(input)
 		_ = w.commit(result)
-		file, _ := propCallStrings([]byte(input))
+		file, _, _ := propCallInput([]byte(input))
 		var m map[string]any
 		if !utf8.ValidString(input) || json.Unmarshal([]byte(input), &m) != nil {
 			return // invalid UTF-8: encoding/json reads U+FFFD, the scanner declines
