@@ -78,9 +78,10 @@ type CheckConfig struct {
 	// takes only its contradiction: a context that holds an item's words
 	// and states the opposite is contradicted, not verbatim (Claude Code's
 	// summaries quote every message the person typed, so a body that
-	// inverts a constraint still holds its words). Any other answer, an
-	// error included, leaves the item verbatim. It costs a question per
-	// verbatim item.
+	// inverts a constraint still holds its words). Any other answer
+	// leaves the item verbatim; a failure (an error verdict) is recorded
+	// as the error, since whether the item was contradicted is not
+	// known. It costs a question per verbatim item.
 	JudgeVerbatim bool
 	// Limits bounds the fixtures and the compacted contexts read: only
 	// regular files, a JSONL line or a file read whole of at most
@@ -103,8 +104,9 @@ type Progress struct {
 	// VerbatimContradicted counts the items found verbatim that the judge
 	// then found contradicted (CheckConfig.JudgeVerbatim): recorded as
 	// contradicted, and not in Verbatim. VerbatimUnjudged counts those the
-	// judge gave no answer for (an error: the recorded judge has no line
-	// for them, say), left verbatim.
+	// judge failed on (an error verdict: a command that exited non-zero,
+	// a recorded judge with no line for them): recorded as errors, in
+	// Errors and not in Verbatim.
 	Checks, Verbatim, VerbatimContradicted, VerbatimUnjudged int
 	// Calls and CacheHits count judge backend calls made and replies
 	// taken from the cache; Errors counts error verdicts.
@@ -262,7 +264,8 @@ type slot struct {
 	// verbatimContradicted counts the verbatim items the judge found
 	// contradicted (CheckConfig.JudgeVerbatim).
 	verbatimContradicted int
-	// verbatimUnjudged counts those the judge answered with an error.
+	// verbatimUnjudged counts those the judge answered with an error,
+	// recorded as the error.
 	verbatimUnjudged int
 	calls            int
 	cacheHits        int
@@ -428,6 +431,12 @@ func run(parent context.Context, cfg CheckConfig, needContext bool, n *setCounts
 					case !t.verbatim:
 						t.s.records[t.i] = a.Record(t.q)
 					case a.Verdict == fixture.Error:
+						// The contradiction the run asked for went
+						// unchecked: the item's state is not known,
+						// and an error verdict says so everywhere
+						// (--max-errors, the report's ranges).
+						t.s.records[t.i] = a.Record(t.q)
+						t.s.verbatim--
 						t.s.verbatimUnjudged++
 					case a.Verdict == fixture.Contradicted:
 						rec := a.Record(t.q)

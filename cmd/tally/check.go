@@ -50,8 +50,8 @@ type checkJSON struct {
 	// VerbatimContradicted counts the items found verbatim that the
 	// judge found contradicted under --judge-verbatim.
 	VerbatimContradicted int `json:"verbatim_contradicted"`
-	// VerbatimUnjudged counts those the judge gave no answer for, left
-	// verbatim.
+	// VerbatimUnjudged counts those the judge failed on, recorded as
+	// errors (in Errors).
 	VerbatimUnjudged int        `json:"verbatim_unjudged"`
 	Calls            int        `json:"judge_calls"`
 	CacheHits        int        `json:"cache_hits"`
@@ -346,7 +346,7 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 	if sum.judgeVerbatim {
 		unjudged := ""
 		if n := res.VerbatimUnjudged; n > 0 {
-			unjudged = fmt.Sprintf("; %d had no answer (a judge error: the recorded judge has no line for them, say), and stay verbatim", n)
+			unjudged = fmt.Sprintf("; the judge failed on %d (recorded as error, their reasons below: whether they were contradicted is not known)", n)
 		}
 		fmt.Fprintf(w, "--judge-verbatim: of %s found verbatim, the judge found %d contradicted by the rest of the context (recorded as contradicted)%s\n",
 			plural(res.Verbatim+res.VerbatimContradicted, "item-compaction"), res.VerbatimContradicted, unjudged)
