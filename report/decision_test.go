@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -113,7 +114,11 @@ func TestBlindSpot(t *testing.T) {
 			er.Classes = append(er.Classes, rule.Class{Name: []string{"constraint", "reference"}[i]})
 			var cs []rule.Characteristics
 			for _, p := range row {
-				cs = append(cs, rule.Characteristics{Block: p})
+				c := rule.Characteristics{Block: p, Method: rule.MethodExact}
+				if math.IsNaN(p) { // the class cannot lose that much
+					c = rule.Characteristics{Block: p}
+				}
+				cs = append(cs, c)
 			}
 			er.Power = append(er.Power, cs)
 		}
@@ -127,6 +132,10 @@ func TestBlindSpot(t *testing.T) {
 		{"blind to both drops", rates([]float64{0.01, 0.2}, []float64{0.3, 0.9}), &BlindSpot{Drop: 0.10, Classes: []string{"constraint", "reference"}, Power: []float64{0.2, 0.9}}},
 		{"blind to the small drop only", rates([]float64{0.4, 0.8}, []float64{0.6, 0.9}), &BlindSpot{Drop: 0.03, Classes: []string{"constraint", "reference"}, Power: []float64{0.4, 0.6}}},
 		{"sees both", rates([]float64{0.5, 0.8}, []float64{0.6, 0.9}), nil},
+		// A class that cannot lose 10 points has no power for it; the
+		// other class's blindness still shows (a new user's trial lost
+		// the warning to a commitment class at 0%).
+		{"one class cannot drop", rates([]float64{0.6, math.NaN()}, []float64{0.7, 0.2}), &BlindSpot{Drop: 0.10, Classes: []string{"reference"}, Power: []float64{0.2}}},
 		{"unknown", &ErrorRates{}, nil},
 		{"none", nil, nil},
 	} {

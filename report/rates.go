@@ -124,20 +124,24 @@ func (b *builder) errorRates() error {
 		er.Sentence = "Error rates of this rule: unknown, because " + er.Why + "."
 		return nil
 	}
-	// A drop the incumbent's retention cannot pay for in some class (its
-	// losses would exceed the items it retains) gets no power; the
-	// sentence says which.
+	// A class whose retention cannot pay for a drop (its losses would
+	// exceed the items it retains) gets no power for it, and the
+	// sentence says which; the other classes' figures for that drop
+	// stand (a new user's trial: a commitment class at 0% had taken the
+	// power of every class, and the verdict's warning, with it). A drop
+	// no class can pay for is left out.
 	er.Drops = nil
 	for _, d := range reg.Drops {
-		fits := true
+		var cannot []string
 		for _, c := range er.Classes {
-			if c.Discordance/2+d > c.Baseline {
-				fits = false
-				er.Skipped = append(er.Skipped, fmt.Sprintf("no power is given for a drop of %s points: %s retains %s at baseline", strconvNum(100*d), c.Name, pct(c.Baseline)))
-				break
+			if !c.CanDrop(d) {
+				cannot = append(cannot, fmt.Sprintf("%s (it retains %s at baseline)", c.Name, pct(c.Baseline)))
 			}
 		}
-		if fits {
+		if len(cannot) > 0 {
+			er.Skipped = append(er.Skipped, fmt.Sprintf("no power is given for a drop of %s points in %s", strconvNum(100*d), strings.Join(cannot, ", ")))
+		}
+		if len(cannot) < len(er.Classes) {
 			er.Drops = append(er.Drops, d)
 		}
 	}
@@ -206,9 +210,11 @@ func (er *ErrorRates) sentence() string {
 		er.method(), pct(fb.Block), er.mcse(fb))
 	for j, d := range er.Drops {
 		fmt.Fprintf(&b, "; %s %s-point drop in one class's retention with probability ", article(100*d), strconvNum(100*d))
-		parts := make([]string, len(er.Classes))
+		var parts []string
 		for i, c := range er.Classes {
-			parts[i] = fmt.Sprintf("%s (%s)", pct(er.Power[i][j].Block), c.Name)
+			if er.Power[i][j].Given() {
+				parts = append(parts, fmt.Sprintf("%s (%s)", pct(er.Power[i][j].Block), c.Name))
+			}
 		}
 		b.WriteString(strings.Join(parts, ", "))
 	}
@@ -357,7 +363,7 @@ func blindSpot(er *ErrorRates) *BlindSpot {
 	best := -1
 	for j, d := range er.Drops {
 		for i := range er.Classes {
-			if er.Power[i][j].Block < 0.5 && (best < 0 || d > er.Drops[best]) {
+			if p := er.Power[i][j]; p.Given() && p.Block < 0.5 && (best < 0 || d > er.Drops[best]) {
 				best = j
 			}
 		}
@@ -367,8 +373,10 @@ func blindSpot(er *ErrorRates) *BlindSpot {
 	}
 	bs := &BlindSpot{Drop: er.Drops[best]}
 	for i, c := range er.Classes {
-		bs.Classes = append(bs.Classes, c.Name)
-		bs.Power = append(bs.Power, er.Power[i][best].Block)
+		if p := er.Power[i][best]; p.Given() {
+			bs.Classes = append(bs.Classes, c.Name)
+			bs.Power = append(bs.Power, p.Block)
+		}
 	}
 	return bs
 }

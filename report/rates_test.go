@@ -108,7 +108,8 @@ func TestErrorRatesNoiseChecks(t *testing.T) {
 		t.Errorf("one file twice: %+v", same.ErrorRates)
 	}
 	big := build("regression: {drops: [0.03, 0.9]}\nnoise: {first: verdicts/incumbent.jsonl, second: verdicts/incumbent-rerun.jsonl}\n")
-	if er := big.ErrorRates; !er.Known || len(er.Drops) != 1 || !strings.Contains(er.Sentence, "no power is given for a drop of 90 points: constraint retains 88.8% at baseline") {
+	if er := big.ErrorRates; !er.Known || len(er.Drops) != 2 || !strings.Contains(er.Sentence, "no power is given for a drop of 90 points in constraint (it retains 88.8% at baseline), commitment (it retains 86.3% at baseline), open_question (it retains 93.2% at baseline)") ||
+		!strings.Contains(er.Sentence, "a 90-point drop in one class's retention with probability 100.0% (reference)") {
 		t.Errorf("a 90-point drop: known %v, drops %v, sentence %s", er.Known, er.Drops, er.Sentence)
 	}
 	// A copy of one run (a deterministic judge on one set of contexts)

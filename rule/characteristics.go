@@ -28,13 +28,17 @@ type Characteristics struct {
 	// StandardError is Block's Monte-Carlo standard error
 	// sqrt(Block(1 − Block)/Replicates); 0 when Method is "exact".
 	StandardError float64
-	// Method is "exact" (the trinomial model summed; items independent
+	// Method is "" when the power was not given (Given), else "exact" (the trinomial model summed; items independent
 	// and the test unclustered) or "simulation".
 	Method     string
 	Replicates int
 	Seed       uint64
 	Classes    []ClassRate
 }
+
+// Given reports whether c was computed: Plan leaves a class's power for
+// a drop it cannot pay for (Class.CanDrop) not given, Block NaN.
+func (c Characteristics) Given() bool { return c.Method != "" }
 
 // Method names.
 const (

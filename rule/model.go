@@ -78,6 +78,20 @@ func (c Class) validate() error {
 
 // rates returns the per-item probabilities of a loss and of a gain under
 // a drop of drop points (a share), checked against the baseline.
+// CanDrop reports whether c's baseline can pay for a drop of drop under
+// its noise: the items it would lose (half its discordance plus the
+// drop) are at most those it retains, and some item stays unchanged.
+// A drop it cannot pay for has no power (Plan gives a Characteristics
+// that is not Given).
+func (c Class) CanDrop(drop float64) bool { return c.CheckDrop(drop) == nil }
+
+// CheckDrop is CanDrop's reason: nil when c can pay for the drop, else
+// an error saying how much it would lose and how much it retains.
+func (c Class) CheckDrop(drop float64) error {
+	_, _, err := c.rates(drop)
+	return err
+}
+
 func (c Class) rates(drop float64) (pLost, pGained float64, err error) {
 	pLost, pGained = c.Discordance/2+drop, c.Discordance/2
 	switch {

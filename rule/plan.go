@@ -48,7 +48,8 @@ type Need struct {
 	// power (Limit "power"), or none that does blocks a harmless change
 	// rarely enough (Limit "false block"), or, under non-inferiority, the
 	// drop is within the margin, which the rule lets pass by design
-	// (Limit "within margin"). A simulated false-block rate counts as
+	// (Limit "within margin"), or the class cannot lose that much
+	// (Limit LimitBaseline). A simulated false-block rate counts as
 	// within its budget up to 3 Monte-Carlo standard errors over it.
 	Reachable            bool
 	Conversations, Items int
@@ -56,6 +57,10 @@ type Need struct {
 	Power, FalseBlock float64
 	Limit             string
 }
+
+// LimitBaseline is Need.Limit for a drop the class's baseline cannot
+// pay for (Class.CanDrop): its losses would exceed the items it retains.
+const LimitBaseline = "baseline"
 
 // MaxPlanItems bounds the sizes the search tries: a million
 // item-compactions in one class.
@@ -87,12 +92,35 @@ func Plan(in PlanInput) (PlanResult, error) {
 	if out.FalseBlock, err = in.Rule.Characteristics(in.Classes, Scenario{}, in.Sim); err != nil {
 		return PlanResult{}, err
 	}
+	// A drop no class can pay for is an input error; one that some
+	// class cannot pay for leaves that class's power not given.
+	for _, d := range in.Drops {
+		var first error
+		fits := false
+		for _, c := range in.Classes {
+			err := c.CheckDrop(d)
+			fits = fits || err == nil
+			if first == nil {
+				first = err
+			}
+		}
+		if !fits && first != nil {
+			return PlanResult{}, first
+		}
+	}
 	k := len(in.Classes)
 	out.ClassBudget = -math.Expm1(math.Log1p(-in.MaxFalseBlock) / float64(k))
 	out.Power = make([][]Characteristics, k)
 	out.Needed = make([][]Need, k)
 	for i, c := range in.Classes {
 		for _, d := range in.Drops {
+			if !c.CanDrop(d) {
+				// The class cannot lose that much: no power, no size,
+				// and the other classes' figures for the drop stand.
+				out.Power[i] = append(out.Power[i], Characteristics{Rule: in.Rule, Scenario: Scenario{Drop: map[string]float64{c.Name: d}}, Block: math.NaN()})
+				out.Needed[i] = append(out.Needed[i], Need{Limit: LimitBaseline})
+				continue
+			}
 			ch, err := in.Rule.Characteristics(in.Classes, Scenario{Drop: map[string]float64{c.Name: d}}, in.Sim)
 			if err != nil {
 				return PlanResult{}, err

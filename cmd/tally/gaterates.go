@@ -43,7 +43,7 @@ type ratePowerRow struct {
 	Discordance float64   `json:"discordance"`
 	Correlation float64   `json:"correlation"`
 	Drops       []float64 `json:"drops"`
-	Block       []float64 `json:"block"`
+	Block       []*float64 `json:"block"`
 }
 
 func newRatesJSON(er *report.ErrorRates) *ratesJSON {
@@ -65,7 +65,11 @@ func newRatesJSON(er *report.ErrorRates) *ratesJSON {
 	for i, c := range er.Classes {
 		row := ratePowerRow{Class: c.Name, FalseBlock: fb.Classes[i].Block, Items: c.Items(), Discordance: c.Discordance, Correlation: c.Correlation, Drops: er.Drops}
 		for _, p := range er.Power[i] {
-			row.Block = append(row.Block, p.Block)
+			var b *float64 // null: the class cannot lose that much
+			if p.Given() {
+				b = ptr(p.Block)
+			}
+			row.Block = append(row.Block, b)
 		}
 		out.Power = append(out.Power, row)
 	}

@@ -452,7 +452,12 @@ func writePlanFixturesText(w io.Writer, res rule.PlanResult, widths []planWidth,
 		}
 	}
 	fmt.Fprintf(w, "\nprobability that the change is blocked when one class drops:\n")
-	if err := classByDrop(w, in, func(i, j int) string { return pctShare(res.Power[i][j].Block) }); err != nil {
+	if err := classByDrop(w, in, func(i, j int) string {
+		if !res.Power[i][j].Given() {
+			return "— (retains " + pctShare(in.Classes[i].Baseline) + ")"
+		}
+		return pctShare(res.Power[i][j].Block)
+	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nsize each class needs to catch a drop with power %.4g, a harmless change blocked at most %s of the time (%s per class):\n",
@@ -462,6 +467,8 @@ func writePlanFixturesText(w io.Writer, res rule.PlanResult, widths []planWidth,
 		switch {
 		case n.Limit == "within margin":
 			return "never: within the margin, which the rule lets pass"
+		case n.Limit == rule.LimitBaseline:
+			return "— (the class cannot lose that much)"
 		case !n.Reachable:
 			return fmt.Sprintf("not reachable (%s, at %d items)", n.Limit, n.Items)
 		}
@@ -536,7 +543,7 @@ type planClassJSON struct {
 	Discordance   float64        `json:"discordance"`
 	Correlation   float64        `json:"correlation"`
 	Block         float64        `json:"false_block"`
-	Power         []float64      `json:"power"`
+	Power         []*float64     `json:"power"`
 	Needed        []planNeedJSON `json:"needed"`
 }
 
@@ -566,7 +573,11 @@ func newPlanFixturesJSON(res rule.PlanResult, widths []planWidth, ct *rule.Contr
 		pc := planClassJSON{Class: c.Name, Items: c.Items(), Conversations: len(c.Sizes), Baseline: c.Baseline,
 			Discordance: c.Discordance, Correlation: c.Correlation, Block: res.FalseBlock.Classes[i].Block}
 		for j := range in.Drops {
-			pc.Power = append(pc.Power, res.Power[i][j].Block)
+			var p *float64 // null: the class cannot lose that much
+			if res.Power[i][j].Given() {
+				p = ptr(res.Power[i][j].Block)
+			}
+			pc.Power = append(pc.Power, p)
 			n := res.Needed[i][j]
 			pc.Needed = append(pc.Needed, planNeedJSON{Reachable: n.Reachable, Items: n.Items, Conversations: n.Conversations,
 				Power: n.Power, FalseBlock: n.FalseBlock, Limit: n.Limit})

@@ -1,6 +1,7 @@
 package notebook
 
 import (
+	"github.com/tally-eval/tally/rule"
 	"strconv"
 
 	"github.com/tally-eval/tally/fixture"
@@ -36,13 +37,19 @@ func cellPlanFixtures(cx *cellCtx) error {
 		for j := range er.Drops {
 			n := er.Needed[i][j]
 			need := "unreachable (" + n.Limit + ")"
-			if n.Limit == "within margin" {
+			switch {
+			case n.Limit == "within margin":
 				need = "never (within the margin)"
-			}
-			if n.Reachable {
+			case n.Limit == rule.LimitBaseline:
+				need = "— (retains " + markup.Pct(c.Baseline) + ")"
+			case n.Reachable:
 				need = markup.Int(n.Items) + " / " + markup.Int(n.Conversations)
 			}
-			h.Rawf("<td class=\"num\">%s</td><td class=\"num\">%s</td>", markup.Pct(er.Power[i][j].Block), need)
+			power := "—"
+			if p := er.Power[i][j]; p.Given() {
+				power = markup.Pct(p.Block)
+			}
+			h.Rawf("<td class=\"num\">%s</td><td class=\"num\">%s</td>", power, need)
 		}
 		h.Raw("</tr>\n")
 	}
