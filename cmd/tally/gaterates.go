@@ -38,11 +38,11 @@ type ratePowerRow struct {
 	Class string `json:"class"`
 	// FalseBlock is the probability that this class blocks a harmless
 	// change (for mcnemar at Holm's first step, α/k).
-	FalseBlock  float64   `json:"false_block"`
-	Items       int       `json:"items"`
-	Discordance float64   `json:"discordance"`
-	Correlation float64   `json:"correlation"`
-	Drops       []float64 `json:"drops"`
+	FalseBlock  float64    `json:"false_block"`
+	Items       int        `json:"items"`
+	Discordance float64    `json:"discordance"`
+	Correlation float64    `json:"correlation"`
+	Drops       []float64  `json:"drops"`
 	Block       []*float64 `json:"block"`
 }
 
