@@ -308,17 +308,21 @@ var cxTags = []struct {
 	{"# AGENTS.md instructions", Meta},
 	{"<INSTRUCTIONS>", Meta},
 	{"<skill>", Meta},
+	{"<plugins>", Meta},
+	{"<subagents>", Meta},
 	{"<turn_aborted>", Interrupted},
 	{"<subagent_notification>", Notification},
 	{"<agent_message_board_notification>", Notification},
 	{"<user_shell_command>", ShellCommand},
 }
 
-// cxTagKind classifies a Codex user text by how it starts.
+// cxTagKind classifies a Codex user text by how it starts, after white
+// space and ignoring case, as Codex's own check of its fragments does
+// (a new user's trial: "  <ENVIRONMENT_CONTEXT>" was read as typed).
 func cxTagKind(s string) (Kind, bool) {
 	s = strings.TrimLeft(s, " \t\r\n")
 	for _, t := range cxTags {
-		if strings.HasPrefix(s, t.prefix) {
+		if len(s) >= len(t.prefix) && strings.EqualFold(s[:len(t.prefix)], t.prefix) {
 			return t.kind, true
 		}
 	}

@@ -311,3 +311,31 @@ func TestCodexJoined(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexTagKind: Codex's injected fragments are known after white
+// space and in any case, as codex-rs's own check trims and folds them
+// (a new user's trial: "  <ENVIRONMENT_CONTEXT>" and "<plugins>" were
+// read as typed prompts, and propose offered a plugin list as the
+// person's constraint).
+func TestCodexTagKind(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		kind Kind
+		ok   bool
+	}{
+		{"<environment_context>\n<cwd>/a</cwd>\n</environment_context>", Meta, true},
+		{"  <ENVIRONMENT_CONTEXT>\n<cwd>/a</cwd>", Meta, true},
+		{"<plugins>\n- github: PR tools\n</plugins>", Meta, true},
+		{"<subagents>\n- reviewer\n</subagents>", Meta, true},
+		{"# agents.md instructions for /src", Meta, true},
+		{"<Turn_Aborted>", Interrupted, true},
+		{"<user_shell_command>git log</user_shell_command>", ShellCommand, true},
+		{"please keep <plugins> as they are", Typed, false},
+		{"<", Typed, false},
+	} {
+		k, ok := cxTagKind(c.text)
+		if k != c.kind || ok != c.ok {
+			t.Errorf("%q: %v %v, want %v %v", c.text, k, ok, c.kind, c.ok)
+		}
+	}
+}
