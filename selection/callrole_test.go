@@ -129,3 +129,34 @@ func TestShellReads(t *testing.T) {
 		t.Error("printing a _test.go file reads as a test run")
 	}
 }
+
+// TestGitPathsOnly: a git command that changes only the files it names
+// (git-checkout(1) and git-reset(1) with "--", git-restore(1), git-rm(1),
+// git-mv(1)) writes those files but does not change the tree, so a
+// lost re-read of another file is still found (a new user's trial);
+// anything wider, a "." or a pattern, changes the tree.
+func TestGitPathsOnly(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		tree bool
+	}{
+		{"git checkout -- api/v1/invoice.proto", false},
+		{"git checkout HEAD~1 -- src/a.go src/b.go", false},
+		{"git restore --staged src/a.go", false},
+		{"git rm -r old/", false},
+		{"git mv a.go b.go", false},
+		{"git reset HEAD -- a.go", false},
+		{"git checkout main", true},
+		{"git checkout -b feature/x", true},
+		{"git restore .", true},
+		{"git checkout -- '*.go'", true},
+		{"git reset --hard", true},
+		{"git stash", true},
+		{"git -C /src checkout -- a.go && git pull", true},
+	} {
+		b := classifyBash(c.cmd)
+		if b.treeChange != c.tree || !b.writes {
+			t.Errorf("%s: tree change %v, writes %v; want %v, true", c.cmd, b.treeChange, b.writes, c.tree)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package selection
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -126,6 +127,40 @@ var (
 	writeProgs = set("rm", "mv", "cp", "mkdir", "touch", "tee", "patch", "ln", "chmod", "truncate", "unzip", "tar")
 )
 
+// gitPathsOnly reports whether git's sub-command sub with arguments args
+// changes only the files it names (git-checkout(1), git-restore(1),
+// git-rm(1), git-mv(1), git-reset(1)): a checkout or reset with "--"
+// and paths after it, a restore, rm or mv of named paths. A write that
+// names its files is matched to a re-read by name (writesNamed); the
+// rest of the tree is unchanged (a new user's trial: one file's
+// checkout hid a lost re-read of another). A path of "." or ":/" is the
+// whole tree.
+func gitPathsOnly(sub string, args []string) bool {
+	var paths []string
+	switch sub {
+	case "checkout", "reset":
+		k := slices.Index(args, "--")
+		if k < 0 {
+			return false
+		}
+		paths = args[k+1:]
+	case "restore", "rm", "mv":
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				paths = append(paths, a)
+			}
+		}
+	default:
+		return false
+	}
+	for _, p := range paths {
+		if p == "." || p == "./" || strings.HasPrefix(p, ":") || strings.ContainsAny(p, "*?[") {
+			return false
+		}
+	}
+	return len(paths) > 0
+}
+
 func set(ws ...string) map[string]bool {
 	m := make(map[string]bool, len(ws))
 	for _, w := range ws {
@@ -234,7 +269,7 @@ func classifyBash(cmd string) bashClass {
 			case sub == "push":
 				c.external, c.ships = true, true
 			case gitTree[sub] || gitCommit[sub]:
-				c.treeChange = c.treeChange || gitTree[sub]
+				c.treeChange = c.treeChange || gitTree[sub] && !gitPathsOnly(sub, f[min(i+1, len(f)):])
 				c.writes = true
 				c.commits = c.commits || gitCommit[sub]
 			case orientGit[sub]:
