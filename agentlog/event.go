@@ -280,6 +280,21 @@ type APIError struct {
 	Turn, Step, Line int
 }
 
+// Unread reports whether no record of s was read: every line was
+// skipped, as malformed (Options.SkipBad) or by its type, and none was a
+// sub-agent's (SubAgentOnly). Such a file holds no conversation — a
+// Codex history.jsonl or session index read with --skip-bad, a rollout
+// of a layout no reader knows, a log of titles alone — and is no
+// session: its lines are counted, the session is not.
+func (s *Session) Unread() bool {
+	for _, n := range s.Records.Read {
+		if n > 0 {
+			return false
+		}
+	}
+	return !s.SubAgentOnly()
+}
+
 // SubAgentOnly reports whether every record of s that carries
 // conversation was a sub-agent's (Claude Code's isSidechain): a
 // sub-agent's own transcript, such as the <session>/subagents/agent-*.jsonl

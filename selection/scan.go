@@ -102,8 +102,9 @@ type SignalReport struct {
 	// same logs are often gathered twice). Each is read once, from the
 	// first input that has it; the later copies are counted here, not in
 	// Sessions, and flag nothing. SubAgents counts sub-agent transcripts
-	// (agentlog.Session.SubAgentOnly), which are not sessions either.
-	Repeated, SubAgents int
+	// (agentlog.Session.SubAgentOnly), which are not sessions either;
+	// Unread the logs with no record read (agentlog.Session.Unread).
+	Repeated, SubAgents, Unread int
 	// Formats counts the sessions read in each format.
 	Formats map[agentlog.Format]int
 	// NotRead counts the records skipped by type, across sessions
@@ -149,6 +150,7 @@ type fileResult struct {
 	weeks     map[string]int // sessions per week
 	ends      []sessionEnd   // each session with an id, in order
 	subagents int
+	unread    int // logs with no record read (agentlog.Session.Unread)
 	bad       BadLines
 	err       error
 }
@@ -291,6 +293,7 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 			week(w).sessions += n
 		}
 		rep.SubAgents += r.subagents
+		rep.Unread += r.unread
 		for _, e := range r.ends {
 			first, ok := owner[e.hash]
 			if !ok {
@@ -317,7 +320,7 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 		}
 		results[i] = fileResult{} // free its maps
 	}
-	rep.Warnings = append(rep.Warnings, copyNotes(rep.Repeated, rep.SubAgents)...)
+	rep.Warnings = append(rep.Warnings, copyNotes(rep.Repeated, rep.SubAgents, rep.Unread)...)
 	rep.Kinds = kinds
 	names := make([]string, 0, len(weeks))
 	for w := range weeks {
@@ -378,6 +381,10 @@ func scanInput(ctx context.Context, in Input, cfg SignalConfig, out chan<- *Flag
 		}
 		if s.SubAgentOnly() {
 			res.subagents++
+			continue
+		}
+		if s.Unread() {
+			res.unread++
 			continue
 		}
 		res.sessions++
@@ -480,7 +487,7 @@ func repeatNote(path string, line int, id, firstPath string, firstLines, lines i
 // copyNotes are the warnings that close a read of many logs (Scan,
 // SelectLogs): how many sessions were read again beyond the MaxReported
 // named one by one, how many in all, and the sub-agent transcripts.
-func copyNotes(repeated, subagents int) []string {
+func copyNotes(repeated, subagents, unread int) []string {
 	var out []string
 	if repeated > MaxReported {
 		out = append(out, fmt.Sprintf("%d more sessions were read again from a later file, and read once", repeated-MaxReported))
@@ -492,6 +499,10 @@ func copyNotes(repeated, subagents int) []string {
 	if subagents > 0 {
 		out = append(out, fmt.Sprintf("%s (files whose records are all isSidechain: a sub-agent's own conversation, under its parent's sessionId) not counted as sessions; the parent's log holds the sub-agent's call and result",
 			plural(subagents, "sub-agent transcript", "sub-agent transcripts")))
+	}
+	if unread > 0 {
+		out = append(out, fmt.Sprintf("%s with no record read (every line skipped, as malformed or by its type: see \"Not read\") not counted as sessions",
+			plural(unread, "log", "logs")))
 	}
 	return out
 }

@@ -172,8 +172,9 @@ type Result struct {
 	ProposedItems int64
 	// Repeated and SubAgents are SignalReport's, for agent logs
 	// (SelectLogs): sessions read again from a later file, read once from
-	// the first, and sub-agent transcripts, which are not sessions.
-	Repeated, SubAgents int
+	// the first, and sub-agent transcripts, which are not sessions;
+	// Unread the logs with no record read, which are not either.
+	Repeated, SubAgents, Unread int
 	// NotEnglish counts the sessions of agent logs whose typed text does
 	// not read as English (ReadsEnglish): the rules propose little but
 	// their references, so their decisions are undercounted.

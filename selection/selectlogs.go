@@ -101,9 +101,9 @@ func SelectLogs(paths []string, format agentlog.Format, cfg Config, propose LogP
 	}
 	res := sel.Result()
 	res.Items, res.ProposedItems, res.Bytes, res.Skipped = ItemsProposed, proposed, bytes, bad
-	res.Repeated, res.SubAgents = st.repeated, st.subagents
+	res.Repeated, res.SubAgents, res.Unread = st.repeated, st.subagents, st.unread
 	res.Warnings = append(res.Warnings, st.notes...)
-	res.Warnings = append(res.Warnings, copyNotes(st.repeated, st.subagents)...)
+	res.Warnings = append(res.Warnings, copyNotes(st.repeated, st.subagents, st.unread)...)
 	res.Warnings = append(res.Warnings, bad.Warnings()...)
 	if notEnglish > 0 {
 		res.NotEnglish = notEnglish
@@ -133,12 +133,12 @@ type logJob struct {
 // the first file of each session id (by hash), and the sessions read
 // again or not sessions at all, as Scan counts them.
 type logsState struct {
-	paths               []string
-	file                int
-	seen                map[uint64]copyAt
-	n                   int
-	repeated, subagents int
-	notes               []string
+	paths                       []string
+	file                        int
+	seen                        map[uint64]copyAt
+	n                           int
+	repeated, subagents, unread int
+	notes                       []string
 }
 
 // readLog emits the sessions of one log to be proposed and offered, then
@@ -174,6 +174,10 @@ func readLog(path string, format agentlog.Format, cfg Config, st *logsState, bad
 		}
 		if s.SubAgentOnly() {
 			st.subagents++
+			continue
+		}
+		if s.Unread() {
+			st.unread++
 			continue
 		}
 		if s.ID != "" {

@@ -434,3 +434,21 @@ func TestScanRepeatedLonger(t *testing.T) {
 		t.Errorf("warnings %q, sessions %d, flagged %d, not read %v", rep.Warnings, rep.Sessions, rep.Flagged, rep.NotRead)
 	}
 }
+
+// TestScanUnread: with SkipBad, a file none of whose lines is read (a
+// Codex history.jsonl beside the rollouts, a new user's trial) is no
+// session: its lines are counted as not read, and the note says so.
+func TestScanUnread(t *testing.T) {
+	history := `{"session_id":"a","ts":1758532443,"text":"Add keys"}` + "\n" + `{"session_id":"a","ts":1758532444,"text":"again"}` + "\n"
+	parent := `{"type":"user","sessionId":"p","message":{"role":"user","content":"Fix it."}}` + "\n"
+	inputs := []Input{ReaderInput("history.jsonl", strings.NewReader(history)), ReaderInput("p.jsonl", strings.NewReader(parent))}
+	cfg := DefaultSignalConfig()
+	cfg.SkipBad = true
+	rep, err := Scan(context.Background(), inputs, cfg, func(*Flagged) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sessions != 1 || rep.Unread != 1 || rep.NotRead[agentlog.MalformedLine] != 2 || !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.HasPrefix(w, "1 log with no record read") }) {
+		t.Errorf("sessions %d, unread %d, not read %v, warnings %q; want 1, 1, 2 malformed and the note", rep.Sessions, rep.Unread, rep.NotRead, rep.Warnings)
+	}
+}
