@@ -517,7 +517,15 @@ func (p *configParser) root(doc *yaml.Node, cfg *Config) {
 			sys  *SystemConfig
 		}{{"incumbent", &cfg.Incumbent}, {"candidate", &cfg.Candidate}} {
 			if s.sys.PromptSizes == "" && systemsNode != nil {
-				p.add(deref(systemsNode), "systems."+s.role+".prompt_sizes", "missing: gates.max_mean_prompt_tokens needs each system's prompt sizes")
+				// At the system's own key, not the first system's.
+				at := deref(systemsNode)
+				for i := 0; i+1 < len(at.Content); i += 2 {
+					if at.Content[i].Value == s.role {
+						at = at.Content[i]
+						break
+					}
+				}
+				p.add(at, "systems."+s.role+".prompt_sizes", "missing: gates.max_mean_prompt_tokens needs each system's prompt sizes")
 			}
 		}
 	}

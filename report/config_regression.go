@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -114,7 +115,16 @@ func (p *configParser) shares(dst *[]float64, what string) func(*yaml.Node, stri
 			return
 		}
 		var out []float64
-		for _, v := range n.Content {
+		for i, v := range n.Content {
+			if i+1 < len(n.Content) {
+				// [0,03, 0,10]: a decimal comma, which a flow list
+				// reads as the end of an item.
+				if w := n.Content[i+1]; v.Kind == yaml.ScalarNode && w.Kind == yaml.ScalarNode && w.Line == v.Line && w.Column == v.Column+len(v.Value)+1 &&
+					strings.Trim(v.Value, "0123456789") == "" && strings.Trim(w.Value, "0123456789") == "" {
+					p.add(v, field, "want %s, got %s,%s: a decimal comma? A list is split at commas, so write decimals with a point (%s.%s)", what, v.Value, w.Value, v.Value, w.Value)
+					return
+				}
+			}
 			var x float64
 			before := len(p.probs)
 			p.number(&x, math.SmallestNonzeroFloat64, math.Nextafter(1, 0), "a drop strictly between 0 and 1, such as 0.03 for 3 points")(v, field)

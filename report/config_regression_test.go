@@ -52,6 +52,9 @@ func TestParseRegressionProblems(t *testing.T) {
 			`r.yaml:5:21: regression.drops: want a list of drops in retention to give the rule's power for, such as [0.03, 0.10], got "0.03"`},
 		{"a drop of 1", "regression: {drops: [0.03, 1]}\n",
 			"r.yaml:5:28: regression.drops: 1 is out of range: want a drop strictly between 0 and 1, such as 0.03 for 3 points"},
+		// A German or French reviewer's decimal comma (a new user's trial).
+		{"decimal commas", "regression: {drops: [0,03, 0,10]}\n",
+			"r.yaml:5:22: regression.drops: want drops in retention to give the rule's power for, such as [0.03, 0.10], got 0,03: a decimal comma? A list is split at commas, so write decimals with a point (0.03)"},
 		{"clustered not a bool", "regression: {clustered: yes please}\n",
 			`r.yaml:5:25: regression.clustered: want true or false, got "yes please"`},
 		{"half a noise pair", "noise: {first: a1.jsonl}\n",

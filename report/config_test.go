@@ -95,7 +95,7 @@ func TestParseConfigProblems(t *testing.T) {
 			[]string{`r.yaml:3:3: systems: the incumbent and the candidate are both named "x"; give them different names`}},
 		{"prompt gate without sizes", baseConfig + "gates: {max_mean_prompt_tokens: 100}\n",
 			[]string{`r.yaml:3:3: systems.incumbent.prompt_sizes: missing: gates.max_mean_prompt_tokens needs each system's prompt sizes`,
-				`r.yaml:3:3: systems.candidate.prompt_sizes: missing: gates.max_mean_prompt_tokens needs each system's prompt sizes`}},
+				`r.yaml:4:3: systems.candidate.prompt_sizes: missing: gates.max_mean_prompt_tokens needs each system's prompt sizes`}}, // at the candidate's key (a new user's trial found the incumbent's)
 		{"unknown gates.use", baseConfig + "gates: {use: reviewers}\n",
 			[]string{`r.yaml:5:14: gates.use: "reviewers" is not what the gates can use: want judge (the judge's share) or corrected (corrected by the reviews)`}},
 		{"gates.use: corrected without reviews", baseConfig + "gates: {use: corrected}\n",

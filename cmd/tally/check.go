@@ -190,6 +190,12 @@ Exit codes:
 			err = writeCreatingFolder(output, func(out io.Writer) error {
 				rw := fixture.NewRecordWriter(out)
 				res, checkErr = judge.Check(cmd.Context(), cfg, rw.Write)
+				if checkErr == nil && res.Checks == 0 {
+					// A run that checked nothing is no measurement a
+					// CI step should pass on (a new user's trial: a
+					// review that rejected every candidate).
+					checkErr = fmt.Errorf("%s: %s hold no item to check (every candidate rejected in review?): %s is not written", fixtures, plural(res.Fixtures, "fixture"), output)
+				}
 				if checkErr != nil {
 					return checkErr
 				}

@@ -50,7 +50,7 @@ type judgeFlags struct {
 func (f *judgeFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.backend, "judge", "", "judge backend: openai, anthropic, command or recorded")
-	fl.StringVar(&f.model, "model", "", "model name (openai, anthropic)")
+	fl.StringVar(&f.model, "model", "", "model name: the one asked (openai, anthropic), and for a command judge the label of its verdicts and cache entries (give it, so that moving or re-spelling the command keeps the cache)")
 	fl.StringVar(&f.baseURL, "base-url", "", "server base URL (openai: e.g. http://127.0.0.1:8080/v1; anthropic: default https://api.anthropic.com)")
 	fl.StringVar(&f.keyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
 	fl.StringVar(&f.recorded, "recorded", "", "recorded verdicts (JSONL of verdict records) for --judge recorded")

@@ -1277,3 +1277,34 @@ func TestCheckIncompleteShare(t *testing.T) {
 	}
 	t.Fatal("no constraint row")
 }
+
+// TestCheckNothingToCheck: fixtures that hold no item (a review that
+// rejected every candidate, a new user's CI trial) are an error, exit 1,
+// and no verdicts file is written: a CI step must not pass on a check of
+// nothing.
+func TestCheckNothingToCheck(t *testing.T) {
+	dir := t.TempDir()
+	fx := filepath.Join(dir, "fixtures")
+	if err := os.MkdirAll(fx, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fx, "s1.json"), []byte(`{"conversation_id": "s1", "turns": 4, "compactions_expected": 1, "must_survive": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := filepath.Join(dir, "contexts", "s1")
+	if err := os.MkdirAll(ctx, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ctx, "1.json"), []byte(`{"conversation_id": "s1", "compaction": 1, "turn": 2, "system": "", "messages": [{"role": "user", "content": "a summary"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "v.jsonl")
+	_, errOut, code := repCLI(t, "check", "--fixtures", fx, "--contexts", filepath.Join(dir, "contexts"), "--system", "a",
+		"--judge", "command", "--command", "../../examples/judge-command/judge.sh", "--cache", "", "-o", out)
+	if code != 1 || !strings.Contains(errOut, "1 fixture hold no item to check") {
+		t.Errorf("exit %d, stderr %q; want 1 and the reason", code, errOut)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the verdicts file was written: %v", err)
+	}
+}

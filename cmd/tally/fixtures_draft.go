@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/text/unicode/norm"
@@ -527,9 +528,28 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 	if res.Drafted > 1 {
 		skip = " --skip-orphans" // the sessions not reviewed (yet) have contexts and no fixture
 	}
+	// The placeholder stays bare, for the reader to replace.
+	candidates := shellWord(review.Printable(filepath.Join(dir, "candidates"))) + string(filepath.Separator) + review.Printable(id) + ".json"
+	if each == "" {
+		candidates = shellWord(review.Printable(filepath.Join(dir, "candidates", id+".json")))
+	}
 	fmt.Fprintf(w, "\nwrote %s and %s\nnext: tally review %s -o FIXTURES/%s.json%s;\n      then tally check --fixtures FIXTURES --contexts %s%s --system NAME --judge-verbatim …\n",
 		review.Printable(filepath.Join(dir, "candidates")), review.Printable(filepath.Join(dir, "contexts")),
-		review.Printable(filepath.Join(dir, "candidates", id+".json")), review.Printable(id), each, review.Printable(filepath.Join(dir, "contexts")), skip)
+		candidates, review.Printable(id), each, shellWord(review.Printable(filepath.Join(dir, "contexts"))), skip)
+}
+
+// shellWord is s as one word of a POSIX shell command line: as it is
+// when it holds only characters no shell treats specially, else in
+// single quotes (a ' inside written '\”), so that a printed "next:"
+// command runs as pasted when a path has a space in it (a new user's
+// trial: "Ein Entwurf/candidates/…" was two arguments).
+func shellWord(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return r < 0x80 && !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-", r)) || unicode.IsSpace(r)
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // orNone is s, or "none" when s is empty.

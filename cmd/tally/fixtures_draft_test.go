@@ -381,3 +381,19 @@ func TestFixturesDraftNotEnglish(t *testing.T) {
 		}
 	}
 }
+
+// TestShellWord: a path printed in a "next:" command is one shell word
+// (POSIX, "Quoting": single quotes keep every character but ').
+func TestShellWord(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"drafts/candidates/a-1.json", "drafts/candidates/a-1.json"},
+		{"Entwürfe/candidates/x.json", "Entwürfe/candidates/x.json"},
+		{"Ein Entwurf/candidates/x.json", "'Ein Entwurf/candidates/x.json'"},
+		{"it's/x.json", `'it'\''s/x.json'`},
+		{"$HOME/x", "'$HOME/x'"},
+	} {
+		if got := shellWord(c.in); got != c.want {
+			t.Errorf("%q: %s, want %s", c.in, got, c.want)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -245,7 +246,7 @@ temporary files are removed and no output file is half-written.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return decimalComma(err) })
 	root.PersistentFlags().StringVar(&opts.format, "format", "text", "output format: text or json")
 	root.CompletionOptions.DisableDefaultCmd = true
 
@@ -314,4 +315,19 @@ func needSubcommand(cmd *cobra.Command, _ []string) error {
 		}
 	}
 	return usagef("%s needs a subcommand: %s", cmd.CommandPath(), strings.Join(names, ", "))
+}
+
+// decimalCommaArg is a number written with a decimal comma, as pflag
+// quotes it in an error: `invalid argument "0,95" for "--confidence"`.
+var decimalCommaArg = regexp.MustCompile(`^invalid argument "(-?\d*,\d+)" for "(--[\w-]+)`)
+
+// decimalComma words a flag error on a number typed with a decimal comma
+// (a German or French habit) as that, not as strconv's "invalid syntax";
+// other errors pass as they are.
+func decimalComma(err error) error {
+	m := decimalCommaArg.FindStringSubmatch(err.Error())
+	if m == nil || !strings.Contains(err.Error(), "strconv.ParseFloat") {
+		return err
+	}
+	return fmt.Errorf("%s: %q is not a number: write decimals with a point (%s)", m[2], m[1], strings.Replace(m[1], ",", ".", 1))
 }

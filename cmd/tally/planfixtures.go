@@ -310,9 +310,14 @@ func (fl *planFixturesFlags) input(cmd *cobra.Command, opts *options) (rule.Plan
 	}
 	*r = r.Normalized()
 	if changed("drop") {
-		for _, d := range fl.drops {
+		for i, d := range fl.drops {
 			if !(d > 0 && d < 1) {
-				return in, src, usagef("--drop: %v is not a drop strictly between 0 and 1 (0.03 is 3 points)", d)
+				comma := ""
+				if d == 0 && i+1 < len(fl.drops) {
+					// "--drop 0,05": a decimal comma, split as a list.
+					comma = "; --drop is a list split at commas, so write decimals with a point (0.05, not 0,05)"
+				}
+				return in, src, usagef("--drop: %v is not a drop strictly between 0 and 1 (0.03 is 3 points)%s", d, comma)
 			}
 		}
 		in.Drops = fl.drops

@@ -79,6 +79,8 @@ func TestPlanFixturesErrors(t *testing.T) {
 			"--margin belongs to --rule noninferiority; the rule here is mcnemar"},
 		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--drop", "0"},
 			"--drop: 0 is not a drop strictly between 0 and 1 (0.03 is 3 points)"},
+		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--drop", "0,05"},
+			"--drop: 0 is not a drop strictly between 0 and 1 (0.03 is 3 points); --drop is a list split at commas, so write decimals with a point (0.05, not 0,05)"},
 		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--false-block", "0"},
 			"--false-block: 0 is not a probability strictly between 0 and 1"},
 		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--width", "0.6"},

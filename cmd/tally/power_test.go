@@ -111,6 +111,8 @@ func TestPowerErrors(t *testing.T) {
 		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "-0.1"}, 2, "tally: --margin -0.1: "},
 		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "NaN"}, 2, "tally: --margin NaN: "},
 		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "x"}, 2, "tally: invalid argument \"x\" for \"--margin\""},
+		// A decimal comma (a German or French habit; a new user's trial).
+		{[]string{"mcnemar", "--table", "1,2,3,4", "--margin", "0,05"}, 2, "tally: --margin: \"0,05\" is not a number: write decimals with a point (0.05)"},
 		{[]string{"power", "paired", "--p-lost", "0.6", "--p-gained", "0.6", "--n", "10"}, 2, "tally: "},
 		{[]string{"power", "paired", "--p-lost", "NaN", "--p-gained", "0.1", "--n", "10"}, 2, "tally: "},
 		{[]string{"power", "paired", "--p-lost", "0.1", "--p-gained", "0.01", "--n", "0"}, 2, "tally: --n 0: "},

@@ -109,7 +109,7 @@ candidates file itself; text prints them as a table.`,
 				fmt.Fprintf(w, "\nnote: %s\n", notEnglishNote)
 			}
 			if output != "" {
-				fmt.Fprintf(w, "\nwrote %s; next: tally review %s -o FIXTURE.json\n", output, output)
+				fmt.Fprintf(w, "\nwrote %s; next: tally review %s -o FIXTURE.json\n", output, shellWord(output))
 			}
 			return nil
 		}),
