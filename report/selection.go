@@ -25,7 +25,63 @@ func (b *builder) selection() error {
 	}
 	b.r.Selection = sel
 	b.r.Provenance.Inputs = append(b.r.Provenance.Inputs, Input{Role: RoleSelection, Path: b.cfg.Selection, SHA256: sha256Hex(data), Bytes: int64(len(data))})
+	b.r.Warnings = append(b.r.Warnings, b.selectionMismatch(sel)...)
 	return nil
+}
+
+// selectionMismatch says where the selection and the fixtures disagree:
+// selected sessions with no fixture and fixtures of sessions not
+// selected (a new user's trial named a selection of other sessions, and
+// the report presented it as how these fixtures were chosen). A
+// selection that lists no sessions says nothing.
+func (b *builder) selectionMismatch(sel *Selection) []string {
+	if len(sel.Sessions) == 0 {
+		return nil
+	}
+	fixtures := make(map[string]bool, len(b.fixtures))
+	for i := range b.fixtures {
+		fixtures[b.fixtures[i].ConversationID] = true
+	}
+	selected := make(map[string]bool, len(sel.Sessions))
+	var noFixture, notSelected []string
+	for _, s := range sel.Sessions {
+		selected[s.SessionID] = true
+		if !fixtures[s.SessionID] {
+			noFixture = append(noFixture, s.SessionID)
+		}
+	}
+	for i := range b.fixtures {
+		if id := b.fixtures[i].ConversationID; !selected[id] {
+			notSelected = append(notSelected, id)
+		}
+	}
+	if len(noFixture) == 0 && len(notSelected) == 0 {
+		return nil
+	}
+	var parts []string
+	if len(noFixture) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of the %d selected sessions %s no fixture (%s)", len(noFixture), len(sel.Sessions), verb(len(noFixture), "has", "have"), firstIDs(noFixture)))
+	}
+	if len(notSelected) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of the %d fixtures %s of sessions it did not select (%s)", len(notSelected), len(b.fixtures), verb(len(notSelected), "is", "are"), firstIDs(notSelected)))
+	}
+	return []string{"selection: " + strings.Join(parts, ", and ") + ": it tells how sessions were chosen, not how these fixtures were"}
+}
+
+// verb is one when n is 1, else many.
+func verb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// firstIDs lists up to three ids, and how many more.
+func firstIDs(ids []string) string {
+	if len(ids) <= 3 {
+		return strings.Join(ids, ", ")
+	}
+	return strings.Join(ids[:3], ", ") + fmt.Sprintf(" and %d more", len(ids)-3)
 }
 
 // ParseSelection parses the JSON `tally select --format json` writes

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tally-eval/tally/fixture"
 	"math"
 	"strings"
 	"testing"
@@ -184,5 +185,33 @@ func TestSelectionProposedItems(t *testing.T) {
 	}
 	if listed.ItemsProposed || len(listed.Warnings) != 0 || listed.Rows[4].Measure != "items" {
 		t.Errorf("a summary's listed items: %+v", listed)
+	}
+}
+
+// TestSelectionMismatch: a selection of other sessions than the fixtures'
+// is said, with how many and which (a new user's CI trial); one that
+// agrees, or lists no sessions, says nothing.
+func TestSelectionMismatch(t *testing.T) {
+	b := &builder{fixtures: []fixture.Fixture{{ConversationID: "a"}, {ConversationID: "b"}, {ConversationID: "c"}}}
+	sel := func(ids ...string) *Selection {
+		s := &Selection{}
+		for _, id := range ids {
+			s.Sessions = append(s.Sessions, SelectedSession{SessionID: id})
+		}
+		return s
+	}
+	for _, c := range []struct {
+		sel  *Selection
+		want string
+	}{
+		{sel("a", "b", "c"), ""},
+		{sel(), ""},
+		{sel("a", "b", "x"), "selection: 1 of the 3 selected sessions has no fixture (x), and 1 of the 3 fixtures is of sessions it did not select (c): it tells how sessions were chosen, not how these fixtures were"},
+		{sel("a", "b", "c", "w", "x", "y", "z"), "selection: 4 of the 7 selected sessions have no fixture (w, x, y and 1 more): it tells how sessions were chosen, not how these fixtures were"},
+	} {
+		got := strings.Join(b.selectionMismatch(c.sel), "|")
+		if got != c.want {
+			t.Errorf("%+v:\n got %q\nwant %q", c.sel.Sessions, got, c.want)
+		}
 	}
 }
