@@ -68,6 +68,7 @@ func Write(w io.Writer, r *report.Report) error {
 		m.verdict(r)
 		m.gates(r)
 		m.worse(r)
+		m.alsoLost(r)
 		m.undecided(r)
 		m.backlog(r)
 		m.calibration(r)
@@ -224,6 +225,34 @@ func (m *writer) worse(r *report.Report) {
 	}
 }
 
+// alsoLost lists the items the candidate lost in the rows that did not
+// get worse: losses the rule's test did not find significant (or a row
+// that gained more), which a reviewer of the pull request should still
+// see, since the comment is often all they read (a new user's CI trial:
+// 5 lost constraints were named in the HTML only).
+func (m *writer) alsoLost(r *report.Report) {
+	idx := itemIndex(r)
+	first := true
+	for _, c := range r.Classes {
+		if c.Change == report.Worse || c.Change == report.Undecided || len(c.Lost) == 0 {
+			continue
+		}
+		if first {
+			m.printf("## Also lost, in rows that did not get worse\n\n")
+			first = false
+		}
+		change := changeWord(c.Change)
+		if c.Change == report.Same {
+			change = c.ChangeText()
+		}
+		if t := r.RowTest(c); t != "" {
+			change += ": " + t
+		}
+		m.printf("### %s: %d lost, %d gained (%s)\n\n", escape(string(c.Class)), len(c.Lost), len(c.Gained), escape(change))
+		m.items(r, idx, c.Lost, false)
+	}
+}
+
 // itemKey names an item-compaction: its conversation, compaction and item.
 func itemKey(k report.ItemKey) string {
 	return fmt.Sprintf("%s compaction %d, item %s", escapeName(k.ConversationID), k.Compaction, escapeName(k.ItemID))
@@ -290,7 +319,7 @@ func itemIndex(r *report.Report) map[report.ItemKey]int {
 		}
 	}
 	for _, c := range r.Classes {
-		if c.Change == report.Worse {
+		if c.Change != report.Undecided {
 			want(c.Lost)
 		}
 	}
