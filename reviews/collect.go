@@ -52,6 +52,35 @@ type Collected struct {
 	// Rows counts the rows with a reviewer's verdict; Scanned all item
 	// rows read.
 	Rows, Scanned int
+	// NoVerdict are the rows with a Reviewer or Note but no reviewer's
+	// verdict, each named by its Note cell (its Reviewer cell when the
+	// Note is empty): nothing of them is recorded.
+	NoVerdict Unrecorded
+	// UnsureNotes are the rows whose reviewer's verdicts are all unsure
+	// and whose Note is filled, each named by its Note cell: unsure is
+	// counted, not recorded, and so is not the note.
+	UnsureNotes Unrecorded
+}
+
+// MaxUnrecordedListed is how many rows an Unrecorded names; the rest are
+// counted.
+const MaxUnrecordedListed = 5
+
+// Unrecorded counts rows of a reviewed table whose text Collect does not
+// record, and names the first MaxUnrecordedListed by their cell, as
+// CellProblem.Where does ("FILE:LINE:COL" for a CSV, "FILE: SHEET!CELL"
+// for a workbook).
+type Unrecorded struct {
+	Rows int
+	At   []string
+}
+
+// add counts the cell of column c in row line of t.
+func (u *Unrecorded) add(t *Table, line, c int) {
+	u.Rows++
+	if len(u.At) < MaxUnrecordedListed {
+		u.At = append(u.At, t.at(line, c, "").Where())
+	}
 }
 
 // Collect turns the rows of t into reviews. Each row must name an
@@ -70,13 +99,21 @@ type Collected struct {
 // Every problem is returned, as CellProblems naming the sheet, row and
 // column (up to 100, and a count of the rest), and then no review.
 // Reviewer and Note are kept as the cells hold them: text, never
-// evaluated.
+// evaluated. In a CSV, a Reviewer, Note or reviewer's-verdict cell that
+// is exactly a spreadsheet's error value (#NAME?, #VALUE!, LibreOffice's
+// Err:510 …) is a problem: the spreadsheet took what was typed for a
+// formula, and a CSV keeps only the value it showed. A workbook keeps
+// the formula, which ReadSheet reads.
+//
+// Nothing is dropped unsaid: the rows with a Reviewer or Note but no
+// reviewer's verdict, and the unsure rows whose Note is not recorded,
+// are counted in NoVerdict and UnsureNotes.
 func Collect(t *Table, chk *Check) (*Collected, error) {
 	var probs problemList
 	systems := t.Systems
 	if chk != nil {
 		systems = chk.Systems
-		if chk.ConfigSHA256 != "" && t.Sheet != "" {
+		if chk.ConfigSHA256 != "" && t.fromReport() {
 			switch {
 			case t.ConfigRow == 0:
 				probs.add(CellProblem{File: t.File, Sheet: ProvenanceSheet, Row: 1, Msg: fmt.Sprintf("the workbook names no configuration: cannot tell whether it is from the report of %s", chk.Name)})
@@ -89,17 +126,24 @@ func Collect(t *Table, chk *Check) (*Collected, error) {
 	for i, s := range systems {
 		if s == "" {
 			what := "the workbook's Provenance sheet names no " + [2]string{"incumbent", "candidate"}[i]
-			if t.Sheet == "" {
+			switch {
+			case t.Sheet == "":
 				what = "a CSV does not name the systems"
+			case !t.fromReport():
+				what = "a review queue does not name the systems"
 			}
 			return nil, fmt.Errorf("reading reviews: %s: %s: give the report's configuration (--config) to name them", t.File, what)
 		}
 	}
 	out := &Collected{Systems: systems, Scanned: t.Scanned, Rows: len(t.Rows)}
+	for _, c := range t.unreviewed {
+		out.NoVerdict.add(t, c.line, c.col)
+	}
 	first := map[ItemKey]int{}
 	for ri := range t.Rows {
 		row := &t.Rows[ri]
 		n := len(probs.list)
+		recorded, unsure := false, false
 		key, class, ok := t.rowKey(row, &probs)
 		var known Known
 		if ok && chk != nil {
@@ -121,6 +165,10 @@ func Collect(t *Table, chk *Check) (*Collected, error) {
 			col := colIncumbentReview + s
 			word := strings.ToLower(strings.TrimSpace(row.Cells[col]))
 			if word == "" {
+				continue
+			}
+			if t.Sheet == "" && spreadsheetError(row.Cells[col]) {
+				probs.add(t.errorValue(row, col))
 				continue
 			}
 			if word != Unsure && !ValidVerdict(fixture.Verdict(word)) {
@@ -146,6 +194,7 @@ func Collect(t *Table, chk *Check) (*Collected, error) {
 				System: systems[s], Item: known.Item, JudgeVerdict: judge, Reviewer: row.Cells[colReviewer], Note: row.Cells[colNote], Source: t.File, Sample: sample[s]}
 			if word == Unsure {
 				out.Unsure = append(out.Unsure, rv)
+				unsure = true
 				continue
 			}
 			rv.Verdict = fixture.Verdict(word)
@@ -154,12 +203,30 @@ func Collect(t *Table, chk *Check) (*Collected, error) {
 				continue
 			}
 			out.Reviews = append(out.Reviews, rv)
+			recorded = true
+		}
+		if t.Sheet == "" {
+			for _, c := range []int{colReviewer, colNote} {
+				if spreadsheetError(row.Cells[c]) {
+					probs.add(t.errorValue(row, c))
+				}
+			}
+		}
+		if unsure && !recorded && strings.TrimSpace(row.Cells[colNote]) != "" {
+			out.UnsureNotes.add(t, row.Line, colNote)
 		}
 	}
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// errorValue is the problem of a CSV cell of row, in column c, that
+// holds a spreadsheet's error value.
+func (t *Table) errorValue(row *Row, c int) CellProblem {
+	return t.at(row.Line, c, "%q is a spreadsheet's error value, not text a reviewer typed: the spreadsheet took the cell for a formula (text starting with =, +, - or @), and a CSV keeps only the value a formula showed; "+
+		"type the text behind an apostrophe ('=…) and save again, or read the workbook (.xlsx) instead, which keeps a formula as typed", strings.TrimSpace(row.Cells[c]))
 }
 
 // rowKey reads a row's key cells, adding a problem for each bad one.

@@ -24,9 +24,14 @@
 // reviewing accumulates across reports.
 //
 // ReadSheet and ReadCSV read the reviewer's columns of a report
-// workbook's Items sheet (as report/xlsx writes it) or of a CSV with the
-// same headers, and Collect turns the filled-in rows into reviews,
-// checked against the report's items when they are known.
+// workbook's Items sheet (as report/xlsx writes it), of a workbook of one
+// sheet (a review queue a spreadsheet saved as .xlsx) or of a CSV with
+// the same headers, the header row found among the first rows; a CSV's
+// separator (",", ";" or tab) is the one under which the header row names
+// the columns. Collect turns the filled-in rows into reviews, checked
+// against the report's items when they are known, and counts the rows
+// whose text it does not record (a note without a verdict, an unsure
+// row's note).
 //
 // WriteQueue and WriteQueueFile write a review queue (tally calibrate
 // queue): a CSV of the item-compactions drawn for review, with the Items

@@ -52,3 +52,34 @@ func ExampleReader() {
 	// Output:
 	// reviews.jsonl:1:107: verdict: "unsure" is not a reviewer's verdict (want supported, absent or contradicted)
 }
+
+// A review queue saved by Excel with German regional settings ("CSV
+// UTF-8": a byte order mark, ";" between the columns, CRLF): the
+// separator is found from the header row. The row with a note but no
+// verdict is counted and named, not dropped.
+func ExampleReadCSV() {
+	text := "\ufeff" + strings.Join(reviews.QueueHeader, ";") + "\r\n" +
+		"c1;1;i1;constraint;;;;verbatim;;;;;absent;;;;random;;absent;Jürgen;Größe passt, sagt er\r\n" +
+		"c1;2;i1;constraint;;;;supported;;;;random;not checked;;;;;;;Jürgen;Nur Notiz\r\n"
+	tab, err := reviews.ReadCSV(strings.NewReader(text), "queue.csv")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	got, err := reviews.Collect(tab, &reviews.Check{Name: "report.yaml", Systems: [2]string{"inc", "cand"},
+		Items: map[reviews.ItemKey]reviews.Known{
+			{ConversationID: "c1", Compaction: 1, ItemID: "i1"}: {Class: fixture.Constraint, Judge: [2]fixture.Verdict{fixture.Verbatim, fixture.Absent}},
+			{ConversationID: "c1", Compaction: 2, ItemID: "i1"}: {Class: fixture.Constraint, Judge: [2]fixture.Verdict{fixture.Supported, ""}},
+		}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range got.Reviews {
+		fmt.Printf("%s %s: %s, %q\n", r.ItemID, r.System, r.Verdict, r.Note)
+	}
+	fmt.Println("no verdict:", got.NoVerdict.Rows, got.NoVerdict.At)
+	// Output:
+	// i1 cand: absent, "Größe passt, sagt er"
+	// no verdict: 1 [queue.csv:3:21]
+}

@@ -3,6 +3,7 @@ package reviews
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -131,6 +132,11 @@ func FuzzQueueRoundTrip(f *testing.F) {
 				return
 			}
 		}
+		for _, s := range []string{conv, item, literal, probe, answer} {
+			if !utf8.ValidString(s) {
+				return // ReadCSV refuses a CSV that is not UTF-8, naming the cell
+			}
+		}
 		text := strings.TrimSuffix(b.String(), ",,,,\n") + ",supported,absent,,\n"
 		tab, err := ReadCSV(strings.NewReader(text), "q.csv")
 		if err != nil {
@@ -151,6 +157,50 @@ func FuzzQueueRoundTrip(f *testing.F) {
 		for s, r := range got.Reviews {
 			if r.ConversationID != conv || r.Compaction != comp || r.ItemID != item || r.Sample != q.Sample[s] {
 				t.Fatalf("review %d %+v of row %+v", s, r, q)
+			}
+		}
+	})
+}
+
+// FuzzReadCSVSeparators: a filled review queue row of any Reviewer and
+// Note text, saved with ";" or a tab between the columns (quoted as
+// needed or every field quoted, with or without a byte order mark and
+// CRLF), reads as the same queue saved with commas: the same reviews,
+// or the same problems but for their file positions; and any bytes after
+// the header read without a panic.
+func FuzzReadCSVSeparators(f *testing.F) {
+	f.Add("Jürgen", "Semikolon; Komma, \"Zitat\"\nZeile 2", uint8(1), false, true, true)
+	f.Add("=cmd", "'=SUM(1,2)\t", uint8(2), true, false, false)
+	f.Add("Err:510", "#NAME?", uint8(0), true, true, true)
+	f.Add("", "sep=;", uint8(1), false, false, false)
+	f.Fuzz(func(t *testing.T, reviewer, note string, sep uint8, quoteAll, crlf, bom bool) {
+		records := [][]string{QueueHeader, queueRecord(map[string]string{HeaderConversation: "c1", HeaderCompaction: "1", HeaderItem: "i1", HeaderClass: "constraint",
+			HeaderIncumbentVerdict: "verbatim", HeaderCandidateVerdict: "absent", HeaderCandidateSample: SampleRandom,
+			HeaderCandidateReview: "absent", HeaderReviewer: reviewer, HeaderNote: note})}
+		read := func(s rune) (*Collected, error) {
+			tab, err := ReadCSV(strings.NewReader(encodeCSV(t, records, s, quoteAll, crlf, bom)), "q.csv")
+			if err != nil {
+				return nil, err
+			}
+			return Collect(tab, csvCheck)
+		}
+		want, werr := read(',')
+		got, gerr := read(separators[int(sep)%len(separators)])
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("with commas: %v; with %q: %v", werr, separators[int(sep)%len(separators)], gerr)
+		}
+		if werr == nil && !slices.Equal(got.Reviews, want.Reviews) {
+			t.Fatalf("reviews %+v, with commas %+v", got.Reviews, want.Reviews)
+		}
+		// Any text after a semicolon-separated header.
+		body := reviewer + "\n" + note
+		if tab, err := ReadCSV(strings.NewReader(strings.Join(QueueHeader, ";")+"\n"+body), "q.csv"); err == nil {
+			if got, err := Collect(tab, csvCheck); err == nil {
+				for _, r := range got.Reviews {
+					if err := r.Validate(); err != nil {
+						t.Fatalf("review %+v does not validate: %v", r, err)
+					}
+				}
 			}
 		}
 	})

@@ -26,18 +26,7 @@ type CellProblem struct {
 // Error formats p.
 func (p CellProblem) Error() string {
 	var b strings.Builder
-	b.WriteString(p.File)
-	switch {
-	case p.Sheet != "" && p.Col > 0:
-		cell, _ := excelize.CoordinatesToCellName(p.Col, p.Row)
-		fmt.Fprintf(&b, ": %s!%s", p.Sheet, cell)
-	case p.Sheet != "":
-		fmt.Fprintf(&b, ": %s row %d", p.Sheet, p.Row)
-	case p.Col > 0:
-		fmt.Fprintf(&b, ":%d:%d", p.Row, p.Col)
-	default:
-		fmt.Fprintf(&b, ":%d", p.Row)
-	}
+	b.WriteString(p.Where())
 	b.WriteString(": ")
 	if p.Field != "" {
 		b.WriteString(p.Field)
@@ -45,6 +34,22 @@ func (p CellProblem) Error() string {
 	}
 	b.WriteString(p.Msg)
 	return b.String()
+}
+
+// Where names p's cell (or row) without the message: "FILE: SHEET!CELL"
+// or "FILE: SHEET row N" for a workbook, "FILE:LINE:COL" or "FILE:LINE"
+// for a CSV.
+func (p CellProblem) Where() string {
+	switch {
+	case p.Sheet != "" && p.Col > 0:
+		cell, _ := excelize.CoordinatesToCellName(p.Col, p.Row)
+		return fmt.Sprintf("%s: %s!%s", p.File, p.Sheet, cell)
+	case p.Sheet != "":
+		return fmt.Sprintf("%s: %s row %d", p.File, p.Sheet, p.Row)
+	case p.Col > 0:
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Row, p.Col)
+	}
+	return fmt.Sprintf("%s:%d", p.File, p.Row)
 }
 
 // CellProblems is every problem found in a reviewed table, in row order.

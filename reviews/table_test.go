@@ -88,7 +88,7 @@ func TestCollectProblems(t *testing.T) {
 	}
 	// A table without the reviewer's columns names the header row.
 	_, err = ReadCSV(strings.NewReader("Conversation,Compaction,Item,Class,Review\n"), "old.csv")
-	if err == nil || err.Error() != `old.csv:1:1: no column "Incumbent: reviewer's verdict", "Candidate: reviewer's verdict" in the header row: want the reviewer's columns as tally report writes them` {
+	if err == nil || err.Error() != `old.csv:1:1: no column "Incumbent: reviewer's verdict", "Candidate: reviewer's verdict" in the header row (read with "," between the columns; tried ",", ";" and tab): want the reviewer's columns as tally report writes them` {
 		t.Errorf("old header: %v", err)
 	}
 }

@@ -60,11 +60,36 @@ type calibrateJSON struct {
 		// out: no judge was asked.
 		Verbatim int `json:"verbatim"`
 	} `json:"agreement"`
+	// NotRecorded counts what the table held that no review records:
+	// rows with a Reviewer or Note but no reviewer's verdict, and unsure
+	// rows whose Note is filled (unsure is counted, not recorded); each
+	// names its first few rows by the Note cell (the Reviewer cell when
+	// the Note is empty).
+	NotRecorded struct {
+		NoVerdict   unrecordedJSON `json:"no_verdict"`
+		UnsureNotes unrecordedJSON `json:"unsure_notes"`
+	} `json:"not_recorded"`
 	// Total is the number of reviews in the output file.
 	Total int `json:"total"`
 	// Judge is the judge against the reviewers, per system, over every
 	// review in the output file.
 	Judge []agreementJSON `json:"judge_against_reviewers"`
+}
+
+// unrecordedJSON counts rows whose text is not recorded, naming the
+// first few by their cell ("FILE:LINE:COL" in a CSV, "FILE: SHEET!CELL"
+// in a workbook).
+type unrecordedJSON struct {
+	Rows int      `json:"rows"`
+	At   []string `json:"at"`
+}
+
+func newUnrecordedJSON(u reviews.Unrecorded) unrecordedJSON {
+	out := unrecordedJSON{Rows: u.Rows, At: u.At}
+	if out.At == nil {
+		out.At = []string{}
+	}
+	return out
 }
 
 func newCalibrateCmd(opts *options) *cobra.Command {
@@ -81,9 +106,22 @@ queue (tally calibrate queue) filled in, and records
 every row where a reviewer gave a system's verdict — "Incumbent: reviewer's
 verdict" and "Candidate: reviewer's verdict", each supported, absent,
 contradicted or unsure — with the Reviewer and Note cells, as text, never
-evaluated. "unsure" is counted, not recorded. A queue's "Incumbent: sample"
+evaluated. "unsure" is counted, not recorded. A row with a Reviewer or
+Note but no reviewer's verdict records nothing, and the note of an unsure
+row is not recorded: both are counted and their first rows named. A queue's "Incumbent: sample"
 and "Candidate: sample" columns (census or random, else empty) mark each
 system's review with how the queue drew it; any other value is an error.
+
+A CSV may separate its columns with ",", ";" (Excel in a German or French
+locale, LibreOffice) or a tab: the separator is the one under which the
+header row names the columns. A UTF-8 byte order mark is skipped; a CSV
+that is not UTF-8 is refused. A CSV keeps the value a spreadsheet showed,
+not what was typed: a note it took for a formula comes back computed
+(=SUM(1,2) as 3, which tally cannot tell from text), or as an error value
+(#NAME?, Err:509), which is refused naming its cell; the workbook keeps
+the formula as typed. A workbook without an Items sheet is read when it
+has one sheet (a review queue saved as .xlsx); the header row is found
+among the first rows.
 
 The reviews go into REVIEWS.jsonl, one line per item-compaction and system;
 reviewing accumulates: a new review is appended, a changed review of a key
@@ -109,6 +147,9 @@ the judge's contradictions the reviewers confirmed.`,
 		RunE: work(func(cmd *cobra.Command, args []string) error {
 			if output == "" {
 				return usagef("-o REVIEWS.jsonl must name the reviews file to add to, not be empty")
+			}
+			if err := usableFolder("-o "+output+": its folder", filepath.Dir(output)); err != nil {
+				return err
 			}
 			src := args[0]
 			ext := strings.ToLower(filepath.Ext(src))
@@ -136,7 +177,12 @@ the judge's contradictions the reviewers confirmed.`,
 				return err
 			}
 			merged, changes := reviews.Merge(kept, got.Reviews)
+			created, err := createFolder(output)
+			if err != nil {
+				return err
+			}
 			if err := reviews.WriteFile(output, merged); err != nil {
+				removeFolders(created)
 				return err
 			}
 			out := newCalibrateJSON(src, output, chk != nil, got, kept, changes)
@@ -150,7 +196,7 @@ the judge's contradictions the reviewers confirmed.`,
 			return writeCalibrateText(cmd.OutOrStdout(), &out)
 		}),
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "the reviews file (JSONL) to add the reviews to; created when missing, replaced atomically")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "the reviews file (JSONL) to add the reviews to; created when missing (its folder too), replaced atomically")
 	cmd.Flags().StringVar(&config, "config", "", "the report's configuration (report.yaml): check every reviewed row against its fixtures and verdicts")
 	lim.register(cmd)
 	cmd.AddCommand(newCalibrateQueueCmd(opts))
@@ -206,6 +252,8 @@ func calibrateCheck(path string, lim input.Limits) (*reviews.Check, float64, err
 func newCalibrateJSON(src, output string, checked bool, got *reviews.Collected, kept []reviews.Review, changes []reviews.Change) calibrateJSON {
 	out := calibrateJSON{Source: src, Output: output, Checked: checked, Rows: got.Rows, Scanned: got.Scanned,
 		Counts: []calibrateCount{}, Replaced: []calibrateChange{}}
+	out.NotRecorded.NoVerdict = newUnrecordedJSON(got.NoVerdict)
+	out.NotRecorded.UnsureNotes = newUnrecordedJSON(got.UnsureNotes)
 	type ck struct{ class, system string }
 	at := map[ck]int{}
 	count := func(r reviews.Review) *calibrateCount {
@@ -283,6 +331,8 @@ func writeCalibrateText(w io.Writer, out *calibrateJSON) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeUnrecorded(w, out.NotRecorded.NoVerdict, "with a note or reviewer but no reviewer's verdict: not recorded (fill a reviewer's verdict to record it)")
+	writeUnrecorded(w, out.NotRecorded.UnsureNotes, "marked unsure with a note: the note is not recorded (unsure is counted, not recorded)")
 	for i, c := range out.Replaced {
 		if i == maxListedChanges {
 			fmt.Fprintf(w, "… and %d more replaced reviews\n", len(out.Replaced)-i)
@@ -306,4 +356,17 @@ func writeCalibrateText(w io.Writer, out *calibrateJSON) error {
 	}
 	fmt.Fprintf(w, "%s: %d reviews\n", out.Output, out.Total)
 	return writeAgreementText(w, out.Output, out.Judge)
+}
+
+// writeUnrecorded says how many rows u counts, what happened to them, and
+// where the first ones are; nothing when there are none.
+func writeUnrecorded(w io.Writer, u unrecordedJSON, what string) {
+	if u.Rows == 0 {
+		return
+	}
+	at := strings.Join(u.At, ", ")
+	if more := u.Rows - len(u.At); more > 0 {
+		at += fmt.Sprintf(" and %d more", more)
+	}
+	fmt.Fprintf(w, "%s %s: %s\n", plural(u.Rows, "row"), what, at)
 }
