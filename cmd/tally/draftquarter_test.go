@@ -87,6 +87,9 @@ func draftQuarter(t *testing.T, session string, accept int) draftedQuarter {
 	if accept < len(p.Candidates) {
 		r.expect(fmt.Sprintf("item %d of %d", accept+1, len(p.Candidates)))
 		r.send("r")
+		// A key waits for the screen its last one drew: keys that come
+		// together in one read are a paste, which decides nothing.
+		r.expect("rejected")
 	} else {
 		r.expect("Review complete.")
 	}

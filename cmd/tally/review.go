@@ -45,6 +45,13 @@ the accepted ones as a fixture. Keys:
 An edit puts the current text on the line: Backspace, Ctrl-W and Ctrl-U
 delete a character, a word, the line; Enter keeps the edit, Escape cancels.
 
+Pasted text is never taken for keys. Pasted into an edit, it is inserted as
+one line (each line break becomes a space); pasted anywhere else, it is
+ignored, with a message. review turns on the terminal's bracketed paste
+mode to tell a paste from typing; on a terminal without it, keys that
+arrive together in one read are taken for a paste (typed keys come one at
+a time).
+
 Both files are written after every decision (atomically): CANDIDATES.json
 keeps each candidate's status and the position, so quitting and running the
 same command again resumes where the review stopped; FIXTURE.json always
@@ -91,23 +98,26 @@ answers can be corrected in the candidates file before. The folder of
 				return err
 			}
 			var o review.Outcome
+			var interrupted error // a signal stopped the review: the summary, then the error
 			if batch {
 				c := review.Count(p)
 				o = review.Outcome{Complete: c.Pending == 0, Counts: c}
-			} else if o, err = review.RunTerminal(in, term, &review.Review{Proposal: &p, Save: store.Save, Output: output}); err != nil {
+			} else if o, err = review.RunTerminal(in, term, &review.Review{Proposal: &p, Save: store.Save, Output: output}); errors.Is(err, review.ErrInterrupted) {
+				interrupted = err
+			} else if err != nil {
 				return err
 			}
 			res := reviewJSON{Candidates: cands, Output: output, ConversationID: p.ConversationID, Total: len(p.Candidates),
 				Accepted: o.Counts.Accepted, Rejected: o.Counts.Rejected, Pending: o.Counts.Pending, Position: p.Position, Complete: o.Complete}
 			if opts.format == "json" {
-				return writeJSON(out, res)
+				return errors.Join(writeJSON(out, res), interrupted)
 			}
 			fmt.Fprintf(out, "%s: %d of %d decided (%d accepted, %d rejected); %s holds %s\n",
 				review.Printable(p.ConversationID), res.Accepted+res.Rejected, res.Total, res.Accepted, res.Rejected, review.Printable(output), countOf(res.Accepted, "item"))
 			if !o.Complete {
 				fmt.Fprintf(out, "%d pending; resume with: tally review %s -o %s\n", res.Pending, cands, output)
 			}
-			return nil
+			return interrupted
 		}),
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "fixture file to write (JSON), after every decision")

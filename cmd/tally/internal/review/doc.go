@@ -11,5 +11,8 @@
 //
 // The interface is a state machine over an io.Reader of key presses and
 // an io.Writer of screen output (Review.Run), so it is tested without a
-// terminal; RunTerminal puts a real terminal in raw mode around it.
+// terminal; RunTerminal puts a real terminal in raw mode, with
+// bracketed paste on, around it. Keys are read by keyReader, which tells
+// a paste from typing (see Review), so that pasted text is never taken
+// for decisions.
 package review

@@ -1,12 +1,12 @@
 package review
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/tally-eval/tally/selection"
 )
@@ -28,6 +28,12 @@ const Keys = "a accept · r reject · p edit probe · e edit expected · b back 
 // quits. After the last candidate a closing page says the review is
 // complete; b goes back from there too.
 //
+// Pasted text is never read as keys. While a field is edited, a paste is
+// inserted as one line (each line break a space; see lineEditor). Outside
+// an edit, a paste is ignored, with a message: a bracketed paste (which
+// RunTerminal turns on), and keys that arrive together in one read (a
+// paste on a terminal without bracketed paste; see Run).
+//
 // Every change — a decision, an edit, a move — is passed to Save before
 // the next key is read, so a review stopped at any point resumes at the
 // same candidate with the same decisions.
@@ -48,6 +54,9 @@ type Review struct {
 	// discards there the keys typed before the person could see a
 	// candidate, so that none typed after it can be lost.
 	shown func() error
+	// wait, when set, reports whether a key can be read within d (d < 0:
+	// whenever one comes); RunTerminal sets it (see keyReader).
+	wait func(d time.Duration) (bool, error)
 }
 
 // Outcome is how a review ended.
@@ -66,7 +75,7 @@ func (r *Review) Run(in io.Reader, out io.Writer) (Outcome, error) {
 	if err := p.Validate(); err != nil {
 		return Outcome{}, err
 	}
-	br := bufio.NewReader(in)
+	kr := &keyReader{in: in, wait: r.wait}
 	scr := &screen{w: out}
 	msg := ""
 	if p.Position > 0 && p.Position < len(p.Candidates) {
@@ -87,7 +96,7 @@ func (r *Review) Run(in io.Reader, out io.Writer) (Outcome, error) {
 			return r.outcome(), scr.err
 		}
 		msg = ""
-		k, err := readKey(br)
+		k, err := kr.next()
 		if errors.Is(err, io.EOF) {
 			return r.outcome(), nil
 		}
@@ -97,6 +106,28 @@ func (r *Review) Run(in io.Reader, out io.Writer) (Outcome, error) {
 		atEnd := p.Position >= len(p.Candidates)
 		changed := false
 		switch {
+		case k.special == keyPaste || k.burst:
+			// A key that did not arrive alone is not a decision: a
+			// person typing sends one key per read, so several keys in
+			// one read are a paste on a terminal without bracketed
+			// paste ("Antwort: ja" would reject and accept candidates),
+			// or keys typed while the review was busy (saving), before
+			// the page they would decide was on the screen — as with
+			// the keys discarded before the first page, a key is a
+			// decision only when the person has seen what it decides.
+			// So the whole read is dropped, the first key with the rest
+			// ("Bitte" must not go back), and the message says why; a
+			// person whose keys were dropped types the one meant again.
+			// On a terminal, reads that follow within burstGap continue
+			// the paste and are dropped too (keyReader).
+			n, err := kr.drain()
+			if errors.Is(err, io.EOF) {
+				return r.outcome(), nil
+			}
+			if err != nil {
+				return r.outcome(), err
+			}
+			msg = pasteIgnored(k.special == keyPaste, n+1, atEnd)
 		case k.r == 'q' || k.r == 'Q' || k.special == keyCtrlC || k.special == keyCtrlD:
 			return r.outcome(), nil
 		case k.r == 'b' || k.r == 'B' || k.special == keyLeft:
@@ -131,7 +162,7 @@ func (r *Review) Run(in io.Reader, out io.Writer) (Outcome, error) {
 			}
 			ed := &lineEditor{prompt: field + "> ", buf: []rune(Printable(*dst)), width: r.width(), out: scr}
 			scr.raw("\r\n")
-			text, ok, err := ed.edit(br)
+			text, ok, err := ed.edit(kr)
 			switch {
 			case errors.Is(err, io.EOF):
 				return r.outcome(), nil
@@ -148,6 +179,9 @@ func (r *Review) Run(in io.Reader, out io.Writer) (Outcome, error) {
 				msg = field + " updated"
 				changed = true
 			}
+			if ed.cut && ok {
+				msg += fmt.Sprintf(" (a paste was cut to its first %d KiB)", maxPaste>>10)
+			}
 		case k.special != none:
 			// Enter, Escape, →, Backspace and other control keys mean
 			// nothing here: redraw.
@@ -160,6 +194,24 @@ func (r *Review) Run(in io.Reader, out io.Writer) (Outcome, error) {
 			}
 		}
 	}
+}
+
+// pasteIgnored is the message for a paste outside an edit: a bracketed
+// one, or n keys that arrived together (one: a key in a read that came
+// right after such keys, see keyReader).
+func pasteIgnored(bracketed bool, n int, atEnd bool) string {
+	what := "pasted text ignored"
+	switch {
+	case bracketed:
+	case n > 1:
+		what += fmt.Sprintf(" (%d keys arrived at once)", n)
+	default:
+		what += " (a key arrived right after pasted text)"
+	}
+	if atEnd {
+		return what + ": b goes back, q quits"
+	}
+	return what + ": press p or e to edit a field first"
 }
 
 func (r *Review) outcome() Outcome {

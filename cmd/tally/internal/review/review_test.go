@@ -11,9 +11,9 @@ import (
 	"github.com/tally-eval/tally/selection"
 )
 
-// run reviews the sample with keys as input, returning the proposal, the
-// states saved (statuses and position, one string per save) and what was
-// drawn.
+// run reviews the sample with keys as input, typed (one key per read:
+// see typing), returning the proposal, the states saved (statuses and
+// position, one string per save) and what was drawn.
 func run(t *testing.T, p *selection.Proposal, keys string) (Outcome, []string, string) {
 	t.Helper()
 	var saves []string
@@ -25,7 +25,7 @@ func run(t *testing.T, p *selection.Proposal, keys string) (Outcome, []string, s
 		return nil
 	}}
 	var out bytes.Buffer
-	o, err := r.Run(strings.NewReader(keys), &out)
+	o, err := r.Run(typing(keys), &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestRunNarrow(t *testing.T) {
 	p := sampleProposal(t)
 	var out bytes.Buffer
 	r := &Review{Proposal: p, Output: "some/long/path/to/the/fixture.json", Width: 40, Save: func(*selection.Proposal) error { return nil }}
-	if _, err := r.Run(strings.NewReader("aaxaaa"), &out); err != nil {
+	if _, err := r.Run(typing("aaxaaa"), &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range strings.Split(out.String(), "\r\n") {
@@ -200,7 +200,7 @@ func TestRunSaveError(t *testing.T) {
 	p := sampleProposal(t)
 	boom := errors.New("disk full")
 	r := &Review{Proposal: p, Save: func(*selection.Proposal) error { return boom }}
-	if _, err := r.Run(strings.NewReader("aaa"), &bytes.Buffer{}); !errors.Is(err, boom) {
+	if _, err := r.Run(typing("aaa"), &bytes.Buffer{}); !errors.Is(err, boom) {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -217,12 +217,19 @@ func TestRunInvalid(t *testing.T) {
 }
 
 func TestReadKey(t *testing.T) {
-	// Done by TestRunKeys and TestRunEdit; here the escape-sequence edge:
-	// Escape followed by a letter in one read is Escape then the letter.
+	// Done by TestRunKeys, TestRunEdit and TestKeyReader; here the
+	// escape-sequence edge: Escape, then a letter typed after it, is
+	// Escape then the letter; the two in one read (Alt-a, or part of a
+	// paste) decide nothing.
 	p := sampleProposal(t)
-	_, saves, _ := run(t, p, "\x1ba")
+	_, saves, _ := run(t, p, "\x1b"+"a")
 	if strings.Join(saves, " ") != "app@1" {
-		t.Errorf("saves %v", saves)
+		t.Errorf("typed: saves %v", saves)
+	}
+	p = sampleProposal(t)
+	r := &Review{Proposal: p, Save: func(*selection.Proposal) error { t.Error("saved"); return nil }}
+	if _, err := r.Run(strings.NewReader("\x1ba"), io.Discard); err != nil || state(p) != "ppp@0" {
+		t.Errorf("one read: %v, state %s", err, state(p))
 	}
 }
 
@@ -239,9 +246,9 @@ func (d *discardingReader) Read(b []byte) (int, error) {
 	if d.ahead == "" && d.later == "" {
 		return 0, io.EOF
 	}
-	n := copy(b, d.ahead+d.later)
-	all := (d.ahead + d.later)[n:]
-	d.ahead, d.later = "", all
+	all := d.ahead + d.later
+	n := copy(b, all[:keyLen(all)]) // typed: one key per read
+	d.ahead, d.later = "", all[n:]
 	return n, nil
 }
 

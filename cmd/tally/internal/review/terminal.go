@@ -3,7 +3,11 @@ package review
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"sync"
+	"syscall"
 
 	"golang.org/x/term"
 )
@@ -12,11 +16,35 @@ import (
 // output is not a terminal.
 var ErrNoTerminal = errors.New("not a terminal")
 
+// ErrInterrupted is returned (wrapped, naming the signal) by RunTerminal
+// when a signal (SIGINT, SIGTERM, SIGHUP) stopped the review. Every
+// decision made before it is saved.
+var ErrInterrupted = errors.New("review interrupted")
+
+// The terminal's alternate screen (xterm ctlseqs, "Alternate Screen
+// Buffer", CSI ? 1049 h and l): the review draws there and the shell's
+// screen comes back as it was when it ends.
+const (
+	altScreenOn  = "\x1b[?1049h"
+	altScreenOff = "\x1b[?1049l"
+)
+
 // RunTerminal runs r on a terminal: in is put in raw mode (each key press
 // arrives at once, nothing is echoed) for the review and restored
 // afterwards, the review draws on the terminal's alternate screen (left
 // again at the end, so the shell's screen comes back as it was), and
 // r.Width is taken from the terminal. Output goes to out.
+//
+// Bracketed paste mode is on for the review (xterm ctlseqs, "Bracketed
+// Paste Mode": CSI ? 2004 h, then pasted text comes wrapped in
+// ESC [ 200 ~ … ESC [ 201 ~), so that a paste is read as text, never as
+// keys (see Review). The terminal is given back as it was — bracketed
+// paste off (CSI ? 2004 l), the main screen, the terminal's own mode —
+// however the review ends: a quit, the end of the input, an error, a
+// panic, or a signal (SIGINT, SIGTERM, SIGHUP; Ctrl-C in raw mode is a
+// key, and quits). On a signal the terminal is restored at once and the
+// review stops: RunTerminal returns what was decided so far and an error
+// wrapping ErrInterrupted.
 //
 // Keys typed before the first candidate is on the screen (buffered by the
 // terminal while tally started) are discarded just before it is written:
@@ -31,20 +59,82 @@ func RunTerminal(in, out *os.File, r *Review) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("putting the terminal in raw mode: %w", err)
 	}
-	defer term.Restore(fd, state)
+	scr := &terminalWriter{w: out}
+	var once sync.Once
+	restore := func() {
+		once.Do(func() {
+			scr.end(pasteOff + altScreenOff)
+			_ = term.Restore(fd, state)
+		})
+	}
+	defer restore()
+
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	sigs := make(chan os.Signal, 1)
+	var caught os.Signal // written before stop is closed
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		select {
+		case s := <-sigs:
+			caught = s
+			restore()
+			close(stop)
+		case <-done:
+		}
+	}()
+	defer signal.Stop(sigs)
+	defer close(done)
+
 	if w, _, err := term.GetSize(int(out.Fd())); err == nil && w > 0 {
 		r.Width = w
 	}
 	r.Clear = true
+	r.wait = waiter(fd, stop)
 	r.shown = func() error {
 		if err := discardInput(fd); err != nil {
 			return fmt.Errorf("discarding keys typed before the review: %w", err)
 		}
 		return nil
 	}
-	fmt.Fprint(out, "\x1b[?1049h")
-	defer fmt.Fprint(out, "\x1b[?1049l")
-	return r.Run(in, out)
+	if _, err := io.WriteString(scr, altScreenOn+pasteOn); err != nil {
+		return Outcome{}, fmt.Errorf("writing to the terminal: %w", err)
+	}
+	o, err := r.Run(in, scr)
+	if errors.Is(err, errStopped) {
+		return o, fmt.Errorf("%w (%v): every decision made before it is saved", ErrInterrupted, caught)
+	}
+	return o, err
+}
+
+// terminalWriter is the review's output. Once ended (the terminal
+// restored, perhaps by a signal while a page was being drawn), what the
+// review still writes is dropped rather than drawn over the shell's
+// screen.
+type terminalWriter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	ended bool
+}
+
+// Write writes p, or drops it once t has ended.
+func (t *terminalWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended {
+		return len(p), nil
+	}
+	return t.w.Write(p)
+}
+
+// end writes s, the last output, and ends t.
+func (t *terminalWriter) end(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.ended {
+		_, _ = io.WriteString(t.w, s)
+		t.ended = true
+	}
 }
 
 // CheckTerminal reports, wrapping ErrNoTerminal, which of in and out is
