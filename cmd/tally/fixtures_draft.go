@@ -89,7 +89,7 @@ func newFixturesDraftCmd(opts *options) *cobra.Command {
 		jf               judgeFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "draft SESSION... -o DIR",
+		Use:   "draft SESSION|FOLDER... -o DIR",
 		Short: "Draft fixtures from real agent sessions: candidates to review, and the real compacted contexts",
 		Long: `draft reads each SESSION — a real agent log: Claude Code session JSONL, a Codex
 CLI rollout or the generic chat-messages format, gzipped or not — and, for
@@ -141,6 +141,13 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 			propose, stats, err := sessionProposer(cmd.Context(), proposer, &jf, lim.Limits, selection.ProposeOptions{MinConfidence: minConfidence})
 			if err != nil {
 				return err
+			}
+			args, note, err := logArgs(args)
+			if err != nil {
+				return err
+			}
+			if note != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", note)
 			}
 			bad := 0
 			o := skippedLines(logFormat, lim.Limits, skipBad, cmd.ErrOrStderr(), &bad)

@@ -28,7 +28,7 @@ func newSelectCmd(opts *options) *cobra.Command {
 		lim           limitFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "select SESSIONS.jsonl | LOG… [--budget N | --budget-hours H] [--minutes-per-fixture 2] [--compare-random N] [--seed S] [--log-format F] [--incidents FLAGGED.jsonl] [-o selected.jsonl]",
+		Use:   "select SESSIONS.jsonl | LOG|FOLDER… [--budget N | --budget-hours H] [--minutes-per-fixture 2] [--compare-random N] [--seed S] [--log-format F] [--incidents FLAGGED.jsonl] [-o selected.jsonl]",
 		Short: "Choose the sessions that exercise the most compaction decisions, against a random baseline",
 		Long: `select reads session summaries (JSONL; "-" reads stdin), or agent logs (Claude
 Code session files, Codex rollouts, the generic format or tally's event log,
@@ -92,6 +92,13 @@ said in the warnings.`,
 				cfg.Incidents = named
 			}
 			var res *selection.Result
+			args, note, err := logArgs(args)
+			if err != nil {
+				return err
+			}
+			if note != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", note)
+			}
 			name := args[0]
 			summaries, err := isSummaryFile(name, lim.Limits)
 			if err != nil {

@@ -68,7 +68,7 @@ func newSignalsCmd(opts *options) *cobra.Command {
 		lim               limitFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "signals LOG… [--window 5] [--window-steps 400] [--log-format F] [--sample 20] [--seed S] [-o FLAGGED.jsonl]",
+		Use:   "signals LOG|FOLDER… [--window 5] [--window-steps 400] [--log-format F] [--sample 20] [--seed S] [-o FLAGGED.jsonl]",
 		Short: "Flag production sessions whose compaction went wrong: repeated tool calls and restated instructions",
 		Long: `signals reads agent logs — Claude Code session logs, Codex CLI rollouts, the
 generic chat-messages format or tally's own event log, gzipped or not, the
@@ -113,6 +113,13 @@ counted and reported.`,
 				// Without -o the flagged sessions are JSON Lines on
 				// stdout; a JSON summary there too would not parse.
 				return usagef("--format json needs -o FLAGGED.jsonl: stdout then holds the JSON summary alone")
+			}
+			args, note, err := logArgs(args)
+			if err != nil {
+				return err
+			}
+			if note != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", note)
 			}
 			report := cmd.ErrOrStderr()
 			var rep *selection.SignalReport

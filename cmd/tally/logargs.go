@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// logArgs expands the agent-log arguments of signals, select and
+// fixtures draft: a file is itself; a folder is every file under it,
+// at any depth, whose name ends in .jsonl or .jsonl.gz, in lexical
+// order of path — Claude Code's ~/.claude/projects and Codex's
+// ~/.codex/sessions/YYYY/MM/DD are such trees (a new user's trial had
+// to spell out find). Other files in a folder are left out, counted in
+// the note; symbolic links inside a folder are not followed. A folder
+// with no log in it is an error, not a run over nothing.
+func logArgs(args []string) (paths []string, note string, err error) {
+	var other, folders int
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			paths = append(paths, a) // the readers say what is wrong with it
+			continue
+		}
+		folders++
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return fmt.Errorf("reading the folder %s: %w", a, err)
+			}
+			if d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
+				return nil
+			}
+			if isLogName(d.Name()) {
+				found = append(found, p)
+			} else {
+				other++
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		if len(found) == 0 {
+			return nil, "", fmt.Errorf("%s: the folder holds no agent log (no file named *.jsonl or *.jsonl.gz at any depth)", a)
+		}
+		slices.Sort(found)
+		paths = append(paths, found...)
+	}
+	if folders > 0 {
+		note = fmt.Sprintf("read %s from %s", plural(len(paths), "log file"), plural(folders, "folder"))
+		if other > 0 {
+			note += fmt.Sprintf("; %s not named *.jsonl or *.jsonl.gz left out", plural(other, "other file"))
+		}
+	}
+	return paths, note, nil
+}
+
+// isLogName reports whether a file's name is an agent log's: *.jsonl or
+// *.jsonl.gz, in any case.
+func isLogName(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".jsonl.gz")
+}

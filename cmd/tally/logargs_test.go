@@ -1,0 +1,54 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestLogArgs: a folder is the agent logs under it at any depth, in
+// lexical order, other files counted and left out, links not followed;
+// a file stays itself; a folder with no log is an error.
+func TestLogArgs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel string) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	b := write("sessions/2026/01/27/rollout-b.jsonl")
+	a := write("sessions/2025/09/22/rollout-a.jsonl.GZ")
+	write("sessions/history.json")
+	write("sessions/notes.txt")
+	single := write("one.jsonl")
+	if err := os.Symlink(filepath.Join(dir, "sessions"), filepath.Join(dir, "sessions", "loop")); err != nil {
+		t.Fatal(err)
+	}
+	got, note, err := logArgs([]string{single, filepath.Join(dir, "sessions")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{single, a, b}; !slices.Equal(got, want) {
+		t.Errorf("paths %q, want %q", got, want)
+	}
+	if want := "read 3 log files from 1 folder; 2 other files not named *.jsonl or *.jsonl.gz left out"; note != want {
+		t.Errorf("note %q, want %q", note, want)
+	}
+	if got, note, err := logArgs([]string{single}); err != nil || note != "" || !slices.Equal(got, []string{single}) {
+		t.Errorf("a file alone: %q %q %v", got, note, err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := logArgs([]string{empty}); err == nil || !strings.Contains(err.Error(), "holds no agent log") {
+		t.Errorf("an empty folder: %v", err)
+	}
+}
