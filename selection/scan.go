@@ -307,13 +307,21 @@ func consume(inputs []Input, cfg SignalConfig, chans []chan *Flagged, results []
 			if e.compacted {
 				rep.Compacted--
 			}
-			// The copy's records count once, as a copy's, not by type.
+			// The copy's records count once, as a copy's, not by type;
+			// its malformed lines stay malformed, as the note that
+			// names them says (a new user's trial found the two counts
+			// apart by one).
+			lines := e.lines
 			for k, n := range e.notRead {
+				if k == agentlog.MalformedLine {
+					lines -= n
+					continue
+				}
 				if rep.NotRead[k] -= n; rep.NotRead[k] == 0 {
 					delete(rep.NotRead, k)
 				}
 			}
-			rep.NotRead[RepeatedRecords] += e.lines
+			rep.NotRead[RepeatedRecords] += lines
 			if rep.Repeated <= MaxReported {
 				rep.Warnings = append(rep.Warnings, repeatNote(inputs[i].Name, e.line, e.id, inputs[first.input].Name, first.lines, e.lines))
 			}
