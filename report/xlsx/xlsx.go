@@ -308,7 +308,13 @@ func (b *book) fit(sheet string, col, row int, s string) string {
 	if n <= excelize.TotalCellChars {
 		return s
 	}
-	marker := fmt.Sprintf(" […cut by tally: the text has %d characters, a cell holds %d]", n, excelize.TotalCellChars)
+	// Characters are code points, as the HTML and Markdown count them;
+	// a cell's limit is in UTF-16 units, which a character outside the
+	// BMP (an emoji) takes two of.
+	marker := fmt.Sprintf(" […cut by tally: the text has %d characters, a cell holds %d]", utf8.RuneCountInString(s), excelize.TotalCellChars)
+	if cp := utf8.RuneCountInString(s); cp != n {
+		marker = fmt.Sprintf(" […cut by tally: the text has %d characters (%d UTF-16 units), a cell holds %d units]", cp, n, excelize.TotalCellChars)
+	}
 	keep := excelize.TotalCellChars - utf16Len(marker)
 	units, end := 0, 0
 	for i, c := range s {
