@@ -120,6 +120,9 @@ func (t *Table) separator(head []byte) (sep rune, line int, cols [numCols]int, e
 		bestSep  rune
 		syntax   *csv.ParseError // the first separator's syntax error
 	)
+	if replayQueue(head) {
+		return 0, 0, cols, CellProblems{{File: t.File, Row: 1, Col: 1, Msg: "this is the replay queue `tally report` writes (DIR/queue.csv: the discordant task-success conversations), not a review queue: its reviewer columns are the reviewers' own, and tally does not read them back; calibrate reads the queue `tally calibrate queue` writes, or the report workbook's Items sheet"}}
+	}
 	for _, s := range separators {
 		cr := csv.NewReader(bytes.NewReader(head))
 		cr.Comma = s
@@ -155,6 +158,15 @@ func (t *Table) separator(head []byte) (sep rune, line int, cols [numCols]int, e
 		return 0, 0, cols, CellProblems{{File: t.File, Row: 1, Col: 1, Msg: "no header row: want the reviewer's columns as tally report writes them"}}
 	}
 	return 0, 0, cols, t.noHeader(bestLine, best, fmt.Sprintf("(with %s between the columns)", separatorNames("or")))
+}
+
+// replayQueue reports whether head starts with the header of the replay
+// queue tally report writes (report.QueueHeader), which two files named
+// queue.csv made a new user's trial feed to calibrate.
+func replayQueue(head []byte) bool {
+	first, _, _ := bytes.Cut(head, []byte("\n"))
+	first = bytes.TrimPrefix(bytes.TrimSuffix(first, []byte("\r")), []byte(jsonscan.BOM))
+	return bytes.HasPrefix(first, []byte("conversation_id,change,reference,candidate,")) && bytes.Contains(first, []byte("caused_by_compaction"))
 }
 
 // sepHint returns the first line of head when it is a "sep=X" line (a

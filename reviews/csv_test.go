@@ -143,6 +143,10 @@ func TestReadCSVNoSeparator(t *testing.T) {
 		{"Excel's sep= line", "sep=;\n" + strings.Join(QueueHeader, ";") + "\n",
 			`x.csv:1:1: "sep=;" is a line some programs write for Excel to name the separator; tally does not read it: delete the line (tally finds the separator, ",", ";" or tab, from the header row)`},
 		{"empty but for a BOM", "\ufeff\r\n", `x.csv:1:1: empty: want a header line with the Items sheet's columns`},
+		// report's DIR/queue.csv, given for calibrate queue's queue.csv
+		// (a new user's trial): both were named queue.csv.
+		{"the replay queue", "conversation_id,change,reference,candidate,reference_kind,reviewer,caused_by_compaction,notes\ns1,lost,pass,fail,test,ana,yes,\n",
+			"x.csv:1:1: this is the replay queue `tally report` writes (DIR/queue.csv: the discordant task-success conversations), not a review queue: its reviewer columns are the reviewers' own, and tally does not read them back; calibrate reads the queue `tally calibrate queue` writes, or the report workbook's Items sheet"},
 	}
 	for _, c := range cases {
 		_, err := ReadCSV(strings.NewReader(c.text), "x.csv")

@@ -119,8 +119,8 @@ judge's verdict the items, those already reviewed, wanted and drawn, the
 planning agreement (measured or assumed), the half-width expected and
 whether the target is reachable; then the total drawn, the seed and the
 queue file, which is replaced atomically.`,
-		Example: "  tally calibrate queue --config examples/quarterly/report.yaml -o out/queue.csv\n" +
-			"  tally calibrate queue --config report.yaml --half-width 0.05 --seed 7 -o queue.csv",
+		Example: "  tally calibrate queue --config examples/quarterly/report.yaml -o out/review-queue.csv\n" +
+			"  tally calibrate queue --config report.yaml --half-width 0.05 --seed 7 -o review-queue.csv",
 		Args: cobra.NoArgs,
 		RunE: work(func(cmd *cobra.Command, _ []string) error {
 			switch {
