@@ -33,6 +33,7 @@ func (c Change) String() string {
 // replaces the kept review in place when it says something else, and
 // leaves it when it says the same. It returns the merged reviews (kept is
 // not changed) and what became of each review of add, in add's order.
+// A review of add with no Sample keeps the kept review's: the draw stays.
 // add must hold one review per key (Collect's result does); a key twice
 // in add is a programmer's error and panics.
 func Merge(kept, add []Review) ([]Review, []Change) {
@@ -50,6 +51,12 @@ func Merge(kept, add []Review) ([]Review, []Change) {
 		}
 		seen[k] = true
 		j, ok := at[k]
+		if ok && r.Sample == "" {
+			// How a queue drew the row is a fact about the row, which a
+			// sheet without sample columns (the Items sheet, which the
+			// report fills with the reviews it used) cannot unsay.
+			r.Sample = out[j].Sample
+		}
 		switch {
 		case !ok:
 			at[k] = len(out)

@@ -37,6 +37,25 @@ func TestMerge(t *testing.T) {
 	Merge(nil, []Review{add[0], add[0]})
 }
 
+// TestMergeKeepsSample: a review read again from the Items sheet, which
+// has no sample columns (the report now fills it with the reviews it
+// used), keeps the queue's draw: the same review is unchanged, a new note
+// replaces it with the draw kept.
+func TestMergeKeepsSample(t *testing.T) {
+	queued := Review{ConversationID: "c", Compaction: 1, ItemID: "a", Class: fixture.Constraint, System: "s", Verdict: fixture.Absent, Sample: SampleRandom, Source: "queue.csv"}
+	again := queued
+	again.Sample, again.Source = "", "report.xlsx"
+	got, changes := Merge([]Review{queued}, []Review{again})
+	if changes[0] != Unchanged || got[0].Sample != SampleRandom {
+		t.Errorf("the same review from the sheet: %v, sample %q; want unchanged, random", changes[0], got[0].Sample)
+	}
+	again.Note = "checked twice"
+	got, changes = Merge([]Review{queued}, []Review{again})
+	if changes[0] != Replaced || got[0].Sample != SampleRandom || got[0].Note != "checked twice" {
+		t.Errorf("a new note from the sheet: %v, %+v; want replaced, random, the note", changes[0], got[0])
+	}
+}
+
 func TestAgrees(t *testing.T) {
 	for _, tc := range []struct {
 		judge, reviewer fixture.Verdict
