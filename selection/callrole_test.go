@@ -160,3 +160,50 @@ func TestGitPathsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexRereadAfterShellWrite: a file printed, changed by a shell
+// command that names it relative to the working directory (git
+// checkout, git restore, rm and recreate, sed -i, a redirection), and
+// printed again is a re-read after an edit, not a lost result (a
+// re-check trial found the checkout fix had made these lost results).
+func TestCodexRereadAfterShellWrite(t *testing.T) {
+	for _, write := range []string{
+		"git checkout -- src/c.go",
+		"git restore ./src/c.go",
+		"sed -i 's/a/b/' src/c.go",
+		"echo x >src/c.go",
+		"printf x 2>/dev/null > 'src/c.go'",
+	} {
+		var lines []string
+		add := func(typ string, payload map[string]any) {
+			b, _ := json.Marshal(map[string]any{"timestamp": "2025-10-01T10:00:00Z", "type": typ, "payload": payload})
+			lines = append(lines, string(b))
+		}
+		fn := func(id, cmd string) {
+			a, _ := json.Marshal(map[string]any{"command": []string{"bash", "-lc", cmd}, "workdir": "/src"})
+			add("response_item", map[string]any{"type": "function_call", "name": "shell", "arguments": string(a), "call_id": id})
+			add("response_item", map[string]any{"type": "function_call_output", "call_id": id, "output": `{"output":"x","metadata":{"exit_code":0}}`})
+		}
+		user := func(text string) {
+			add("response_item", map[string]any{"type": "message", "role": "user", "content": []any{map[string]string{"type": "input_text", "text": text}}})
+		}
+		add("session_meta", map[string]any{"id": "cx-2", "cwd": "/src"})
+		user("fix c.go")
+		fn("c1", "cat src/c.go")
+		add("compacted", map[string]any{"message": "summary"})
+		user("go on")
+		fn("c2", write)
+		fn("c3", "cat src/c.go")
+		s, err := agentlog.ReadCodex(strings.NewReader(strings.Join(lines, "\n")), "cx.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range FindToolRepeats(s, DefaultRepeatWindow) {
+			got = append(got, r.First.ID+">"+r.Repeat.ID+" "+string(r.Kind))
+		}
+		if want := "c1>c3 " + string(RereadAfterEdit); strings.Join(got, "|") != want {
+			t.Errorf("%s between: repeats %q, want %q", write, got, want)
+		}
+	}
+}

@@ -335,7 +335,7 @@ func classify(calls []flatCall, fi, ri int, cwd string) (RepeatKind, string) {
 		if ch.editedFiles[r.in.file] {
 			return RereadAfterEdit, "the agent edited the file between the reads"
 		}
-		if writesNamed(ch.bashWrites, r.in.file) {
+		if writesNamed(ch.bashWrites, r.in.file, cwd) {
 			return RereadAfterEdit, "a command that writes named the file between the reads"
 		}
 		if ch.tree {
@@ -368,7 +368,7 @@ func classify(calls []flatCall, fi, ri int, cwd string) (RepeatKind, string) {
 			// reads, and a file printed again unchanged is a result
 			// asked for again, not a look around.
 			for _, f := range reads {
-				if file := resolvePath(cwd, f); ch.editedFiles[file] || writesNamed(ch.bashWrites, file) {
+				if file := resolvePath(cwd, f); ch.editedFiles[file] || writesNamed(ch.bashWrites, file, cwd) {
 					return RereadAfterEdit, "the file changed between the reads"
 				}
 			}
@@ -411,12 +411,23 @@ func otherAgentReads(c *flatCall, b bashClass) []string {
 	return commandReads(c.in.cmd)
 }
 
-// writesNamed is whether one of the writing commands cmds names file,
-// by its path or, after a space, its base name.
-func writesNamed(cmds []string, file string) bool {
+// redirectPrefix is a shell redirection glued to its file ("2>>x.log").
+var redirectPrefix = regexp.MustCompile(`^[0-9]?(?:>>?|<)\|?`)
+
+// writesNamed is whether one of the writing commands cmds names file:
+// by its path, by a word that is its path relative to cwd ("git
+// checkout -- src/c.go", "sed -i … ./src/c.go", "> src/c.go"; a re-check
+// trial found those missed), or, after a space, by its base name.
+func writesNamed(cmds []string, file, cwd string) bool {
 	for _, cmd := range cmds {
 		if strings.Contains(cmd, file) || strings.Contains(cmd, " "+path.Base(file)) {
 			return true
+		}
+		for _, w := range strings.Fields(cmd) {
+			w = strings.Trim(redirectPrefix.ReplaceAllString(w, ""), `'";`)
+			if w != "" && resolvePath(cwd, w) == file {
+				return true
+			}
 		}
 	}
 	return false
