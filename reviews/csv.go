@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -232,12 +233,29 @@ func badUTF8(s string) int {
 var excelErrors = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA",
 	"#SPILL!", "#CALC!", "#BLOCKED!", "#BUSY!", "#CONNECT!", "#EXTERNAL!", "#FIELD!", "#PYTHON!", "#UNKNOWN!"}
 
+// localErrors are error values of the localized Excel and Calc that
+// have no "!" or "?" at their end (German #NV, French and Spanish #N/A,
+// Italian and Portuguese #N/D, Dutch #N/B, Turkish #YOK); the rest of
+// the localized values (German #WERT!, #BEZUG!, #ZAHL!; French #VALEUR!,
+// #NOM?, #NOMBRE!; Spanish #¡VALOR!, #¿NOMBRE?; Polish #ARG!, #NAZWA?;
+// Turkish #DEĞER!, …) have the shape errorShape matches.
+var localErrors = []string{"#NV", "#N/D", "#N/B", "#YOK", "#NA"}
+
+// errorShape is the shape every error value of Excel and Calc in any
+// language has but the few of localErrors: "#", capitals, digits or "/"
+// (Spanish opens with ¡ or ¿), and "!" or "?" at the end. A note that is
+// one capitalised word between "#" and "!" ("#WICHTIG!") is taken for
+// one too; the message says how to keep it.
+var errorShape = regexp.MustCompile(`^#[¡¿]?[\p{Lu}0-9/_]{1,20}[!?]$`)
+
 // spreadsheetError reports whether s, spaces aside, is exactly a
-// spreadsheet's error value: one of excelErrors, or LibreOffice Calc's
-// "Err:" and three digits.
+// spreadsheet's error value: one of excelErrors or localErrors, a value
+// of errorShape (the localized ones: a German reviewer's Excel writes
+// #WERT!, a re-check trial found it recorded as a note), or LibreOffice
+// Calc's "Err:" and three digits.
 func spreadsheetError(s string) bool {
 	s = strings.TrimSpace(s)
-	if slices.Contains(excelErrors, s) {
+	if slices.Contains(excelErrors, s) || slices.Contains(localErrors, s) || errorShape.MatchString(s) {
 		return true
 	}
 	code, ok := strings.CutPrefix(s, "Err:")

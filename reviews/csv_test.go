@@ -168,7 +168,11 @@ func TestCollectCSVErrorValue(t *testing.T) {
 	note := func(n string) string {
 		return "c1,1,i1,constraint,,,,verbatim,,,,absent,,,,TRUE,,absent,ana," + n + "\n"
 	}
-	for _, v := range []string{"Err:510", "Err:509", "#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "#NUM!", "#NULL!", "#SPILL!", "#CALC!", " #NAME? "} {
+	for _, v := range []string{"Err:510", "Err:509", "#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "#NUM!", "#NULL!", "#SPILL!", "#CALC!", " #NAME? ",
+		// Localized Excel and Calc (a re-check trial's German #WERT!
+		// was recorded as a note): German, French, Spanish, Italian,
+		// Dutch, Polish, Turkish.
+		"#WERT!", "#BEZUG!", "#NV", "#ZAHL!", "#NOM?", "#VALEUR!", "#NOMBRE!", "#¡VALOR!", "#¿NOMBRE?", "#N/D", "#N/B", "#NAZWA?", "#DEĞER!", "#YOK"} {
 		tab, err := ReadCSV(strings.NewReader(csvHeader+note(v)), "r.csv")
 		if err != nil {
 			t.Fatal(err)
@@ -191,7 +195,7 @@ func TestCollectCSVErrorValue(t *testing.T) {
 		t.Errorf("reviewer and verdict cells: %v", err)
 	}
 	// Text that only looks like one, and a computed value, are notes.
-	for _, v := range []string{"3", "#N/A bei Kandidat", "Err:51", "err:510", "#name?"} {
+	for _, v := range []string{"3", "#N/A bei Kandidat", "Err:51", "err:510", "#name?", "#wert!", "#123", "# WERT!"} {
 		tab, err := ReadCSV(strings.NewReader(csvHeader+note(v)), "r.csv")
 		if err != nil {
 			t.Fatal(err)
