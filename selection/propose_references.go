@@ -52,7 +52,7 @@ var propRefPatterns = []propRefPattern{
 	// A path with a space in it ("C:\Users\Jörg Weiß\…", "/Users/me/My
 	// Project/…") is whole only where quotes or backticks bound it; bare,
 	// its end cannot be told from the words after it.
-	{re: regexp.MustCompile(`(?:` + "`" + propQuotedPath("`", "`") + "`" + `|"` + propQuotedPath(`"`, `"`) + `"|“` + propQuotedPath("“", "”") + `”)`), kind: "file", confidence: 0.3, rule: "reference/path", quoted: true,
+	{re: regexp.MustCompile(`(?:` + "`" + propQuotedPath("`", "`") + "`" + `|"` + propQuotedPath(`"`, `"`) + `"|'` + propQuotedPath(`'`, `'`) + `'|“` + propQuotedPath("“", "”") + `”)`), kind: "file", confidence: 0.3, rule: "reference/path", quoted: true,
 		example: `Update "C:\Users\Jörg Weiß\repo\config.ini" as discussed.`, ref: `C:\Users\Jörg Weiß\repo\config.ini`, nearMiss: `He said "see you / later" and left.`},
 	{re: regexp.MustCompile(`https?://[^\s<>"'()\[\]` + "`" + `]+`), kind: "URL", confidence: 0.8, rule: "reference/url",
 		example: "Details are at https://example.com/runbooks/42.", ref: "https://example.com/runbooks/42", nearMiss: "use https for every call"},

@@ -651,6 +651,8 @@ func TestProposeQuotedPaths(t *testing.T) {
 		{`Edit “C:\Program Files\App\settings.json” now.`, `C:\Program Files\App\settings.json`},
 		{`Keep "~/Library/Application Support/Code/settings.json" as it is.`, "~/Library/Application Support/Code/settings.json"},
 		{`Read "C:\repo\main.go" first.`, `C:\repo\main.go`},
+		{`Run 'D:\Program Files\Tool\tool.exe' once.`, `D:\Program Files\Tool\tool.exe`}, // a re-check trial
+		{`Don't touch '/tmp' or it's gone.`, ""},
 		{`See \\fileserver\specs\api.md for the contract.`, `\\fileserver\specs\api.md`},
 		{`It fails at \\build01\logs\run.log:17 every time.`, `\\build01\logs\run.log:17`},
 		{`He said "see you / later" and left.`, ""},
