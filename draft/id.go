@@ -23,10 +23,7 @@ import (
 // same way; else "session". Drafts are shared between machines, and a
 // folder named "a|b" or "CON" cannot be checked out on Windows.
 func ConversationID(s *agentlog.Session) string {
-	if valid(s.ID) {
-		return s.ID
-	}
-	if id := clean(s.ID); valid(id) {
+	if id := IDOf(s.ID); id != "" {
 		return id
 	}
 	base := filepath.Base(s.Name)
@@ -37,6 +34,20 @@ func ConversationID(s *agentlog.Session) string {
 		return id
 	}
 	return "session"
+}
+
+// IDOf is the conversation id ConversationID gives a session whose id
+// is id, when the id alone gives one: id itself, or cleaned; "" when the
+// log's file name would be used instead. A report matches the sessions a
+// selection names to the fixtures drafted from them by it.
+func IDOf(id string) string {
+	if valid(id) {
+		return id
+	}
+	if c := clean(id); valid(c) {
+		return c
+	}
+	return ""
 }
 
 func valid(id string) bool {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tally-eval/tally/draft"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/internal/jsonscan"
 	"github.com/tally-eval/tally/selection"
@@ -45,8 +46,17 @@ func (b *builder) selectionMismatch(sel *Selection) []string {
 	selected := make(map[string]bool, len(sel.Sessions))
 	var noFixture, notSelected []string
 	for _, s := range sel.Sessions {
-		selected[s.SessionID] = true
-		if !fixtures[s.SessionID] {
+		// A fixture drafted from the session names it as fixtures
+		// draft does: a session id no folder can hold ("team:sess 1")
+		// cleaned (a re-check trial found those called missing).
+		id := s.SessionID
+		if !fixtures[id] {
+			if c := draft.IDOf(id); c != "" {
+				id = c
+			}
+		}
+		selected[id] = true
+		if !fixtures[id] {
 			noFixture = append(noFixture, s.SessionID)
 		}
 	}
