@@ -178,6 +178,9 @@ Exit codes:
 				if err != nil {
 					return err
 				}
+				if p.Checks == 0 { // as the check itself would fail
+					return nothingToCheck(fixtures, p.Fixtures, "the check would write nothing")
+				}
 				_, asks := j.(*judge.Model)
 				return writeDryRun(w, opts, sys, p, asks, cf.judgeVerbatim)
 			}
@@ -194,7 +197,7 @@ Exit codes:
 					// A run that checked nothing is no measurement a
 					// CI step should pass on (a new user's trial: a
 					// review that rejected every candidate).
-					checkErr = fmt.Errorf("%s: %s hold no item to check (every candidate rejected in review?): %s is not written", fixtures, plural(res.Fixtures, "fixture"), output)
+					checkErr = nothingToCheck(fixtures, res.Fixtures, output+" is not written")
 				}
 				if checkErr != nil {
 					return checkErr
@@ -205,6 +208,11 @@ Exit codes:
 				bar.finish()
 			}
 			if checkErr != nil {
+				if f, ok := agentLogFormat(fixtures, lim.Limits); ok {
+					// One line, not a problem per record of a log (a
+					// re-check trial got 12,743).
+					return fmt.Errorf("--fixtures %s: looks like an agent log (%s), not fixtures: tally fixtures draft %s -o DIR drafts fixtures from it", fixtures, f, shellWord(fixtures))
+				}
 				return checkErr
 			}
 			if err != nil {
@@ -270,6 +278,14 @@ func writeDryRun(w io.Writer, opts *options, sys string, p judge.PlanResult, ask
 	fmt.Fprintf(w, "  %d judge questions: %d already cached, %d verdict calls to make\n", out.Questions, out.Cached, out.Calls)
 	fmt.Fprintf(w, "  agreement calls: %d needed, up to %d more for uncached verdicts\n", out.AgreementCalls, out.AgreementUnknown)
 	return nil
+}
+
+// nothingToCheck is the error of a check with no item-compaction to
+// check: a run over nothing is no measurement a CI step should pass on
+// (a new user's trial: a review that rejected every candidate), and a
+// dry run says so too.
+func nothingToCheck(fixtures string, n int, what string) error {
+	return fmt.Errorf("%s: nothing to check: no item of the %s is live at a compaction (none has items, or every item was stated after the last compaction): %s", fixtures, plural(n, "fixture"), what)
 }
 
 // shareRange bounds a retained share that judge errors leave unknown:
@@ -355,7 +371,7 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 			unjudged = fmt.Sprintf("; the judge failed on %d (recorded as error, their reasons below: whether they were contradicted is not known)", n)
 		}
 		fmt.Fprintf(w, "--judge-verbatim: of %s found verbatim, the judge found %d contradicted by the rest of the context (recorded as contradicted)%s\n",
-			plural(res.Verbatim+res.VerbatimContradicted, "item-compaction"), res.VerbatimContradicted, unjudged)
+			plural(res.Verbatim+res.VerbatimContradicted+res.VerbatimUnjudged, "item-compaction"), res.VerbatimContradicted, unjudged)
 	}
 	fmt.Fprintln(w)
 	t := table(w)

@@ -1301,10 +1301,28 @@ func TestCheckNothingToCheck(t *testing.T) {
 	out := filepath.Join(dir, "v.jsonl")
 	_, errOut, code := repCLI(t, "check", "--fixtures", fx, "--contexts", filepath.Join(dir, "contexts"), "--system", "a",
 		"--judge", "command", "--command", "../../examples/judge-command/judge.sh", "--cache", "", "-o", out)
-	if code != 1 || !strings.Contains(errOut, "1 fixture hold no item to check") {
+	if code != 1 || !strings.Contains(errOut, "nothing to check: no item of the 1 fixture is live at a compaction") {
 		t.Errorf("exit %d, stderr %q; want 1 and the reason", code, errOut)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("the verdicts file was written: %v", err)
+	}
+	// A dry run fails as the check would (a re-check trial: it passed).
+	_, errOut, code = repCLI(t, "check", "--fixtures", fx, "--contexts", filepath.Join(dir, "contexts"), "--system", "a",
+		"--judge", "command", "--command", "../../examples/judge-command/judge.sh", "--cache", "", "--dry-run")
+	if code != 1 || !strings.Contains(errOut, "nothing to check") {
+		t.Errorf("dry run: exit %d, stderr %q; want 1 and the reason", code, errOut)
+	}
+}
+
+// TestCheckFixturesAgentLog: an agent log given as --fixtures is one
+// line saying so, gzipped or not (a re-check trial got a problem per
+// record, 12,743 lines), as fixtures validate says.
+func TestCheckFixturesAgentLog(t *testing.T) {
+	log := filepath.Join("testdata", "draftquarter", "session.jsonl.gz")
+	_, errOut, code := repCLI(t, "check", "--fixtures", log, "--contexts", t.TempDir(), "--system", "a",
+		"--judge", "command", "--command", "../../examples/judge-command/judge.sh", "--cache", "", "-o", filepath.Join(t.TempDir(), "v.jsonl"))
+	if want := "tally: --fixtures " + log + ": looks like an agent log (gzipped), not fixtures: tally fixtures draft " + log + " -o DIR drafts fixtures from it\n"; code != 1 || errOut != want {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errOut, want)
 	}
 }

@@ -43,8 +43,11 @@ type validateJSON struct {
 // are sniffed).
 func agentLogFormat(path string, lim input.Limits) (agentlog.Format, bool) {
 	head, gzipped, err := firstLine(path, lim)
-	if err != nil || gzipped {
+	switch {
+	case err != nil:
 		return "", false
+	case gzipped: // a fixture is never gzipped; an agent log often is
+		return "gzipped", true
 	}
 	if len(head) == 0 || bytes.Contains(head, []byte(`"conversation_id"`)) {
 		return "", false
@@ -93,7 +96,7 @@ at most --max-file (default 4GiB); sizes take KiB, MiB, GiB or TiB.`,
 				for _, path := range args {
 					if f, ok := agentLogFormat(path, lim.Limits); ok {
 						// One line, not a problem per record of a log.
-						return fmt.Errorf("%s: looks like an agent log (%s), not fixtures: tally fixtures draft %s -o DIR drafts fixtures from it", path, f, path)
+						return fmt.Errorf("%s: looks like an agent log (%s), not fixtures: tally fixtures draft %s -o DIR drafts fixtures from it", path, f, shellWord(path))
 					}
 				}
 				return err

@@ -115,7 +115,7 @@ answers can be corrected in the candidates file before. The folder of
 			fmt.Fprintf(out, "%s: %d of %d decided (%d accepted, %d rejected); %s holds %s\n",
 				review.Printable(p.ConversationID), res.Accepted+res.Rejected, res.Total, res.Accepted, res.Rejected, review.Printable(output), countOf(res.Accepted, "item"))
 			if !o.Complete {
-				fmt.Fprintf(out, "%d pending; resume with: tally review %s -o %s\n", res.Pending, cands, output)
+				fmt.Fprintf(out, "%d pending; resume with: tally review %s -o %s\n", res.Pending, shellWord(cands), shellWord(output))
 			}
 			return interrupted
 		}),
