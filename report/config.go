@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -429,6 +430,10 @@ func (p *configParser) number(dst *float64, lo, hi float64, what string) func(*y
 		n = deref(n)
 		var v float64
 		if n.Kind != yaml.ScalarNode || isNull(n) || (n.Tag != "!!int" && n.Tag != "!!float") {
+			if n.Kind == yaml.ScalarNode && decimalComma.MatchString(n.Value) {
+				p.add(n, field, "want a number (%s), got %s: a decimal comma? Write decimals with a point (%s)", what, describeNode(n), strings.Replace(n.Value, ",", ".", 1))
+				return
+			}
 			p.add(n, field, "want a number (%s), got %s", what, describeNode(n))
 			return
 		}
@@ -443,6 +448,10 @@ func (p *configParser) number(dst *float64, lo, hi float64, what string) func(*y
 		*dst = v
 	}
 }
+
+// decimalComma is a number written with a decimal comma ("0,95"), as a
+// German or French user types it (a new user's trial).
+var decimalComma = regexp.MustCompile(`^\s*-?[0-9]*,[0-9]+\s*$`)
 
 // count reads a whole number ≥ 0.
 func (p *configParser) count(dst *int, what string) func(*yaml.Node, string) {

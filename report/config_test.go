@@ -80,6 +80,8 @@ func TestParseConfigProblems(t *testing.T) {
 			[]string{`r.yaml:6:26: gates.retained.constraint: want a number (a share from 0 to 1, such as 0.95), got "high"`}},
 		{"confidence 1", baseConfig + "confidence: 1\n",
 			[]string{`r.yaml:5:13: confidence: 1 is out of range: want a level strictly between 0 and 1, such as 0.95`}},
+		{"confidence with a decimal comma", baseConfig + "confidence: 0,95\n", // a re-check trial
+			[]string{`r.yaml:5:13: confidence: want a number (a level strictly between 0 and 1, such as 0.95), got "0,95": a decimal comma? Write decimals with a point (0.95)`}},
 		{"confidence NaN", baseConfig + "confidence: .nan\n",
 			[]string{`r.yaml:5:13: confidence: want a finite number (a level strictly between 0 and 1, such as 0.95), got ".nan"`}},
 		{"negative max", baseConfig + "gates: {max_contradictions: -1}\n",

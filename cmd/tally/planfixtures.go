@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -354,6 +355,8 @@ func classValues(flag, s string, share bool) (map[fixture.Class]float64, error) 
 	parse := func(v string) (float64, error) {
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		switch {
+		case (err != nil || math.IsNaN(x)) && decimalCommaValue.MatchString(strings.TrimSpace(v)):
+			return 0, usagef("%s: %q is not a number: write decimals with a point (%s)", flag, v, strings.Replace(strings.TrimSpace(v), ",", ".", 1))
 		case err != nil || math.IsNaN(x):
 			return 0, usagef("%s: %q is not a number", flag, v)
 		case share && (x < 0 || x > 1):
@@ -374,6 +377,10 @@ func classValues(flag, s string, share bool) (map[fixture.Class]float64, error) 
 	for _, part := range strings.Split(s, ",") {
 		name, v, ok := strings.Cut(part, "=")
 		cl := fixture.Class(strings.TrimSpace(name))
+		if !ok && decimalCommaTail.MatchString(part) {
+			// "commitment=0,5": the list split a decimal comma.
+			return nil, usagef("%s: %q is not class=value: a decimal comma? The list is split at commas, so write decimals with a point (0.5, not 0,5)", flag, part)
+		}
 		if !ok || !cl.Valid() {
 			return nil, usagef("%s: %q is not class=value with a class of %s", flag, part, joinClasses())
 		}
@@ -388,6 +395,14 @@ func classValues(flag, s string, share bool) (map[fixture.Class]float64, error) 
 	}
 	return out, nil
 }
+
+var (
+	// decimalCommaValue is a number written with a decimal comma.
+	decimalCommaValue = regexp.MustCompile(`^-?[0-9]*,[0-9]+$`)
+	// decimalCommaTail is what a class=value list leaves of a value
+	// written with a decimal comma after splitting at it: digits alone.
+	decimalCommaTail = regexp.MustCompile(`^\s*[0-9]+\s*$`)
+)
 
 func joinClasses() string {
 	names := make([]string, len(fixture.Classes))

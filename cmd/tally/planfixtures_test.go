@@ -81,6 +81,11 @@ func TestPlanFixturesErrors(t *testing.T) {
 			"--drop: 0 is not a drop strictly between 0 and 1 (0.03 is 3 points)"},
 		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--drop", "0,05"},
 			"--drop: 0 is not a drop strictly between 0 and 1 (0.03 is 3 points); --drop is a list split at commas, so write decimals with a point (0.05, not 0,05)"},
+		// Decimal commas in a value or a class=value list (a re-check trial).
+		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0,9", "--discordance", "0.1"},
+			`--baseline: "0,9" is not a number: write decimals with a point (0.9)`},
+		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "constraint=0,1"},
+			`--discordance: "1" is not class=value: a decimal comma? The list is split at commas, so write decimals with a point (0.5, not 0,5)`},
 		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--false-block", "0"},
 			"--false-block: 0 is not a probability strictly between 0 and 1"},
 		{[]string{"--items", "constraint=80", "--conversations", "10", "--baseline", "0.9", "--discordance", "0.1", "--width", "0.6"},
