@@ -15,10 +15,11 @@ import (
 // order of path — Claude Code's ~/.claude/projects and Codex's
 // ~/.codex/sessions/YYYY/MM/DD are such trees (a new user's trial had
 // to spell out find). Other files in a folder are left out, counted in
-// the note; symbolic links inside a folder are not followed. A folder
+// the note, as are hidden files and folders (named .*) inside it;
+// symbolic links inside a folder are not followed. A folder
 // with no log in it is an error, not a run over nothing.
 func logArgs(args []string) (paths []string, note string, err error) {
-	var other, folders int
+	var other, folders, hidden int
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil || !st.IsDir() {
@@ -30,6 +31,17 @@ func logArgs(args []string) (paths []string, note string, err error) {
 		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return fmt.Errorf("reading the folder %s: %w", a, err)
+			}
+			if p != a && strings.HasPrefix(d.Name(), ".") {
+				// A hidden file or folder inside (a backup, an editor's
+				// swap, .git) is no log of the tree's: a re-check trial's
+				// .hidden copy was read first and won over the real one.
+				if d.IsDir() {
+					hidden++
+					return filepath.SkipDir
+				}
+				other++
+				return nil
 			}
 			if d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
 				return nil
@@ -53,7 +65,10 @@ func logArgs(args []string) (paths []string, note string, err error) {
 	if folders > 0 {
 		note = fmt.Sprintf("read %s from %s", plural(len(paths), "log file"), plural(folders, "folder"))
 		if other > 0 {
-			note += fmt.Sprintf("; %s not named *.jsonl or *.jsonl.gz left out", plural(other, "other file"))
+			note += fmt.Sprintf("; %s not named *.jsonl or *.jsonl.gz, or hidden, left out", plural(other, "other file"))
+		}
+		if hidden > 0 {
+			note += fmt.Sprintf("; %s (named .*) not read", plural(hidden, "hidden folder"))
 		}
 	}
 	return paths, note, nil

@@ -27,6 +27,7 @@ func TestLogArgs(t *testing.T) {
 	a := write("sessions/2025/09/22/rollout-a.jsonl.GZ")
 	write("sessions/history.json")
 	write("sessions/notes.txt")
+	write("sessions/.backup/rollout-a.jsonl")
 	single := write("one.jsonl")
 	if err := os.Symlink(filepath.Join(dir, "sessions"), filepath.Join(dir, "sessions", "loop")); err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func TestLogArgs(t *testing.T) {
 	if want := []string{single, a, b}; !slices.Equal(got, want) {
 		t.Errorf("paths %q, want %q", got, want)
 	}
-	if want := "read 3 log files from 1 folder; 2 other files not named *.jsonl or *.jsonl.gz left out"; note != want {
+	if want := "read 3 log files from 1 folder; 2 other files not named *.jsonl or *.jsonl.gz, or hidden, left out; 1 hidden folder (named .*) not read"; note != want {
 		t.Errorf("note %q, want %q", note, want)
 	}
 	if got, note, err := logArgs([]string{single}); err != nil || note != "" || !slices.Equal(got, []string{single}) {
