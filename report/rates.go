@@ -130,7 +130,16 @@ func (b *builder) errorRates() error {
 	// stand (a new user's trial: a commitment class at 0% had taken the
 	// power of every class, and the verdict's warning, with it). A drop
 	// no class can pay for is left out.
+	// Drops the same classes cannot pay for are said in one sentence.
 	er.Drops = nil
+	var skipDrops []string
+	skipClasses := ""
+	flush := func() {
+		if len(skipDrops) > 0 {
+			er.Skipped = append(er.Skipped, fmt.Sprintf("no power is given for a drop of %s points in %s", joinAnd(skipDrops), skipClasses))
+		}
+		skipDrops = nil
+	}
 	for _, d := range reg.Drops {
 		var cannot []string
 		for _, c := range er.Classes {
@@ -138,13 +147,18 @@ func (b *builder) errorRates() error {
 				cannot = append(cannot, fmt.Sprintf("%s (it retains %s at baseline)", c.Name, pct(c.Baseline)))
 			}
 		}
+		if classes := strings.Join(cannot, ", "); classes != skipClasses {
+			flush()
+			skipClasses = classes
+		}
 		if len(cannot) > 0 {
-			er.Skipped = append(er.Skipped, fmt.Sprintf("no power is given for a drop of %s points in %s", strconvNum(100*d), strings.Join(cannot, ", ")))
+			skipDrops = append(skipDrops, strconvNum(100*d))
 		}
 		if len(cannot) < len(er.Classes) {
 			er.Drops = append(er.Drops, d)
 		}
 	}
+	flush()
 	plan, err := rule.Plan(rule.PlanInput{Rule: reg.Rule, Classes: er.Classes, Drops: er.Drops})
 	if err != nil {
 		return unknown(err)
@@ -161,6 +175,14 @@ func (b *builder) errorRates() error {
 	er.Known = true
 	er.Sentence = er.sentence()
 	return nil
+}
+
+// joinAnd joins words as a list: "3", "3 and 10", "3, 10 and 50".
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // readNoise measures the noise between the configuration's two runs.

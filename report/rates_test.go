@@ -112,6 +112,12 @@ func TestErrorRatesNoiseChecks(t *testing.T) {
 		!strings.Contains(er.Sentence, "a 90-point drop in one class's retention with probability 100.0% (reference)") {
 		t.Errorf("a 90-point drop: known %v, drops %v, sentence %s", er.Known, er.Drops, er.Sentence)
 	}
+	// Drops the same classes cannot pay for are one sentence (a re-check
+	// trial found one per drop).
+	two := build("regression: {drops: [0.89, 0.9]}\nnoise: {first: verdicts/incumbent.jsonl, second: verdicts/incumbent-rerun.jsonl}\n")
+	if er := two.ErrorRates; len(er.Skipped) != 1 || !strings.HasPrefix(er.Skipped[0], "no power is given for a drop of 89 and 90 points in constraint (it retains 88.8% at baseline), commitment") {
+		t.Errorf("two drops: skipped %q", er.Skipped)
+	}
 	// A copy of one run (a deterministic judge on one set of contexts)
 	// measures no noise: the sentence says its rates assume none.
 	copied := filepath.Join(t.TempDir(), "copy.jsonl")
