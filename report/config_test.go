@@ -82,6 +82,8 @@ func TestParseConfigProblems(t *testing.T) {
 			[]string{`r.yaml:5:13: confidence: 1 is out of range: want a level strictly between 0 and 1, such as 0.95`}},
 		{"confidence with a decimal comma", baseConfig + "confidence: 0,95\n", // a re-check trial
 			[]string{`r.yaml:5:13: confidence: want a number (a level strictly between 0 and 1, such as 0.95), got "0,95": a decimal comma? Write decimals with a point (0.95)`}},
+		{"a thousands separator", baseConfig + "gates:\n  max_mean_prompt_tokens: 12,000\n", // a second re-check trial
+			[]string{`r.yaml:6:27: gates.max_mean_prompt_tokens: want a number (tokens, 0 for no gate), got "12,000": write it without a thousands separator (12000)`}},
 		{"confidence NaN", baseConfig + "confidence: .nan\n",
 			[]string{`r.yaml:5:13: confidence: want a finite number (a level strictly between 0 and 1, such as 0.95), got ".nan"`}},
 		{"negative max", baseConfig + "gates: {max_contradictions: -1}\n",

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -233,29 +232,37 @@ func badUTF8(s string) int {
 var excelErrors = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA",
 	"#SPILL!", "#CALC!", "#BLOCKED!", "#BUSY!", "#CONNECT!", "#EXTERNAL!", "#FIELD!", "#PYTHON!", "#UNKNOWN!"}
 
-// localErrors are error values of the localized Excel and Calc that
-// have no "!" or "?" at their end (German #NV, French and Spanish #N/A,
-// Italian and Portuguese #N/D, Dutch #N/B, Turkish #YOK); the rest of
-// the localized values (German #WERT!, #BEZUG!, #ZAHL!; French #VALEUR!,
-// #NOM?, #NOMBRE!; Spanish #¡VALOR!, #¿NOMBRE?; Polish #ARG!, #NAZWA?;
-// Turkish #DEĞER!, …) have the shape errorShape matches.
-var localErrors = []string{"#NV", "#N/D", "#N/B", "#YOK", "#NA"}
-
-// errorShape is the shape every error value of Excel and Calc in any
-// language has but the few of localErrors: "#", capitals, digits or "/"
-// (Spanish opens with ¡ or ¿), and "!" or "?" at the end. A note that is
-// one capitalised word between "#" and "!" ("#WICHTIG!") is taken for
-// one too; the message says how to keep it.
-var errorShape = regexp.MustCompile(`^#[¡¿]?[\p{Lu}0-9/_]{1,20}[!?]$`)
+// localErrors are the error values of Excel and Calc in other languages
+// than English, as their localized function references list them:
+// German, French, Spanish, Italian, Portuguese, Dutch, Polish, Turkish,
+// Swedish, Finnish, Russian, Hungarian, Czech, Danish and Norwegian. A
+// German reviewer's Excel writes #WERT! where an English one writes
+// #VALUE! (a re-check trial found it recorded as a note). They are listed
+// rather than matched by shape: "#TODO!" or "#WICHTIG!" is a reviewer's
+// note (a second re-check trial).
+var localErrors = []string{
+	"#WERT!", "#BEZUG!", "#ZAHL!", "#NV", "#ÜBERLAUF!", "#KALK!", // German
+	"#NUL!", "#VALEUR!", "#NOM?", "#NOMBRE!", "#PROPAGATION!", // French
+	"#¡NULO!", "#¡DIV/0!", "#¡VALOR!", "#¡REF!", "#¿NOMBRE?", "#¡NUM!", "#¡DESBORDAMIENTO!", "#¡CALC!", // Spanish
+	"#NULLO!", "#VALORE!", "#RIF!", "#NOME?", "#N/D", "#ESPANSIONE!", // Italian
+	"#NULO!", "#VALOR!", "#NÚM!", "#DESPEJAR!", // Portuguese
+	"#LEEG!", "#DEEL/0!", "#WAARDE!", "#VERW!", "#NAAM?", "#GETAL!", "#N/B", "#OVERLOOP!", "#BEREKENEN!", // Dutch
+	"#ZERO!", "#DZIEL/0!", "#ARG!", "#ADR!", "#NAZWA?", "#LICZBA!", "#N/D!", "#ROZLANIE!", "#OBLICZ!", // Polish
+	"#BOŞ!", "#SAYI/0!", "#DEĞER!", "#BAŞV!", "#AD?", "#SAYI!", "#YOK", // Turkish
+	"#SKÄRNING!", "#DIVISION/0!", "#VÄRDEFEL!", "#REFERENS!", "#NAMN?", "#OGILTIGT!", "#SAKNAS!", // Swedish
+	"#TYHJÄ!", "#JAKO/0!", "#ARVO!", "#VIITTAUS!", "#NIMI?", "#LUKU!", "#PUUTTUU", // Finnish
+	"#ПУСТО!", "#ДЕЛ/0!", "#ЗНАЧ!", "#ССЫЛКА!", "#ИМЯ?", "#ЧИСЛО!", "#Н/Д", // Russian
+	"#NULLA!", "#ZÉRÓOSZTÓ!", "#ÉRTÉK!", "#HIV!", "#NÉV?", "#SZÁM!", "#HIÁNYZIK", // Hungarian
+	"#DĚLENÍ_NULOU!", "#HODNOTA!", "#ODKAZ!", "#NÁZEV?", "#ČÍSLO!", "#NENÍ_K_DISPOZICI", // Czech
+	"#VÆRDI!", "#REFERENCE!", "#NAVN?", "#I/T", "#VERDI!", // Danish, Norwegian
+}
 
 // spreadsheetError reports whether s, spaces aside, is exactly a
-// spreadsheet's error value: one of excelErrors or localErrors, a value
-// of errorShape (the localized ones: a German reviewer's Excel writes
-// #WERT!, a re-check trial found it recorded as a note), or LibreOffice
-// Calc's "Err:" and three digits.
+// spreadsheet's error value: one of excelErrors or localErrors, or
+// LibreOffice Calc's "Err:" and three digits.
 func spreadsheetError(s string) bool {
 	s = strings.TrimSpace(s)
-	if slices.Contains(excelErrors, s) || slices.Contains(localErrors, s) || errorShape.MatchString(s) {
+	if slices.Contains(excelErrors, s) || slices.Contains(localErrors, s) {
 		return true
 	}
 	code, ok := strings.CutPrefix(s, "Err:")

@@ -172,7 +172,10 @@ func TestCollectCSVErrorValue(t *testing.T) {
 		// Localized Excel and Calc (a re-check trial's German #WERT!
 		// was recorded as a note): German, French, Spanish, Italian,
 		// Dutch, Polish, Turkish.
-		"#WERT!", "#BEZUG!", "#NV", "#ZAHL!", "#NOM?", "#VALEUR!", "#NOMBRE!", "#¡VALOR!", "#¿NOMBRE?", "#N/D", "#N/B", "#NAZWA?", "#DEĞER!", "#YOK"} {
+		"#WERT!", "#BEZUG!", "#NV", "#ZAHL!", "#NOM?", "#VALEUR!", "#NOMBRE!", "#¡VALOR!", "#¿NOMBRE?", "#N/D", "#N/B", "#NAZWA?", "#DEĞER!", "#YOK",
+		// and the #N/A of Russian, Hungarian, Czech, Danish (a second
+		// re-check trial).
+		"#Н/Д", "#HIÁNYZIK", "#NENÍ_K_DISPOZICI", "#I/T"} {
 		tab, err := ReadCSV(strings.NewReader(csvHeader+note(v)), "r.csv")
 		if err != nil {
 			t.Fatal(err)
@@ -195,7 +198,7 @@ func TestCollectCSVErrorValue(t *testing.T) {
 		t.Errorf("reviewer and verdict cells: %v", err)
 	}
 	// Text that only looks like one, and a computed value, are notes.
-	for _, v := range []string{"3", "#N/A bei Kandidat", "Err:51", "err:510", "#name?", "#wert!", "#123", "# WERT!"} {
+	for _, v := range []string{"3", "#N/A bei Kandidat", "Err:51", "err:510", "#name?", "#wert!", "#123", "# WERT!", "#TODO!", "#WICHTIG!", "#LGTM!", "#FIXME?"} {
 		tab, err := ReadCSV(strings.NewReader(csvHeader+note(v)), "r.csv")
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"github.com/tally-eval/tally/internal/input"
 	"io"
 	"slices"
 	"strings"
@@ -176,6 +177,9 @@ Exit codes:
 			if dryRun {
 				p, err := judge.PlanCheck(cmd.Context(), cfg)
 				if err != nil {
+					if e := fixturesAgentLog(fixtures, lim.Limits); e != nil {
+						return e
+					}
 					return err
 				}
 				if p.Checks == 0 { // as the check itself would fail
@@ -208,10 +212,8 @@ Exit codes:
 				bar.finish()
 			}
 			if checkErr != nil {
-				if f, ok := agentLogFormat(fixtures, lim.Limits); ok {
-					// One line, not a problem per record of a log (a
-					// re-check trial got 12,743).
-					return fmt.Errorf("--fixtures %s: looks like an agent log (%s), not fixtures: tally fixtures draft %s -o DIR drafts fixtures from it", fixtures, f, shellWord(fixtures))
+				if e := fixturesAgentLog(fixtures, lim.Limits); e != nil {
+					return e
 				}
 				return checkErr
 			}
@@ -278,6 +280,17 @@ func writeDryRun(w io.Writer, opts *options, sys string, p judge.PlanResult, ask
 	fmt.Fprintf(w, "  %d judge questions: %d already cached, %d verdict calls to make\n", out.Questions, out.Cached, out.Calls)
 	fmt.Fprintf(w, "  agreement calls: %d needed, up to %d more for uncached verdicts\n", out.AgreementCalls, out.AgreementUnknown)
 	return nil
+}
+
+// fixturesAgentLog is the one-line error for an agent log given as
+// --fixtures (a re-check trial got a problem per record, 12,743 lines),
+// nil when the path does not look like one.
+func fixturesAgentLog(fixtures string, lim input.Limits) error {
+	f, ok := agentLogFormat(fixtures, lim)
+	if !ok {
+		return nil
+	}
+	return fmt.Errorf("--fixtures %s: looks like an agent log (%s), not fixtures: tally fixtures draft %s -o DIR drafts fixtures from it", fixtures, f, shellWord(fixtures))
 }
 
 // nothingToCheck is the error of a check with no item-compaction to

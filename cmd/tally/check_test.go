@@ -1322,7 +1322,14 @@ func TestCheckFixturesAgentLog(t *testing.T) {
 	log := filepath.Join("testdata", "draftquarter", "session.jsonl.gz")
 	_, errOut, code := repCLI(t, "check", "--fixtures", log, "--contexts", t.TempDir(), "--system", "a",
 		"--judge", "command", "--command", "../../examples/judge-command/judge.sh", "--cache", "", "-o", filepath.Join(t.TempDir(), "v.jsonl"))
-	if want := "tally: --fixtures " + log + ": looks like an agent log (gzipped), not fixtures: tally fixtures draft " + log + " -o DIR drafts fixtures from it\n"; code != 1 || errOut != want {
+	want := "tally: --fixtures " + log + ": looks like an agent log (gzipped: fixtures are plain JSON), not fixtures: tally fixtures draft " + log + " -o DIR drafts fixtures from it\n"
+	if code != 1 || errOut != want {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errOut, want)
+	}
+	// A dry run says the same (a second re-check trial).
+	_, errOut, code = repCLI(t, "check", "--fixtures", log, "--contexts", t.TempDir(), "--system", "a",
+		"--judge", "command", "--command", "../../examples/judge-command/judge.sh", "--cache", "", "--dry-run")
+	if code != 1 || errOut != want {
+		t.Errorf("dry run: exit %d, stderr %q; want 1 and %q", code, errOut, want)
 	}
 }

@@ -46,8 +46,8 @@ func agentLogFormat(path string, lim input.Limits) (agentlog.Format, bool) {
 	switch {
 	case err != nil:
 		return "", false
-	case gzipped: // a fixture is never gzipped; an agent log often is
-		return "gzipped", true
+	case gzipped: // tally reads no gzipped fixture; an agent log often is gzipped
+		return "gzipped: fixtures are plain JSON", true
 	}
 	if len(head) == 0 || bytes.Contains(head, []byte(`"conversation_id"`)) {
 		return "", false

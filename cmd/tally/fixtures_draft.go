@@ -537,12 +537,14 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 	}
 	// The placeholder stays bare, for the reader to replace.
 	candidates := shellWord(review.Printable(filepath.Join(dir, "candidates"))) + string(filepath.Separator) + review.Printable(id) + ".json"
+	fixture := "FIXTURES/" + review.Printable(id) + ".json"
 	if each == "" {
 		candidates = shellWord(review.Printable(filepath.Join(dir, "candidates", id+".json")))
+		fixture = shellWord(fixture) // a re-check trial: "team_sess 1" was two words
 	}
-	fmt.Fprintf(w, "\nwrote %s and %s\nnext: tally review %s -o FIXTURES/%s.json%s;\n      then tally check --fixtures FIXTURES --contexts %s%s --system NAME --judge-verbatim …\n",
+	fmt.Fprintf(w, "\nwrote %s and %s\nnext: tally review %s -o %s%s;\n      then tally check --fixtures FIXTURES --contexts %s%s --system NAME --judge-verbatim …\n",
 		review.Printable(filepath.Join(dir, "candidates")), review.Printable(filepath.Join(dir, "contexts")),
-		candidates, review.Printable(id), each, shellWord(review.Printable(filepath.Join(dir, "contexts"))), skip)
+		candidates, fixture, each, shellWord(review.Printable(filepath.Join(dir, "contexts"))), skip)
 }
 
 // shellWord is s as one word of a POSIX shell command line: as it is
