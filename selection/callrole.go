@@ -31,7 +31,20 @@ func callRole(tool string, raw json.RawMessage, cwd string) (string, callInput) 
 	case "shell":
 		if command != "" {
 			b, _ := json.Marshal(map[string]string{"command": command})
-			return "Bash", parseCallInput("Bash", b, cwd)
+			in := parseCallInput("Bash", b, cwd)
+			// The call's own working directory (Codex's workdir) places
+			// its relative paths and is part of its identity: "cat c.go"
+			// in src/ and in lib/ are two reads (a re-check trial).
+			var wd struct {
+				Workdir string `json:"workdir"`
+			}
+			if json.Unmarshal(raw, &wd) == nil && wd.Workdir != "" {
+				in.dir = resolvePath(cwd, wd.Workdir)
+				if in.dir != resolvePath(cwd, cwd) {
+					in.key = in.dir + "\x00" + in.key
+				}
+			}
+			return "Bash", in
 		}
 	case "patch":
 		in := callInput{key: patch, newStr: patch}

@@ -2,6 +2,8 @@ package selection
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,6 +163,54 @@ func TestGitPathsOnly(t *testing.T) {
 	}
 }
 
+// TestCodexWorkdir: a shell call's workdir places its relative paths:
+// "cat c.go" in src/ is src/c.go, which a checkout of src/c.go run at the
+// root changes, and "cat c.go" in lib/ is another file (a second re-check
+// trial found both read against the session's directory).
+func TestCodexWorkdir(t *testing.T) {
+	run := func(calls ...[3]string) []string {
+		var lines []string
+		add := func(typ string, payload map[string]any) {
+			b, _ := json.Marshal(map[string]any{"timestamp": "2025-10-01T10:00:00Z", "type": typ, "payload": payload})
+			lines = append(lines, string(b))
+		}
+		user := func(text string) {
+			add("response_item", map[string]any{"type": "message", "role": "user", "content": []any{map[string]string{"type": "input_text", "text": text}}})
+		}
+		add("session_meta", map[string]any{"id": "cx-3", "cwd": "/proj"})
+		user("fix c.go")
+		for i, c := range calls {
+			if c[0] == "compact" {
+				add("compacted", map[string]any{"message": "summary"})
+				user("go on")
+				continue
+			}
+			a, _ := json.Marshal(map[string]any{"command": []string{"bash", "-lc", c[1]}, "workdir": c[2]})
+			id := fmt.Sprint("c", i)
+			add("response_item", map[string]any{"type": "function_call", "name": "shell", "arguments": string(a), "call_id": id})
+			add("response_item", map[string]any{"type": "function_call_output", "call_id": id, "output": `{"output":"x","metadata":{"exit_code":0}}`})
+		}
+		s, err := agentlog.ReadCodex(strings.NewReader(strings.Join(lines, "\n")), "cx.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range FindToolRepeats(s, DefaultRepeatWindow) {
+			got = append(got, string(r.Kind))
+		}
+		return got
+	}
+	if got := run([3]string{"shell", "cat c.go", "/proj/src"}, [3]string{"compact"}, [3]string{"shell", "git checkout -- src/c.go", "/proj"}, [3]string{"shell", "cat c.go", "/proj/src"}); !slices.Equal(got, []string{string(RereadAfterEdit)}) {
+		t.Errorf("a checkout at the root between: %q, want a re-read after an edit", got)
+	}
+	if got := run([3]string{"shell", "cat c.go", "/proj/lib"}, [3]string{"compact"}, [3]string{"shell", "cat c.go", "/proj/src"}); len(got) != 0 {
+		t.Errorf("two files of one name: %q, want no repeat", got)
+	}
+	if got := run([3]string{"shell", "cat c.go", "/proj/src"}, [3]string{"compact"}, [3]string{"shell", "cat c.go", "/proj/lib/../src/"}); !slices.Equal(got, []string{string(LostResult)}) {
+		t.Errorf("one file, its workdir spelled two ways: %q, want a lost result", got)
+	}
+}
+
 // TestCodexRereadAfterShellWrite: a file printed, changed by a shell
 // command that names it relative to the working directory (git
 // checkout, git restore, rm and recreate, sed -i, a redirection), and
@@ -173,6 +223,14 @@ func TestCodexRereadAfterShellWrite(t *testing.T) {
 		"sed -i 's/a/b/' src/c.go",
 		"echo x >src/c.go",
 		"printf x 2>/dev/null > 'src/c.go'",
+		// A second re-check trial: a folder above it, a pattern, the
+		// flags' other spellings, a redirection with no space.
+		"git checkout -- src",
+		"gofmt -w .",
+		"sed -i 's/a/b/' src/*.go",
+		"perl -pi -e 's/a/b/' src/c.go",
+		"sed --in-place 's/a/b/' src/c.go",
+		"echo x>src/c.go",
 	} {
 		var lines []string
 		add := func(typ string, payload map[string]any) {

@@ -238,6 +238,11 @@ func shellReads(prog string, f []string) []string {
 	return ops
 }
 
+// inPlace is sed's or perl's in-place flag, alone, in a cluster ("perl
+// -pi -e", "sed -Ei") or long ("sed --in-place"; a re-check trial found
+// the last two missed).
+var inPlace = regexp.MustCompile(`\s-(?:[a-zA-Z]*i[a-zA-Z.]*|-in-place)(?:[\s=]|$)`)
+
 func classifyBash(cmd string) bashClass {
 	var c bashClass
 	c.orient = true
@@ -300,7 +305,7 @@ func classifyBash(cmd string) bashClass {
 			c.external, c.ships = true, true
 		case isMigration(seg):
 			c.external = true
-		case prog == "sed" && strings.Contains(seg, " -i") || prog == "perl" && strings.Contains(seg, " -i"):
+		case (prog == "sed" || prog == "perl") && inPlace.MatchString(seg):
 			c.writes = true
 		case writeProgs[prog]:
 			c.writes = true
