@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -129,6 +130,10 @@ func (p *configParser) shares(dst *[]float64, what string) func(*yaml.Node, stri
 			before := len(p.probs)
 			p.number(&x, math.SmallestNonzeroFloat64, math.Nextafter(1, 0), "a drop strictly between 0 and 1, such as 0.03 for 3 points")(v, field)
 			if len(p.probs) > before {
+				return
+			}
+			if slices.Contains(out, x) {
+				p.add(v, field, "%v is given twice", x)
 				return
 			}
 			out = append(out, x)

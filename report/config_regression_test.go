@@ -52,6 +52,8 @@ func TestParseRegressionProblems(t *testing.T) {
 			`r.yaml:5:21: regression.drops: want a list of drops in retention to give the rule's power for, such as [0.03, 0.10], got "0.03"`},
 		{"a drop of 1", "regression: {drops: [0.03, 1]}\n",
 			"r.yaml:5:28: regression.drops: 1 is out of range: want a drop strictly between 0 and 1, such as 0.03 for 3 points"},
+		{"a drop twice", "regression: {drops: [0.5, 0.5]}\n", // a second re-check trial
+			"r.yaml:5:27: regression.drops: 0.5 is given twice"},
 		// A German or French reviewer's decimal comma (a new user's trial).
 		{"decimal commas", "regression: {drops: [0,03, 0,10]}\n",
 			"r.yaml:5:22: regression.drops: want drops in retention to give the rule's power for, such as [0.03, 0.10], got 0,03: a decimal comma? A list is split at commas, so write decimals with a point (0.03)"},

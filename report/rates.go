@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -130,16 +131,11 @@ func (b *builder) errorRates() error {
 	// stand (a new user's trial: a commitment class at 0% had taken the
 	// power of every class, and the verdict's warning, with it). A drop
 	// no class can pay for is left out.
-	// Drops the same classes cannot pay for are said in one sentence.
+	// Drops the same classes cannot pay for are said in one sentence,
+	// in increasing order.
 	er.Drops = nil
-	var skipDrops []string
-	skipClasses := ""
-	flush := func() {
-		if len(skipDrops) > 0 {
-			er.Skipped = append(er.Skipped, fmt.Sprintf("no power is given for a drop of %s points in %s", joinAnd(skipDrops), skipClasses))
-		}
-		skipDrops = nil
-	}
+	var groups []string               // the class lists, in first-seen order
+	skipped := map[string][]float64{} // the drops of each
 	for _, d := range reg.Drops {
 		var cannot []string
 		for _, c := range er.Classes {
@@ -147,18 +143,26 @@ func (b *builder) errorRates() error {
 				cannot = append(cannot, fmt.Sprintf("%s (it retains %s at baseline)", c.Name, pct(c.Baseline)))
 			}
 		}
-		if classes := strings.Join(cannot, ", "); classes != skipClasses {
-			flush()
-			skipClasses = classes
-		}
 		if len(cannot) > 0 {
-			skipDrops = append(skipDrops, strconvNum(100*d))
+			k := strings.Join(cannot, ", ")
+			if _, ok := skipped[k]; !ok {
+				groups = append(groups, k)
+			}
+			skipped[k] = append(skipped[k], d)
 		}
 		if len(cannot) < len(er.Classes) {
 			er.Drops = append(er.Drops, d)
 		}
 	}
-	flush()
+	for _, k := range groups {
+		ds := skipped[k]
+		slices.Sort(ds)
+		words := make([]string, len(ds))
+		for i, d := range ds {
+			words[i] = strconvNum(100 * d)
+		}
+		er.Skipped = append(er.Skipped, fmt.Sprintf("no power is given for a drop of %s points in %s", joinAnd(words), k))
+	}
 	plan, err := rule.Plan(rule.PlanInput{Rule: reg.Rule, Classes: er.Classes, Drops: er.Drops})
 	if err != nil {
 		return unknown(err)

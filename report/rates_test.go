@@ -114,7 +114,7 @@ func TestErrorRatesNoiseChecks(t *testing.T) {
 	}
 	// Drops the same classes cannot pay for are one sentence (a re-check
 	// trial found one per drop).
-	two := build("regression: {drops: [0.89, 0.9]}\nnoise: {first: verdicts/incumbent.jsonl, second: verdicts/incumbent-rerun.jsonl}\n")
+	two := build("regression: {drops: [0.9, 0.03, 0.89]}\nnoise: {first: verdicts/incumbent.jsonl, second: verdicts/incumbent-rerun.jsonl}\n")
 	if er := two.ErrorRates; len(er.Skipped) != 1 || !strings.HasPrefix(er.Skipped[0], "no power is given for a drop of 89 and 90 points in constraint (it retains 88.8% at baseline), commitment") {
 		t.Errorf("two drops: skipped %q", er.Skipped)
 	}
