@@ -168,45 +168,27 @@ func TestGitPathsOnly(t *testing.T) {
 // root changes, and "cat c.go" in lib/ is another file (a second re-check
 // trial found both read against the session's directory).
 func TestCodexWorkdir(t *testing.T) {
-	run := func(calls ...[3]string) []string {
-		var lines []string
-		add := func(typ string, payload map[string]any) {
-			b, _ := json.Marshal(map[string]any{"timestamp": "2025-10-01T10:00:00Z", "type": typ, "payload": payload})
-			lines = append(lines, string(b))
-		}
-		user := func(text string) {
-			add("response_item", map[string]any{"type": "message", "role": "user", "content": []any{map[string]string{"type": "input_text", "text": text}}})
-		}
-		add("session_meta", map[string]any{"id": "cx-3", "cwd": "/proj"})
-		user("fix c.go")
-		for i, c := range calls {
+	run := func(calls ...[2]string) []string {
+		l := &codexLog{}
+		l.add("session_meta", map[string]any{"id": "cx-3", "cwd": "/proj"})
+		l.user("fix c.go")
+		for _, c := range calls {
 			if c[0] == "compact" {
-				add("compacted", map[string]any{"message": "summary"})
-				user("go on")
+				l.compact()
 				continue
 			}
-			a, _ := json.Marshal(map[string]any{"command": []string{"bash", "-lc", c[1]}, "workdir": c[2]})
-			id := fmt.Sprint("c", i)
-			add("response_item", map[string]any{"type": "function_call", "name": "shell", "arguments": string(a), "call_id": id})
-			add("response_item", map[string]any{"type": "function_call_output", "call_id": id, "output": `{"output":"x","metadata":{"exit_code":0}}`})
+			l.shell(c[0], c[1])
 		}
-		s, err := agentlog.ReadCodex(strings.NewReader(strings.Join(lines, "\n")), "cx.jsonl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, r := range FindToolRepeats(s, DefaultRepeatWindow) {
-			got = append(got, string(r.Kind))
-		}
-		return got
+		return l.kinds(t)
 	}
-	if got := run([3]string{"shell", "cat c.go", "/proj/src"}, [3]string{"compact"}, [3]string{"shell", "git checkout -- src/c.go", "/proj"}, [3]string{"shell", "cat c.go", "/proj/src"}); !slices.Equal(got, []string{string(RereadAfterEdit)}) {
+	compact := [2]string{"compact"}
+	if got := run([2]string{"cat c.go", "/proj/src"}, compact, [2]string{"git checkout -- src/c.go", "/proj"}, [2]string{"cat c.go", "/proj/src"}); !slices.Equal(got, []string{string(RereadAfterEdit)}) {
 		t.Errorf("a checkout at the root between: %q, want a re-read after an edit", got)
 	}
-	if got := run([3]string{"shell", "cat c.go", "/proj/lib"}, [3]string{"compact"}, [3]string{"shell", "cat c.go", "/proj/src"}); len(got) != 0 {
+	if got := run([2]string{"cat c.go", "/proj/lib"}, compact, [2]string{"cat c.go", "/proj/src"}); len(got) != 0 {
 		t.Errorf("two files of one name: %q, want no repeat", got)
 	}
-	if got := run([3]string{"shell", "cat c.go", "/proj/src"}, [3]string{"compact"}, [3]string{"shell", "cat c.go", "/proj/lib/../src/"}); !slices.Equal(got, []string{string(LostResult)}) {
+	if got := run([2]string{"cat c.go", "/proj/src"}, compact, [2]string{"cat c.go", "/proj/lib/../src/"}); !slices.Equal(got, []string{string(LostResult)}) {
 		t.Errorf("one file, its workdir spelled two ways: %q, want a lost result", got)
 	}
 }
@@ -232,36 +214,63 @@ func TestCodexRereadAfterShellWrite(t *testing.T) {
 		"sed --in-place 's/a/b/' src/c.go",
 		"echo x>src/c.go",
 	} {
-		var lines []string
-		add := func(typ string, payload map[string]any) {
-			b, _ := json.Marshal(map[string]any{"timestamp": "2025-10-01T10:00:00Z", "type": typ, "payload": payload})
-			lines = append(lines, string(b))
-		}
-		fn := func(id, cmd string) {
-			a, _ := json.Marshal(map[string]any{"command": []string{"bash", "-lc", cmd}, "workdir": "/src"})
-			add("response_item", map[string]any{"type": "function_call", "name": "shell", "arguments": string(a), "call_id": id})
-			add("response_item", map[string]any{"type": "function_call_output", "call_id": id, "output": `{"output":"x","metadata":{"exit_code":0}}`})
-		}
-		user := func(text string) {
-			add("response_item", map[string]any{"type": "message", "role": "user", "content": []any{map[string]string{"type": "input_text", "text": text}}})
-		}
-		add("session_meta", map[string]any{"id": "cx-2", "cwd": "/src"})
-		user("fix c.go")
-		fn("c1", "cat src/c.go")
-		add("compacted", map[string]any{"message": "summary"})
-		user("go on")
-		fn("c2", write)
-		fn("c3", "cat src/c.go")
-		s, err := agentlog.ReadCodex(strings.NewReader(strings.Join(lines, "\n")), "cx.jsonl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, r := range FindToolRepeats(s, DefaultRepeatWindow) {
-			got = append(got, r.First.ID+">"+r.Repeat.ID+" "+string(r.Kind))
-		}
-		if want := "c1>c3 " + string(RereadAfterEdit); strings.Join(got, "|") != want {
-			t.Errorf("%s between: repeats %q, want %q", write, got, want)
+		l := &codexLog{}
+		l.add("session_meta", map[string]any{"id": "cx-2", "cwd": "/src"})
+		l.user("fix c.go")
+		l.shell("cat src/c.go", "/src")
+		l.compact()
+		l.shell(write, "/src")
+		l.shell("cat src/c.go", "/src")
+		if got := l.kinds(t); !slices.Equal(got, []string{string(RereadAfterEdit)}) {
+			t.Errorf("%s between: repeats %q, want a re-read after an edit", write, got)
 		}
 	}
+}
+
+// codexLog writes a Codex rollout line by line, for the tests of how
+// Codex's calls are read (records as codex-rs/protocol writes them).
+type codexLog struct {
+	lines []string
+	n     int // calls made, for their ids
+}
+
+func (l *codexLog) add(typ string, payload map[string]any) {
+	b, _ := json.Marshal(map[string]any{"timestamp": "2025-10-01T10:00:00Z", "type": typ, "payload": payload})
+	l.lines = append(l.lines, string(b))
+}
+
+func (l *codexLog) user(text string) {
+	l.add("response_item", map[string]any{"type": "message", "role": "user", "content": []any{map[string]string{"type": "input_text", "text": text}}})
+}
+
+// shell is a shell call of cmd in workdir ("" for none), exit code 0.
+func (l *codexLog) shell(cmd, workdir string) {
+	in := map[string]any{"command": []string{"bash", "-lc", cmd}}
+	if workdir != "" {
+		in["workdir"] = workdir
+	}
+	a, _ := json.Marshal(in)
+	l.n++
+	id := fmt.Sprint("c", l.n)
+	l.add("response_item", map[string]any{"type": "function_call", "name": "shell", "arguments": string(a), "call_id": id})
+	l.add("response_item", map[string]any{"type": "function_call_output", "call_id": id, "output": `{"output":"x","metadata":{"exit_code":0}}`})
+}
+
+func (l *codexLog) compact() {
+	l.add("compacted", map[string]any{"message": "summary"})
+	l.user("go on")
+}
+
+// kinds reads the log and returns its repeats' kinds.
+func (l *codexLog) kinds(t *testing.T) []string {
+	t.Helper()
+	s, err := agentlog.ReadCodex(strings.NewReader(strings.Join(l.lines, "\n")), "cx.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range FindToolRepeats(s, DefaultRepeatWindow) {
+		got = append(got, string(r.Kind))
+	}
+	return got
 }
