@@ -430,14 +430,14 @@ func (p *configParser) number(dst *float64, lo, hi float64, what string) func(*y
 		n = deref(n)
 		var v float64
 		if n.Kind != yaml.ScalarNode || isNull(n) || (n.Tag != "!!int" && n.Tag != "!!float") {
-			if n.Kind == yaml.ScalarNode && thousands.MatchString(n.Value) {
-				// 12,000 tokens: a thousands separator, whose "decimal"
-				// reading (12.000) would be 12 (a re-check trial).
-				p.add(n, field, "want a number (%s), got %s: write it without a thousands separator (%s)", what, describeNode(n), strings.ReplaceAll(strings.TrimSpace(n.Value), ",", ""))
-				return
-			}
-			if n.Kind == yaml.ScalarNode && decimalComma.MatchString(n.Value) {
-				p.add(n, field, "want a number (%s), got %s: a decimal comma? Write decimals with a point (%s)", what, describeNode(n), strings.Replace(strings.TrimSpace(n.Value), ",", ".", 1))
+			if fixed, sep, ok := NumberSpelling(n.Value); n.Kind == yaml.ScalarNode && ok {
+				if sep {
+					// 12,000 tokens: whose "decimal" reading (12.000)
+					// would be 12 (a re-check trial).
+					p.add(n, field, "want a number (%s), got %s: write it without a thousands separator (%s)", what, describeNode(n), fixed)
+				} else {
+					p.add(n, field, "want a number (%s), got %s: a decimal comma? Write decimals with a point (%s)", what, describeNode(n), fixed)
+				}
 				return
 			}
 			p.add(n, field, "want a number (%s), got %s", what, describeNode(n))
@@ -455,14 +455,31 @@ func (p *configParser) number(dst *float64, lo, hi float64, what string) func(*y
 	}
 }
 
-// decimalComma is a number written with a decimal comma ("0,95"), as a
-// German or French user types it (a new user's trial).
-var decimalComma = regexp.MustCompile(`^\s*-?[0-9]*,[0-9]+\s*$`)
+// NumberSpelling reads s, a number a person typed that did not parse,
+// for the two spellings of other locales: thousands separators
+// ("12,000": sep true, fixed "12000") or a decimal comma ("0,95": fixed
+// "0.95", as a German or French user types it). ok is false for
+// anything else. Every parser of numbers in tally's input words its
+// error with it (a new user's trial; a re-check found 12,000 advised
+// to become 12.000, which is 12).
+func NumberSpelling(s string) (fixed string, sep, ok bool) {
+	s = strings.TrimSpace(s)
+	switch {
+	case thousands.MatchString(s):
+		return strings.ReplaceAll(s, ",", ""), true, true
+	case decimalComma.MatchString(s):
+		return strings.Replace(s, ",", ".", 1), false, true
+	}
+	return "", false, false
+}
 
-// thousands is a whole number written with thousands separators
-// ("12,000"), not a decimal comma: its first group is not 0 and the
-// others have three digits.
-var thousands = regexp.MustCompile(`^\s*[1-9][0-9]{0,2}(,[0-9]{3})+\s*$`)
+var (
+	// decimalComma is a number written with a decimal comma.
+	decimalComma = regexp.MustCompile(`^-?[0-9]*,[0-9]+$`)
+	// thousands is a whole number written with thousands separators:
+	// its first group is not 0 and the others have three digits.
+	thousands = regexp.MustCompile(`^[1-9][0-9]{0,2}(,[0-9]{3})+$`)
+)
 
 // count reads a whole number ≥ 0.
 func (p *configParser) count(dst *int, what string) func(*yaml.Node, string) {

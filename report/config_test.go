@@ -222,3 +222,29 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestNumberSpelling: the two spellings of numbers in other locales
+// (CLDR's number symbols: "," is the decimal sign of de and fr, the
+// group sign of en), and what is neither.
+func TestNumberSpelling(t *testing.T) {
+	for _, c := range []struct {
+		in, fixed string
+		sep, ok   bool
+	}{
+		{"0,95", "0.95", false, true},
+		{" -0,5 ", "-0.5", false, true},
+		{",5", ".5", false, true},
+		{"12,000", "12000", true, true},
+		{"1,234,567", "1234567", true, true},
+		{"12,00", "12.00", false, true}, // two digits: a decimal comma
+		{"0,950", "0.950", false, true}, // a leading 0 groups nothing
+		{"0.95", "", false, false},
+		{"high", "", false, false},
+		{"1,2,3", "", false, false},
+	} {
+		fixed, sep, ok := NumberSpelling(c.in)
+		if fixed != c.fixed || sep != c.sep || ok != c.ok {
+			t.Errorf("%q: %q %v %v, want %q %v %v", c.in, fixed, sep, ok, c.fixed, c.sep, c.ok)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tally-eval/tally/report"
 	"io"
 	"os"
 	"os/signal"
@@ -317,17 +318,30 @@ func needSubcommand(cmd *cobra.Command, _ []string) error {
 	return usagef("%s needs a subcommand: %s", cmd.CommandPath(), strings.Join(names, ", "))
 }
 
-// decimalCommaArg is a number written with a decimal comma, as pflag
-// quotes it in an error: `invalid argument "0,95" for "--confidence"`.
-var decimalCommaArg = regexp.MustCompile(`^invalid argument "(-?\d*,\d+)" for "(--[\w-]+)`)
+// numberArg is a flag's value as pflag quotes it in an error:
+// `invalid argument "0,95" for "--confidence"`.
+var numberArg = regexp.MustCompile(`^invalid argument "([^"]*)" for "(--[\w-]+)`)
 
 // decimalComma words a flag error on a number typed with a decimal comma
-// (a German or French habit) as that, not as strconv's "invalid syntax";
-// other errors pass as they are.
+// or thousands separators (report.NumberSpelling) as that, not as
+// strconv's "invalid syntax"; other errors pass as they are.
 func decimalComma(err error) error {
-	m := decimalCommaArg.FindStringSubmatch(err.Error())
-	if m == nil || !strings.Contains(err.Error(), "strconv.ParseFloat") {
+	m := numberArg.FindStringSubmatch(err.Error())
+	if m == nil || !strings.Contains(err.Error(), "strconv.Parse") {
 		return err
 	}
-	return fmt.Errorf("%s: %q is not a number: write decimals with a point (%s)", m[2], m[1], strings.Replace(m[1], ",", ".", 1))
+	return numberError(m[2], m[1], err)
+}
+
+// numberError is the error of flag's value v, a number spelled in
+// another locale's way, or err when it is not one.
+func numberError(flag, v string, err error) error {
+	fixed, sep, ok := report.NumberSpelling(v)
+	switch {
+	case !ok:
+		return err
+	case sep:
+		return usagef("%s: %q is not a number: write it without a thousands separator (%s)", flag, v, fixed)
+	}
+	return usagef("%s: %q is not a number: write decimals with a point (%s)", flag, v, fixed)
 }

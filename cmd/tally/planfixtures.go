@@ -355,10 +355,8 @@ func classValues(flag, s string, share bool) (map[fixture.Class]float64, error) 
 	parse := func(v string) (float64, error) {
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		switch {
-		case (err != nil || math.IsNaN(x)) && decimalCommaValue.MatchString(strings.TrimSpace(v)):
-			return 0, usagef("%s: %q is not a number: write decimals with a point (%s)", flag, v, strings.Replace(strings.TrimSpace(v), ",", ".", 1))
 		case err != nil || math.IsNaN(x):
-			return 0, usagef("%s: %q is not a number", flag, v)
+			return 0, numberError(flag, v, usagef("%s: %q is not a number", flag, v))
 		case share && (x < 0 || x > 1):
 			return 0, usagef("%s: %v is not a share in [0, 1]", flag, x)
 		case !share && (x < 1 || x != math.Trunc(x) || x > rule.MaxPlanItems):
@@ -396,13 +394,9 @@ func classValues(flag, s string, share bool) (map[fixture.Class]float64, error) 
 	return out, nil
 }
 
-var (
-	// decimalCommaValue is a number written with a decimal comma.
-	decimalCommaValue = regexp.MustCompile(`^-?[0-9]*,[0-9]+$`)
-	// decimalCommaTail is what a class=value list leaves of a value
-	// written with a decimal comma after splitting at it: digits alone.
-	decimalCommaTail = regexp.MustCompile(`^\s*[0-9]+\s*$`)
-)
+// decimalCommaTail is what a class=value list leaves of a value written
+// with a decimal comma after splitting at it: digits alone.
+var decimalCommaTail = regexp.MustCompile(`^\s*[0-9]+\s*$`)
 
 func joinClasses() string {
 	names := make([]string, len(fixture.Classes))
