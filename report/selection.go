@@ -10,6 +10,7 @@ import (
 	"github.com/tally-eval/tally/draft"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/internal/jsonscan"
+	"github.com/tally-eval/tally/report/internal/format"
 	"github.com/tally-eval/tally/selection"
 )
 
@@ -70,20 +71,12 @@ func (b *builder) selectionMismatch(sel *Selection) []string {
 	}
 	var parts []string
 	if len(noFixture) > 0 {
-		parts = append(parts, fmt.Sprintf("%d of the %d selected sessions %s no fixture (%s)", len(noFixture), len(sel.Sessions), verb(len(noFixture), "has", "have"), firstIDs(noFixture)))
+		parts = append(parts, fmt.Sprintf("%d of the %d selected sessions %s no fixture (%s)", len(noFixture), len(sel.Sessions), format.Plural(len(noFixture), "has", "have"), firstIDs(noFixture)))
 	}
 	if len(notSelected) > 0 {
-		parts = append(parts, fmt.Sprintf("%d of the %d fixtures %s of sessions it did not select (%s)", len(notSelected), len(b.fixtures), verb(len(notSelected), "is", "are"), firstIDs(notSelected)))
+		parts = append(parts, fmt.Sprintf("%d of the %d fixtures %s of sessions it did not select (%s)", len(notSelected), len(b.fixtures), format.Plural(len(notSelected), "is", "are"), firstIDs(notSelected)))
 	}
 	return []string{"selection: " + strings.Join(parts, ", and ") + ": it tells how sessions were chosen, not how these fixtures were"}
-}
-
-// verb is one when n is 1, else many.
-func verb(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // firstIDs lists up to three ids, and how many more.

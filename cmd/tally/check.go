@@ -3,10 +3,12 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"github.com/tally-eval/tally/internal/input"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/internal/input"
 
 	"github.com/spf13/cobra"
 
@@ -290,7 +292,13 @@ func fixturesAgentLog(fixtures string, lim input.Limits) error {
 	if !ok {
 		return nil
 	}
-	return fmt.Errorf("--fixtures %s: looks like an agent log (%s), not fixtures: tally fixtures draft %s -o DIR drafts fixtures from it", fixtures, f, shellWord(fixtures))
+	return notFixtures("--fixtures "+fixtures, fixtures, f)
+}
+
+// notFixtures is the error of an agent log (in format f) given as
+// fixtures at path, named as where says.
+func notFixtures(where, path string, f agentlog.Format) error {
+	return fmt.Errorf("%s: looks like an agent log (%s), not fixtures: tally fixtures draft %s -o DIR drafts fixtures from it", where, f, shellWord(path))
 }
 
 // nothingToCheck is the error of a check with no item-compaction to

@@ -96,7 +96,7 @@ at most --max-file (default 4GiB); sizes take KiB, MiB, GiB or TiB.`,
 				for _, path := range args {
 					if f, ok := agentLogFormat(path, lim.Limits); ok {
 						// One line, not a problem per record of a log.
-						return fmt.Errorf("%s: looks like an agent log (%s), not fixtures: tally fixtures draft %s -o DIR drafts fixtures from it", path, f, shellWord(path))
+						return notFixtures(path, path, f)
 					}
 				}
 				return err

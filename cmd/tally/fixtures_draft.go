@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/text/unicode/norm"
@@ -142,12 +141,9 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 			if err != nil {
 				return err
 			}
-			args, note, err := logArgs(args)
+			args, err = expandLogArgs(cmd.ErrOrStderr(), args)
 			if err != nil {
 				return err
-			}
-			if note != "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", note)
 			}
 			bad := 0
 			o := skippedLines(logFormat, lim.Limits, skipBad, cmd.ErrOrStderr(), &bad)
@@ -545,20 +541,6 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 	fmt.Fprintf(w, "\nwrote %s and %s\nnext: tally review %s -o %s%s;\n      then tally check --fixtures FIXTURES --contexts %s%s --system NAME --judge-verbatim …\n",
 		review.Printable(filepath.Join(dir, "candidates")), review.Printable(filepath.Join(dir, "contexts")),
 		candidates, fixture, each, shellWord(review.Printable(filepath.Join(dir, "contexts"))), skip)
-}
-
-// shellWord is s as one word of a POSIX shell command line: as it is
-// when it holds only characters no shell treats specially, else in
-// single quotes (a ' inside written '\”), so that a printed "next:"
-// command runs as pasted when a path has a space in it (a new user's
-// trial: "Ein Entwurf/candidates/…" was two arguments).
-func shellWord(s string) string {
-	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return r < 0x80 && !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-", r)) || unicode.IsSpace(r)
-	}) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // orNone is s, or "none" when s is empty.

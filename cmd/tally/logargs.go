@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,4 +80,14 @@ func logArgs(args []string) (paths []string, note string, err error) {
 func isLogName(name string) bool {
 	n := strings.ToLower(name)
 	return strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".jsonl.gz")
+}
+
+// expandLogArgs is logArgs for a command: its note goes to w as a
+// "note:" line.
+func expandLogArgs(w io.Writer, args []string) ([]string, error) {
+	paths, note, err := logArgs(args)
+	if err == nil && note != "" {
+		fmt.Fprintf(w, "note: %s\n", note)
+	}
+	return paths, err
 }

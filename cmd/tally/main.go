@@ -18,7 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tally-eval/tally/report"
 	"io"
 	"os"
 	"os/signal"
@@ -26,6 +25,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tally-eval/tally/report"
 
 	"github.com/spf13/cobra"
 

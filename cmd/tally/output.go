@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
+	"unicode"
 
 	"github.com/tally-eval/tally/cmd/tally/internal/review"
 )
@@ -90,4 +92,18 @@ func usableFolder(flag, dir string) error {
 			return nil
 		}
 	}
+}
+
+// shellWord is s as one word of a POSIX shell command line: as it is
+// when it holds only characters no shell treats specially, else in
+// single quotes (a ' inside written '\”), so that a printed "next:"
+// command runs as pasted when a path has a space in it (a new user's
+// trial: "Ein Entwurf/candidates/…" was two arguments).
+func shellWord(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return r < 0x80 && !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-", r)) || unicode.IsSpace(r)
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

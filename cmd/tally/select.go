@@ -92,12 +92,9 @@ said in the warnings.`,
 				cfg.Incidents = named
 			}
 			var res *selection.Result
-			args, note, err := logArgs(args)
+			args, err := expandLogArgs(cmd.ErrOrStderr(), args)
 			if err != nil {
 				return err
-			}
-			if note != "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", note)
 			}
 			name := args[0]
 			summaries, err := isSummaryFile(name, lim.Limits)

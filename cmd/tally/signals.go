@@ -114,12 +114,9 @@ counted and reported.`,
 				// stdout; a JSON summary there too would not parse.
 				return usagef("--format json needs -o FLAGGED.jsonl: stdout then holds the JSON summary alone")
 			}
-			args, note, err := logArgs(args)
+			args, err := expandLogArgs(cmd.ErrOrStderr(), args)
 			if err != nil {
 				return err
-			}
-			if note != "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", note)
 			}
 			report := cmd.ErrOrStderr()
 			var rep *selection.SignalReport
