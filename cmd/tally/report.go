@@ -161,6 +161,11 @@ exactly as tally gate does.`,
 				if b := r.Decision.BacklogCount(); b != "" {
 					fmt.Fprintln(w, b)
 				}
+				// The report's notes (a selection of other sessions, a
+				// test resting on few conversations) are said here too,
+				// as tally gate says them: a trial's user saw the
+				// selection warning only by opening report.md.
+				writeWarnings(w, r.Warnings)
 				for _, p := range []string{out.Markdown, out.HTML, out.XLSX, out.Queue} {
 					if p != "" {
 						fmt.Fprintf(w, "wrote %s\n", p)

@@ -526,3 +526,24 @@ func TestReportRemovesStaleQueue(t *testing.T) {
 		t.Errorf("the folder holds %v", names)
 	}
 }
+
+// TestReportSaysNotes: the report's notes reach the terminal, as tally
+// gate prints them — a selection of other sessions than the fixtures'
+// was shown only inside report.md (a new user's trial).
+func TestReportSaysNotes(t *testing.T) {
+	cfg := repCase(t, nil, nil, "selection: selection.json\n")
+	sel, err := os.ReadFile(filepath.Join(quarterly, "selection.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(cfg), "selection.json"), sel, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := repCLI(t, "report", cfg, "-o", filepath.Join(t.TempDir(), "out"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "\nnote: selection: ") || !strings.Contains(out, "2 of the 2 fixtures are of sessions it did not select (conv_a, conv_b)") {
+		t.Errorf("output:\n%s", out)
+	}
+}
