@@ -143,3 +143,30 @@ func TestReviewPTYSignal(t *testing.T) {
 		t.Errorf("after SIGTERM: %s", got)
 	}
 }
+
+// TestReviewPTYQuitSignal: SIGQUIT (kill -QUIT; Ctrl-\ is a key in raw
+// mode) gives the terminal back before Go's default action — the stacks
+// and exit 2 — which left it raw before (a new user's trial); the
+// decision made before it is saved.
+func TestReviewPTYQuitSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tally under a pseudo-terminal")
+	}
+	cands, fx, statuses := proposeExample(t)
+	r := startPTY(t, tallyProgram(t), "review", cands, "-o", fx)
+	r.expect(bracketedOn)
+	r.expect(review.Keys)
+	r.send("a")
+	r.expect("item 2 of 3")
+	if err := r.cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+		t.Fatal(err)
+	}
+	r.expect(bracketedOff + "\x1b[?1049l")
+	r.expect("SIGQUIT")
+	if code := r.exit(); code != 2 {
+		t.Errorf("exit %d after SIGQUIT, want 2 (Go's default action)", code)
+	}
+	if got, _ := statuses(); got != "c1=accepted c2=pending c3=pending @1" {
+		t.Errorf("after SIGQUIT: %s", got)
+	}
+}

@@ -44,7 +44,9 @@ const (
 // panic, or a signal (SIGINT, SIGTERM, SIGHUP; Ctrl-C in raw mode is a
 // key, and quits). On a signal the terminal is restored at once and the
 // review stops: RunTerminal returns what was decided so far and an error
-// wrapping ErrInterrupted.
+// wrapping ErrInterrupted. SIGQUIT restores the terminal and then has its
+// default action (every goroutine's stack, exit 2), decisions made
+// before it being saved as they were made.
 //
 // Keys typed before the first candidate is on the screen (buffered by the
 // terminal while tally started) are discarded just before it is written:
@@ -73,12 +75,16 @@ func RunTerminal(in, out *os.File, r *Review) (Outcome, error) {
 	done := make(chan struct{})
 	sigs := make(chan os.Signal, 1)
 	var caught os.Signal // written before stop is closed
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	go func() {
 		select {
 		case s := <-sigs:
-			caught = s
 			restore()
+			if s == syscall.SIGQUIT {
+				requit()
+				return
+			}
+			caught = s
 			close(stop)
 		case <-done:
 		}
@@ -105,6 +111,17 @@ func RunTerminal(in, out *os.File, r *Review) (Outcome, error) {
 		return o, fmt.Errorf("%w (%v): every decision made before it is saved", ErrInterrupted, caught)
 	}
 	return o, err
+}
+
+// requit gives SIGQUIT its default action again and sends it to this
+// process, once the terminal is restored: the Go runtime prints every
+// goroutine's stack and exits 2, as it would have without the review,
+// and the shell is left usable (a new user's trial found it raw).
+func requit() {
+	signal.Reset(syscall.SIGQUIT)
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Signal(syscall.SIGQUIT)
+	}
 }
 
 // terminalWriter is the review's output. Once ended (the terminal
