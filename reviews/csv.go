@@ -111,8 +111,15 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 // separators tried, or the CSV syntax error when no separator gave a
 // row at all.
 func (t *Table) separator(head []byte) (sep rune, line int, cols [numCols]int, err error) {
+	tried, hinted := separators, false
 	if hint := sepHint(head); hint != "" {
-		return 0, 0, cols, CellProblems{{File: t.File, Row: 1, Col: 1, Msg: fmt.Sprintf("%q is a line some programs write for Excel to name the separator; tally does not read it: delete the line (tally finds the separator, %s, from the header row)", hint, separatorNames("or"))}}
+		// Excel's "sep=;" line names the separator, and Excel does not
+		// show it as a row: it is read the same way here.
+		r, _ := utf8.DecodeRuneInString(hint[len("sep="):])
+		if !slices.Contains(separators, r) || utf8.RuneCountInString(hint) != len("sep=")+1 {
+			return 0, 0, cols, CellProblems{{File: t.File, Row: 1, Col: 1, Msg: fmt.Sprintf("%q names a separator tally does not read: save the file with %s between the columns", hint, separatorNames("or"))}}
+		}
+		tried, hinted = []rune{r}, true
 	}
 	var (
 		best     []string // the fewest needed columns missing from a row read as the header
@@ -123,10 +130,13 @@ func (t *Table) separator(head []byte) (sep rune, line int, cols [numCols]int, e
 	if replayQueue(head) {
 		return 0, 0, cols, CellProblems{{File: t.File, Row: 1, Col: 1, Msg: "this is the replay queue `tally report` writes (DIR/queue.csv: the discordant task-success conversations), not a review queue: its reviewer columns are the reviewers' own, and tally does not read them back; calibrate reads the queue `tally calibrate queue` writes, or the report workbook's Items sheet"}}
 	}
-	for _, s := range separators {
+	for _, s := range tried {
 		cr := csv.NewReader(bytes.NewReader(head))
 		cr.Comma = s
 		cr.FieldsPerRecord = -1
+		if hinted {
+			_, _ = cr.Read() // the sep= line
+		}
 		for n := 1; n <= maxHeaderRows; n++ {
 			rec, err := cr.Read()
 			if err != nil {
@@ -150,6 +160,8 @@ func (t *Table) separator(head []byte) (sep rune, line int, cols [numCols]int, e
 		}
 	}
 	switch {
+	case hinted && best != nil:
+		return 0, 0, cols, t.noHeader(bestLine, best, fmt.Sprintf("(read with %s between the columns, as the sep= line on line 1 says)", separatorName(bestSep)))
 	case best != nil && len(best) < len(neededCols):
 		return 0, 0, cols, t.noHeader(bestLine, best, fmt.Sprintf("(read with %s between the columns; tried %s)", separatorName(bestSep), separatorNames("and")))
 	case best == nil && syntax != nil:
@@ -170,7 +182,8 @@ func replayQueue(head []byte) bool {
 }
 
 // sepHint returns the first line of head when it is a "sep=X" line (a
-// hint to Excel, naming the separator), else "".
+// hint to Excel, naming the separator; Excel reads it and does not show
+// it as a row, though Microsoft does not document it), else "".
 func sepHint(head []byte) string {
 	first, _, _ := bytes.Cut(head, []byte("\n"))
 	first = bytes.TrimSuffix(first, []byte("\r"))

@@ -95,6 +95,11 @@ func TestReadCSVSeparators(t *testing.T) {
 		{"comma BOM quoted", "PowerShell 5.1 Export-Csv -Encoding UTF8: a BOM, then \"Conversation\"", filledQueue, ',', true, true, true, 1},
 		{"tab", "Excel, Text (Tab delimited)", filledQueue, '\t', false, true, false, 1},
 		{"semicolon group row", "the Items sheet saved as CSV with ;, its row of column groups first", withGroup, ';', false, true, true, 2},
+		// A first line naming the separator, which Excel reads and does
+		// not show (not documented by Microsoft; pandas' and
+		// LibreOffice's users meet it in files made for Excel).
+		{"sep= line", "a file made for Excel: sep=; on line 1", append([][]string{{"sep=", ""}}, filledQueue...), ';', false, true, true, 2},
+		{"sep= line tab", "sep=<tab> on line 1", append([][]string{{"sep=", ""}}, filledQueue...), '\t', false, false, false, 2},
 	}
 	base, err := ReadCSV(strings.NewReader(encodeCSV(t, filledQueue, ',', false, false, false)), "q.csv")
 	if err != nil {
@@ -130,8 +135,9 @@ func TestReadCSVSeparators(t *testing.T) {
 
 // TestReadCSVNoSeparator: a header row that names the columns under no
 // separator is one problem naming the separators tried; one that names
-// some under a separator says which are missing under it; Excel's
-// "sep=;" line (undocumented by Microsoft: not read) is named.
+// some under a separator says which are missing under it; a "sep=" line
+// naming another separator, or one the header row does not use, is
+// named.
 func TestReadCSVNoSeparator(t *testing.T) {
 	cases := []struct{ reason, text, want string }{
 		{"no separator gives the columns", "Conversation|Compaction|Item\nc1|1|i1\n",
@@ -140,8 +146,10 @@ func TestReadCSVNoSeparator(t *testing.T) {
 			`x.csv:1:1: no column "Incumbent: reviewer's verdict", "Candidate: reviewer's verdict" in the header row (read with ";" between the columns; tried ",", ";" and tab): want the reviewer's columns as tally report writes them`},
 		{"a CSV syntax error under every separator", "\"Conversation,Compaction\n",
 			`x.csv:1:26: extraneous or missing " in quoted-field, reading the header row with "," between the columns (tried ",", ";" and tab)`},
-		{"Excel's sep= line", "sep=;\n" + strings.Join(QueueHeader, ";") + "\n",
-			`x.csv:1:1: "sep=;" is a line some programs write for Excel to name the separator; tally does not read it: delete the line (tally finds the separator, ",", ";" or tab, from the header row)`},
+		{"a sep= line naming another separator", "sep=|\n" + strings.Join(QueueHeader, "|") + "\n",
+			`x.csv:1:1: "sep=|" names a separator tally does not read: save the file with ",", ";" or tab between the columns`},
+		{"a sep= line and a header under another separator", "sep=;\n" + strings.Join(QueueHeader, ",") + "\n",
+			`x.csv:2:1: no column "Conversation", "Compaction", "Item", "Class", "Incumbent: reviewer's verdict", "Candidate: reviewer's verdict" in the header row (read with ";" between the columns, as the sep= line on line 1 says): want the reviewer's columns as tally report writes them`},
 		{"empty but for a BOM", "\ufeff\r\n", `x.csv:1:1: empty: want a header line with the Items sheet's columns`},
 		// report's DIR/queue.csv, given for calibrate queue's queue.csv
 		// (a new user's trial): both were named queue.csv.
