@@ -421,11 +421,17 @@ func GradeReplay(res power.Result, drop float64) (grade, sentence string) {
 var QueueHeader = []string{"conversation_id", "change", "reference", "candidate", "reference_kind", "reviewer", "caused_by_compaction", "notes"}
 
 // WriteQueue writes the review queue of r — one row per discordant
-// conversation, lost before gained — as CSV for reviewers, with empty
+// conversation, lost before gained — as CSV for reviewers (UTF-8 with a
+// byte order mark, which Excel needs to read it as UTF-8), with empty
 // columns for their name, their finding and their notes. A cell that
 // starts with =, +, -, @, tab, CR or NUL is prefixed with ' (OWASP's
 // advice against formula injection).
 func WriteQueue(w io.Writer, r *Replay) error {
+	// A UTF-8 byte order mark first, for Excel on Windows, which reads
+	// a CSV without one in the system's code page.
+	if _, err := io.WriteString(w, jsonscan.BOM); err != nil {
+		return err
+	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(QueueHeader); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tally-eval/tally/fixture"
 	"github.com/tally-eval/tally/internal/atomicfile"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // QueueRow is one row of a review queue (tally calibrate queue): an
@@ -80,7 +81,8 @@ func compareQueueRows(a, b QueueRow) int {
 	return cmp.Or(cmp.Compare(a.ConversationID, b.ConversationID), cmp.Compare(a.Compaction, b.Compaction), cmp.Compare(a.ItemID, b.ItemID))
 }
 
-// WriteQueue writes rows as a review queue CSV: QueueHeader, then one
+// WriteQueue writes rows as a review queue CSV: a UTF-8 byte order mark
+// (for Excel), QueueHeader, then one
 // line per row sorted by conversation, compaction and item, the
 // reviewer's columns empty. Every cell goes through CSVCell, so that no
 // text from the fixtures or the judge is a formula to a spreadsheet;
@@ -99,6 +101,12 @@ func WriteQueue(w io.Writer, rows []QueueRow) error {
 		if i > 0 && compareQueueRows(rows[i-1], *q) == 0 {
 			return fmt.Errorf("review queue: conversation %q compaction %d item %q: two rows of one item-compaction", preview(q.ConversationID), q.Compaction, preview(q.ItemID))
 		}
+	}
+	// A UTF-8 byte order mark first: Excel on Windows reads a CSV
+	// without one in the system's code page, and a reviewer's "für"
+	// comes back as "fÃ¼r" (ReadCSV skips it).
+	if _, err := io.WriteString(w, jsonscan.BOM); err != nil {
+		return fmt.Errorf("review queue: %w", err)
 	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(QueueHeader); err != nil {

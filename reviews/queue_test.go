@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tally-eval/tally/fixture"
+	"github.com/tally-eval/tally/internal/jsonscan"
 )
 
 // queueRows are three rows out of order, with text a spreadsheet would
@@ -23,7 +24,9 @@ var queueRows = []QueueRow{
 		Judge: [2]fixture.Verdict{fixture.Verbatim, fixture.Absent}, Sample: [2]string{"", SampleRandom}},
 }
 
-// TestWriteQueue pins the queue's bytes, written out by hand: the header,
+// TestWriteQueue pins the queue's bytes, written out by hand: a UTF-8
+// byte order mark (without one Excel on Windows reads a CSV in the
+// system's code page), the header,
 // the rows sorted by conversation, compaction and item, "not checked" for
 // a system without a record, every formula-like cell (=, +, -, @, tab)
 // behind a ', CSV quoting for commas, quotes and the tab.
@@ -32,7 +35,7 @@ func TestWriteQueue(t *testing.T) {
 	if err := WriteQueue(&b, queueRows); err != nil {
 		t.Fatal(err)
 	}
-	want := "Conversation,Compaction,Item,Class,Literal,Probe,Expect," +
+	want := "\ufeffConversation,Compaction,Item,Class,Literal,Probe,Expect," +
 		"Incumbent verdict,Incumbent answer,Incumbent reason,Incumbent context,Incumbent: sample," +
 		"Candidate verdict,Candidate answer,Candidate reason,Candidate context,Candidate: sample," +
 		"Incumbent: reviewer's verdict,Candidate: reviewer's verdict,Reviewer,Note\n" +
@@ -107,7 +110,7 @@ var queueCheck = &Check{Name: "report.yaml", Systems: [2]string{"inc", "cand"}, 
 // the reviewer and the note.
 func fillQueue(t *testing.T, queue []byte, fills map[int][4]string) string {
 	t.Helper()
-	recs, err := csv.NewReader(bytes.NewReader(queue)).ReadAll()
+	recs, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(queue, []byte(jsonscan.BOM)))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +223,10 @@ func queueRecords(t *testing.T) [][]string {
 	if err := WriteQueue(&b, queueRows); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := csv.NewReader(&b).ReadAll()
+	if !bytes.HasPrefix(b.Bytes(), []byte(jsonscan.BOM)) {
+		t.Errorf("the queue does not start with a UTF-8 byte order mark (Excel on Windows needs it)")
+	}
+	recs, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(b.Bytes(), []byte(jsonscan.BOM)))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,19 @@ func runQueue(t *testing.T, config, out string, extra ...string) (reviewQueueJSO
 	if err != nil {
 		t.Fatal(err)
 	}
-	return plan, b
+	return plan, withoutBOM(t, b)
+}
+
+// withoutBOM is a CSV tally wrote for reviewers after its UTF-8 byte
+// order mark, which Excel on Windows needs to read it as UTF-8 (Go's
+// encoding/csv keeps it in the first cell).
+func withoutBOM(t *testing.T, b []byte) []byte {
+	t.Helper()
+	rest, ok := bytes.CutPrefix(b, []byte("\ufeff"))
+	if !ok {
+		t.Errorf("the CSV does not start with a UTF-8 byte order mark: %.40q", b)
+	}
+	return rest
 }
 
 // queueCol is the index of each of the queue's columns.

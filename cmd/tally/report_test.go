@@ -364,12 +364,11 @@ func TestReplayCommand(t *testing.T) {
 			t.Errorf("JSON lacks %q", k)
 		}
 	}
-	f, err := os.Open(queue)
+	q, err := os.ReadFile(queue)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	rows, err := csv.NewReader(bytes.NewReader(withoutBOM(t, q))).ReadAll()
 	if err != nil || len(rows) != 21 || rows[0][0] != "conversation_id" || rows[1][1] != "lost" || rows[20][1] != "gained" {
 		t.Errorf("queue.csv: %d rows, %v", len(rows), err)
 	}
