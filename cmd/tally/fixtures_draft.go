@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,10 +32,12 @@ type draftJSON struct {
 	Skipped  int                `json:"skipped"`
 	// Repeated counts sessions read again from a later log (the same
 	// session id), drafted once from the first; SubAgents the logs of a
-	// sub-agent alone, which are not sessions. Both are listed in
-	// sessions with their reason, not drafted.
+	// sub-agent alone, which are not sessions; Unread the logs of which
+	// no record was read (every line skipped), which are not either.
+	// All are listed in sessions with their reason, not drafted.
 	Repeated  int `json:"repeated"`
 	SubAgents int `json:"subagent_transcripts"`
+	Unread    int `json:"unread_logs"`
 	// BadLines counts the malformed lines skipped under --skip-bad.
 	BadLines int `json:"skipped_lines"`
 	// Model counts a model proposer's requests and the proposals its
@@ -147,7 +150,7 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 			}
 			bad := 0
 			o := skippedLines(logFormat, lim.Limits, skipBad, cmd.ErrOrStderr(), &bad)
-			res, files, err := draftSessions(args, output, o, lim.Limits, propose, proposer == "rules", draftWorkers(proposer, jf.concurrency))
+			res, files, err := draftSessions(cmd.Context(), args, output, o, lim.Limits, propose, proposer == "rules", draftWorkers(proposer, jf.concurrency))
 			if err != nil {
 				return err
 			}
@@ -191,7 +194,7 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 // proposer's calls take seconds, and its backend bounds the calls in
 // flight), their results taken in the order read, so the output does not
 // depend on workers.
-func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Limits, propose draft.Proposer, rules bool, workers int) (draftJSON, []atomicfile.File, error) {
+func draftSessions(ctx context.Context, paths []string, dir string, o agentlog.Options, lim input.Limits, propose draft.Proposer, rules bool, workers int) (draftJSON, []atomicfile.File, error) {
 	res := draftJSON{Sessions: []draftSessionJSON{}}
 	var files []atomicfile.File
 	var noneErrs []error
@@ -200,12 +203,20 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 		bySession := map[string]draftCopy{}
 		for _, path := range paths { // in order, one session at a time
 			err := eachSession(path, o, lim, func(s *agentlog.Session) error {
+				if err := ctx.Err(); err != nil {
+					return err // interrupted: draft no more sessions
+				}
 				j := &draftJob{path: path, s: s}
 				j.out = draftSessionJSON{Source: path, SessionID: s.ID, TypedTurns: len(s.Turns), Compactions: []draftCompactJSON{}, Notes: []string{}}
 				build := false
 				switch prev, ok := bySession[s.ID]; {
 				case s.SubAgentOnly():
 					j.out.Reason, j.subAgent = "a sub-agent's own transcript (every record isSidechain), not a session: its parent's log holds the sub-agent's call and result", true
+				case s.Unread():
+					// Every line skipped (--skip-bad on a prompt history, a
+					// session index): signals and select count no session
+					// here either (a new user's trial saw "5 of 8 drafted").
+					j.out.Reason, j.unread = "no record read (every line skipped, as malformed or by its type): not a session", true
 				case ok && s.ID != "":
 					j.out.Reason, j.repeated = "read from "+prev.path+" already (a resumed session's log copies its parent's records): drafted once, from the first file that has it", true
 					if n := s.Records.Lines(); n > prev.lines {
@@ -243,6 +254,9 @@ func draftSessions(paths []string, dir string, o agentlog.Options, lim input.Lim
 		case j.repeated:
 			res.Sessions = append(res.Sessions, out)
 			res.Repeated++
+		case j.unread:
+			res.Sessions = append(res.Sessions, out)
+			res.Unread++
 		case errors.Is(j.err, draft.ErrNoCompaction):
 			out.Reason = draft.ErrNoCompaction.Error()
 			out.Notes = append(out.Notes, j.d.Notes...)
@@ -290,6 +304,7 @@ type draftJob struct {
 	s                  *agentlog.Session
 	out                draftSessionJSON
 	subAgent, repeated bool
+	unread             bool // no record of the log was read
 	d                  *draft.Draft
 	err                error
 }
@@ -512,6 +527,9 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 	}
 	if res.SubAgents > 0 {
 		fmt.Fprintf(w, "note: %s not drafted: not sessions\n", countOf(res.SubAgents, "sub-agent transcript"))
+	}
+	if res.Unread > 0 {
+		fmt.Fprintf(w, "note: %s with no record read not drafted: not sessions\n", countOf(res.Unread, "log"))
 	}
 	if res.BadLines > 0 {
 		fmt.Fprintf(w, "note: %s skipped (listed on stderr)\n", countOf(res.BadLines, "malformed line"))

@@ -4,6 +4,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tally-eval/tally/internal/atomicfile"
 )
 
 // TestInterrupt runs the built tally on a check whose judge never
@@ -84,5 +89,49 @@ func TestInterrupt(t *testing.T) {
 				t.Errorf("%s exists: an interrupted check wrote its verdicts", out)
 			}
 		})
+	}
+}
+
+// TestInterruptibleCommitsNothing: a command that finishes its work in
+// the grace after a signal replaces no file — a new user's trial saw
+// fixtures draft write all 71 files and then exit 130. It runs in a
+// child process of the test binary, since atomicfile.Interrupt holds for
+// the rest of the process.
+func TestInterruptibleCommitsNothing(t *testing.T) {
+	if dir := os.Getenv("TALLY_TEST_INTERRUPTIBLE"); dir != "" {
+		ctx, cancel := context.WithCancel(context.Background())
+		term, stop := context.WithCancel(context.Background())
+		defer stop()
+		var writeErr error
+		err := interruptible(ctx, term, 10*time.Second, func(ctx context.Context) error {
+			stop()   // SIGTERM arrives while the command works …
+			cancel() // … cancelling its context
+			time.Sleep(200 * time.Millisecond)
+			writeErr = atomicfile.Write(filepath.Join(dir, "out.txt"), func(w io.Writer) error {
+				_, err := io.WriteString(w, "written after the signal\n")
+				return err
+			})
+			return writeErr
+		})
+		if code := exitCode(err); code != exitSIGTERM {
+			t.Errorf("exit %d (%v), want %d", code, err, exitSIGTERM)
+		}
+		if !errors.Is(writeErr, atomicfile.ErrInterrupted) {
+			t.Errorf("the write after the signal: %v, want ErrInterrupted", writeErr)
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs the test binary again")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptibleCommitsNothing$", "-test.v")
+	cmd.Env = append(os.Environ(), "TALLY_TEST_INTERRUPTIBLE="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestInterruptibleCommitsNothing")) {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if names := folderNames(t, dir); len(names) != 0 {
+		t.Errorf("the folder holds %q after the interrupted command, want nothing", names)
 	}
 }

@@ -17,10 +17,12 @@ import (
 // ~/.codex/sessions/YYYY/MM/DD are such trees (a new user's trial had
 // to spell out find). Other files in a folder are left out, counted in
 // the note, as are hidden files and folders (named .*) inside it;
-// symbolic links inside a folder are not followed. A folder
+// symbolic links inside a folder are not followed, and are named in the
+// note; a folder given through a link is walked. A folder
 // with no log in it is an error, not a run over nothing.
 func logArgs(args []string) (paths []string, note string, err error) {
 	var other, folders, hidden int
+	var links []string
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil || !st.IsDir() {
@@ -28,12 +30,30 @@ func logArgs(args []string) (paths []string, note string, err error) {
 			continue
 		}
 		folders++
+		// A folder named through a link (a dotfiles-managed ~/.claude)
+		// is walked as the folder: WalkDir does not descend a link given
+		// as its root, and a new user's trial was told the folder held
+		// no log.
+		root := a
+		if lst, err := os.Lstat(a); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+			root = a + string(filepath.Separator)
+		}
 		var found []string
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return fmt.Errorf("reading the folder %s: %w", a, err)
 			}
-			if p != a && strings.HasPrefix(d.Name(), ".") {
+			if p == root {
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				// Not followed (a link may lead out of the tree, or round
+				// it), but said: a trial's linked project folder was
+				// dropped without a word.
+				links = append(links, p)
+				return nil
+			}
+			if strings.HasPrefix(d.Name(), ".") {
 				// A hidden file or folder inside (a backup, an editor's
 				// swap, .git) is no log of the tree's: a re-check trial's
 				// .hidden copy was read first and won over the real one.
@@ -44,7 +64,7 @@ func logArgs(args []string) (paths []string, note string, err error) {
 				other++
 				return nil
 			}
-			if d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
+			if d.IsDir() {
 				return nil
 			}
 			if isLogName(d.Name()) {
@@ -70,6 +90,9 @@ func logArgs(args []string) (paths []string, note string, err error) {
 		}
 		if hidden > 0 {
 			note += fmt.Sprintf("; %s (named .*) not read", plural(hidden, "hidden folder"))
+		}
+		if len(links) > 0 {
+			note += fmt.Sprintf("; %s not followed (%s): give what it names as an argument to read it", plural(len(links), "symbolic link"), firstNames(links))
 		}
 	}
 	return paths, note, nil

@@ -9,7 +9,8 @@ import (
 )
 
 // TestLogArgs: a folder is the agent logs under it at any depth, in
-// lexical order, other files counted and left out, links not followed;
+// lexical order, other files counted and left out, links inside not
+// followed but named, a folder given through a link walked;
 // a file stays itself; a folder with no log is an error.
 func TestLogArgs(t *testing.T) {
 	dir := t.TempDir()
@@ -39,8 +40,19 @@ func TestLogArgs(t *testing.T) {
 	if want := []string{single, a, b}; !slices.Equal(got, want) {
 		t.Errorf("paths %q, want %q", got, want)
 	}
-	if want := "read 3 log files from 1 folder; 2 other files not named *.jsonl or *.jsonl.gz, or hidden, left out; 1 hidden folder (named .*) not read"; note != want {
+	loop := filepath.Join(dir, "sessions", "loop")
+	if want := "read 3 log files from 1 folder; 2 other files not named *.jsonl or *.jsonl.gz, or hidden, left out; 1 hidden folder (named .*) not read; 1 symbolic link not followed (" + loop + "): give what it names as an argument to read it"; note != want {
 		t.Errorf("note %q, want %q", note, want)
+	}
+	// A folder given through a link (a dotfiles-managed ~/.claude) is
+	// walked: a new user's trial was told it held no log.
+	linked := filepath.Join(dir, "linked")
+	if err := os.Symlink(filepath.Join(dir, "sessions"), linked); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err = logArgs([]string{linked})
+	if want := []string{filepath.Join(linked, "2025/09/22/rollout-a.jsonl.GZ"), filepath.Join(linked, "2026/01/27/rollout-b.jsonl")}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("a folder through a link: %q, %v; want %q", got, err, want)
 	}
 	if got, note, err := logArgs([]string{single}); err != nil || note != "" || !slices.Equal(got, []string{single}) {
 		t.Errorf("a file alone: %q %q %v", got, note, err)

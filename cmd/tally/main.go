@@ -8,10 +8,11 @@
 // SIGINT (Ctrl-C), 143 by SIGTERM.
 //
 // On SIGINT or SIGTERM the running command's context (cmd.Context()) is
-// cancelled; the command gets interruptGrace to stop, then every
-// temporary file of a write in progress is removed (internal/atomicfile)
-// and tally exits with the one line "tally: interrupted". A file is
-// either replaced whole or left as it was, never half-written.
+// cancelled and no output file is replaced from then on
+// (internal/atomicfile.Interrupt); the command gets interruptGrace to
+// stop, then every temporary file of a write in progress is removed and
+// tally exits with the one line "tally: interrupted". A file is either
+// replaced whole or left as it was, never half-written.
 package main
 
 import (
@@ -42,22 +43,9 @@ const interruptGrace = 2 * time.Second
 func main() {
 	term, stopTerm := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	ctx, stopInt := signal.NotifyContext(term, os.Interrupt)
-	done := make(chan error, 1)
-	go func() { done <- runContext(ctx, os.Stdout, os.Stderr, os.Args[1:]) }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		err = interruptedError{code: exitSIGINT}
-		if term.Err() != nil {
-			err = interruptedError{code: exitSIGTERM}
-		}
-		select {
-		case <-done:
-		case <-time.After(interruptGrace):
-		}
-		atomicfile.Interrupt()
-	}
+	err := interruptible(ctx, term, interruptGrace, func(ctx context.Context) error {
+		return runContext(ctx, os.Stdout, os.Stderr, os.Args[1:])
+	})
 	// Signals from here on have their default effect: tally is exiting.
 	stopInt()
 	stopTerm()
@@ -65,6 +53,34 @@ func main() {
 		fmt.Fprintln(os.Stderr, line)
 	}
 	os.Exit(exitCode(err))
+}
+
+// interruptible runs run with ctx and returns its error, or, when ctx
+// (SIGINT, or SIGTERM through term) is cancelled first, the interrupted
+// error of the signal once run has returned or grace has passed. No
+// output is replaced from the signal on (atomicfile.Interrupt): a
+// command that finished its work in the grace wrote every file and still
+// exited 130 (a new user's trial of fixtures draft), where the exit says
+// its work was cancelled.
+func interruptible(ctx, term context.Context, grace time.Duration, run func(context.Context) error) error {
+	done := make(chan error, 1)
+	go func() { done <- run(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	err := interruptedError{code: exitSIGINT}
+	if term.Err() != nil {
+		err = interruptedError{code: exitSIGTERM}
+	}
+	atomicfile.Interrupt()
+	select {
+	case <-done:
+	case <-time.After(grace):
+	}
+	atomicfile.Interrupt()
+	return err
 }
 
 // Exit codes of the CLI contract.
