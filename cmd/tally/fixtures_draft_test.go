@@ -177,6 +177,15 @@ func TestFixturesDraftErrors(t *testing.T) {
 		!strings.Contains(stdout, "\nnote: 1 malformed line skipped (listed on stderr)\n") {
 		t.Errorf("--skip-bad: exit %d, stderr %q\n%s", code, errOut, stdout)
 	}
+	// A log none of whose lines is read (a prompt history under
+	// --skip-bad) is no session: counted apart, as signals and select
+	// count it (a new user's trial saw "5 of 8 sessions drafted").
+	unread := filepath.Join(dir, "history.jsonl")
+	os.WriteFile(unread, []byte("{\"type\":\n{\"type\":\n"), 0o644)
+	stdout, _, code = cli(t, "fixtures", "draft", draftTwo, unread, "-o", filepath.Join(dir, "unread"), "--skip-bad")
+	if code != exitOK || !strings.Contains(stdout, "\nnote: 1 log with no record read not drafted: not sessions\n") || strings.Contains(stdout, "of 2 sessions") {
+		t.Errorf("a log with no record read: exit %d\n%s", code, stdout)
+	}
 	if _, errOut, code := cli(t, "fixtures", "draft", draftTwo); code != 2 || !strings.Contains(errOut, `required flag(s) "output" not set`) {
 		t.Errorf("no -o: exit %d %s", code, errOut)
 	}
