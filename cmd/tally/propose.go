@@ -88,6 +88,9 @@ candidates file itself; text prints them as a table.`,
 			if err != nil {
 				return err
 			}
+			if err := proposable(path, s); err != nil {
+				return err
+			}
 			p, err := propose(s)
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
@@ -124,6 +127,22 @@ candidates file itself; text prints them as a table.`,
 	lim.register(cmd)
 	jf.register(cmd)
 	return cmd
+}
+
+// proposable says why s, read from path, is no session to propose
+// from, as signals and fixtures draft say it (a new user's trial got
+// "the proposal is not a valid candidates file: turns: must be at least
+// 1" for a sub-agent's transcript): nil when it is one.
+func proposable(path string, s *agentlog.Session) error {
+	switch {
+	case s.SubAgentOnly():
+		return fmt.Errorf("%s: a sub-agent's own transcript (every record isSidechain), not a session: propose from its parent's log, which holds the sub-agent's call and result", path)
+	case s.Unread():
+		return fmt.Errorf("%s: no record read (every line skipped, as malformed or by its type): not a session", path)
+	case len(s.Turns) == 0:
+		return fmt.Errorf("%s: session %+q has no prompt a person typed: nothing to propose items from", path, s.ID)
+	}
+	return nil
 }
 
 // pickSession reads the log at path one session at a time and returns

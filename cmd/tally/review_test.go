@@ -120,6 +120,12 @@ func TestProposeCLIErrors(t *testing.T) {
 	os.WriteFile(bad, []byte(good+"\n"+`{"session_id":"s1","turn":"4","kind":"compaction"}`+"\n"+`{"session_id":"s1"`+"\n"), 0o644)
 	two := filepath.Join(dir, "two.jsonl")
 	os.WriteFile(two, []byte(good+"\n"+strings.Replace(good, "s1", "s2", 1)+"\n"), 0o644)
+	// A sub-agent's transcript and a session without a typed prompt
+	// (a new user's trial got "turns: must be at least 1, got 0").
+	side := filepath.Join(dir, "agent-a1.jsonl")
+	os.WriteFile(side, []byte(`{"type":"user","sessionId":"p1","isSidechain":true,"uuid":"u1","message":{"role":"user","content":"look for the config"}}`+"\n"), 0o644)
+	untyped := filepath.Join(dir, "untyped.jsonl")
+	os.WriteFile(untyped, []byte(`{"type":"assistant","sessionId":"s1","uuid":"a1","message":{"role":"assistant","content":[{"type":"text","text":"Hello."}]}}`+"\n"), 0o644)
 	tests := []struct {
 		args   []string
 		code   int
@@ -131,6 +137,8 @@ func TestProposeCLIErrors(t *testing.T) {
 		{[]string{"propose", filepath.Join(dir, "none.jsonl")}, 1, "tally: stat " + filepath.Join(dir, "none.jsonl") + ": no such file or directory\n"},
 		{[]string{"propose", two, "--session", "s1", "--min-confidence", "2"}, 1, "tally: --min-confidence must be between 0 and 1, got 2\n"},
 		{[]string{"propose"}, 2, ""},
+		{[]string{"propose", side}, 1, "tally: " + side + ": a sub-agent's own transcript (every record isSidechain), not a session: propose from its parent's log, which holds the sub-agent's call and result\n"},
+		{[]string{"propose", untyped}, 1, "tally: " + untyped + ": session \"s1\" has no prompt a person typed: nothing to propose items from\n"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -242,8 +242,8 @@ func writeSignalsText(w io.Writer, r *selection.SignalReport) error {
 	if len(formats) > 0 {
 		kinds = " (" + strings.Join(formats, ", ") + ")"
 	}
-	fmt.Fprintf(w, "%s, %s (%.1f MB uncompressed), %s%s, %d of them compacted; %d flagged (%.1f%% of those compacted).\n\n",
-		plural(r.Files, "file"), plural(int(r.Lines), "line"), float64(r.Bytes)/1e6, plural(r.Sessions, "session"), kinds,
+	fmt.Fprintf(w, "%s, %s (%s uncompressed), %s%s, %d of them compacted; %d flagged (%.1f%% of those compacted).\n\n",
+		plural(r.Files, "file"), plural(int(r.Lines), "line"), byteSize(r.Bytes), plural(r.Sessions, "session"), kinds,
 		r.Compacted, r.Flagged, 100*float64(r.Flagged)/float64(max(1, r.Compacted)))
 	t := table(w)
 	fmt.Fprintln(t, "signal\tsessions\toccurrences\tsevere")
@@ -270,7 +270,7 @@ func writeSignalsText(w io.Writer, r *selection.SignalReport) error {
 	if err := t.Flush(); err != nil {
 		return err
 	}
-	if r.Config.Sample > 0 {
+	if r.Config.Sample > 0 && r.Flagged > 0 {
 		fmt.Fprintln(w, "\nSampled sessions (R: repeated tool call, R!: a severe one, I: restated instruction):")
 		for _, wk := range r.Weeks {
 			var ids []string
@@ -328,4 +328,16 @@ func notReadLine(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%d %s", e.n, e.k))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// byteSize is n bytes in MB with one decimal, or in kB or bytes when
+// that would show 0.0 (a new user's small logs read "0.0 MB").
+func byteSize(n int64) string {
+	switch {
+	case n >= 50_000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return plural(int(n), "byte")
 }

@@ -173,3 +173,20 @@ func TestSignalsBadLine(t *testing.T) {
 		t.Errorf("--log-format yaml: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestByteSize: a log's size is never "0.0 MB" (a new user's small
+// logs); decimal prefixes, as the MB figure always was (SI: 1 MB is
+// 10^6 bytes).
+func TestByteSize(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 bytes"}, {1, "1 byte"}, {999, "999 bytes"}, {1000, "1.0 kB"}, {49_999, "50.0 kB"},
+		{50_000, "0.1 MB"}, {94_500_000, "94.5 MB"},
+	} {
+		if got := byteSize(c.n); got != c.want {
+			t.Errorf("byteSize(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
