@@ -130,6 +130,23 @@ func TestShellReads(t *testing.T) {
 	if b := classifyBash("sed -n '60,120p' internal/store/orders_test.go"); b.check {
 		t.Error("printing a _test.go file reads as a test run")
 	}
+	// A Claude Code Bash call that only prints a file looks, as cat does
+	// (the agent has a Read tool): a new user's trial found "cat VERSION"
+	// read as orientation and "sed -n '1,40p' docs/RELEASE.md" as a lost
+	// result. sed -i writes.
+	for _, c := range []struct {
+		cmd            string
+		orient, writes bool
+	}{
+		{"cat VERSION", true, false},
+		{"sed -n '1,40p' docs/RELEASE.md", true, false},
+		{"nl -ba main.go | sed -n '10,20p'", true, false},
+		{"sed -i 's/a/b/' main.go", false, true},
+	} {
+		if b := classifyBash(c.cmd); b.orient != c.orient || b.writes != c.writes {
+			t.Errorf("%s: orientation %v, writes %v; want %v, %v", c.cmd, b.orient, b.writes, c.orient, c.writes)
+		}
+	}
 }
 
 // TestGitPathsOnly: a git command that changes only the files it names

@@ -113,7 +113,7 @@ func ghAPIWrite(cmd string) (string, bool) {
 
 // Command classes, by the program (and subcommand) a segment runs.
 var (
-	orientProgs = set("ls", "pwd", "wc", "cat", "head", "tail", "tree", "find", "du", "df", "stat", "file",
+	orientProgs = set("ls", "pwd", "wc", "cat", "head", "tail", "sed", "nl", "tree", "find", "du", "df", "stat", "file",
 		"which", "whoami", "date", "echo", "env", "printenv", "uname", "hostname", "realpath", "dirname", "basename",
 		"grep", "rg", "ag", "sort", "uniq", "cut", "awk", "jq", "less", "more", "diff", "true", "cd", "test", "[")
 	orientGit = set("status", "log", "diff", "show", "branch", "remote", "rev-parse", "describe", "ls-files",
