@@ -501,7 +501,7 @@ func copyNotes(repeated, subagents, unread int) []string {
 		out = append(out, fmt.Sprintf("%d more sessions were read again from a later file, and read once", repeated-MaxReported))
 	}
 	if repeated > 0 {
-		out = append(out, fmt.Sprintf("%s read again from a later file (the same sessionId; a resumed session's log copies its parent's records) counted once, from the first file",
+		out = append(out, fmt.Sprintf("%s read again from a later file (the same session id: the same log gathered twice, or a resumed Claude Code session's log, which copies its parent's records) counted once, from the first file",
 			plural(repeated, "session", "sessions")))
 	}
 	if subagents > 0 {

@@ -319,7 +319,7 @@ func TestScanAcrossInputs(t *testing.T) {
 		}
 		want := []string{
 			"f8.jsonl:4: session s0 was read from f0.jsonl already; it is read once, from the first file that has it",
-			"1 session read again from a later file (the same sessionId; a resumed session's log copies its parent's records) counted once, from the first file",
+			"1 session read again from a later file (the same session id: the same log gathered twice, or a resumed Claude Code session's log, which copies its parent's records) counted once, from the first file",
 		}
 		if !slices.Equal(rep.Warnings, want) {
 			t.Errorf("workers %d: warnings %q", workers, rep.Warnings)
