@@ -155,7 +155,12 @@ queue file, which is replaced atomically.`,
 				return fmt.Errorf("%s: %w", config, err)
 			}
 			rows := queueRows(r, plan, contexts)
+			created, err := createFolder(output)
+			if err != nil {
+				return err
+			}
 			if err := reviews.WriteQueueFile(output, rows); err != nil {
+				removeFolders(created)
 				return err
 			}
 			out := newReviewQueueJSON(config, output, plan, len(rows))
@@ -167,7 +172,7 @@ queue file, which is replaced atomically.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&config, "config", "", "the report's configuration (report.yaml); its reviews file's reviews count towards the plan")
-	f.StringVarP(&output, "output", "o", "", "the queue file (CSV) to write; replaced atomically")
+	f.StringVarP(&output, "output", "o", "", "the queue file (CSV) to write; replaced atomically, its folder created if need be")
 	f.Float64Var(&halfWidth, "half-width", calibration.DefaultHalfWidth, "target half-width of each class's corrected retention, a share (0.10 is 10 points)")
 	f.Float64Var(&agreement, "agreement", calibration.DefaultAgreement, fmt.Sprintf("planning agreement of judge and reviewer where fewer than %d earlier reviews of a stratum measure it", calibration.MeasuredFrom))
 	f.Float64Var(&confidence, "confidence", 0, "the interval's confidence level (default: the configuration's confidence, itself 0.95 by default)")

@@ -11,7 +11,6 @@ import (
 	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/cmd/tally/internal/review"
 	"github.com/tally-eval/tally/fixture"
-	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/selection"
 )
@@ -99,7 +98,7 @@ candidates file itself; text prints them as a table.`,
 				return fmt.Errorf("%s: the proposal is not a valid candidates file: %w", path, err)
 			}
 			if output != "" {
-				if err := atomicfile.Write(output, func(w io.Writer) error { return selection.WriteCandidates(w, p) }); err != nil {
+				if err := writeCreatingFolder(output, func(w io.Writer) error { return selection.WriteCandidates(w, p) }); err != nil {
 					return err
 				}
 			}
@@ -120,7 +119,7 @@ candidates file itself; text prints them as a table.`,
 	fl := cmd.Flags()
 	fl.StringVar(&session, "session", "", "the session to propose from, when the log holds several")
 	registerLogFormat(cmd, &logFormat)
-	fl.StringVarP(&output, "output", "o", "", "candidates file to write (JSON), atomically")
+	fl.StringVarP(&output, "output", "o", "", "candidates file to write (JSON), atomically; its folder is created if need be")
 	fl.Float64Var(&minConfidence, "min-confidence", selection.DefaultMinConfidence, "leave out candidates below this confidence (0 keeps all)")
 	fl.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (each reported on stderr) instead of failing")
 	fl.StringVar(&proposer, "proposer", "rules", "rules (offline), llm (a model through the judge flags: --judge, --model, --command, --cache, …) or hybrid (the model's items and the rules' references, constraints and commitments)")

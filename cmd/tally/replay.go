@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/report"
 	"github.com/tally-eval/tally/stats"
 )
@@ -113,7 +112,7 @@ consistent with no change.`,
 				return fmt.Errorf("--confidence %v: %w", confidence, err)
 			}
 			if output != "" {
-				if err := atomicfile.Write(output, func(w io.Writer) error { return report.WriteQueue(w, rp) }); err != nil {
+				if err := writeCreatingFolder(output, func(w io.Writer) error { return report.WriteQueue(w, rp) }); err != nil {
 					return err
 				}
 			}
@@ -125,7 +124,7 @@ consistent with no change.`,
 	}
 	cmd.Flags().Float64Var(&confidence, "confidence", 0.95, "confidence level of the intervals, strictly between 0 and 1")
 	cmd.Flags().Float64Var(&drop, "drop", report.DefaultReplayDrop, "the drop in task success of interest, as a fraction: an interval reaching below −drop is inconclusive")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the review queue as CSV to this file, atomically")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the review queue as CSV to this file, atomically; its folder is created if need be")
 	lim.register(cmd)
 	return cmd
 }

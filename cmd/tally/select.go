@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tally-eval/tally/agentlog"
-	"github.com/tally-eval/tally/internal/atomicfile"
 	"github.com/tally-eval/tally/internal/input"
 	"github.com/tally-eval/tally/selection"
 )
@@ -126,7 +125,7 @@ said in the warnings.`,
 				return err
 			}
 			if output != "" {
-				if err := atomicfile.Write(output, func(w io.Writer) error { return writePickedJSONL(w, res.Selected) }); err != nil {
+				if err := writeCreatingFolder(output, func(w io.Writer) error { return writePickedJSONL(w, res.Selected) }); err != nil {
 					return err
 				}
 			}
@@ -143,7 +142,7 @@ said in the warnings.`,
 	f.Float64Var(&minutes, "minutes-per-fixture", selection.DefaultMinutesPerFixture, "annotation minutes for a 63-turn conversation, for --budget-hours")
 	f.IntVar(&compareRandom, "compare-random", 0, "size of the random samples to compare with (0: none; default: as many as were selected)")
 	f.Int64Var(&seed, "seed", 1, "seed of the random comparison (any int64)")
-	f.StringVarP(&output, "output", "o", "", "write the selected sessions as JSONL to this file")
+	f.StringVarP(&output, "output", "o", "", "write the selected sessions as JSONL to this file (its folder created if need be)")
 	f.StringVar(&incidents, "incidents", "", "take the sessions this JSONL file names (tally signals -o) as incidents")
 	f.BoolVar(&skipBad, "skip-bad", false, "skip malformed lines (counted and reported) instead of failing")
 	registerLogFormat(cmd, &logFormat)

@@ -157,7 +157,17 @@ counted and reported.`,
 					return nil
 				}})
 			}
+			var created []string
+			for _, f := range set {
+				made, err := createFolder(f.Path)
+				created = append(created, made...)
+				if err != nil {
+					removeFolders(created)
+					return err
+				}
+			}
 			if err := atomicfile.WriteSet(set, nil); err != nil {
+				removeFolders(created)
 				if scanErr != nil {
 					return scanErr
 				}
@@ -175,7 +185,7 @@ counted and reported.`,
 	registerLogFormat(cmd, &logFormat)
 	f.IntVar(&cfg.Sample, "sample", selection.DefaultSample, "flagged sessions to sample per ISO week")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the weekly sample")
-	f.StringVarP(&output, "output", "o", "", "write the flagged sessions to this file (default stdout)")
+	f.StringVarP(&output, "output", "o", "", "write the flagged sessions to this file (default stdout; its folder created if need be)")
 	f.StringVar(&sampleOut, "sample-out", "", "write the weekly sample's sessions as JSONL to this file")
 	f.BoolVar(&cfg.SkipBad, "skip-bad", false, "skip malformed lines (counted and reported) instead of failing")
 	f.IntVar(&cfg.Workers, "workers", 0, "files read at once (0: one per CPU)")
