@@ -142,6 +142,16 @@ func TestShellReads(t *testing.T) {
 		{"sed -n '1,40p' docs/RELEASE.md", true, false},
 		{"nl -ba main.go | sed -n '10,20p'", true, false},
 		{"sed -i 's/a/b/' main.go", false, true},
+		// Formatters write only when asked to (gofmt(1): -l lists, -w
+		// writes; prettier's --check, black's --check and --diff).
+		{"gofmt -l .", false, false},
+		{"gofmt -w .", false, true},
+		{"npx prettier --check .", false, false},
+		{"npx prettier --write .", false, true},
+		{"black --check .", false, false},
+		{"black src", false, true},
+		{"rustfmt src/main.rs", false, true},
+		{"find . -name '*.go' | xargs gofmt -w", false, true},
 	} {
 		if b := classifyBash(c.cmd); b.orient != c.orient || b.writes != c.writes {
 			t.Errorf("%s: orientation %v, writes %v; want %v, %v", c.cmd, b.orient, b.writes, c.orient, c.writes)
@@ -230,6 +240,14 @@ func TestCodexRereadAfterShellWrite(t *testing.T) {
 		"perl -pi -e 's/a/b/' src/c.go",
 		"sed --in-place 's/a/b/' src/c.go",
 		"echo x>src/c.go",
+		// A runner before the command (a re-check trial: npx and xargs
+		// hid the write), and names fed to xargs by the command before.
+		"npx prettier --write src",
+		"pnpm exec prettier --write .",
+		"uv run ruff format src",
+		"find src -name '*.go' | xargs gofmt -w",
+		"git ls-files src | xargs sed -i 's/a/b/'",
+		"bundle exec rubocop -a src",
 	} {
 		l := &codexLog{}
 		l.add("session_meta", map[string]any{"id": "cx-2", "cwd": "/src"})

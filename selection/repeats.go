@@ -450,8 +450,9 @@ func writesNamed(writes []shellWrite, file, cwd string) bool {
 		if w.dir != "" {
 			base = w.dir
 		}
+		fed := feedsRewrite(w.cmd)
 		for _, seg := range segments(w.cmd) {
-			f := strings.FieldsFunc(seg, shellBreak)
+			f := withoutRunner(strings.FieldsFunc(seg, shellBreak))
 			if len(f) == 0 {
 				continue
 			}
@@ -459,7 +460,7 @@ func writesNamed(writes []shellWrite, file, cwd string) bool {
 				base = resolvePath(base, strings.Trim(f[1], `'"`))
 				continue
 			}
-			wide := rewritesNamed(f) && base != ""
+			wide := (fed || rewritesNamed(f)) && base != ""
 			for _, word := range f[1:] {
 				word = strings.Trim(word, `'"`)
 				if word == "" || strings.HasPrefix(word, "-") {
@@ -485,9 +486,13 @@ func writesNamed(writes []shellWrite, file, cwd string) bool {
 
 // rewritesNamed reports whether a command's words f rewrite the files
 // they name, folders and patterns included: git checkout or restore of
-// paths, sed or perl in place, a formatter that writes, rm, mv or cp.
+// paths, sed or perl in place, a formatter that writes (formatterWrites),
+// rm, mv or cp.
 func rewritesNamed(f []string) bool {
 	prog := path.Base(f[0])
+	if checkProgs[prog] || alwaysRewrite[prog] {
+		return formatterWrites(prog, strings.Join(f, " "))
+	}
 	switch prog {
 	case "git":
 		for _, w := range f[1:] {
@@ -497,8 +502,6 @@ func rewritesNamed(f []string) bool {
 		}
 	case "sed", "perl":
 		return inPlace.MatchString(" " + strings.Join(f[1:], " "))
-	case "gofmt", "goimports", "gofumpt", "rustfmt", "black", "prettier", "isort", "ruff":
-		return true
 	case "rm", "mv", "cp":
 		return true
 	}

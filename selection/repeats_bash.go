@@ -34,6 +34,66 @@ func segments(cmd string) []string {
 	return out
 }
 
+// runnerValueFlags are the options of a runner that take a value
+// ("xargs -n 1", "npx -p pkg").
+var runnerValueFlags = set("-n", "-I", "-L", "-P", "-d", "-s", "-E", "-a", "-p", "--package")
+
+// withoutRunner is the words of a simple command (of segments) without
+// the runner that starts it, so that classifyBash and writesNamed read
+// what it runs: "xargs sed -i …",
+// "npx prettier --write .", "pnpm exec …", "uv run ruff format ." (a
+// new user's trial found "npx prettier --write" and "xargs sed -i" not
+// read as writes). A script a package manager runs by name ("npm run
+// format") is left as it is.
+func withoutRunner(f []string) []string {
+	if len(f) == 0 {
+		return f
+	}
+	n := 0
+	switch path.Base(f[0]) {
+	case "xargs", "npx", "bunx", "pnpx":
+		n = 1
+	case "pnpm", "npm", "yarn", "bun":
+		if len(f) > 1 && (f[1] == "exec" || f[1] == "dlx" || f[1] == "x") {
+			n = 2
+		}
+	case "uv", "poetry", "pipenv", "pdm", "hatch", "bundle":
+		if len(f) > 1 && (f[1] == "run" || f[1] == "exec") {
+			n = 2
+		}
+	}
+	if n == 0 {
+		return f
+	}
+	for n < len(f) && strings.HasPrefix(f[n], "-") {
+		if runnerValueFlags[f[n]] {
+			n++
+		}
+		n++
+	}
+	if n >= len(f) {
+		return f // the runner alone: nothing else to read
+	}
+	return f[n:]
+}
+
+// feedsRewrite reports whether cmd pipes names into a command that
+// rewrites them ("find . -name '*.go' | xargs gofmt -w", "git ls-files
+// | xargs sed -i …"): the files it changes are named by the commands
+// before it, which writesNamed then reads as rewriting what they name.
+func feedsRewrite(cmd string) bool {
+	for rest, more := cmd, true; more; {
+		var seg string
+		seg, rest, more = nextSegment(rest)
+		if f := strings.Fields(seg); len(f) > 1 && path.Base(f[0]) == "xargs" {
+			if g := withoutRunner(f); len(g) < len(f) && rewritesNamed(g) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // nextSegment returns the text of cmd before its first separator (&&,
 // ||, ;, | or a line break; a pair before a single bar), the text after
 // that separator, and whether there was one.
@@ -122,7 +182,8 @@ var (
 	gitTree    = set("merge", "rebase", "checkout", "switch", "pull", "reset", "stash", "cherry-pick", "am", "revert", "apply", "restore", "rm", "mv")
 	gitCommit  = set("commit", "merge", "rebase", "pull", "cherry-pick", "am", "revert")
 	checkProgs = set("pytest", "tox", "ruff", "mypy", "eslint", "prettier", "golangci-lint", "staticcheck", "gofmt",
-		"goimports", "rspec", "jest", "vitest", "phpunit", "rubocop", "flake8", "black", "isort", "pylint", "shellcheck")
+		"goimports", "gofumpt", "rspec", "jest", "vitest", "phpunit", "rubocop", "flake8", "black", "isort", "pylint", "shellcheck",
+		"rustfmt", "autopep8", "yapf", "clang-format")
 	// writeProgs change files in the workspace.
 	writeProgs = set("rm", "mv", "cp", "mkdir", "touch", "tee", "patch", "ln", "chmod", "truncate", "unzip", "tar")
 )
@@ -250,7 +311,8 @@ func classifyBash(cmd string) bashClass {
 		c.writes = true // a redirection to a file
 	}
 	for _, seg := range segments(cmd) {
-		f := strings.Fields(seg)
+		f := withoutRunner(strings.Fields(seg))
+		seg = strings.Join(f, " ")
 		prog := path.Base(f[0])
 		sub := ""
 		if len(f) > 1 {
@@ -316,7 +378,7 @@ func classifyBash(cmd string) bashClass {
 		// ("sed -n '60,120p' orders_test.go").
 		if checkProgs[prog] || !segOrient && !readerProgs[prog] && prog != "git" && prog != "gh" && hasCheckWord(seg) {
 			c.check = true
-			if strings.Contains(seg, "fmt") || strings.Contains(seg, "format") || strings.Contains(seg, " --fix") || strings.Contains(seg, " -w") {
+			if formatterWrites(prog, seg) {
 				c.writes = true
 			}
 		}
@@ -328,6 +390,30 @@ func classifyBash(cmd string) bashClass {
 		c.orient = false
 	}
 	return c
+}
+
+// alwaysRewrite are formatters that rewrite the files they are given
+// unless asked only to check or show the difference.
+var alwaysRewrite = set("black", "isort", "rustfmt", "autopep8", "yapf")
+
+// formatterWrites reports whether a check or formatting segment (program
+// prog) rewrites files: a formatter run ("cargo fmt", "ruff format"),
+// one that always rewrites unless --check or --diff, or a write or fix
+// flag (gofmt -w, prettier --write, eslint --fix, rubocop -a).
+func formatterWrites(prog, seg string) bool {
+	s := " " + seg + " "
+	if alwaysRewrite[prog] {
+		return !strings.Contains(s, " --check ") && !strings.Contains(s, " --diff ")
+	}
+	if strings.Contains(seg, "fmt") || strings.Contains(seg, "format") {
+		return !strings.Contains(s, " --check ") && !strings.Contains(s, " -l ")
+	}
+	for _, flag := range []string{" -w ", " --write ", " --fix ", " -i ", " --in-place "} {
+		if strings.Contains(s, flag) {
+			return true
+		}
+	}
+	return prog == "rubocop" && (strings.Contains(s, " -a ") || strings.Contains(s, " -A ") || strings.Contains(s, " --autocorrect"))
 }
 
 // shipsCommand recognises deploys and publishes.
