@@ -163,6 +163,11 @@ func propReferencesIn(s, role string, w *propWork) []propGuess {
 		for _, m := range matches {
 			a, b := m[0], m[1]
 			if pat.quoted {
+				if r, _ := utf8.DecodeRuneInString(s[b:]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+					// The closing quote is an apostrophe inside a word
+					// ("'/tmp or /var, it's shared"): no quoted path.
+					continue
+				}
 				a, b = propUnquote(s, a, b)
 			} else {
 				lit := strings.TrimRight(s[a:b], ".,;:!?`")

@@ -643,7 +643,8 @@ func TestProposeFileLineWindows(t *testing.T) {
 // TestProposeQuotedPaths: a path with a space in it is found whole
 // between quotes or backticks, and a share's path (UNC) keeps its
 // "\\server" (a re-check trial lost the head of both); a quoted phrase
-// that is no path is no reference.
+// that is no path is no reference, nor is a quote closed by an
+// apostrophe inside a word.
 func TestProposeQuotedPaths(t *testing.T) {
 	tests := []struct{ text, want string }{
 		{`Update "C:\Users\Jörg Weiß\repo\config.ini" as discussed.`, `C:\Users\Jörg Weiß\repo\config.ini`},
@@ -653,6 +654,9 @@ func TestProposeQuotedPaths(t *testing.T) {
 		{`Read "C:\repo\main.go" first.`, `C:\repo\main.go`},
 		{`Run 'D:\Program Files\Tool\tool.exe' once.`, `D:\Program Files\Tool\tool.exe`}, // a re-check trial
 		{`Don't touch '/tmp' or it's gone.`, ""},
+		// An open quote that only an apostrophe closes (a re-check
+		// trial found "/tmp or /var/cache, it" proposed).
+		{`Never write to '/tmp or /var/cache, it's shared.`, "/var/cache"},
 		{`See \\fileserver\specs\api.md for the contract.`, `\\fileserver\specs\api.md`},
 		{`It fails at \\build01\logs\run.log:17 every time.`, `\\build01\logs\run.log:17`},
 		{`He said "see you / later" and left.`, ""},
