@@ -159,8 +159,14 @@ func notClaudeCode(s *Session) error {
 // (cat a.jsonl b.jsonl) is several sessions, a new one starting at each
 // record whose sessionId differs from the current session's; records
 // without a sessionId belong to the current one. name is used in errors
-// and as each Session.Name.
+// and as each Session.Name. A file that is no agent log by its first
+// line (a prompt history, pretty-printed JSON) is refused, as NewReader
+// says.
 func ReadClaudeCode(r io.Reader, name string) ([]*Session, error) {
+	r, err := headChecked(r, name)
+	if err != nil {
+		return nil, err
+	}
 	cr := newCCReader(r, name, Options{})
 	var out []*Session
 	for {
@@ -219,7 +225,7 @@ func (cr *ccReader) record(b []byte) error {
 			if errors.As(err, &ce) {
 				return cr.fieldError(err)
 			}
-			if !cr.parsed { // the file's first record: say what a log is
+			if !cr.parsed && !jsonObject(b) { // the file's first line: say what a log is
 				return fmt.Errorf("%w (an agent log holds one JSON object a line, and this file's first line is not one: is it a fixture, a report.yaml or another kind of file?)", lineError(cr.s.Name, cr.line, b, 0, err))
 			}
 			return lineError(cr.s.Name, cr.line, b, 0, err)
@@ -228,6 +234,9 @@ func (cr *ccReader) record(b []byte) error {
 	first := !cr.parsed
 	cr.parsed = true
 	if rec.Type == "" {
+		if first && genericLine.Match(b) { // sniffed as Claude Code for its "sessionId"
+			return cr.errorf(`record has no "type": a Claude Code log's records all have one, and this line has a "messages" list, so it may be the generic format (read as Claude Code because the line also has a "sessionId"): give --log-format generic`)
+		}
 		if first { // another format read as Claude Code's: say so
 			return cr.errorf(`record has no "type": a Claude Code log's records all have one (is this file in another format? --log-format codex, generic or tally, or no --log-format to tell by the first line)`)
 		}
@@ -311,6 +320,14 @@ func (cr *ccReader) record(b []byte) error {
 	}
 	cr.read(kind)
 	return nil
+}
+
+// jsonObject reports whether line is one JSON object (and nothing
+// else), whatever its members: a record whose field has the wrong type
+// is one.
+func jsonObject(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	return len(line) > 0 && line[0] == '{' && json.Valid(line)
 }
 
 // preserved is the text of the messages from the record of uuid head to

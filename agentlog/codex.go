@@ -176,8 +176,14 @@ type cxReader struct {
 //     are ghost_snapshot and encrypted compaction items
 //     and unknown types. Every line is counted once.
 //   - A line that is not a JSON object, has no "type", or whose fields
-//     have the wrong JSON types is an error naming file:line:column.
+//     have the wrong JSON types is an error naming file:line:column. A
+//     file that is no agent log by its first line (a prompt history,
+//     pretty-printed JSON) is refused, as NewReader says.
 func ReadCodex(r io.Reader, name string) (*Session, error) {
+	r, err := headChecked(r, name)
+	if err != nil {
+		return nil, err
+	}
 	return readCodex(r, name, Options{})
 }
 

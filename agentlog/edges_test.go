@@ -46,7 +46,9 @@ func TestLogEdges(t *testing.T) {
 		{"tally log after a blank line", "\r\n" + string(tallyLog), "", 2, ""},
 		{"Codex read as Claude Code", string(codex), ClaudeCode, 0, "no record of a Claude Code log in"},
 		{"only summary records (Claude Code writes such files)", `{"type":"summary","summary":"s","leafUuid":"u"}` + "\n", "", 1, ""},
-		{"a pretty-printed JSON file (a fixture)", "{\n  \"conversation_id\": \"x\"\n}\n", "", 0, "this file's first line is not one: is it a fixture"},
+		{"a pretty-printed JSON file (a fixture)", "{\n  \"conversation_id\": \"x\"\n}\n", "", 0, `x.jsonl:1:1: the file holds one JSON object spread over several lines (pretty-printed) with a "conversation_id": a fixture?`},
+		{"a one-line fixture", `{"conversation_id":"x","turns":[]}` + "\n", "", 0, `x.jsonl:1: record has no "type"`},
+		{"a YAML file", "gate:\n  margin: 0.05\n", "", 0, "this file's first line is not one: is it a fixture"},
 		{"A then B", a + b, "", 2, ""},
 		{"A, B, then A again", a + b + a, "", 0, `x.jsonl:3: sessionId "A" comes back after another session's records (its first record is at line 1)`},
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,8 +20,9 @@ import (
 const Generic Format = "generic"
 
 // The generic format is JSON Lines, one session per line (a file of one
-// session is a file of one line; pretty-printed JSON is not read: use
-// `jq -c`). Each line is an object:
+// session is a file of one line; pretty-printed JSON, or a bare list of
+// messages, is refused with an error that says so: use `jq -c`). Each
+// line is an object:
 //
 //	{"session_id": "s-1", "cwd": "/src",
 //	 "messages": [
@@ -37,9 +39,9 @@ const Generic Format = "generic"
 // "session_id" is required, once per file. "cwd", the working directory
 // (Session.Cwd), and "started", when the session started (an RFC 3339
 // time, Session.Start), are optional. The messages are OpenAI
-// chat-completions messages, with three additions: "injected" on a user
-// or system message, "is_error" on a tool message, and "reasoning" on an
-// assistant message. How they map:
+// chat-completions messages, with three additions: "injected" on a user,
+// system or assistant message, "is_error" on a tool message, and
+// "reasoning" on an assistant message. How they map:
 //
 //   - content is a string or a list of parts; the text of "text",
 //     "input_text" and "output_text" parts is joined by "\n", other parts
@@ -50,12 +52,17 @@ const Generic Format = "generic"
 //     "command output", "compaction summary", "queued", …; see
 //     Kind.String) gives that kind, true gives Meta, false or null leaves
 //     it typed, and any other string is an error.
-//   - A user or system message marked "compaction summary" is a
-//     compaction at its index when "compactions" lists none there, and
-//     gives its text to a listed one without a summary.
-//   - An assistant message is a Step (no ID), its tool_calls its calls:
-//     arguments is a string of JSON (kept as that JSON when valid) or a
-//     JSON value.
+//   - A user, system, developer or assistant message marked "compaction
+//     summary" is a compaction at its index when "compactions" lists
+//     none there, and gives its text to a listed one without a summary
+//     (many harnesses write the summariser's output as an assistant
+//     message). On an assistant message any other "injected" but false
+//     or null is an error: a response is the model's.
+//   - An assistant message is a Step (no ID), unless it is a summary,
+//     its tool_calls its calls: arguments is a string of JSON (kept as
+//     that JSON when valid) or a JSON value. Its "refusal" (Chat
+//     Completions' content null and a refusal string) and "refusal"
+//     parts are text too: what the model said.
 //   - A tool message is the result of the call tool_call_id names (an
 //     orphan result when none does); is_error marks a failure.
 //   - system and developer messages are instructions, not in the model.
@@ -74,7 +81,9 @@ type gSession struct {
 	Cwd         string             `json:"cwd"`
 	Started     string             `json:"started"`
 	Messages    *[]json.RawMessage `json:"messages"`
-	Compactions []gCompaction      `json:"compactions"`
+	Compactions []json.RawMessage  `json:"compactions"`
+	// CamelID is a "sessionId", to say so when "session_id" is missing.
+	CamelID json.RawMessage `json:"sessionId"`
 }
 
 // gMessage is one chat message.
@@ -82,6 +91,7 @@ type gMessage struct {
 	Role       string          `json:"role"`
 	Content    gContent        `json:"content"`
 	Reasoning  string          `json:"reasoning"`
+	Refusal    string          `json:"refusal"`
 	ToolCalls  []gToolCall     `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
 	IsError    bool            `json:"is_error"`
@@ -92,11 +102,30 @@ type gMessage struct {
 // object), its errors naming their path from the message.
 type gContent struct{ ccContent }
 
-// UnmarshalJSON decodes the content and places its error.
+// UnmarshalJSON decodes the content and places its error. A "refusal"
+// part (the chat-completions API's, and the Responses API's) keeps its
+// "refusal" as its Text.
 func (c *gContent) UnmarshalJSON(b []byte) error {
 	err := c.ccContent.UnmarshalJSON(b)
 	if err == nil && c.Object {
 		err = &contentError{Msg: "want a string or a list, got an object"}
+	}
+	if err == nil && slices.ContainsFunc(c.Parts, func(p ccPart) bool { return p.Type == "refusal" }) {
+		var raws []json.RawMessage
+		_ = json.Unmarshal(b, &raws) // a list of objects: ccContent read it
+		for i := range c.Parts {
+			if c.Parts[i].Type != "refusal" || i >= len(raws) {
+				continue
+			}
+			var p struct {
+				Refusal string `json:"refusal"`
+			}
+			if e := json.Unmarshal(raws[i], &p); e != nil {
+				err = &contentError{Path: []string{"[" + strconv.Itoa(i) + "]", "refusal"}, Msg: strings.TrimPrefix(jsonMessage(e), "refusal: ")}
+				break
+			}
+			c.Parts[i].Text = p.Refusal
+		}
 	}
 	return prefixPath(err, "content")
 }
@@ -120,8 +149,13 @@ type gCompaction struct {
 // ReadGeneric reads a file of the generic format (not gzipped: see
 // OpenAll), one session per line. name is used in errors and as each
 // Session.Name; blank lines are counted on the session that follows them
-// (or the last one).
+// (or the last one). A file that is no agent log by its first line (a
+// prompt history, pretty-printed JSON) is refused, as NewReader says.
 func ReadGeneric(r io.Reader, name string) ([]*Session, error) {
+	r, err := headChecked(r, name)
+	if err != nil {
+		return nil, err
+	}
 	g := newGenericReader(r, name, Options{})
 	var out []*Session
 	for {
@@ -220,6 +254,9 @@ func (g *genericReader) next() (*Session, error) {
 func genericSession(b []byte, name string, line int) (*Session, error) {
 	var g gSession
 	if err := json.Unmarshal(b, &g); err != nil {
+		if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+			return nil, fmt.Errorf(`%s:%d:%d: a list, not a session: the generic format is one session a line, an object holding its messages, {"session_id": "…", "messages": [ … ]}`, name, line, jsonscan.Column(b, bytes.IndexByte(b, '[')))
+		}
 		return nil, lineError(name, line, b, 0, err)
 	}
 	// errorf places a problem at the column of the top-level member key
@@ -235,6 +272,9 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 		return nil, errorf("", `session has no "messages"`)
 	}
 	if g.SessionID == "" {
+		if len(g.CamelID) > 0 {
+			return nil, errorf("sessionId", `session has no "session_id" (it has a "sessionId", which the generic format does not read)`)
+		}
 		return nil, errorf("", `session has no "session_id"`)
 	}
 	raws := *g.Messages
@@ -279,7 +319,17 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 			return nil, errorf("started", "started: %q is not an RFC 3339 time", g.Started)
 		}
 	}
-	comps := append([]gCompaction(nil), g.Compactions...)
+	comps := make([]gCompaction, len(g.Compactions))
+	for i, raw := range g.Compactions {
+		if err := json.Unmarshal(raw, &comps[i]); err != nil {
+			col := jsonscan.PathColumn(b, "compactions", "["+strconv.Itoa(i)+"]") + jsonColumn(raw, 0, err) - 1
+			msg := jsonMessage(err)
+			if strings.HasPrefix(msg, "want ") {
+				return nil, fmt.Errorf("%s:%d:%d: compactions[%d]: %s", name, line, col, i, msg)
+			}
+			return nil, fmt.Errorf("%s:%d:%d: compactions[%d].%s", name, line, col, i, msg)
+		}
+	}
 	for i, c := range comps {
 		if c.AfterMessage == nil {
 			return nil, errorf("compactions", "compactions[%d] has no after_message", i)
@@ -295,8 +345,13 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 			return nil, msgErrorf(i, "%v", err)
 		}
 		kinds[i] = k
-		if k == CompactSummary && (msgs[i].Role == "user" || msgs[i].Role == "system" || msgs[i].Role == "developer") {
+		switch role := msgs[i].Role; {
+		case k == CompactSummary && (role == "user" || role == "system" || role == "developer" || role == "assistant"):
+			// Many harnesses write the summariser's output as an
+			// assistant message.
 			comps = summaryCompaction(comps, i, msgs[i].Content.text())
+		case role == "assistant" && !k.Typed():
+			return nil, msgErrorf(i, "injected: %s is not a reason tally knows on an assistant message (only \"compaction summary\": a response is the model's), null or false", msgs[i].Injected)
 		}
 	}
 	sort.SliceStable(comps, func(i, j int) bool { return *comps[i].AfterMessage < *comps[j].AfterMessage })
@@ -337,6 +392,12 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 			}
 			s.Messages = append(s.Messages, msg)
 		case "assistant":
+			if kinds[i] == CompactSummary { // the compaction's summary, not a step
+				continue
+			}
+			if m.Refusal != "" { // what the model said instead of an answer
+				text = join(text, m.Refusal)
+			}
 			st := Step{Turn: len(s.Turns) - 1, Line: line, Records: 1, Text: text, Thinking: m.Reasoning}
 			if text != "" {
 				st.TextLine = line
@@ -373,9 +434,10 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 
 // genericTextPart is whether a content part of this type is text: the
 // chat-completions API's "text" and the Responses API's "input_text" and
-// "output_text".
+// "output_text", and both APIs' "refusal" (its "refusal" read as its
+// text, gContent).
 func genericTextPart(typ string) bool {
-	return typ == "text" || typ == "input_text" || typ == "output_text"
+	return typ == "text" || typ == "input_text" || typ == "output_text" || typ == "refusal"
 }
 
 // text is the content's text: the string, or its text parts joined by
@@ -456,7 +518,8 @@ func jsonMessage(err error) string {
 	return te.Field + ": want " + want + ", got " + got
 }
 
-// injectedKind reads a user message's "injected" field.
+// injectedKind reads a message's "injected" field (genericSession says
+// which roles may carry which).
 func injectedKind(raw json.RawMessage) (Kind, error) {
 	switch {
 	case len(raw) == 0, string(raw) == "null", string(raw) == "false":

@@ -116,6 +116,9 @@ func FuzzReadGeneric(f *testing.F) {
 	}
 	f.Add(b)
 	f.Add([]byte(`{"messages":[{"role":"tool","tool_call_id":"x"}],"compactions":[{"after_message":1},{"after_message":0}]}`))
+	f.Add([]byte(`{"session_id":"s","messages":[{"role":"assistant","content":"S.","injected":"compaction summary"},{"role":"assistant","content":null,"refusal":"No."}]}`))
+	f.Add([]byte(`{"session_id":"s","messages":[{"role":"assistant","content":[{"type":"refusal","refusal":"No."}]}],"compactions":[{"after_message":1.5}]}`))
+	f.Add([]byte("[{\"role\":\"user\"}]\n{\"messages\":[],\"sessionId\":\"s\"}"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ss, err := ReadGeneric(bytes.NewReader(b), "fuzz.jsonl")
 		if err != nil {
@@ -168,5 +171,108 @@ func TestReadGenericSummaryMessage(t *testing.T) {
 	}
 	if !reflect.DeepEqual(s.Dropped, map[string]int{"content part/input_image": 1}) {
 		t.Errorf("dropped %v", s.Dropped)
+	}
+}
+
+// TestReadGenericAssistantSummary: a message marked "compaction summary"
+// is the compaction's summary whatever role the harness gave it — many
+// write the summariser's output as an assistant message (a new user's
+// trial: "0 compacted", the summary read as the model's text) — and an
+// assistant summary is no step. On an assistant message no other reason
+// is read: a response is the model's, so it is an error, as a reason
+// tally does not know is on a user message.
+func TestReadGenericAssistantSummary(t *testing.T) {
+	const head = `{"session_id":"s","messages":[{"role":"user","content":"deploy to staging"},{"role":"assistant","content":"Deployed."},`
+	for _, c := range []struct {
+		role            string
+		steps, messages int
+		reason          string
+	}{
+		{"user", 1, 2, "a user summary is also a message, of kind compaction summary"},
+		{"system", 1, 1, "system messages are not in the model"},
+		{"developer", 1, 1, "as system"},
+		{"assistant", 1, 1, "the summary is no response of the model's: not a step"},
+	} {
+		in := head + `{"role":"` + c.role + `","content":"Summary: deployed to staging.","injected":"compaction summary"}]}`
+		ss, err := ReadGeneric(strings.NewReader(in), "x.jsonl")
+		if err != nil {
+			t.Errorf("%s: %v", c.role, err)
+			continue
+		}
+		s := ss[0]
+		want := []Compaction{{Turn: 0, Step: 1, Message: 1, Line: 1, Summary: "Summary: deployed to staging.", SummaryLine: 1}}
+		if !reflect.DeepEqual(s.Compactions, want) || len(s.Steps) != c.steps || len(s.Messages) != c.messages {
+			t.Errorf("%s: compactions %+v, %d steps, %d messages; want %+v, %d, %d (%s)", c.role, s.Compactions, len(s.Steps), len(s.Messages), want, c.steps, c.messages, c.reason)
+		}
+	}
+	// head is 119 characters: messages[2] starts at column 120.
+	for _, c := range []struct{ injected, want string }{
+		{`"meta"`, `x.jsonl:1:120: messages[2]: injected: "meta" is not a reason tally knows on an assistant message (only "compaction summary": a response is the model's), null or false`},
+		{`true`, `x.jsonl:1:120: messages[2]: injected: true is not a reason tally knows on an assistant message`},
+		{`"bogus-reason"`, `x.jsonl:1:120: messages[2]: injected: "bogus-reason" is not a reason tally knows ("compaction summary", `},
+	} {
+		in := head + `{"role":"assistant","content":"yo","injected":` + c.injected + `}]}`
+		if _, err := ReadGeneric(strings.NewReader(in), "x.jsonl"); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("injected %s on an assistant message: got %v, want an error starting %q", c.injected, err, c.want)
+		}
+	}
+	for _, injected := range []string{"null", "false"} {
+		in := head + `{"role":"assistant","content":"yo","injected":` + injected + `}]}`
+		if ss, err := ReadGeneric(strings.NewReader(in), "x.jsonl"); err != nil || len(ss[0].Steps) != 2 {
+			t.Errorf("injected %s on an assistant message: %v, want a step", injected, err)
+		}
+	}
+}
+
+// TestReadGenericRefusal: an assistant message's "refusal" (OpenAI Chat
+// Completions: content null and a refusal string; a content part
+// {"type": "refusal", "refusal": …} in Chat Completions and the
+// Responses API) is what the model said: the step's text, not dropped.
+func TestReadGenericRefusal(t *testing.T) {
+	for _, c := range []struct {
+		name, msg, want string
+	}{
+		{"refusal field, content null", `{"role":"assistant","content":null,"refusal":"I can't help with that."}`, "I can't help with that."},
+		{"refusal field beside text", `{"role":"assistant","content":"Partly:","refusal":"not the rest."}`, "Partly:\nnot the rest."},
+		{"refusal null", `{"role":"assistant","content":"ok","refusal":null}`, "ok"},
+		{"refusal part", `{"role":"assistant","content":[{"type":"text","text":"No."},{"type":"refusal","refusal":"I can't do that."}]}`, "No.\nI can't do that."},
+	} {
+		ss, err := ReadGeneric(strings.NewReader(`{"session_id":"s","messages":[{"role":"user","content":"q"},`+c.msg+`]}`), "x.jsonl")
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if s := ss[0]; len(s.Steps) != 1 || s.Steps[0].Text != c.want || s.Steps[0].TextLine != 1 || s.Dropped != nil {
+			t.Errorf("%s: steps %+v, dropped %v; want text %q", c.name, s.Steps, s.Dropped, c.want)
+		}
+	}
+	_, err := ReadGeneric(strings.NewReader(`{"session_id":"s","messages":[{"role":"assistant","content":[{"type":"refusal","refusal":3}]}]}`), "x.jsonl")
+	// The 3 is the line's 90th character.
+	if want := "x.jsonl:1:90: messages[0].content[0].refusal: want a string, got a number"; err == nil || err.Error() != want {
+		t.Errorf("refusal a number: got %v, want %s", err, want)
+	}
+}
+
+// TestReadGenericLineErrors: errors found by a new user's trial, each
+// naming what is at fault as its neighbours do.
+func TestReadGenericLineErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, in, want, reason string
+	}{
+		// 1.5 ends at column 67 (`{"session_id":"s","messages":[],"compactions":[{"after_message":` is 64
+		// characters); columns point at a value's last character, as for messages.
+		{"after_message not whole", `{"session_id":"s","messages":[],"compactions":[{"after_message":1.5}]}`,
+			"x.jsonl:1:67: compactions[0].after_message: want a whole number, got number 1.5", "was compactions.after_message, without the index"},
+		{"second compaction not an object", `{"session_id":"s","messages":[],"compactions":[{"after_message":0},"x"]}`,
+			"x.jsonl:1:70: compactions[1]: want an object, got a string", `"x" is columns 68–70`},
+		{"a list line", `{"session_id":"s","messages":[]}` + "\n" + ` [{"role":"user","content":"hi"}]`,
+			`x.jsonl:2:2: a list, not a session: the generic format is one session a line, an object holding its messages, {"session_id": "…", "messages": [ … ]}`, "was want an object, got a list"},
+		{"sessionId for session_id", `{"messages":[],"sessionId":"s"}`,
+			`x.jsonl:1:28: session has no "session_id" (it has a "sessionId", which the generic format does not read)`, `a framework's camelCase; its value "s" starts at column 28`},
+	} {
+		_, err := ReadGeneric(strings.NewReader(c.in), "x.jsonl")
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: got %v, want %s (%s)", c.name, err, c.want, c.reason)
+		}
 	}
 }

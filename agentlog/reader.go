@@ -67,6 +67,13 @@ type Reader struct {
 // with the same session_id (ReadTally); a session's records come
 // together, and one that comes back after another session's is an error.
 // An empty log (no line at all) holds no session, in every format.
+//
+// A file whose first line says it is no agent log (a prompt history, see
+// PromptHistory; a session pretty-printed over several lines; a bare
+// list of chat messages) is an error that says so. Under o.SkipBad the
+// file is one session none of whose lines is read (Session.Unread):
+// each is counted as MalformedLine, with that error at its line passed
+// to o.Bad.
 func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	rd := &Reader{name: name}
@@ -95,12 +102,12 @@ func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 	if bom, _ := lr.Peek(len(jsonscan.BOM)); string(bom) == jsonscan.BOM {
 		return nil, fmt.Errorf("%s:1:1: starts with %s", name, jsonscan.BOMProblem)
 	}
+	head, err := lr.Peek(lr.Size())
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	f := o.Format
 	if f == "" {
-		head, err := lr.Peek(lr.Size())
-		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
 		f = Sniff(head)
 	}
 	rd.format = f
@@ -115,6 +122,12 @@ func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 		rd.next = newTallyReader(lr, name, o).next
 	default:
 		return nil, fmt.Errorf("%s: unknown format %q (want one of %v)", name, f, Formats)
+	}
+	if e := headProblem(name, head); e != nil { // no format reads it
+		if !o.SkipBad {
+			return nil, e
+		}
+		rd.next = refused(lr, name, f, o, e)
 	}
 	return rd, nil
 }

@@ -116,8 +116,14 @@ func newTallyReader(r io.Reader, name string, o Options) *tallyReader {
 }
 
 // ReadTally reads a tally event log (not gzipped: see OpenAll), every
-// session of it. name is used in errors and as each Session.Name.
+// session of it. name is used in errors and as each Session.Name. A file
+// that is no agent log by its first line (a prompt history,
+// pretty-printed JSON) is refused, as NewReader says.
 func ReadTally(r io.Reader, name string) ([]*Session, error) {
+	r, err := headChecked(r, name)
+	if err != nil {
+		return nil, err
+	}
 	t := newTallyReader(r, name, Options{})
 	var out []*Session
 	for {

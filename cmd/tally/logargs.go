@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"io/fs"
@@ -8,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/tally-eval/tally/agentlog"
 )
 
 // logArgs expands the agent-log arguments of signals, select and
@@ -16,13 +20,14 @@ import (
 // order of path — Claude Code's ~/.claude/projects and Codex's
 // ~/.codex/sessions/YYYY/MM/DD are such trees (a new user's trial had
 // to spell out find). Other files in a folder are left out, counted in
-// the note, as are hidden files and folders (named .*) inside it;
+// the note, as are hidden files and folders (named .*) inside it and
+// prompt histories (agentlog.PromptHistory);
 // symbolic links inside a folder are not followed, and are named in the
 // note; a folder given through a link is walked. A folder
 // with no log in it is an error, not a run over nothing.
 func logArgs(args []string) (paths []string, note string, err error) {
 	var other, folders, hidden int
-	var links []string
+	var links, histories []string
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil || !st.IsDir() {
@@ -67,10 +72,17 @@ func logArgs(args []string) (paths []string, note string, err error) {
 			if d.IsDir() {
 				return nil
 			}
-			if isLogName(d.Name()) {
-				found = append(found, p)
-			} else {
+			switch {
+			case !isLogName(d.Name()):
 				other++
+			case promptHistoryFile(p) != "":
+				// ~/.claude/history.jsonl, ~/.codex/history.jsonl: the
+				// prompts typed, across sessions, beside the sessions
+				// (a new user's trial: tally signals ~/.claude failed
+				// on it).
+				histories = append(histories, p)
+			default:
+				found = append(found, p)
 			}
 			return nil
 		})
@@ -90,6 +102,9 @@ func logArgs(args []string) (paths []string, note string, err error) {
 		}
 		if hidden > 0 {
 			note += fmt.Sprintf("; %s (named .*) not read", plural(hidden, "hidden folder"))
+		}
+		if len(histories) > 0 {
+			note += fmt.Sprintf("; %s (%s) left out: the prompts typed, not sessions", plural(len(histories), "prompt history file"), firstNames(histories))
 		}
 		if len(links) > 0 {
 			note += fmt.Sprintf("; %s not followed (%s): give what it names as an argument to read it", plural(len(links), "symbolic link"), firstNames(links))
@@ -113,4 +128,27 @@ func expandLogArgs(w io.Writer, args []string) ([]string, error) {
 		fmt.Fprintf(w, "note: %s\n", note)
 	}
 	return paths, err
+}
+
+// promptHistoryFile names the prompt history the file at path is
+// (agentlog.PromptHistory, from its first line, gzipped or not), or
+// returns "" — also when it cannot be read, for its reader to say why.
+func promptHistoryFile(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReader(f)
+	if magic, _ := r.(*bufio.Reader).Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return ""
+		}
+		defer zr.Close()
+		r = zr
+	}
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(r, head)
+	return agentlog.PromptHistory(head[:n])
 }

@@ -10,7 +10,8 @@ import (
 
 // TestLogArgs: a folder is the agent logs under it at any depth, in
 // lexical order, other files counted and left out, links inside not
-// followed but named, a folder given through a link walked;
+// followed but named, a prompt history left out and named, a folder
+// given through a link walked;
 // a file stays itself; a folder with no log is an error.
 func TestLogArgs(t *testing.T) {
 	dir := t.TempDir()
@@ -30,6 +31,10 @@ func TestLogArgs(t *testing.T) {
 	write("sessions/notes.txt")
 	write("sessions/.backup/rollout-a.jsonl")
 	single := write("one.jsonl")
+	history := filepath.Join(dir, "sessions", "history.jsonl")
+	if err := os.WriteFile(history, []byte(`{"display":"fix the test","pastedContents":{},"timestamp":1759000000000,"project":"/src"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink(filepath.Join(dir, "sessions"), filepath.Join(dir, "sessions", "loop")); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +46,7 @@ func TestLogArgs(t *testing.T) {
 		t.Errorf("paths %q, want %q", got, want)
 	}
 	loop := filepath.Join(dir, "sessions", "loop")
-	if want := "read 3 log files from 1 folder; 2 other files not named *.jsonl or *.jsonl.gz, or hidden, left out; 1 hidden folder (named .*) not read; 1 symbolic link not followed (" + loop + "): give what it names as an argument to read it"; note != want {
+	if want := "read 3 log files from 1 folder; 2 other files not named *.jsonl or *.jsonl.gz, or hidden, left out; 1 hidden folder (named .*) not read; 1 prompt history file (" + history + ") left out: the prompts typed, not sessions; 1 symbolic link not followed (" + loop + "): give what it names as an argument to read it"; note != want {
 		t.Errorf("note %q, want %q", note, want)
 	}
 	// A folder given through a link (a dotfiles-managed ~/.claude) is
