@@ -95,8 +95,8 @@ type Step struct {
 	Text, Thinking string
 	Calls          []ToolCall
 	// UUID is the uuid of the step's first record and UUIDs those of all
-	// its records, in order (Claude Code; empty in formats without record
-	// uuids).
+	// its records, in order (Claude Code; the generic format's message
+	// index, "messages[7]"; empty in other formats).
 	UUID  string
 	UUIDs []string
 }
@@ -115,8 +115,8 @@ type ToolCall struct {
 	// spans several records: its thinking, its text, each tool_use).
 	Line int
 	// UUID is the uuid of the record holding the tool_use and ResultUUID
-	// that of the record holding its result (Claude Code; empty in formats
-	// without record uuids).
+	// that of the record holding its result (Claude Code; the generic
+	// format's message indexes, "messages[7]"; empty in other formats).
 	UUID, ResultUUID string
 }
 
@@ -133,8 +133,8 @@ type Message struct {
 	Text string
 	// ToolResults is the number of tool_result parts it carried.
 	ToolResults int
-	// UUID is the record's uuid (Claude Code; empty in formats without
-	// record uuids).
+	// UUID is the record's uuid (Claude Code; the generic format's
+	// message index, "messages[7]"; empty in other formats).
 	UUID string
 }
 

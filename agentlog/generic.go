@@ -372,6 +372,10 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 		}
 		m := &msgs[i]
 		text := m.Content.text()
+		// Every message is on the session's one line: its index is
+		// where a reviewer finds it (a new user's trial saw line 1 on
+		// all evidence), given where Claude Code gives a record's uuid.
+		at := "messages[" + strconv.Itoa(i) + "]"
 		if m.Role != "tool" {
 			for _, p := range m.Content.Parts {
 				if !genericTextPart(p.Type) {
@@ -385,7 +389,7 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 		switch m.Role {
 		case "system", "developer":
 		case "user":
-			msg := Message{Turn: len(s.Turns) - 1, Step: len(s.Steps), Line: line, Text: text, Kind: kinds[i]}
+			msg := Message{Turn: len(s.Turns) - 1, Step: len(s.Steps), Line: line, Text: text, Kind: kinds[i], UUID: at}
 			if msg.Kind.Typed() {
 				msg.Turn = len(s.Turns)
 				s.Turns = append(s.Turns, Turn{Message: len(s.Messages), FirstStep: len(s.Steps)})
@@ -398,7 +402,7 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 			if m.Refusal != "" { // what the model said instead of an answer
 				text = join(text, m.Refusal)
 			}
-			st := Step{Turn: len(s.Turns) - 1, Line: line, Records: 1, Text: text, Thinking: m.Reasoning}
+			st := Step{Turn: len(s.Turns) - 1, Line: line, Records: 1, Text: text, Thinking: m.Reasoning, UUID: at, UUIDs: []string{at}}
 			if text != "" {
 				st.TextLine = line
 			}
@@ -406,7 +410,7 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 				if tc.ID != "" {
 					calls[tc.ID] = [2]int{len(s.Steps), len(st.Calls)}
 				}
-				st.Calls = append(st.Calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: jsonArgument(tc.Function.Arguments), Line: line})
+				st.Calls = append(st.Calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: jsonArgument(tc.Function.Arguments), Line: line, UUID: at})
 			}
 			s.Steps = append(s.Steps, st)
 			if t := len(s.Turns) - 1; t >= 0 {
@@ -418,13 +422,13 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 					text = join(text, "["+p.Type+"]")
 				}
 			}
-			at, ok := calls[m.ToolCallID]
+			call, ok := calls[m.ToolCallID]
 			if !ok {
 				s.OrphanResults++
 				continue
 			}
-			c := &s.Steps[at[0]].Calls[at[1]]
-			c.HasResult, c.Result, c.IsError, c.ResultLine = true, text, m.IsError, line
+			c := &s.Steps[call[0]].Calls[call[1]]
+			c.HasResult, c.Result, c.IsError, c.ResultLine, c.ResultUUID = true, text, m.IsError, line, at
 		default:
 			return nil, msgErrorf(i, "role %q is not system, developer, user, assistant or tool", m.Role)
 		}

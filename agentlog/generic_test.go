@@ -33,9 +33,10 @@ func TestReadGeneric(t *testing.T) {
 		{"turns", s.Turns, []Turn{{Message: 0, FirstStep: 0, Steps: 1}, {Message: 3, FirstStep: 1, Steps: 1}}, "the system message is not a message"},
 		{"step 0", s.Steps[0].Text + "|" + s.Steps[0].Thinking, "Running the tests.|start with go test", ""},
 		{"calls", s.Steps[0].Calls, []ToolCall{
-			{ID: "c1", Name: "run_tests", Input: []byte(`{"pkg":"./..."}`), HasResult: true, Result: "FAIL a_test.go:12", IsError: true, ResultLine: 1, Line: 1},
-			{ID: "c2", Name: "read_file", Input: []byte(`{"path":"a_test.go"}`), HasResult: true, Result: "package a\n[image_url]", ResultLine: 1, Line: 1},
-		}, "arguments as a string of JSON and as an object"},
+			{ID: "c1", Name: "run_tests", Input: []byte(`{"pkg":"./..."}`), HasResult: true, Result: "FAIL a_test.go:12", IsError: true, ResultLine: 1, Line: 1, UUID: "messages[3]", ResultUUID: "messages[4]"},
+			{ID: "c2", Name: "read_file", Input: []byte(`{"path":"a_test.go"}`), HasResult: true, Result: "package a\n[image_url]", ResultLine: 1, Line: 1, UUID: "messages[3]", ResultUUID: "messages[5]"},
+		}, "arguments as a string of JSON and as an object; each found by its message's index, as every message is on line 1"},
+		{"message index", s.Messages[3].Text + " @ " + s.Messages[3].UUID + ", step @ " + s.Steps[1].UUID, "you forgot to run the linter @ messages[7], step @ messages[8]", "the index counts every message, system ones too"},
 		{"unanswered call", s.Steps[1].Calls[0].HasResult, false, "c3 has no tool message"},
 		{"orphans", s.OrphanResults, 1, "c9"},
 		{"compactions", s.Compactions, []Compaction{
