@@ -106,7 +106,7 @@ func (cr *ccReader) next() (*Session, error) {
 		}
 		if err != nil {
 			if cr.bad == nil {
-				return nil, err
+				return nil, &MalformedError{err}
 			}
 			cr.bad(err)
 			cr.skip(MalformedLine)

@@ -308,7 +308,7 @@ func (cs *codexSessions) line(n int, b []byte) error {
 // returns err when bad lines are not skipped.
 func (cs *codexSessions) skipBad(err error) error {
 	if cs.bad == nil {
-		return err
+		return &MalformedError{err}
 	}
 	cs.bad(err)
 	cs.cr.skip(MalformedLine)

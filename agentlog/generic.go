@@ -228,7 +228,7 @@ func (g *genericReader) next() (*Session, error) {
 		}
 		if err != nil {
 			if g.bad == nil {
-				return nil, err
+				return nil, &MalformedError{err}
 			}
 			g.bad(err)
 			g.malformed++

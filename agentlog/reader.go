@@ -32,6 +32,16 @@ type Options struct {
 	Bad     func(error)
 }
 
+// MalformedError is the error of a malformed line, as a reader returns
+// it when lines are not skipped: the kind of line Options.SkipBad skips.
+// Its message is the line's error's.
+type MalformedError struct{ Err error }
+
+func (e *MalformedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the line's error.
+func (e *MalformedError) Unwrap() error { return e.Err }
+
 // bad is the function a reader calls with a skipped line's error, nil
 // when lines are not skipped.
 func (o Options) bad() func(error) {

@@ -165,7 +165,7 @@ func (t *tallyReader) next() (*Session, error) {
 		}
 		if err != nil {
 			if t.bad == nil {
-				return nil, err
+				return nil, &MalformedError{err}
 			}
 			t.bad(err)
 			t.counts().Skipped[MalformedLine]++

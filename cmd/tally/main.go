@@ -27,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tally-eval/tally/agentlog"
 	"github.com/tally-eval/tally/report"
 
 	"github.com/spf13/cobra"
@@ -177,6 +178,10 @@ func errorLines(err error) []string {
 		msg := strings.ReplaceAll(e.Error(), "\n", " ")
 		if usage {
 			msg += " (see tally --help)"
+		}
+		if errors.As(e, new(*agentlog.MalformedError)) {
+			// Every command that reads agent logs can go on past it.
+			msg += " (--skip-bad skips malformed lines, each said on stderr)"
 		}
 		lines = append(lines, "tally: "+msg)
 	}

@@ -131,7 +131,7 @@ func TestProposeCLIErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"propose", bad}, 1, "tally: " + bad + `:2:27: turn: want a whole number, got a string` + "\n"},
+		{[]string{"propose", bad}, 1, "tally: " + bad + `:2:27: turn: want a whole number, got a string (--skip-bad skips malformed lines, each said on stderr)` + "\n"},
 		{[]string{"propose", two}, 1, "tally: " + two + " holds 2 sessions (s1, s2); choose one with --session ID\n"},
 		{[]string{"propose", two, "--session", "s9"}, 1, "tally: " + two + ": no session \"s9\"\n"},
 		{[]string{"propose", filepath.Join(dir, "none.jsonl")}, 1, "tally: stat " + filepath.Join(dir, "none.jsonl") + ": no such file or directory\n"},

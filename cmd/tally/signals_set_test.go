@@ -150,7 +150,7 @@ func TestSignalsBadLine(t *testing.T) {
 {"session_id":"s","turn":3,"kind":"tool_call","tool":"grep","args":{ "a" : 1 }}
 `), 0o644)
 	_, stderr, code := selCLI(t, "signals", log)
-	if code != 1 || stderr != "tally: "+log+":3:75: unexpected end of line: the JSON value is not complete\n" {
+	if code != 1 || stderr != "tally: "+log+":3:75: unexpected end of line: the JSON value is not complete (--skip-bad skips malformed lines, each said on stderr)\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	stdout, stderr, code := selCLI(t, "signals", log, "--skip-bad")
