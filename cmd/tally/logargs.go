@@ -134,6 +134,9 @@ func expandLogArgs(w io.Writer, args []string) ([]string, error) {
 // (agentlog.PromptHistory, from its first line, gzipped or not), or
 // returns "" — also when it cannot be read, for its reader to say why.
 func promptHistoryFile(path string) string {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return "" // a named pipe would block the open: its reader refuses it
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return ""

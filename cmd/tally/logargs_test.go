@@ -69,4 +69,17 @@ func TestLogArgs(t *testing.T) {
 	if _, _, err := logArgs([]string{empty}); err == nil || !strings.Contains(err.Error(), "holds no agent log") {
 		t.Errorf("an empty folder: %v", err)
 	}
+	// Last, since there are no named pipes to make on every system: a
+	// named pipe called a log, in a folder: the walk, which peeks at a
+	// log's first line for a prompt history, must not open it (it would
+	// wait for a writer); it is passed on for its reader to refuse.
+	pipes := filepath.Join(dir, "pipes")
+	if err := os.Mkdir(pipes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pipe := filepath.Join(pipes, "in-folder.jsonl")
+	mkfifo(t, pipe)
+	if got, _, err := logArgs([]string{pipes}); err != nil || !slices.Equal(got, []string{pipe}) {
+		t.Errorf("a named pipe in a folder: %q, %v", got, err)
+	}
 }
