@@ -152,6 +152,20 @@ func TestShellReads(t *testing.T) {
 		{"black src", false, true},
 		{"rustfmt src/main.rs", false, true},
 		{"find . -name '*.go' | xargs gofmt -w", false, true},
+		// Formatters and linters that only print (a second re-check
+		// trial: these hid lost results), and runners read through.
+		{"gofmt src", false, false},
+		{"gofmt -d src", false, false},
+		{"npx eslint --format json src", false, false},
+		{"uv run ruff check --output-format=github src", false, false},
+		{"cargo fmt -- --check", false, false},
+		{"autopep8 a.py", false, false},
+		{"autopep8 -i a.py", false, true},
+		{"go fmt ./...", false, true},
+		{"yarn prettier --write src", false, true},
+		{"uvx black src", false, true},
+		{"pipx run black src", false, true},
+		{"go run golang.org/x/tools/cmd/goimports@latest -w src", false, true},
 	} {
 		if b := classifyBash(c.cmd); b.orient != c.orient || b.writes != c.writes {
 			t.Errorf("%s: orientation %v, writes %v; want %v, %v", c.cmd, b.orient, b.writes, c.orient, c.writes)
@@ -248,6 +262,8 @@ func TestCodexRereadAfterShellWrite(t *testing.T) {
 		"find src -name '*.go' | xargs gofmt -w",
 		"git ls-files src | xargs sed -i 's/a/b/'",
 		"bundle exec rubocop -a src",
+		// "**" spans folders, as prettier and bash's globstar read it.
+		"npx prettier --write 'src/**/*.go'",
 	} {
 		l := &codexLog{}
 		l.add("session_meta", map[string]any{"id": "cx-2", "cwd": "/src"})
@@ -308,4 +324,26 @@ func (l *codexLog) kinds(t *testing.T) []string {
 		got = append(got, string(r.Kind))
 	}
 	return got
+}
+
+// TestGlobMatch: "**" matches any number of folders, none included
+// (bash's globstar, prettier's and eslint's patterns); without it a
+// pattern is path.Match's.
+func TestGlobMatch(t *testing.T) {
+	for _, c := range []struct {
+		p, file string
+		want    bool
+	}{
+		{"/s/src/**/*.ts", "/s/src/a.ts", true},
+		{"/s/src/**/*.ts", "/s/src/lib/deep/b.ts", true},
+		{"/s/src/**/*.ts", "/s/lib/b.ts", false},
+		{"/s/src/**/*.ts", "/s/src/a.go", false},
+		{"/s/src/**", "/s/src/x/y.go", true},
+		{"/s/src/*.go", "/s/src/a.go", true},
+		{"/s/src/*.go", "/s/src/x/a.go", false},
+	} {
+		if got := globMatch(c.p, c.file); got != c.want {
+			t.Errorf("globMatch(%q, %q) = %v, want %v", c.p, c.file, got, c.want)
+		}
+	}
 }

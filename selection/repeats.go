@@ -472,7 +472,7 @@ func writesNamed(writes []shellWrite, file, cwd string) bool {
 					return true
 				case !wide:
 				case strings.ContainsAny(word, "*?["):
-					if ok, _ := path.Match(p, file); ok {
+					if globMatch(p, file) {
 						return true
 					}
 				case strings.HasPrefix(file, strings.TrimSuffix(p, "/")+"/"):
@@ -570,4 +570,35 @@ func uuidNote(u string) string {
 		return ""
 	}
 	return " (uuid " + u + ")"
+}
+
+// globMatch reports whether file matches the shell pattern p, where "**"
+// matches any number of folders ("src/**/*.ts", as prettier, eslint and
+// bash's globstar read it; a re-check trial found "prettier --write
+// 'src/**/*.ts'" read as not changing src/a.ts). Without "**" it is
+// path.Match.
+func globMatch(p, file string) bool {
+	pre, post, ok := strings.Cut(p, "**")
+	if !ok {
+		m, _ := path.Match(p, file)
+		return m
+	}
+	if !strings.HasPrefix(file, pre) {
+		return false
+	}
+	rest := file[len(pre):]
+	post = strings.TrimPrefix(post, "/")
+	if post == "" {
+		return true // "src/**": everything under src
+	}
+	for {
+		if globMatch(post, rest) {
+			return true
+		}
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+1:]
+	}
 }

@@ -51,15 +51,25 @@ func withoutRunner(f []string) []string {
 	}
 	n := 0
 	switch path.Base(f[0]) {
-	case "xargs", "npx", "bunx", "pnpx":
+	case "xargs", "npx", "bunx", "pnpx", "uvx":
 		n = 1
 	case "pnpm", "npm", "yarn", "bun":
-		if len(f) > 1 && (f[1] == "exec" || f[1] == "dlx" || f[1] == "x") {
+		switch {
+		case len(f) > 1 && (f[1] == "exec" || f[1] == "dlx" || f[1] == "x"):
 			n = 2
+		case len(f) > 1 && (checkProgs[f[1]] || alwaysRewrite[f[1]]):
+			n = 1 // "yarn prettier --write": a package's program by name
 		}
-	case "uv", "poetry", "pipenv", "pdm", "hatch", "bundle":
+	case "uv", "poetry", "pipenv", "pdm", "hatch", "bundle", "pipx":
 		if len(f) > 1 && (f[1] == "run" || f[1] == "exec") {
 			n = 2
+		}
+	case "go":
+		if len(f) > 2 && f[1] == "run" && strings.Contains(f[2], "/") {
+			// "go run golang.org/x/tools/cmd/goimports@latest -w src"
+			g := slices.Clone(f[2:])
+			g[0], _, _ = strings.Cut(g[0], "@")
+			return g
 		}
 	}
 	if n == 0 {
@@ -394,26 +404,44 @@ func classifyBash(cmd string) bashClass {
 
 // alwaysRewrite are formatters that rewrite the files they are given
 // unless asked only to check or show the difference.
-var alwaysRewrite = set("black", "isort", "rustfmt", "autopep8", "yapf")
+var alwaysRewrite = set("black", "isort", "rustfmt")
 
 // formatterWrites reports whether a check or formatting segment (program
-// prog) rewrites files: a formatter run ("cargo fmt", "ruff format"),
-// one that always rewrites unless --check or --diff, or a write or fix
-// flag (gofmt -w, prettier --write, eslint --fix, rubocop -a).
+// prog) rewrites files: a write or fix flag (gofmt -w, prettier --write,
+// eslint --fix, clang-format -i, rubocop -a); a formatter that always
+// rewrites (black, isort, rustfmt); a formatting subcommand or task
+// ("cargo fmt", "go fmt", "ruff format", "npm run format", "make fmt") —
+// the last two unless asked only to check or show the difference. A
+// formatter that only prints (gofmt without -w, eslint --format json,
+// ruff check --output-format=github) does not write: a re-check trial
+// found those hid lost results.
 func formatterWrites(prog, seg string) bool {
-	s := " " + seg + " "
-	if alwaysRewrite[prog] {
-		return !strings.Contains(s, " --check ") && !strings.Contains(s, " --diff ")
+	f := strings.Fields(seg)
+	has := func(flags ...string) bool {
+		for _, w := range f[1:] {
+			for _, x := range flags {
+				if w == x || strings.HasPrefix(w, x+"=") {
+					return true
+				}
+			}
+		}
+		return false
 	}
-	if strings.Contains(seg, "fmt") || strings.Contains(seg, "format") {
-		return !strings.Contains(s, " --check ") && !strings.Contains(s, " -l ")
+	checking := has("--check", "--diff", "-l", "--list-different", "-d", "--dry-run")
+	switch {
+	case has("-w", "--write", "--fix", "-i", "--in-place"):
+		return true
+	case prog == "rubocop":
+		return has("-a", "-A", "--autocorrect", "--autocorrect-all", "--auto-correct")
+	case alwaysRewrite[prog]:
+		return !checking
 	}
-	for _, flag := range []string{" -w ", " --write ", " --fix ", " -i ", " --in-place "} {
-		if strings.Contains(s, flag) {
-			return true
+	for _, w := range f[1:] {
+		if w == "fmt" || w == "format" || strings.HasPrefix(w, "fmt:") || strings.HasPrefix(w, "format:") {
+			return !checking
 		}
 	}
-	return prog == "rubocop" && (strings.Contains(s, " -a ") || strings.Contains(s, " -A ") || strings.Contains(s, " --autocorrect"))
+	return false
 }
 
 // shipsCommand recognises deploys and publishes.
