@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -193,13 +191,15 @@ exactly as tally gate does.`,
 // none (internal/atomicfile.WriteSet), creating dir when missing. Without a replay it
 // removes a queue.csv an earlier report left in dir, so that an old review
 // queue does not pass for this report's. When nothing could be written,
-// a dir it created is removed again.
+// the folders it created are removed again.
 func writeReportFiles(dir string, r *report.Report, nb *notebook.Notebook) (reportOutputs, error) {
 	if err := usableFolder("-o", dir); err != nil {
 		return reportOutputs{}, fmt.Errorf("%w: -o names the folder the report's files go into", err)
 	}
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// The folders made for it, parents included, go again on a failure
+	// (a re-check trial's interrupted report left w/i7/s9/a).
+	created, err := createFolder(filepath.Join(dir, "report.md"))
+	if err != nil {
 		return reportOutputs{}, fmt.Errorf("-o %s: %w", dir, err)
 	}
 	out := reportOutputs{
@@ -221,9 +221,7 @@ func writeReportFiles(dir string, r *report.Report, nb *notebook.Notebook) (repo
 		stale = append(stale, queue)
 	}
 	if err := atomicfile.WriteSet(files, stale); err != nil {
-		if errors.Is(statErr, fs.ErrNotExist) {
-			_ = os.Remove(dir) // only if still empty
-		}
+		removeFolders(created) // only those still empty
 		return reportOutputs{}, err
 	}
 	return out, nil
