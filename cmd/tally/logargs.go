@@ -26,8 +26,8 @@ import (
 // note; a folder given through a link is walked. A folder
 // with no log in it is an error, not a run over nothing.
 func logArgs(args []string) (paths []string, note string, err error) {
-	var other, folders, hidden int
-	var links, histories []string
+	var other, folders int
+	var links, histories, hidden []string
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil || !st.IsDir() {
@@ -44,6 +44,7 @@ func logArgs(args []string) (paths []string, note string, err error) {
 			root = a + string(filepath.Separator)
 		}
 		var found []string
+		hidden0, histories0 := len(hidden), len(histories)
 		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return fmt.Errorf("reading the folder %s: %w", a, err)
@@ -63,7 +64,7 @@ func logArgs(args []string) (paths []string, note string, err error) {
 				// swap, .git) is no log of the tree's: a re-check trial's
 				// .hidden copy was read first and won over the real one.
 				if d.IsDir() {
-					hidden++
+					hidden = append(hidden, p)
 					return filepath.SkipDir
 				}
 				other++
@@ -89,7 +90,18 @@ func logArgs(args []string) (paths []string, note string, err error) {
 		if err != nil {
 			return nil, "", err
 		}
-		if len(found) == 0 {
+		switch {
+		case len(found) > 0:
+		case len(histories) > histories0:
+			// A re-check trial was told there was no *.jsonl in it.
+			h := histories[histories0:]
+			return nil, "", fmt.Errorf("%s: the folder holds no session log, only %s, the prompts typed: %s", a, promptHistoryFile(h[0]), firstNames(h))
+		case len(hidden) > hidden0:
+			// tally signals ~: the logs are under ~/.claude.
+			h := hidden[hidden0:]
+			return nil, "", fmt.Errorf("%s: the folder holds no agent log (no file named *.jsonl or *.jsonl.gz at any depth) outside its %s (named .*), not read: give one, such as %s", a,
+				plural(len(h), "hidden folder"), shellWord(h[0]))
+		default:
 			return nil, "", fmt.Errorf("%s: the folder holds no agent log (no file named *.jsonl or *.jsonl.gz at any depth)", a)
 		}
 		slices.Sort(found)
@@ -100,8 +112,8 @@ func logArgs(args []string) (paths []string, note string, err error) {
 		if other > 0 {
 			note += fmt.Sprintf("; %s not named *.jsonl or *.jsonl.gz, or hidden, left out", plural(other, "other file"))
 		}
-		if hidden > 0 {
-			note += fmt.Sprintf("; %s (named .*) not read", plural(hidden, "hidden folder"))
+		if len(hidden) > 0 {
+			note += fmt.Sprintf("; %s (named .*) not read", plural(len(hidden), "hidden folder"))
 		}
 		if len(histories) > 0 {
 			note += fmt.Sprintf("; %s (%s) left out: the prompts typed, not sessions", plural(len(histories), "prompt history file"), firstNames(histories))

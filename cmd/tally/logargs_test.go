@@ -69,6 +69,24 @@ func TestLogArgs(t *testing.T) {
 	if _, _, err := logArgs([]string{empty}); err == nil || !strings.Contains(err.Error(), "holds no agent log") {
 		t.Errorf("an empty folder: %v", err)
 	}
+	// A folder of a prompt history alone, and one whose logs are all in
+	// hidden folders (tally signals ~): each says so (a re-check trial
+	// was told there was no *.jsonl in them).
+	onlyHist := filepath.Join(dir, "onlyhist")
+	if err := os.MkdirAll(onlyHist, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(onlyHist, "history.jsonl"), []byte(`{"display":"fix it","pastedContents":{},"timestamp":1759000000000,"project":"/src"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := logArgs([]string{onlyHist}); err == nil || err.Error() != onlyHist+": the folder holds no session log, only Claude Code's prompt history (~/.claude/history.jsonl), the prompts typed: "+filepath.Join(onlyHist, "history.jsonl") {
+		t.Errorf("a prompt history alone: %v", err)
+	}
+	home := filepath.Join(dir, "home")
+	write("home/.claude/projects/p/s.jsonl")
+	if _, _, err := logArgs([]string{home}); err == nil || !strings.Contains(err.Error(), "outside its 1 hidden folder (named .*), not read: give one, such as "+filepath.Join(home, ".claude")) {
+		t.Errorf("logs in hidden folders only: %v", err)
+	}
 	// Last, since there are no named pipes to make on every system: a
 	// named pipe called a log, in a folder: the walk, which peeks at a
 	// log's first line for a prompt history, must not open it (it would
