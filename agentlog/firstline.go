@@ -147,21 +147,36 @@ func headProblem(name string, head []byte) *headError {
 		// "messages") is a session's messages without the session.
 		if r := bytes.Index(head, []byte(`"role"`)); r >= 0 && (pretty || json.Valid(line)) {
 			if m := bytes.Index(head, []byte(`"messages"`)); m < 0 || r < m {
-				return &headError{name: name, line: n, col: 1, msg: fmt.Sprintf(`the file is a JSON list of chat messages, not a session: the generic format is one session a line, an object holding its messages, {"session_id": "…", "messages": [ … ]} (jq -c '{session_id: "ID", messages: .}' %s > %s)`, name, jsonlName(name))}
+				return &headError{name: name, line: n, col: 1, msg: fmt.Sprintf(`the file is a JSON list of chat messages, not a session: the generic format is one session a line, an object holding its messages, {"session_id": "…", "messages": [ … ]} (%s)`, jq(`'{session_id: "ID", messages: .}'`, name))}
 			}
 		}
 		if pretty {
-			return &headError{name: name, line: n, col: 1, msg: fmt.Sprintf(`the file holds one JSON list spread over several lines (pretty-printed), and an agent log holds one JSON object a line: write its elements one a line (jq -c '.[]' %s > %s)`, name, jsonlName(name))}
+			return &headError{name: name, line: n, col: 1, msg: fmt.Sprintf(`the file holds one JSON list spread over several lines (pretty-printed), and an agent log holds one JSON object a line: write its elements one a line (%s)`, jq(`'.[]'`, name))}
+		}
+		if json.Valid(line) && bytes.HasPrefix(bytes.TrimLeft(line[1:], " \t"), []byte("{")) {
+			// Sessions exported as one list on one line (a re-check
+			// trial got a list error with a --skip-bad hint).
+			return &headError{name: name, line: n, col: 1, msg: fmt.Sprintf(`the file is one JSON list, and an agent log holds one JSON object a line: write its elements one a line (%s)`, jq(`'.[]'`, name))}
 		}
 		return nil
 	}
 	if pretty && bytes.Contains(head, []byte(`"conversation_id"`)) { // a fixture's key
-		return &headError{name: name, line: n, col: 1, msg: fmt.Sprintf(`the file holds one JSON object spread over several lines (pretty-printed) with a "conversation_id": a fixture? An agent log holds one JSON object a line (a session pretty-printed becomes one with jq -c . %s > %s)`, name, jsonlName(name))}
+		return &headError{name: name, line: n, col: 1, msg: fmt.Sprintf(`the file holds one JSON object spread over several lines (pretty-printed) with a "conversation_id": a fixture? An agent log holds one JSON object a line (a session pretty-printed becomes one with %s)`, jq(".", name))}
 	}
 	if pretty {
-		return &headError{name: name, line: n, col: 1, msg: fmt.Sprintf("the file holds one JSON object spread over several lines (pretty-printed), and a session must be one line: jq -c . %s > %s", name, jsonlName(name))}
+		return &headError{name: name, line: n, col: 1, msg: "the file holds one JSON object spread over several lines (pretty-printed), and a session must be one line: " + jq(".", name)}
 	}
 	return nil
+}
+
+// jq is the command that rewrites the file name one JSON value a line
+// with jq's filter: "jq -c FILTER NAME > NAME.jsonl", or from gunzip for
+// a gzipped file (jq reads no gzip: a re-check trial's advice failed).
+func jq(filter, name string) string {
+	if plain, ok := strings.CutSuffix(name, ".gz"); ok {
+		return fmt.Sprintf("gunzip -c %s | jq -c %s > %s", name, filter, jsonlName(plain))
+	}
+	return fmt.Sprintf("jq -c %s %s > %s", filter, name, jsonlName(name))
 }
 
 // jsonlName is the name to suggest for a file rewritten one object a

@@ -76,6 +76,9 @@ func TestRefusedFiles(t *testing.T) {
 		{"a list of messages pretty-printed", "[\n  {\n    \"role\": \"user\",\n    \"content\": \"hi\"\n  }\n]\n", listErr},
 		{"a list of sessions pretty-printed", "[\n  {\"session_id\": \"s\", \"messages\": [{\"role\": \"user\"}]}\n]\n",
 			`x.jsonl:1:1: the file holds one JSON list spread over several lines (pretty-printed), and an agent log holds one JSON object a line: write its elements one a line (jq -c '.[]' x.jsonl > x.lines.jsonl)`},
+		// A re-check trial: sessions exported as one list on one line.
+		{"a list of sessions on one line", `[{"session_id":"s","messages":[{"role":"user","content":"hi"}]},{"session_id":"t","messages":[]}]` + "\n",
+			`x.jsonl:1:1: the file is one JSON list, and an agent log holds one JSON object a line: write its elements one a line (jq -c '.[]' x.jsonl > x.lines.jsonl)`},
 	}
 	for _, c := range cases {
 		for _, f := range append([]Format{""}, Formats...) {
@@ -215,4 +218,19 @@ func FuzzFirstLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestJQAdvice: the jq command offered for a gzipped file decompresses
+// it first, as jq reads no gzip (a re-check trial's advice failed).
+func TestJQAdvice(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"s.json", "jq -c . s.json > s.jsonl"},
+		{"s.jsonl", "jq -c . s.jsonl > s.lines.jsonl"},
+		{"s.jsonl.gz", "gunzip -c s.jsonl.gz | jq -c . > s.lines.jsonl"},
+		{"s.json.gz", "gunzip -c s.json.gz | jq -c . > s.jsonl"},
+	} {
+		if got := jq(".", c.name); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
 }

@@ -273,7 +273,7 @@ func genericSession(b []byte, name string, line int) (*Session, error) {
 	}
 	if g.SessionID == "" {
 		if len(g.CamelID) > 0 {
-			return nil, errorf("sessionId", `session has no "session_id" (it has a "sessionId", which the generic format does not read)`)
+			return nil, errorf("sessionId", `session has no "session_id" (it has a "sessionId", which the generic format does not read: rename it "session_id")`)
 		}
 		return nil, errorf("", `session has no "session_id"`)
 	}

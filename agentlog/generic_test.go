@@ -269,7 +269,7 @@ func TestReadGenericLineErrors(t *testing.T) {
 		{"a list line", `{"session_id":"s","messages":[]}` + "\n" + ` [{"role":"user","content":"hi"}]`,
 			`x.jsonl:2:2: a list, not a session: the generic format is one session a line, an object holding its messages, {"session_id": "…", "messages": [ … ]}`, "was want an object, got a list"},
 		{"sessionId for session_id", `{"messages":[],"sessionId":"s"}`,
-			`x.jsonl:1:28: session has no "session_id" (it has a "sessionId", which the generic format does not read)`, `a framework's camelCase; its value "s" starts at column 28`},
+			`x.jsonl:1:28: session has no "session_id" (it has a "sessionId", which the generic format does not read: rename it "session_id")`, `a framework's camelCase; its value "s" starts at column 28`},
 	} {
 		_, err := ReadGeneric(strings.NewReader(c.in), "x.jsonl")
 		if err == nil || err.Error() != c.want {
