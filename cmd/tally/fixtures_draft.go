@@ -144,7 +144,7 @@ with a summary gives no fixture; when no SESSION does, draft exits 1.`,
 			if err != nil {
 				return err
 			}
-			args, err = expandLogArgs(cmd.ErrOrStderr(), args)
+			args, _, err = expandLogArgs(cmd.ErrOrStderr(), args)
 			if err != nil {
 				return err
 			}

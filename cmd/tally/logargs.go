@@ -133,13 +133,13 @@ func isLogName(name string) bool {
 }
 
 // expandLogArgs is logArgs for a command: its note goes to w as a
-// "note:" line.
-func expandLogArgs(w io.Writer, args []string) ([]string, error) {
+// "note:" line, and is returned for a JSON output's warnings.
+func expandLogArgs(w io.Writer, args []string) ([]string, string, error) {
 	paths, note, err := logArgs(args)
 	if err == nil && note != "" {
 		fmt.Fprintf(w, "note: %s\n", note)
 	}
-	return paths, err
+	return paths, note, err
 }
 
 // promptHistoryFile names the prompt history the file at path is

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,5 +100,40 @@ func TestLogArgs(t *testing.T) {
 	mkfifo(t, pipe)
 	if got, _, err := logArgs([]string{pipes}); err != nil || !slices.Equal(got, []string{pipe}) {
 		t.Errorf("a named pipe in a folder: %q, %v", got, err)
+	}
+}
+
+// TestLogArgsNoteInJSON: the folder's note, printed on stderr, is in the
+// JSON output's warnings too, for a reader of the JSON alone (a re-check
+// trial found it only on the terminal).
+func TestLogArgsNoteInJSON(t *testing.T) {
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(exampleLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(logs, "week-01.jsonl.gz"), log, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(logs, "README.txt"), []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const note = "read 1 log file from 1 folder; 1 other file not named *.jsonl or *.jsonl.gz, or hidden, left out"
+	for _, args := range [][]string{
+		{"signals", logs, "-o", filepath.Join(dir, "flagged.jsonl"), "--format", "json"},
+		{"select", logs, "--budget", "5", "--format", "json"},
+	} {
+		out, errOut, code := cli(t, args...)
+		var j struct{ Warnings []string }
+		if code != 0 || json.Unmarshal([]byte(out), &j) != nil {
+			t.Fatalf("%s: exit %d: %s", args[0], code, errOut)
+		}
+		if len(j.Warnings) == 0 || j.Warnings[0] != note {
+			t.Errorf("%s: warnings %q, want %q first", args[0], j.Warnings, note)
+		}
 	}
 }

@@ -91,7 +91,7 @@ said in the warnings.`,
 				cfg.Incidents = named
 			}
 			var res *selection.Result
-			args, err := expandLogArgs(cmd.ErrOrStderr(), args)
+			args, note, err := expandLogArgs(cmd.ErrOrStderr(), args)
 			if err != nil {
 				return err
 			}
@@ -131,6 +131,11 @@ said in the warnings.`,
 			}
 			w := cmd.OutOrStdout()
 			if opts.format == "json" {
+				// The folder's note on stderr is in the summary too, for
+				// a reader of the JSON alone (a re-check trial).
+				if note != "" {
+					res.Warnings = append([]string{note}, res.Warnings...)
+				}
 				return writeJSON(w, res.Summary())
 			}
 			return writeSelectText(w, name, res)

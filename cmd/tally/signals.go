@@ -114,7 +114,7 @@ counted and reported.`,
 				// stdout; a JSON summary there too would not parse.
 				return usagef("--format json needs -o FLAGGED.jsonl: stdout then holds the JSON summary alone")
 			}
-			args, err := expandLogArgs(cmd.ErrOrStderr(), args)
+			args, note, err := expandLogArgs(cmd.ErrOrStderr(), args)
 			if err != nil {
 				return err
 			}
@@ -174,7 +174,11 @@ counted and reported.`,
 				return err
 			}
 			if opts.format == "json" {
-				return writeJSON(report, signalsReport(rep))
+				out := signalsReport(rep)
+				if note != "" { // as select puts it in its summary
+					out.Warnings = append([]string{note}, out.Warnings...)
+				}
+				return writeJSON(report, out)
 			}
 			return writeSignalsText(report, rep)
 		}),
