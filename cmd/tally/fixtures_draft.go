@@ -479,7 +479,11 @@ func writeDraftText(w io.Writer, res draftJSON, dir string) {
 			}
 		}
 		if !s.Drafted {
-			fmt.Fprintf(w, "%s: session %s: %s\n", review.Printable(s.Source), review.Printable(s.SessionID), s.Reason)
+			if s.SessionID == "" { // a log with no record read names none
+				fmt.Fprintf(w, "%s: %s\n", review.Printable(s.Source), s.Reason)
+			} else {
+				fmt.Fprintf(w, "%s: session %s: %s\n", review.Printable(s.Source), review.Printable(s.SessionID), s.Reason)
+			}
 			for _, n := range s.Notes {
 				fmt.Fprintf(w, "  note: %s\n", review.Printable(n))
 			}

@@ -183,7 +183,8 @@ func TestFixturesDraftErrors(t *testing.T) {
 	unread := filepath.Join(dir, "history.jsonl")
 	os.WriteFile(unread, []byte("{\"type\":\n{\"type\":\n"), 0o644)
 	stdout, _, code = cli(t, "fixtures", "draft", draftTwo, unread, "-o", filepath.Join(dir, "unread"), "--skip-bad")
-	if code != exitOK || !strings.Contains(stdout, "\nnote: 1 log with no record read not drafted: not sessions\n") || strings.Contains(stdout, "of 2 sessions") {
+	if code != exitOK || !strings.Contains(stdout, "\nnote: 1 log with no record read not drafted: not sessions\n") || strings.Contains(stdout, "of 2 sessions") ||
+		!strings.Contains(stdout, unread+": no record read (every line skipped, as malformed or by its type): not a session\n") {
 		t.Errorf("a log with no record read: exit %d\n%s", code, stdout)
 	}
 	if _, errOut, code := cli(t, "fixtures", "draft", draftTwo); code != 2 || !strings.Contains(errOut, `required flag(s) "output" not set`) {
