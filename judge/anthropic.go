@@ -175,11 +175,14 @@ func (a *Anthropic) Complete(ctx context.Context, prompt string) (string, error)
 		if strings.TrimSpace(sb.String()) == "" {
 			return fmt.Errorf("the response has no text content (stop_reason %q)", r.StopReason)
 		}
+		if thinkingOpen(sb.String()) {
+			return unsettled(r.StopReason)
+		}
 		text = stripThinking(sb.String())
 		return nil
 	})
 	if err != nil {
-		return "", hint(err, a.url, a.keyEnv, a.key != "")
+		return "", redact(hint(err, a.url, a.keyEnv, a.key != ""), a.key)
 	}
 	return text, nil
 }

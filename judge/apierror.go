@@ -157,6 +157,12 @@ func runFailure(status int, body []byte) bool {
 	if !ok {
 		return status == http.StatusNotFound
 	}
+	if m := strings.ToLower(e.Message); status == http.StatusNotFound && strings.Contains(m, "model") && strings.Contains(m, "not found") {
+		// Ollama's `model "x" not found, try pulling it first`, an
+		// api_error: a trial's run made 145 requests of it. (OpenRouter's
+		// "No endpoints found" is one request's, and the run goes on.)
+		return true
+	}
 	return runKinds[e.code()] || runKinds[e.Type] || strings.Contains(strings.ToLower(e.Message), "credit balance")
 }
 
@@ -183,6 +189,46 @@ func rateLimitReset(h http.Header) (time.Duration, bool) {
 		}
 	}
 	return most, ok
+}
+
+// redacted is an error whose message had the API key in it — a server
+// echoing the key it refused ("Incorrect API key provided: sk-…",
+// LiteLLM's "Received API Key = …"), which a new user's trial saw on
+// stderr and in the verdicts' reasons — with the key replaced. It wraps
+// the error, so errors.Is and errors.As still see through it.
+type redacted struct {
+	err error
+	key string
+}
+
+func (r *redacted) Error() string {
+	return strings.ReplaceAll(r.err.Error(), r.key, "[the API key]")
+}
+
+func (r *redacted) Unwrap() error { return r.err }
+
+// redact returns err with key taken out of its message, or err itself
+// when the message does not hold it (or there is no key).
+func redact(err error, key string) error {
+	if err == nil || len(key) < 8 || !strings.Contains(err.Error(), key) {
+		return err
+	}
+	return &redacted{err: err, key: key}
+}
+
+// thinkingOpen reports whether the reply s starts a <think> block and
+// never closes it: a reasoning model that stopped while still thinking,
+// whose text holds at most a draft verdict (a new user's trial saw the
+// draft read as the answer).
+func thinkingOpen(s string) bool {
+	t := strings.TrimLeft(s, " \t\r\n")
+	return strings.HasPrefix(t, "<think>") && !strings.Contains(t, "</think>")
+}
+
+// unsettled is the ReplyError of a reply that ended inside its
+// thinking (thinkingOpen).
+func unsettled(stop string) *ReplyError {
+	return &ReplyError{Stop: stop, Detail: "it ends inside the <think> block it opened, so any verdict in it is a draft and it is not read (raise --max-tokens, or serve the model with a reasoning parser)"}
 }
 
 // stripThinking drops a reasoning model's <think>…</think> block from the

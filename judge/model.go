@@ -136,6 +136,9 @@ func (m *Model) judge(ctx context.Context, q Question, cacheOnly bool) (Answer, 
 	}
 	a.Verdict, a.Answer, a.Reasoning = reply.Verdict, reply.Answer, reply.Reasoning
 	if m.NoAgree || !needsAgreement(reply, q.Expect) {
+		if !m.NoAgree && unanswered(reply, q.Expect) {
+			a.Reason = noAnswerReason
+		}
 		return a, true, nil
 	}
 
@@ -294,11 +297,25 @@ func (m *Model) agreementKey(q Question, answer string) Key {
 // two are not equal as written (ignoring case, spacing and surrounding
 // punctuation).
 func needsAgreement(r Reply, expect string) bool {
-	if r.Verdict != fixture.Supported || strings.TrimSpace(expect) == "" {
+	if r.Verdict != fixture.Supported || strings.TrimSpace(expect) == "" || unanswered(r, expect) {
 		return false
 	}
 	n := normalise(expect)
 	return n == "" || normalise(r.Answer) != n
+}
+
+// noAnswerReason is the reason of a supported verdict whose reply gave
+// no answer to compare with the expected one.
+const noAnswerReason = "the reply gave no answer, so whether it agrees with the expected answer was not checked (as with --no-agree)"
+
+// unanswered reports whether a supported reply to a question with an
+// expected answer gave no answer of its own ("answer" missing or empty:
+// a template that asks for the verdict alone). The agreement question
+// would then compare the expected answer with nothing, and a model
+// answers that with "no": a new user's trial saw every supported item
+// of such a template recorded as contradicted.
+func unanswered(r Reply, expect string) bool {
+	return r.Verdict == fixture.Supported && strings.TrimSpace(expect) != "" && strings.TrimSpace(r.Answer) == ""
 }
 
 // normalise folds case, collapses spaces and trims punctuation at the

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,6 +163,12 @@ type openAIResponse struct {
 		Message struct {
 			Content openAIContent `json:"content"`
 			Refusal *string       `json:"refusal"`
+			// ReasoningContent (vLLM's, DeepSeek's), Reasoning
+			// (Ollama's, OpenRouter's) and ToolCalls are only looked
+			// at, to say why a reply has no text.
+			ReasoningContent json.RawMessage `json:"reasoning_content"`
+			Reasoning        json.RawMessage `json:"reasoning"`
+			ToolCalls        json.RawMessage `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
@@ -256,7 +263,22 @@ func (o *OpenAI) Complete(ctx context.Context, prompt string) (string, error) {
 		case !openAIEnded[ch.FinishReason]:
 			return &ReplyError{Stop: ch.FinishReason, Detail: "not a reply that ended by itself (stop), so it is not read"}
 		}
+		if thinkingOpen(string(ch.Message.Content)) {
+			return unsettled(cmp.Or(ch.FinishReason, "stop"))
+		}
 		c := stripThinking(string(ch.Message.Content))
+		if strings.TrimSpace(c) == "" && ch.FinishReason != "" {
+			// A reply that ended by itself with no text is the model's,
+			// and would come again: no retry, and not the judge being
+			// unavailable (a trial's breaker opened on them).
+			switch {
+			case given(ch.Message.ReasoningContent) || given(ch.Message.Reasoning):
+				return &ReplyError{Stop: ch.FinishReason, Detail: "it has reasoning_content and no text content: a reasoning model that ended while thinking, or a server putting the answer there (raise --max-tokens)"}
+			case given(ch.Message.ToolCalls):
+				return &ReplyError{Stop: ch.FinishReason, Detail: "it is a tool call, not text: the judge's answer must be text"}
+			}
+			return &ReplyError{Stop: ch.FinishReason, Detail: "it has no text content"}
+		}
 		if strings.TrimSpace(c) == "" {
 			return fmt.Errorf("the response's first choice has no text content (finish_reason %q)", ch.FinishReason)
 		}
@@ -264,7 +286,17 @@ func (o *OpenAI) Complete(ctx context.Context, prompt string) (string, error) {
 		return nil
 	})
 	if err != nil {
-		return "", hint(err, o.url, o.keyEnv, o.key != "")
+		return "", redact(hint(err, o.url, o.keyEnv, o.key != ""), o.key)
 	}
 	return content, nil
+}
+
+// given reports whether a JSON value is there and holds something: not
+// missing, null, "", [] or {}.
+func given(v json.RawMessage) bool {
+	switch strings.TrimSpace(string(v)) {
+	case "", "null", `""`, "[]", "{}":
+		return false
+	}
+	return true
 }
