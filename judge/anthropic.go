@@ -186,3 +186,7 @@ func (a *Anthropic) Complete(ctx context.Context, prompt string) (string, error)
 	}
 	return text, nil
 }
+
+// Traffic is what the judge has sent so far: requests, retries included,
+// and those answered 429 or 529.
+func (a *Anthropic) Traffic() Traffic { return a.http.traffic() }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -71,6 +72,21 @@ type httpClient struct {
 	timeout time.Duration
 	retry   Retry
 	limiter *Limiter
+	// requests counts the attempts made, limited those answered 429 or
+	// 529 (Traffic).
+	requests, limited atomic.Int64
+}
+
+// Traffic is what an HTTP judge sent: its requests, every attempt and
+// retry included (a question is one or more), and how many of them the
+// server answered 429 (rate limited) or 529 (Anthropic's overloaded).
+type Traffic struct {
+	Requests, RateLimited int64
+}
+
+// traffic is h's Traffic so far.
+func (h *httpClient) traffic() Traffic {
+	return Traffic{Requests: h.requests.Load(), RateLimited: h.limited.Load()}
 }
 
 // newHTTPClient validates cfg and baseURL and fills in the defaults.
@@ -124,6 +140,9 @@ func (h *httpClient) post(ctx context.Context, url string, header http.Header, b
 	var last error
 	for attempt := 1; attempt <= h.retry.MaxAttempts; attempt++ {
 		resp, status, rh, err := h.attempt(ctx, url, header, body)
+		if status == http.StatusTooManyRequests || status == 529 {
+			h.limited.Add(1)
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s: %w", h.name, ctx.Err())
 		}
@@ -188,6 +207,7 @@ func (h *httpClient) attempt(ctx context.Context, url string, header http.Header
 		return nil, 0, nil, err
 	}
 	req.Header = header.Clone()
+	h.requests.Add(1)
 	r, err := h.client.Do(req)
 	if err != nil {
 		return nil, 0, nil, h.timeoutError(err)

@@ -300,3 +300,7 @@ func given(v json.RawMessage) bool {
 	}
 	return true
 }
+
+// Traffic is what the judge has sent so far: requests, retries included,
+// and those answered 429.
+func (o *OpenAI) Traffic() Traffic { return o.http.traffic() }

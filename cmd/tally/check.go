@@ -59,6 +59,9 @@ type checkJSON struct {
 	Calls            int        `json:"judge_calls"`
 	CacheHits        int        `json:"cache_hits"`
 	Cache            *cacheJSON `json:"cache,omitempty"`
+	// HTTP is an HTTP judge's requests: judge_calls counts questions
+	// asked, each one or more requests.
+	HTTP *httpJSON `json:"http,omitempty"`
 	// Errors counts the error verdicts; Complete is false when they are
 	// more than MaxErrors (exit 4).
 	Errors       int            `json:"errors"`
@@ -66,6 +69,12 @@ type checkJSON struct {
 	Complete     bool           `json:"complete"`
 	ErrorReasons []reasonJSON   `json:"error_reasons"`
 	Classes      []classRowJSON `json:"classes"`
+}
+
+// httpJSON is an HTTP judge's traffic in a check (judge.Traffic).
+type httpJSON struct {
+	Requests    int64 `json:"requests"`
+	RateLimited int64 `json:"rate_limited"`
 }
 
 // cacheJSON is the judge cache's part in a check: lookups, entries that
@@ -224,6 +233,10 @@ Exit codes:
 			}
 			_, model := j.(*judge.Model)
 			sum := checkSummary{sys: sys, output: output, res: res, confidence: confidence, model: model, cache: jf.opened, maxErrors: cf.maxErrors, judgeVerbatim: cf.judgeVerbatim}
+			if jf.traffic != nil {
+				t := jf.traffic()
+				sum.traffic = &t
+			}
 			if err := writeCheck(w, opts, sum); err != nil {
 				return err
 			}
@@ -354,6 +367,8 @@ type checkSummary struct {
 	maxErrors   int
 	// judgeVerbatim is --judge-verbatim: the output says what it found.
 	judgeVerbatim bool
+	// traffic is an HTTP judge's requests (nil for the others).
+	traffic *judge.Traffic
 }
 
 func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
@@ -365,8 +380,12 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 		cache = &cacheJSON{Hits: st.Hits, Misses: st.Misses, Damaged: st.Damaged, OldFormat: st.OldFormat,
 			Writes: st.Writes, FailedWrites: st.WriteErrors, FirstWriteError: st.FirstWriteError}
 	}
+	var traffic *httpJSON
+	if t := sum.traffic; t != nil {
+		traffic = &httpJSON{Requests: t.Requests, RateLimited: t.RateLimited}
+	}
 	if opts.format == "json" {
-		return writeJSON(w, checkJSON{
+		return writeJSON(w, checkJSON{HTTP: traffic,
 			System: sum.sys, Output: sum.output, Fixtures: res.Fixtures, Contexts: res.Contexts, MissingContexts: res.MissingContexts, OrphansSkipped: res.OrphansSkipped,
 			Checks: res.Checks, VerbatimContradicted: res.VerbatimContradicted, VerbatimUnjudged: res.VerbatimUnjudged, Calls: res.Calls, CacheHits: res.CacheHits, Cache: cache,
 			Errors: res.Errors, MaxErrors: sum.maxErrors, Complete: res.Errors <= sum.maxErrors,
@@ -383,6 +402,11 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 		}
 	case sum.model:
 		calls = plural(res.Calls, "judge call") + ", no cache"
+	}
+	if traffic != nil && traffic.Requests != int64(res.Calls) {
+		// A judge call is a question; retries make more requests (a
+		// trial counting cost read 188 calls where 554 were sent).
+		calls += fmt.Sprintf("; %s", plural(int(traffic.Requests), "HTTP request"))
 	}
 	fmt.Fprintf(w, "%s: %s, %s, %s (%s) → %s\n", sum.sys, plural(res.Fixtures, "fixture"), contextsText(res.Contexts, res.MissingContexts, res.OrphansSkipped),
 		plural(res.Checks, "check"), calls, sum.output)
@@ -424,6 +448,12 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 		for _, r := range topReasons(res.ErrorReasons, 3) {
 			fmt.Fprintf(w, "  %d× %s\n", r.Count, r.Reason)
 		}
+	}
+	if traffic != nil && traffic.RateLimited > 0 {
+		// --concurrency does not adapt to the server (a trial's local
+		// server served two at a time and 20 questions failed at 8).
+		fmt.Fprintf(w, "\nnote: the server answered %d of the %s with 429 or 529 (rate limited, overloaded); if questions failed for it, a lower --concurrency may keep them from failing\n",
+			traffic.RateLimited, plural(int(traffic.Requests), "HTTP request"))
 	}
 	return nil
 }

@@ -45,6 +45,8 @@ type judgeFlags struct {
 
 	// opened is the cache build opened, nil when there is none.
 	opened *judge.Cache
+	// traffic is an HTTP judge's requests so far, nil for the others.
+	traffic func() judge.Traffic
 }
 
 func (f *judgeFlags) register(cmd *cobra.Command) {
@@ -120,6 +122,9 @@ func (f *judgeFlags) build(lim input.Limits) (judge.Judge, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--judge %s: %w", f.backend, err)
+	}
+	if t, ok := backend.(interface{ Traffic() judge.Traffic }); ok {
+		f.traffic = t.Traffic
 	}
 	m := &judge.Model{Backend: backend, Reasks: f.reasks, NoAgree: f.noAgree}
 	if f.reasks == 0 {

@@ -182,12 +182,21 @@ func TestCheckMaxRetryAfter(t *testing.T) {
 	t.Cleanup(srv.Close)
 	fixtures, contexts := copyDataset(t, judgedFixtures[:1])
 	start := time.Now()
-	_, stderr, code := cli(t, "check", "--fixtures", fixtures, "--contexts", contexts, "--system", "incumbent",
+	stdout, stderr, code := cli(t, "check", "--fixtures", fixtures, "--contexts", contexts, "--system", "incumbent",
 		"--judge", "openai", "--base-url", srv.URL+"/v1", "--model", "m", "--api-key-env", noKeyEnv, "--cache", "",
 		"--concurrency", "1", "--max-retry-after", "1s", "-o", filepath.Join(t.TempDir(), "v.jsonl"))
 	took := time.Since(start)
 	if code != 0 || took > 20*time.Second || requests.Load() < 2 {
 		t.Errorf("exit %d after %v and %d requests (stderr %q); want 0 after about a second", code, took, requests.Load(), stderr)
+	}
+	// The requests, the retry among them, are counted apart from the
+	// questions, and the 429 is said (a trial counting cost read the
+	// questions as requests, and at --concurrency 8 lost questions to a
+	// server serving two).
+	n := requests.Load()
+	if !strings.Contains(stdout, fmt.Sprintf("; %d HTTP requests) ", n)) ||
+		!strings.Contains(stdout, fmt.Sprintf("note: the server answered 1 of the %d HTTP requests with 429 or 529", n)) {
+		t.Errorf("the output does not count %d requests and 1 rate-limited:\n%s", n, stdout)
 	}
 }
 
