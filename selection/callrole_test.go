@@ -166,6 +166,7 @@ func TestShellReads(t *testing.T) {
 		{"uvx black src", false, true},
 		{"pipx run black src", false, true},
 		{"go run golang.org/x/tools/cmd/goimports@latest -w src", false, true},
+		{"uv run isort --check-only src", false, false},
 	} {
 		if b := classifyBash(c.cmd); b.orient != c.orient || b.writes != c.writes {
 			t.Errorf("%s: orientation %v, writes %v; want %v, %v", c.cmd, b.orient, b.writes, c.orient, c.writes)
@@ -264,6 +265,11 @@ func TestCodexRereadAfterShellWrite(t *testing.T) {
 		"bundle exec rubocop -a src",
 		// "**" spans folders, as prettier and bash's globstar read it.
 		"npx prettier --write 'src/**/*.go'",
+		"npx prettier --write 'src/**/*.{go,ts}'",
+		// A Go package pattern names its folder and below (a second
+		// re-check trial), and biome is a formatter.
+		"go fmt ./...",
+		"npx @biomejs/biome format --write src",
 	} {
 		l := &codexLog{}
 		l.add("session_meta", map[string]any{"id": "cx-2", "cwd": "/src"})
@@ -341,9 +347,34 @@ func TestGlobMatch(t *testing.T) {
 		{"/s/src/**", "/s/src/x/y.go", true},
 		{"/s/src/*.go", "/s/src/a.go", true},
 		{"/s/src/*.go", "/s/src/x/a.go", false},
+		{"/s/src/**/*.{ts,tsx}", "/s/src/a/b.tsx", true},
+		{"/s/src/**/*.{ts,tsx}", "/s/src/a/b.go", false},
 	} {
 		if got := globMatch(c.p, c.file); got != c.want {
 			t.Errorf("globMatch(%q, %q) = %v, want %v", c.p, c.file, got, c.want)
+		}
+	}
+}
+
+// TestFormatTaskNamesNoFile: a formatting task that names no path
+// ("cargo fmt", "make fmt", "mise run fmt") is not read as changing a
+// file the agent re-reads after it. A second re-check trial expected it
+// to be; but on the dev set the labellers called the 9 re-reads after
+// "mise run fmt" lost results (TestRepeatScoreReal's recall fell from
+// 60/63 to 51/63 when such a task changed the whole project): a project
+// formatted a moment ago rarely changes, and the agent read the file
+// again because the compaction dropped it.
+func TestFormatTaskNamesNoFile(t *testing.T) {
+	for _, task := range []string{"cargo fmt", "make fmt", "mise run fmt", "npm run format"} {
+		l := &codexLog{}
+		l.add("session_meta", map[string]any{"id": "cx-2", "cwd": "/src"})
+		l.user("fix c.go")
+		l.shell("cat src/c.go", "/src")
+		l.compact()
+		l.shell(task, "/src")
+		l.shell("cat src/c.go", "/src")
+		if got := l.kinds(t); !slices.Equal(got, []string{string(LostResult)}) {
+			t.Errorf("%s between: repeats %q, want a lost result", task, got)
 		}
 	}
 }

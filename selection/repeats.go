@@ -462,6 +462,11 @@ func writesNamed(writes []shellWrite, file, cwd string) bool {
 			}
 			wide := (fed || rewritesNamed(f)) && base != ""
 			for _, word := range f[1:] {
+				// A Go package pattern: "./..." (cleaned to "..." in the
+				// command as read) is the folder and below.
+				if w, ok := strings.CutSuffix(word, "..."); ok {
+					word = cmp.Or(w, ".")
+				}
 				word = strings.Trim(word, `'"`)
 				if word == "" || strings.HasPrefix(word, "-") {
 					continue
@@ -490,7 +495,7 @@ func writesNamed(writes []shellWrite, file, cwd string) bool {
 // rm, mv or cp.
 func rewritesNamed(f []string) bool {
 	prog := path.Base(f[0])
-	if checkProgs[prog] || alwaysRewrite[prog] {
+	if checkProgs[prog] || alwaysRewrite[prog] || formatTask(f) {
 		return formatterWrites(prog, strings.Join(f, " "))
 	}
 	switch prog {
@@ -572,12 +577,25 @@ func uuidNote(u string) string {
 	return " (uuid " + u + ")"
 }
 
-// globMatch reports whether file matches the shell pattern p, where "**"
-// matches any number of folders ("src/**/*.ts", as prettier, eslint and
+// globMatch reports whether file matches the shell pattern p, where
+// braces give alternatives ("*.{ts,tsx}") and "**" matches any number of
+// folders ("src/**/*.ts", as prettier, eslint and
 // bash's globstar read it; a re-check trial found "prettier --write
 // 'src/**/*.ts'" read as not changing src/a.ts). Without "**" it is
 // path.Match.
 func globMatch(p, file string) bool {
+	// Braces first, as bash expands them: "src/**/*.{ts,tsx}" is two
+	// patterns (a second re-check trial).
+	if i := strings.IndexByte(p, '{'); i >= 0 {
+		if j := strings.IndexByte(p[i:], '}'); j > 0 {
+			for _, alt := range strings.Split(p[i+1:i+j], ",") {
+				if globMatch(p[:i]+alt+p[i+j+1:], file) {
+					return true
+				}
+			}
+			return false
+		}
+	}
 	pre, post, ok := strings.Cut(p, "**")
 	if !ok {
 		m, _ := path.Match(p, file)
@@ -601,4 +619,19 @@ func globMatch(p, file string) bool {
 		}
 		rest = rest[i+1:]
 	}
+}
+
+// formatTask reports whether a command's words f run a formatting
+// subcommand or task: "cargo fmt", "go fmt ./...", "ruff format",
+// "npm run format", "make fmt", "mise run fmt:all".
+func formatTask(f []string) bool {
+	if len(f) < 2 || f[0] == "git" || f[0] == "gh" {
+		return false
+	}
+	fmtWord := func(w string) bool {
+		return w == "fmt" || w == "format" || strings.HasPrefix(w, "fmt:") || strings.HasPrefix(w, "format:")
+	}
+	// The subcommand or task's place, not any word: a commit message
+	// or a flag's value may say "format".
+	return fmtWord(f[1]) || len(f) > 2 && (f[1] == "run" || f[1] == "exec" || f[1] == "task") && fmtWord(f[2])
 }

@@ -193,7 +193,7 @@ var (
 	gitCommit  = set("commit", "merge", "rebase", "pull", "cherry-pick", "am", "revert")
 	checkProgs = set("pytest", "tox", "ruff", "mypy", "eslint", "prettier", "golangci-lint", "staticcheck", "gofmt",
 		"goimports", "gofumpt", "rspec", "jest", "vitest", "phpunit", "rubocop", "flake8", "black", "isort", "pylint", "shellcheck",
-		"rustfmt", "autopep8", "yapf", "clang-format")
+		"rustfmt", "autopep8", "yapf", "clang-format", "biome", "dprint", "shfmt", "stylua", "ktlint", "swiftformat")
 	// writeProgs change files in the workspace.
 	writeProgs = set("rm", "mv", "cp", "mkdir", "touch", "tee", "patch", "ln", "chmod", "truncate", "unzip", "tar")
 )
@@ -427,7 +427,7 @@ func formatterWrites(prog, seg string) bool {
 		}
 		return false
 	}
-	checking := has("--check", "--diff", "-l", "--list-different", "-d", "--dry-run")
+	checking := has("--check", "--check-only", "--diff", "-l", "--list-different", "-d", "--dry-run")
 	switch {
 	case has("-w", "--write", "--fix", "-i", "--in-place"):
 		return true
@@ -436,12 +436,7 @@ func formatterWrites(prog, seg string) bool {
 	case alwaysRewrite[prog]:
 		return !checking
 	}
-	for _, w := range f[1:] {
-		if w == "fmt" || w == "format" || strings.HasPrefix(w, "fmt:") || strings.HasPrefix(w, "format:") {
-			return !checking
-		}
-	}
-	return false
+	return formatTask(f) && !checking
 }
 
 // shipsCommand recognises deploys and publishes.
