@@ -159,7 +159,7 @@ func (h *httpClient) post(ctx context.Context, url string, header http.Header, b
 				return nil
 			}
 			var re *ReplyError
-			if errors.As(derr, &re) {
+			if errors.As(derr, &re) || errors.Is(derr, ErrMisconfigured) {
 				return fmt.Errorf("%s: %w", h.name, derr)
 			}
 			last = fmt.Errorf("HTTP %d but %w: %w", status, errUnusable200, derr)

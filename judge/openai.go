@@ -173,7 +173,9 @@ type openAIResponse struct {
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Error *struct {
-		Message string `json:"message"`
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
 	} `json:"error"`
 }
 
@@ -248,7 +250,15 @@ func (o *OpenAI) Complete(ctx context.Context, prompt string) (string, error) {
 		}
 		if len(r.Choices) == 0 {
 			if r.Error != nil {
-				return fmt.Errorf("the response has no choices, only the error %q", firstBytes([]byte(r.Error.Message), errorBodyBytes))
+				err := fmt.Errorf("the response has no choices, only the error %q", firstBytes([]byte(r.Error.Message), errorBodyBytes))
+				code := strings.Trim(string(r.Error.Code), `"`)
+				if code == "401" || code == "403" || strings.Contains(strings.ToLower(r.Error.Type), "auth") {
+					// A proxy's authentication error sent with status 200
+					// (LiteLLM's auth_error, code "401"): every request
+					// would get it (a trial's run retried 49 times).
+					return misconfigured(fmt.Errorf("%w (an authentication error: check the key)", err))
+				}
+				return err
 			}
 			return errors.New("the response has no choices")
 		}

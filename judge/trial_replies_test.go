@@ -98,6 +98,12 @@ func TestKeyRedacted(t *testing.T) {
 		})
 		b, _ := newWireBackend(t, s, HTTPConfig{Retry: Retry{MaxAttempts: 2}})
 		a, err := (&Model{Backend: b}).Judge(context.Background(), sampleQuestion())
+		// An authentication error, status 200 or not, stops the run after
+		// one request (a second trial saw 49 retries, then "judge
+		// unavailable").
+		if !errors.Is(err, ErrMisconfigured) || s.requests.Load() != 1 {
+			t.Errorf("err = %v after %d requests; want misconfigured after 1", err, s.requests.Load())
+		}
 		text := a.Reason
 		if err != nil {
 			text += err.Error()
