@@ -122,6 +122,9 @@ type CheckResult struct {
 	ByClass fixture.ByClass
 	// ErrorReasons counts the error verdicts by their reason.
 	ErrorReasons map[string]int
+	// Unanswered counts the supported verdicts whose reply gave no answer,
+	// so that the agreement with the expected answer was not checked.
+	Unanswered int
 }
 
 // PlanResult is what a check would cost: Questions are the items that
@@ -185,6 +188,9 @@ func Check(ctx context.Context, cfg CheckConfig, emit func(fixture.Record) error
 			if r.Verdict == fixture.Error {
 				res.Errors++
 				res.ErrorReasons[r.Reason]++
+			}
+			if r.Verdict == fixture.Supported && r.Reason == noAnswerReason {
+				res.Unanswered++
 			}
 		}
 		if s.path != "" {

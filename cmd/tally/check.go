@@ -62,6 +62,9 @@ type checkJSON struct {
 	// HTTP is an HTTP judge's requests: judge_calls counts questions
 	// asked, each one or more requests.
 	HTTP *httpJSON `json:"http,omitempty"`
+	// Unanswered counts the supported verdicts whose reply gave no
+	// answer: their agreement with the expected answer was not checked.
+	Unanswered int `json:"supported_without_answer"`
 	// Errors counts the error verdicts; Complete is false when they are
 	// more than MaxErrors (exit 4).
 	Errors       int            `json:"errors"`
@@ -385,7 +388,7 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 		traffic = &httpJSON{Requests: t.Requests, RateLimited: t.RateLimited}
 	}
 	if opts.format == "json" {
-		return writeJSON(w, checkJSON{HTTP: traffic,
+		return writeJSON(w, checkJSON{HTTP: traffic, Unanswered: res.Unanswered,
 			System: sum.sys, Output: sum.output, Fixtures: res.Fixtures, Contexts: res.Contexts, MissingContexts: res.MissingContexts, OrphansSkipped: res.OrphansSkipped,
 			Checks: res.Checks, VerbatimContradicted: res.VerbatimContradicted, VerbatimUnjudged: res.VerbatimUnjudged, Calls: res.Calls, CacheHits: res.CacheHits, Cache: cache,
 			Errors: res.Errors, MaxErrors: sum.maxErrors, Complete: res.Errors <= sum.maxErrors,
@@ -448,6 +451,12 @@ func writeCheck(w io.Writer, opts *options, sum checkSummary) error {
 		for _, r := range topReasons(res.ErrorReasons, 3) {
 			fmt.Fprintf(w, "  %d× %s\n", r.Count, r.Reason)
 		}
+	}
+	if res.Unanswered > 0 {
+		// Said here, not only in each record's reason: a trial's 43
+		// such verdicts went by unseen.
+		fmt.Fprintf(w, "\nnote: %s supported without an answer in the reply: their agreement with the expected answer was not checked (the template should ask for \"answer\")\n",
+			plural(res.Unanswered, "item-compaction"))
 	}
 	if traffic != nil && traffic.RateLimited > 0 {
 		// --concurrency does not adapt to the server (a trial's local

@@ -601,3 +601,31 @@ func TestCheckJudgeVerbatimFlag(t *testing.T) {
 		t.Errorf("--dry-run: exit %d %s\n%s; want 5 questions (4 judged and the verbatim one)", code, errOut, out)
 	}
 }
+
+// TestCheckSupportedWithoutAnswer: supported verdicts whose reply gave
+// no answer — their agreement with the expected answer not checked — are
+// counted on the terminal and in JSON, not only in each record's reason
+// (a re-check trial's 43 went by unseen).
+func TestCheckSupportedWithoutAnswer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices": [{"message": {"content": "{\"verdict\": \"supported\"}"}, "finish_reason": "stop"}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	fixtures, contexts := copyDataset(t, judgedFixtures[:1])
+	args := []string{"check", "--fixtures", fixtures, "--contexts", contexts, "--system", "incumbent",
+		"--judge", "openai", "--base-url", srv.URL + "/v1", "--model", "m", "--api-key-env", noKeyEnv, "--cache", ""}
+	stdout, stderr, code := cli(t, append(args, "-o", filepath.Join(t.TempDir(), "v.jsonl"))...)
+	if code != 0 || !strings.Contains(stdout, "supported without an answer in the reply: their agreement with the expected answer was not checked") {
+		t.Errorf("exit %d, stderr %q:\n%s", code, stderr, stdout)
+	}
+	stdout, _, _ = cli(t, append(args, "-o", filepath.Join(t.TempDir(), "v.jsonl"), "--format", "json")...)
+	var j struct {
+		Unanswered int `json:"supported_without_answer"`
+		Calls      int `json:"judge_calls"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &j); err != nil || j.Unanswered == 0 || j.Unanswered != j.Calls {
+		t.Errorf("JSON: %+v, %v; want every judged item counted", j, err)
+	}
+}
