@@ -271,17 +271,25 @@ func TestCodexRereadAfterShellWrite(t *testing.T) {
 		"go fmt ./...",
 		"npx @biomejs/biome format --write src",
 	} {
-		l := &codexLog{}
-		l.add("session_meta", map[string]any{"id": "cx-2", "cwd": "/src"})
-		l.user("fix c.go")
-		l.shell("cat src/c.go", "/src")
-		l.compact()
-		l.shell(write, "/src")
-		l.shell("cat src/c.go", "/src")
-		if got := l.kinds(t); !slices.Equal(got, []string{string(RereadAfterEdit)}) {
+		if got := rereadAround(t, write); !slices.Equal(got, []string{string(RereadAfterEdit)}) {
 			t.Errorf("%s between: repeats %q, want a re-read after an edit", write, got)
 		}
 	}
+}
+
+// rereadAround is the kinds of the repeats in a Codex session in /src
+// that prints src/c.go, is compacted, runs between, then prints
+// src/c.go again.
+func rereadAround(t *testing.T, between string) []string {
+	t.Helper()
+	l := &codexLog{}
+	l.add("session_meta", map[string]any{"id": "cx-2", "cwd": "/src"})
+	l.user("fix c.go")
+	l.shell("cat src/c.go", "/src")
+	l.compact()
+	l.shell(between, "/src")
+	l.shell("cat src/c.go", "/src")
+	return l.kinds(t)
 }
 
 // codexLog writes a Codex rollout line by line, for the tests of how
@@ -366,14 +374,7 @@ func TestGlobMatch(t *testing.T) {
 // again because the compaction dropped it.
 func TestFormatTaskNamesNoFile(t *testing.T) {
 	for _, task := range []string{"cargo fmt", "make fmt", "mise run fmt", "npm run format"} {
-		l := &codexLog{}
-		l.add("session_meta", map[string]any{"id": "cx-2", "cwd": "/src"})
-		l.user("fix c.go")
-		l.shell("cat src/c.go", "/src")
-		l.compact()
-		l.shell(task, "/src")
-		l.shell("cat src/c.go", "/src")
-		if got := l.kinds(t); !slices.Equal(got, []string{string(LostResult)}) {
+		if got := rereadAround(t, task); !slices.Equal(got, []string{string(LostResult)}) {
 			t.Errorf("%s between: repeats %q, want a lost result", task, got)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -114,59 +115,49 @@ func TestReviewPTYPaste(t *testing.T) {
 	}
 }
 
-// TestReviewPTYSignal: a SIGTERM in the middle of an edit gives the
-// terminal back at once — bracketed paste off, the main screen — and
-// ends the review with the decisions made before it saved and a
+// TestReviewPTYSignal: a signal gives the terminal back at once —
+// bracketed paste off, the main screen — with the decision made before
+// it saved. SIGTERM, in the middle of an edit, ends the review with a
 // non-zero exit: 143 from the tally program (main's SIGTERM), 1 from the
-// test binary standing in for it (the review's error).
+// test binary standing in for it (the review's error). SIGQUIT (kill
+// -QUIT; Ctrl-\ is a key in raw mode) has Go's default action after it —
+// the stacks and exit 2 — and left the terminal raw before (a new user's
+// trial).
 func TestReviewPTYSignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs tally under a pseudo-terminal")
 	}
-	cands, fx, statuses := proposeExample(t)
-	r := startPTY(t, tallyProgram(t), "review", cands, "-o", fx)
-	r.expect(bracketedOn)
-	r.expect(review.Keys)
-	r.send("a")
-	r.expect("item 2 of 3")
-	r.send("p")
-	r.expect("probe> ")
-	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	r.expect(bracketedOff + "\x1b[?1049l")
-	r.expect("1 of 3 decided (1 accepted, 0 rejected)")
-	if code := r.exit(); code != exitSIGTERM && code != exitInput {
-		t.Errorf("exit %d after SIGTERM", code)
-	}
-	if got, _ := statuses(); got != "c1=accepted c2=pending c3=pending @1" {
-		t.Errorf("after SIGTERM: %s", got)
-	}
-}
-
-// TestReviewPTYQuitSignal: SIGQUIT (kill -QUIT; Ctrl-\ is a key in raw
-// mode) gives the terminal back before Go's default action — the stacks
-// and exit 2 — which left it raw before (a new user's trial); the
-// decision made before it is saved.
-func TestReviewPTYQuitSignal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs tally under a pseudo-terminal")
-	}
-	cands, fx, statuses := proposeExample(t)
-	r := startPTY(t, tallyProgram(t), "review", cands, "-o", fx)
-	r.expect(bracketedOn)
-	r.expect(review.Keys)
-	r.send("a")
-	r.expect("item 2 of 3")
-	if err := r.cmd.Process.Signal(syscall.SIGQUIT); err != nil {
-		t.Fatal(err)
-	}
-	r.expect(bracketedOff + "\x1b[?1049l")
-	r.expect("SIGQUIT")
-	if code := r.exit(); code != 2 {
-		t.Errorf("exit %d after SIGQUIT, want 2 (Go's default action)", code)
-	}
-	if got, _ := statuses(); got != "c1=accepted c2=pending c3=pending @1" {
-		t.Errorf("after SIGQUIT: %s", got)
+	for _, c := range []struct {
+		sig   syscall.Signal
+		edit  bool   // the signal comes in the middle of an edit
+		after string // what the output shows after the terminal is back
+		codes []int
+	}{
+		{syscall.SIGTERM, true, "1 of 3 decided (1 accepted, 0 rejected)", []int{exitSIGTERM, exitInput}},
+		{syscall.SIGQUIT, false, "SIGQUIT", []int{2}},
+	} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			cands, fx, statuses := proposeExample(t)
+			r := startPTY(t, tallyProgram(t), "review", cands, "-o", fx)
+			r.expect(bracketedOn)
+			r.expect(review.Keys)
+			r.send("a")
+			r.expect("item 2 of 3")
+			if c.edit {
+				r.send("p")
+				r.expect("probe> ")
+			}
+			if err := r.cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			r.expect(bracketedOff + "\x1b[?1049l")
+			r.expect(c.after)
+			if code := r.exit(); !slices.Contains(c.codes, code) {
+				t.Errorf("exit %d after %v, want one of %v", code, c.sig, c.codes)
+			}
+			if got, _ := statuses(); got != "c1=accepted c2=pending c3=pending @1" {
+				t.Errorf("after %v: %s", c.sig, got)
+			}
+		})
 	}
 }
