@@ -2,6 +2,7 @@ package agentlog
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"strings"
@@ -230,6 +231,29 @@ func TestJQAdvice(t *testing.T) {
 		{"s.json.gz", "gunzip -c s.json.gz | jq -c . > s.jsonl"},
 	} {
 		if got := jq(".", c.name); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestPromptHistoryIn: a prompt history is told from a file's start,
+// gzipped or not, as a folder walk meets it; a session log is not one.
+func TestPromptHistoryIn(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	io.WriteString(zw, claudeHistoryLine+"\n")
+	zw.Close()
+	for _, c := range []struct {
+		name string
+		r    io.Reader
+		want string
+	}{
+		{"plain", strings.NewReader(codexHistoryLine + "\n"), "Codex's prompt history (~/.codex/history.jsonl)"},
+		{"gzipped", &gz, "Claude Code's prompt history (~/.claude/history.jsonl)"},
+		{"a session", strings.NewReader(`{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}` + "\n"), ""},
+		{"not gzip after the magic", strings.NewReader("\x1f\x8bnot gzip"), ""},
+	} {
+		if got := PromptHistoryIn(c.r); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}

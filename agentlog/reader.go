@@ -95,7 +95,7 @@ func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	if gzipped(magic) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -140,6 +140,32 @@ func NewReader(r io.Reader, name string, o Options) (*Reader, error) {
 		rd.next = refused(lr, name, f, o, e)
 	}
 	return rd, nil
+}
+
+// gzipped reports whether a file's first bytes are gzip's magic number
+// (RFC 1952, 2.3.1: ID1 31, ID2 139).
+func gzipped(magic []byte) bool {
+	return len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b
+}
+
+// PromptHistoryIn is PromptHistory of the log r holds, gzipped or not,
+// read from its first 64 KiB: "" also when r cannot be read, for its
+// reader to say why. A caller walking a folder of logs uses it to leave
+// prompt histories out.
+func PromptHistoryIn(r io.Reader) string {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var src io.Reader = br
+	if magic, _ := br.Peek(2); gzipped(magic) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return ""
+		}
+		defer zr.Close()
+		src = zr
+	}
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(src, head)
+	return PromptHistory(head[:n])
 }
 
 // Format is the log's format, given or sniffed.

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tally-eval/tally/agentlog"
+	"github.com/tally-eval/tally/internal/input"
 )
 
 // logArgs expands the agent-log arguments of signals, select and
@@ -146,24 +145,10 @@ func expandLogArgs(w io.Writer, args []string) ([]string, string, error) {
 // (agentlog.PromptHistory, from its first line, gzipped or not), or
 // returns "" — also when it cannot be read, for its reader to say why.
 func promptHistoryFile(path string) string {
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return "" // a named pipe would block the open: its reader refuses it
-	}
-	f, err := os.Open(path)
+	f, err := input.Open(path, input.Limits{}) // refuses a named pipe before opening it
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	var r io.Reader = bufio.NewReader(f)
-	if magic, _ := r.(*bufio.Reader).Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return ""
-		}
-		defer zr.Close()
-		r = zr
-	}
-	head := make([]byte, 64<<10)
-	n, _ := io.ReadFull(r, head)
-	return agentlog.PromptHistory(head[:n])
+	return agentlog.PromptHistoryIn(f)
 }
